@@ -1,0 +1,15 @@
+package dev.bpf4j.runtime;
+
+import dev.bpf4j.program.Program;
+import dev.bpf4j.verifier.Validator;
+
+/** Entry point for running raw programs: validate once, then let an engine load it. */
+public final class Bpf {
+    private Bpf() {}
+
+    /** Validates {@code program} and loads it into {@code engine}. */
+    public static Executable load(Program program, Engine engine, LoadOptions options) {
+        Validator.validate(program, options);
+        return engine.load(program, options);
+    }
+}

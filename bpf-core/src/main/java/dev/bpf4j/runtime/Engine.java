@@ -1,0 +1,19 @@
+package dev.bpf4j.runtime;
+
+import dev.bpf4j.program.Program;
+
+/**
+ * The one seam every execution backend implements (interpreter, JIT, later the kernel). An engine
+ * turns a validated program into an {@link Executable}; both engines must agree bit for bit on
+ * results, memory effects and errors (kind + pc).
+ */
+public interface Engine {
+    /** Short name used by the CLI: {@code interp}, {@code jit}. */
+    String name();
+
+    /**
+     * Prepares {@code program}, which has already passed {@link dev.bpf4j.verifier.Validator}.
+     * Throws {@link BpfLoadException} when it cannot (e.g. an unknown helper id).
+     */
+    Executable load(Program program, LoadOptions options);
+}

@@ -1,0 +1,38 @@
+package dev.bpf4j.runtime;
+
+import java.util.Collection;
+import java.util.Collections;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/** The helpers a program may call, by id. Immutable once built. */
+public final class HelperRegistry {
+    private final Map<Integer, HelperSpec> byId;
+
+    private HelperRegistry(Map<Integer, HelperSpec> byId) { this.byId = Collections.unmodifiableMap(byId); }
+
+    public static final HelperRegistry EMPTY = new HelperRegistry(new TreeMap<>());
+
+    public static Builder builder() { return new Builder(new TreeMap<>()); }
+
+    public Builder toBuilder() { return new Builder(new TreeMap<>(byId)); }
+
+    public Optional<HelperSpec> lookup(int id) { return Optional.ofNullable(byId.get(id)); }
+
+    public boolean contains(int id) { return byId.containsKey(id); }
+
+    public Collection<HelperSpec> all() { return byId.values(); }
+
+    public static final class Builder {
+        private final Map<Integer, HelperSpec> byId;
+        private Builder(Map<Integer, HelperSpec> byId) { this.byId = byId; }
+
+        public Builder add(int id, String name, Helper body) {
+            byId.put(id, new HelperSpec(id, name, body));
+            return this;
+        }
+
+        public HelperRegistry build() { return new HelperRegistry(new TreeMap<>(byId)); }
+    }
+}
