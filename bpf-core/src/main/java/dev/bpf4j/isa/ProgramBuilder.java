@@ -204,6 +204,30 @@ public final class ProgramBuilder {
     public ProgramBuilder jsle(Reg dst, int imm, String label) { return jmp(JSLE, dst, imm, label); }
     public ProgramBuilder jsle(Reg dst, Reg src, String label) { return jmp(JSLE, dst, src, label); }
 
+    // JMP32: compare the low 32 bits (w registers).
+    public ProgramBuilder jeq32(Reg dst, int imm, String label) { return jmp32(JEQ, dst, imm, label); }
+    public ProgramBuilder jeq32(Reg dst, Reg src, String label) { return jmp32(JEQ, dst, src, label); }
+    public ProgramBuilder jne32(Reg dst, int imm, String label) { return jmp32(JNE, dst, imm, label); }
+    public ProgramBuilder jne32(Reg dst, Reg src, String label) { return jmp32(JNE, dst, src, label); }
+    public ProgramBuilder jgt32(Reg dst, int imm, String label) { return jmp32(JGT, dst, imm, label); }
+    public ProgramBuilder jgt32(Reg dst, Reg src, String label) { return jmp32(JGT, dst, src, label); }
+    public ProgramBuilder jge32(Reg dst, int imm, String label) { return jmp32(JGE, dst, imm, label); }
+    public ProgramBuilder jge32(Reg dst, Reg src, String label) { return jmp32(JGE, dst, src, label); }
+    public ProgramBuilder jlt32(Reg dst, int imm, String label) { return jmp32(JLT, dst, imm, label); }
+    public ProgramBuilder jlt32(Reg dst, Reg src, String label) { return jmp32(JLT, dst, src, label); }
+    public ProgramBuilder jle32(Reg dst, int imm, String label) { return jmp32(JLE, dst, imm, label); }
+    public ProgramBuilder jle32(Reg dst, Reg src, String label) { return jmp32(JLE, dst, src, label); }
+    public ProgramBuilder jset32(Reg dst, int imm, String label) { return jmp32(JSET, dst, imm, label); }
+    public ProgramBuilder jset32(Reg dst, Reg src, String label) { return jmp32(JSET, dst, src, label); }
+    public ProgramBuilder jsgt32(Reg dst, int imm, String label) { return jmp32(JSGT, dst, imm, label); }
+    public ProgramBuilder jsgt32(Reg dst, Reg src, String label) { return jmp32(JSGT, dst, src, label); }
+    public ProgramBuilder jsge32(Reg dst, int imm, String label) { return jmp32(JSGE, dst, imm, label); }
+    public ProgramBuilder jsge32(Reg dst, Reg src, String label) { return jmp32(JSGE, dst, src, label); }
+    public ProgramBuilder jslt32(Reg dst, int imm, String label) { return jmp32(JSLT, dst, imm, label); }
+    public ProgramBuilder jslt32(Reg dst, Reg src, String label) { return jmp32(JSLT, dst, src, label); }
+    public ProgramBuilder jsle32(Reg dst, int imm, String label) { return jmp32(JSLE, dst, imm, label); }
+    public ProgramBuilder jsle32(Reg dst, Reg src, String label) { return jmp32(JSLE, dst, src, label); }
+
     // ---- Calls.
     /** Calls helper {@code id}. */
     public ProgramBuilder call(int id) { return emit(JMP | CALL | K, null, null, 0, id); }
