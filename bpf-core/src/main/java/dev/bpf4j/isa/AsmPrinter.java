@@ -59,8 +59,8 @@ public final class AsmPrinter {
             case ALU_UNARY, END, CALLX -> m + " " + reg(i.dst());
             case LDDW -> {
                 if (pc + 1 >= code.length) yield null;
-                String v = "0x" + Long.toHexString(i.imm64(code[pc + 1]));
-                yield f.src() == 0 ? m + " " + reg(i.dst()) + ", " + v : m + " " + reg(i.dst()) + ", " + i.src() + ", " + v;
+                String v = new LddwOperand(i.src(), i.imm(), code[pc + 1].imm()).format();
+                yield v == null ? null : m + " " + reg(i.dst()) + ", " + v;
             }
             case LD_ABS -> m + " " + i.imm();
             case LD_IND -> m + " " + reg(i.src()) + ", " + i.imm();

@@ -21,15 +21,19 @@ public final class Assembler {
     private final List<Insn> out = new ArrayList<>();
     private final Map<String, Integer> labels = new HashMap<>();
     private final List<Fixup> fixups = new ArrayList<>();
+    private final AsmSymbols symbols;
     private int firstExit = -1;
 
     private record Fixup(int pc, String label, boolean inImm, int line, String text) {}
 
-    private Assembler() {}
+    private Assembler(AsmSymbols symbols) { this.symbols = symbols; }
 
     /** Assembles {@code text} into instruction slots (an lddw yields two). */
-    public static List<Insn> assemble(String text) {
-        Assembler a = new Assembler();
+    public static List<Insn> assemble(String text) { return assemble(text, AsmSymbols.NONE); }
+
+    /** Assembles {@code text}, resolving helper and map names through {@code symbols}. */
+    public static List<Insn> assemble(String text, AsmSymbols symbols) {
+        Assembler a = new Assembler(symbols);
         String[] lines = text.split("\r?\n", -1);
         for (int i = 0; i < lines.length; i++) a.line(i + 1, lines[i]);
         a.resolve();
@@ -119,15 +123,18 @@ public final class Assembler {
             case ALU_IMM -> { arity(f, ops, 2); emit(f.encode(reg(ops, 0), 0, 0, Operands.imm32(ops.get(1)))); }
             case ALU_UNARY, END -> { arity(f, ops, 1); emit(f.encode(reg(ops, 0), 0, 0, 0)); }
             case LDDW -> {
-                boolean pseudo = f.mnemonic().equals("ld_pseudo");
-                arity(f, ops, pseudo ? 3 : 2);
-                int src = pseudo ? Operands.imm32(ops.get(1)) : 0;
-                List<InsnForm> candidates = InsnSet.byMnemonic(f.mnemonic());
-                InsnForm chosen = candidates.stream().filter(c -> c.src() == src).findFirst()
-                        .orElseThrow(() -> new IllegalArgumentException("lddw pseudo source must be 1..6, got " + src));
-                long v = Operands.imm64(ops.get(ops.size() - 1));
-                emit(chosen.encode(reg(ops, 0), src, 0, (int) v));
-                emit(new Insn(0, 0, 0, 0, (int) (v >>> 32)));
+                LddwOperand v;
+                if (ops.size() == 3) { // llvm's "ld_pseudo dst, src, imm64"
+                    long imm = Operands.imm64(ops.get(2));
+                    v = new LddwOperand(Operands.imm32(ops.get(1)), (int) imm, (int) (imm >>> 32));
+                } else {
+                    arity(f, ops, 2);
+                    v = LddwOperand.parse(ops.get(1), symbols);
+                }
+                InsnForm chosen = InsnSet.byMnemonic("lddw").stream().filter(c -> c.src() == v.src()).findFirst()
+                        .orElseThrow(() -> new IllegalArgumentException("lddw source must be 0..6, got " + v.src()));
+                emit(chosen.encode(reg(ops, 0), 0, 0, v.imm()));
+                emit(new Insn(0, 0, 0, 0, v.nextImm()));
             }
             case LD_ABS -> { arity(f, ops, 1); emit(f.encode(0, 0, 0, Operands.imm32(ops.get(0)))); }
             case LD_IND -> { arity(f, ops, 2); emit(f.encode(0, reg(ops, 0), 0, Operands.imm32(ops.get(1)))); }
@@ -155,7 +162,11 @@ public final class Assembler {
             case JCOND_REG -> { arity(f, ops, 3); emit(f.encode(reg(ops, 0), reg(ops, 1), target(ops.get(2), pc, false, no, raw), 0)); }
             case CALL -> {
                 arity(f, ops, 1);
-                int imm = f.src() == Opcodes.PSEUDO_CALL ? target(ops.get(0), pc, true, no, raw) : Operands.imm32(ops.get(0));
+                String t = ops.get(0);
+                int imm;
+                if (f.src() == Opcodes.PSEUDO_CALL) imm = target(t, pc, true, no, raw);
+                else if (f.src() == Opcodes.CALL_HELPER && !Operands.isNumber(t)) imm = helper(t);
+                else imm = Operands.imm32(t);
                 emit(f.encode(0, 0, 0, imm));
             }
             case CALLX -> { arity(f, ops, 1); emit(f.encode(reg(ops, 0), 0, 0, 0)); }
@@ -172,6 +183,12 @@ public final class Assembler {
         if (ops.size() != n) {
             throw new IllegalArgumentException("'" + f.mnemonic() + "' takes " + n + " operand" + (n == 1 ? "" : "s") + ", got " + ops.size());
         }
+    }
+
+    private int helper(String name) {
+        Integer id = symbols.helper(name);
+        if (id == null) throw new IllegalArgumentException("unknown helper '" + name + "'");
+        return id;
     }
 
     private static int reg(List<String> ops, int i) { return Operands.register(ops.get(i)); }

@@ -13,8 +13,9 @@ import java.util.List;
  * {@code r0 s%= r1}, {@code r0 = (s8)r1}, {@code r0 = *(s16 *)(r1 + 2)}, {@code r0 = bswap16 r0},
  * {@code gotol +70000}, {@code callx r2}, {@code *(u32 *)(r1 + 2) = 0x5}, {@code if r1 & 0x4 goto +1},
  * {@code r0 %= r1}. Choices of our own: local calls print as {@code call pc+N} (as bpftool does; LLVM
- * prints a bare number), kfunc calls as {@code call kfunc:N}, an lddw with a pseudo source as llvm's
- * {@code ld_pseudo r1, 1, 0x5}. Slots that name no instruction print as {@code .byte} lines with a
+ * prints a bare number), kfunc calls as {@code call kfunc:N}, an lddw with a pseudo source as the RFC 9669
+ * function it stands for ({@code r1 = map_by_fd(5) ll}, {@code r1 = map_val(map_by_idx(0)) + 8 ll}); llvm
+ * prints {@code ld_pseudo r1, 1, 5}, dropping the second imm. Slots that name no instruction print as {@code .byte} lines with a
  * {@code #} comment; the disassembler never throws on bad input.
  */
 public final class Disassembler {
@@ -85,7 +86,9 @@ public final class Disassembler {
             case LDDW -> {
                 if (pc + 1 >= code.length) yield null;
                 long v = i.imm64(code[pc + 1]);
-                yield f.src() == 0 ? "r" + i.dst() + " = " + imm(v) + " ll" : "ld_pseudo r" + i.dst() + ", " + i.src() + ", " + imm(v);
+                if (f.src() == 0) yield "r" + i.dst() + " = " + imm(v) + " ll";
+                String fn = new LddwOperand(i.src(), i.imm(), code[pc + 1].imm()).format();
+                yield "r" + i.dst() + " = " + (fn != null ? fn : "ld_pseudo(" + i.src() + ", " + imm(v) + ")") + " ll";
             }
             case LD_ABS -> "r0 = *(u" + bits(f) + " *)skb[" + imm(i.imm()) + "]";
             case LD_IND -> "r0 = *(u" + bits(f) + " *)skb[r" + i.src() + (i.imm() == 0 ? "" : " + " + imm(i.imm())) + "]";

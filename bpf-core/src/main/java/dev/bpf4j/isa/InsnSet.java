@@ -45,6 +45,7 @@ public final class InsnSet {
         ALIASES.put("ldxbsx", "ldxsb"); ALIASES.put("ldxhsx", "ldxsh"); ALIASES.put("ldxwsx", "ldxsw");
         ALIASES.put("swap16", "bswap16"); ALIASES.put("swap32", "bswap32"); ALIASES.put("swap64", "bswap64");
         ALIASES.put("gotol", "ja32");
+        ALIASES.put("ld_pseudo", "lddw");
         for (String op : List.of("add", "sub", "mul", "div", "sdiv", "or", "and", "lsh", "rsh", "neg", "mod",
                 "smod", "xor", "mov", "arsh")) {
             ALIASES.put(op + "64", op);
@@ -113,9 +114,9 @@ public final class InsnSet {
 
     private static void buildLoadsAndStores() {
         int free = InsnForm.FREE;
-        add("lddw", LDDW, Shape.LDDW, "", 0, free, PSEUDO_IMM64);
-        // lddw with a pseudo source (map fd, map value, BTF id, func, map index ...), as llvm spells it.
-        for (int src = PSEUDO_MAP_FD; src <= PSEUDO_MAP_IDX_VALUE; src++) add("ld_pseudo", LDDW, Shape.LDDW, "", 0, free, src);
+        // lddw and its pseudo sources; the symbol is the RFC 9669 (section 5.4) function of imm.
+        String[] pseudo = {"", "map_by_fd", "map_val(map_by_fd)", "var_addr", "code_addr", "map_by_idx", "map_val(map_by_idx)"};
+        for (int src = PSEUDO_IMM64; src <= PSEUDO_MAP_IDX_VALUE; src++) add("lddw", LDDW, Shape.LDDW, pseudo[src], 0, free, src);
         int[] sizes = {W, H, B, DW};
         String[] sizeNames = {"w", "h", "b", "dw"};
         for (int i = 0; i < 4; i++) {

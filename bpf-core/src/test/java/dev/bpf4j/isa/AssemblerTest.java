@@ -103,6 +103,37 @@ class AssemblerTest {
     }
 
     @Test
+    void pseudoLddwSourcesAndNamedHelpersAndMaps() {
+        AsmSymbols syms = AsmSymbols.of(java.util.Map.of("bpf_map_lookup_elem", 1), java.util.Map.of("array_map", 3));
+        List<Insn> code = Assembler.assemble("""
+                mov r2, 1
+                lddw r1, map_by_fd(array_map)
+                lddw r1, map_val(map_by_fd(4)) + 8
+                lddw r1, var_addr(9)
+                lddw r1, code_addr(2)
+                lddw r1, map_by_idx(array_map)
+                lddw r1, map_val(map_by_idx(0)) - 4
+                stxw [r10-4], r2
+                call bpf_map_lookup_elem
+                exit
+                """, syms);
+        assertThat(code.get(1)).isEqualTo(new Insn(0x18, 1, 1, 0, 3));
+        assertThat(code.get(3)).isEqualTo(new Insn(0x18, 1, 2, 0, 4));
+        assertThat(code.get(4).imm()).isEqualTo(8);
+        assertThat(code.get(5)).isEqualTo(new Insn(0x18, 1, 3, 0, 9));
+        assertThat(code.get(7)).isEqualTo(new Insn(0x18, 1, 4, 0, 2));
+        assertThat(code.get(9)).isEqualTo(new Insn(0x18, 1, 5, 0, 3));
+        assertThat(code.get(11)).isEqualTo(new Insn(0x18, 1, 6, 0, 0));
+        assertThat(code.get(12).imm()).isEqualTo(-4);
+        assertThat(code.get(14)).isEqualTo(new Insn(0x85, 0, 0, 0, 1));
+        assertThat(AsmPrinter.lines(code.toArray(new Insn[0])).subList(1, 7)).containsExactly(
+                "lddw %r1, map_by_fd(3)", "lddw %r1, map_val(map_by_fd(4)) + 8", "lddw %r1, var_addr(9)",
+                "lddw %r1, code_addr(2)", "lddw %r1, map_by_idx(3)", "lddw %r1, map_val(map_by_idx(0)) - 4");
+        assertError("call bpf_nope", 1, "unknown helper 'bpf_nope'", "call bpf_nope");
+        assertError("lddw %r1, map_by_fd(nomap)", 1, "unknown map 'nomap'", "lddw");
+    }
+
+    @Test
     void errorsNameLineAndText() {
         assertError("mov %r0, 1\nfrob %r1, 2\n", 2, "unknown mnemonic 'frob'", "frob %r1, 2");
         assertError("\n\nmov %r0\n", 3, "'mov' takes 2 operands, got 1", "mov %r0");

@@ -128,7 +128,7 @@ class LlvmCrossCheckTest {
     private static boolean knownDivergence(InsnForm f) {
         String m = f.mnemonic();
         if (m.startsWith("sdiv") || m.startsWith("smod") || m.startsWith("movsx")) return true;
-        return f.mnemonic().startsWith("call ") || f.mnemonic().equals("callx") || f.mnemonic().equals("ld_pseudo")
+        return f.mnemonic().startsWith("call ") || f.mnemonic().equals("callx") || (f.shape() == Shape.LDDW && f.src() != 0)
                 || f.shape() == Shape.LD_IND;
     }
 }

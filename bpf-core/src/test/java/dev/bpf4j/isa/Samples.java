@@ -19,8 +19,10 @@ final class Samples {
             case ALU_IMM -> out.add(f.encode(dst, 0, 0, imm));
             case ALU_UNARY, END, CALLX -> out.add(f.encode(dst, 0, 0, 0));
             case LDDW -> {
+                // Only map values (src 2, 6) give the second imm a meaning besides src 0.
+                boolean hasNext = f.src() == 0 || f.src() == Opcodes.PSEUDO_MAP_VALUE || f.src() == Opcodes.PSEUDO_MAP_IDX_VALUE;
                 out.add(f.encode(dst, 0, 0, (int) imm64));
-                out.add(new Insn(0, 0, 0, 0, (int) (imm64 >>> 32)));
+                out.add(new Insn(0, 0, 0, 0, hasNext ? (int) (imm64 >>> 32) : 0));
             }
             case LD_ABS -> out.add(f.encode(0, 0, 0, imm));
             case LD_IND -> out.add(f.encode(0, src, 0, imm));
