@@ -17,7 +17,11 @@ final class JumpRules {
         boolean jmp32 = cls(insn.opcode()) == JMP32;
         boolean x = source(insn.opcode()) == X;
         switch (op(insn.opcode())) {
-            case 0xe0: case 0xf0:
+            case 0xe0:
+                // BPF_JCOND: the kernel's may_goto extension, not in RFC 9669
+                if (!jmp32 && !x) throw reject.notSupported(pc, "may_goto (JMP JCOND, opcode 0xe5, a kernel extension)");
+                throw reject.unknownOpcode(pc, insn);
+            case 0xf0:
                 throw reject.unknownOpcode(pc, insn);
             case JA:
                 if (x) throw reject.unknownOpcode(pc, insn);

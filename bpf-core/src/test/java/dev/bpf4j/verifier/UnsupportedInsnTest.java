@@ -15,6 +15,8 @@ class UnsupportedInsnTest {
 
     @Test void callx() { rejected(prog(mov(1, 0), new Insn(0x8d, 1, 0, 0, 0), EXIT), 1, "callx", "not supported"); }
 
+    @Test void mayGoto() { rejected(prog(mov(0, 0), new Insn(0xe5, 0, 0, 0, 0), EXIT), 1, "may_goto", "not supported"); }
+
     @Test void legacyAbsoluteLoad() { rejected(prog(new Insn(0x30, 0, 0, 0, 14), EXIT), 0, "legacy packet load LD ABS B (0x30)", "not supported"); }
 
     @Test void legacyIndirectLoad() { rejected(prog(new Insn(0x48, 0, 1, 0, 2), EXIT), 0, "legacy packet load LD IND H (0x48)", "not supported"); }
