@@ -1,5 +1,7 @@
 package dev.bpf4j.isa;
 
+import dev.bpf4j.program.Program;
+
 import java.util.ArrayList;
 import java.util.List;
 
@@ -17,6 +19,8 @@ public final class AsmPrinter {
     public static String print(List<Insn> code) { return String.join("\n", lines(code.toArray(new Insn[0]))) + "\n"; }
 
     public static String print(Insn[] code) { return String.join("\n", lines(code)) + "\n"; }
+
+    public static String print(Program program) { return print(program.toArray()); }
 
     public static List<String> lines(Insn[] code) {
         List<String> out = new ArrayList<>();

@@ -1,5 +1,7 @@
 package dev.bpf4j.isa;
 
+import dev.bpf4j.program.Program;
+
 import java.util.ArrayList;
 import java.util.List;
 
@@ -33,6 +35,8 @@ public final class Disassembler {
     public static String disassemble(Insn[] code) { return standard().listing(code); }
 
     public static String disassemble(List<Insn> code) { return standard().listing(code.toArray(new Insn[0])); }
+
+    public static String disassemble(Program program) { return standard().listing(program.toArray()); }
 
     /** Decodes and disassembles raw bytecode; a trailing partial slot is reported, not thrown. */
     public static String disassemble(byte[] bytecode) {
@@ -91,7 +95,7 @@ public final class Disassembler {
                 yield "r" + i.dst() + " = " + (fn != null ? fn : "ld_pseudo(" + i.src() + ", " + imm(v) + ")") + " ll";
             }
             case LD_ABS -> "r0 = *(u" + bits(f) + " *)skb[" + imm(i.imm()) + "]";
-            case LD_IND -> "r0 = *(u" + bits(f) + " *)skb[r" + i.src() + (i.imm() == 0 ? "" : " + " + imm(i.imm())) + "]";
+            case LD_IND -> "r0 = *(u" + bits(f) + " *)skb[r" + i.src() + (i.imm() == 0 ? "" : i.imm() < 0 ? " - " + imm(-(long) i.imm()) : " + " + imm(i.imm())) + "]";
             case LDX -> "r" + i.dst() + " = *(" + (Opcodes.mode(i.opcode()) == Opcodes.MEMSX ? "s" : "u") + bits(f) + " *)" + addr(i.src(), i.off());
             case ST -> "*(u" + bits(f) + " *)" + addr(i.dst(), i.off()) + " = " + imm(i.imm());
             case STX -> "*(u" + bits(f) + " *)" + addr(i.dst(), i.off()) + " = r" + i.src();

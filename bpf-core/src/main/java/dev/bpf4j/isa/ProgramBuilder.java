@@ -145,6 +145,13 @@ public final class ProgramBuilder {
         return insn(new Insn(0, 0, 0, 0, (int) (imm64 >>> 32)));
     }
 
+    /** lddw with a pseudo source (Opcodes.PSEUDO_MAP_FD ...): imm in the first slot, nextImm in the second. */
+    public ProgramBuilder ldPseudo(Reg dst, int src, int imm, int nextImm) {
+        if (src < PSEUDO_MAP_FD || src > PSEUDO_MAP_IDX_VALUE) throw new IllegalArgumentException("lddw pseudo source must be 1..6, got " + src);
+        insn(new Insn(LDDW, dst.num(), src, 0, imm));
+        return insn(new Insn(0, 0, 0, 0, nextImm));
+    }
+
     public ProgramBuilder ldx(int size, Reg dst, Reg src, int off) { return emit(LDX | MEM | size, dst, src, off16(off), 0); }
     public ProgramBuilder ldxsx(int size, Reg dst, Reg src, int off) { return emit(LDX | MEMSX | size, dst, src, off16(off), 0); }
     public ProgramBuilder st(int size, Reg dst, int off, int imm) { return emit(ST | MEM | size, dst, null, off16(off), imm); }

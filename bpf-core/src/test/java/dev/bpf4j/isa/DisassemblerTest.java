@@ -40,6 +40,8 @@ class DisassemblerTest {
         assertThat(llvm("call local -4")).isEqualTo("call pc-4");
         assertThat(llvm("call %r3")).isEqualTo("callx r3");
         assertThat(llvm("exit")).isEqualTo("exit");
+        assertThat(llvm("ldabsh 12")).isEqualTo("r0 = *(u16 *)skb[0xc]");
+        assertThat(llvm("ldindb %r3, -6")).isEqualTo("r0 = *(u8 *)skb[r3 - 0x6]");
         assertThat(llvm("lddw %r1, map_by_fd(3)")).isEqualTo("r1 = map_by_fd(3) ll");
         assertThat(llvm("lddw %r1, map_val(map_by_idx(2)) + 16")).isEqualTo("r1 = map_val(map_by_idx(2)) + 16 ll");
     }

@@ -48,7 +48,7 @@ class ProgramBuilderTest {
                 .sdiv64(R0, R1).smod32(R0, 3).movsx64(R0, R1, 32).movsx32(R0, R1, 8).bswap(R0, 16).le(R0, 32).be(R0, 64)
                 .ldxsx(Opcodes.H, R0, R1, -2).st(Opcodes.W, R10, -4, 9).stxb(R10, -1, R1).ldxdw(R0, R10, -8)
                 .atomic(Opcodes.DW, Opcodes.ADD | Opcodes.FETCH, R10, -8, R1).atomic(Opcodes.W, Opcodes.CMPXCHG, R10, -4, R2)
-                .callx(R4).call(1).neg64(R0)
+                .callx(R4).call(1).neg64(R0).ldPseudo(R1, Opcodes.PSEUDO_MAP_VALUE, 3, 16)
                 .insns();
         assertThat(AsmPrinter.print(code)).isEqualTo("""
                 sdiv %r0, %r1
@@ -67,6 +67,7 @@ class ProgramBuilderTest {
                 callx %r4
                 call 1
                 neg %r0
+                lddw %r1, map_val(map_by_fd(3)) + 16
                 """);
     }
 
