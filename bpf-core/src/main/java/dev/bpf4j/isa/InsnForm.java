@@ -25,12 +25,16 @@ public record InsnForm(String mnemonic, int opcode, Shape shape, String symbol, 
     /** Memory access width in bytes for load/store/atomic forms. */
     public int sizeBytes() { return Opcodes.sizeBytes(opcode); }
 
-    /** True when {@code insn}'s fixed fields hold what this form requires. */
+    /**
+     * True when {@code insn} has this opcode, the fields this form fixes hold their values, and every
+     * field the shape does not use is zero (RFC 9669 reserved fields).
+     */
     public boolean matches(Insn insn) {
         return insn.opcode() == opcode
-                && (off == FREE || insn.off() == off)
-                && (imm == FREE || insn.imm() == (int) imm)
-                && (src == FREE || insn.src() == src);
+                && (off != FREE ? insn.off() == off : shape.usesOff() || insn.off() == 0)
+                && (imm != FREE ? insn.imm() == (int) imm : shape.usesImm() || insn.imm() == 0)
+                && (src != FREE ? insn.src() == src : shape.usesSrc() || insn.src() == 0)
+                && (shape.usesDst() || insn.dst() == 0);
     }
 
     /** The slot with opcode and fixed fields set; operands are filled in by the caller. */

@@ -13,7 +13,9 @@ import java.util.Map;
  * The RFC 9669 instruction set (cpu v1-v4, plus the legacy packet loads and {@code callx}) as one
  * table of {@link InsnForm}s. The assembler, both printers and the validator share it so that no
  * mnemonic or opcode list is written twice. This is a table, not a verifier: it knows which
- * opcode/off/imm/src combinations name an instruction, not whether registers or targets are sane.
+ * opcode/dst/src/off/imm combinations are a well-formed encoding of an instruction (selector fields
+ * such as the off of sdiv or the imm of an atomic, and zero in every unused field), not whether
+ * registers exist (dst &le; 10), targets are in range or an lddw has its second slot.
  */
 public final class InsnSet {
     private InsnSet() {}
@@ -164,7 +166,7 @@ public final class InsnSet {
         return null;
     }
 
-    /** True when opcode plus off/imm/src select a defined instruction (reserved fields are not checked). */
+    /** True when the slot is a well-formed encoding of a defined instruction (see {@link InsnForm#matches}). */
     public static boolean isValid(Insn insn) { return formOf(insn) != null; }
 
     /** The conformance mnemonic of {@code insn}, or null when it names no instruction. */

@@ -160,6 +160,27 @@ class AssemblerTest {
         assertThat(Assembler.assemble(far.toString()).get(0).imm()).isEqualTo(40000);
     }
 
+    @Test
+    void garbageGivesOnlyAssemblerExceptions() {
+        String[] vocab = {"mov", "lddw", "ldxw", "lock", "fetch", "call", "local", "ja", "jeq32", "exit", "%r1", "r10",
+            "%r99", "[%r1+4]", "[%r1", "[]", "+", "-3", "0x", "0xffffffffffffffffff", "label:", ",", "#", "map_by_fd(",
+            "map_val(map_by_fd(1))", ".byte", "neg", "movsx832", "be16", "stw", ":", "  "};
+        java.util.Random r = new java.util.Random(99);
+        int ok = 0;
+        for (int n = 0; n < 5000; n++) {
+            StringBuilder line = new StringBuilder();
+            int words = 1 + r.nextInt(5);
+            for (int w = 0; w < words; w++) line.append(vocab[r.nextInt(vocab.length)]).append(r.nextBoolean() ? " " : ", ");
+            try {
+                Assembler.assemble(line.toString());
+                ok++;
+            } catch (AssemblerException e) {
+                assertThat(e.line()).isEqualTo(1);
+            }
+        }
+        assertThat(ok).isLessThan(5000);
+    }
+
     private static void assertError(String text, int line, String reason, String fragment) {
         assertThatThrownBy(() -> Assembler.assemble(text))
                 .isInstanceOf(AssemblerException.class)

@@ -66,6 +66,14 @@ class InsnSetTest {
         assertThat(InsnSet.isValid(new Insn(0x85, 0, 3, 0, 0))).isFalse();   // call src 3
         assertThat(InsnSet.isValid(new Insn(0x18, 0, 7, 0, 0))).isFalse();   // lddw src 7
         assertThat(InsnSet.isValid(new Insn(0x00, 0, 0, 0, 0))).isFalse();
+        // Unused fields must be zero.
+        assertThat(InsnSet.isValid(new Insn(0x05, 1, 0, 3, 0))).isFalse();   // ja with a dst
+        assertThat(InsnSet.isValid(new Insn(0x95, 0, 0, 0, 1))).isFalse();   // exit with an imm
+        assertThat(InsnSet.isValid(new Insn(0x61, 0, 1, 4, 9))).isFalse();   // ldxw with an imm
+        assertThat(InsnSet.isValid(new Insn(0x07, 1, 2, 0, 5))).isFalse();   // add imm with a src
+        assertThat(InsnSet.isValid(new Insn(0x0f, 1, 2, 0, 5))).isFalse();   // add reg with an imm
+        assertThat(InsnSet.isValid(new Insn(0x06, 0, 0, 2, 9))).isFalse();   // gotol with an off
+        assertThat(InsnSet.isValid(new Insn(0x61, 0, 1, 4, 0))).isTrue();
     }
 
     @Test
