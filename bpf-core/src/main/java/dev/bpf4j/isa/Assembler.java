@@ -51,6 +51,7 @@ public final class Assembler {
         int hash = s.indexOf('#');
         if (hash >= 0) s = s.substring(0, hash);
         s = s.strip();
+        if (s.endsWith(";")) s = s.substring(0, s.length() - 1).strip(); // uBPF allows a ';' terminator
         if (s.isEmpty()) return;
         int colon = s.indexOf(':');
         if (colon > 0 && s.substring(0, colon).matches("[A-Za-z_.$][\\w.$]*")) {

@@ -20,6 +20,6 @@ final class RawSlot {
         Insn insn = code[pc];
         if (insn.isLddw() && pc + 1 >= code.length) return "lddw without its second slot";
         if (InsnSet.formsOf(insn.opcode()).isEmpty()) return String.format("invalid opcode 0x%02x", insn.opcode());
-        return String.format("invalid fields for opcode 0x%02x (off=%d imm=%d src=%d)", insn.opcode(), insn.off(), insn.imm(), insn.src());
+        return String.format("invalid fields for opcode 0x%02x (dst=%d src=%d off=%d imm=%d)", insn.opcode(), insn.dst(), insn.src(), insn.off(), insn.imm());
     }
 }

@@ -85,6 +85,12 @@ class AssemblerTest {
     }
 
     @Test
+    void acceptsUbpfSemicolonsAndSpacedOperands() {
+        assertThat(Assembler.assemble("mov %r0, 1;\nldxh %r0, [ %r1 + 0x10 ];\nexit;"))
+                .isEqualTo(Assembler.assemble("mov %r0, 1\nldxh %r0, [%r1+16]\nexit"));
+    }
+
+    @Test
     void anExplicitExitLabelWins() {
         List<Insn> code = Assembler.assemble("ja exit\nexit\nexit:\nexit\n");
         assertThat(code.get(0).off()).isEqualTo(1);

@@ -68,7 +68,7 @@ class RoundTripTest {
         assertThat(lines.get(0)).isEqualTo(".byte 0xff, 0x11, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00 # invalid opcode 0xff");
         assertThat(lines.get(1)).contains("invalid fields for opcode 0x3f");
         // add with a non-zero src on the immediate form: reserved field, kept by a raw line.
-        assertThat(lines.get(2)).startsWith(".byte 0x07, 0x31");
+        assertThat(lines.get(2)).isEqualTo(".byte 0x07, 0x31, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00 # invalid fields for opcode 0x07 (dst=1 src=3 off=0 imm=1)");
         assertThat(lines.get(3)).contains("lddw without its second slot");
         assertThat(Assembler.assemble(String.join("\n", lines))).containsExactly(code);
     }
