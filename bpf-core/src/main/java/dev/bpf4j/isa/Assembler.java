@@ -41,7 +41,16 @@ public final class Assembler {
     }
 
     /** Assembles {@code text} into a program called {@code name}. */
-    public static Program assembleProgram(String name, String text) { return new Program(name, assemble(text)); }
+    public static Program assembleProgram(String name, String text) { return assembleProgram(name, text, AsmSymbols.NONE); }
+
+    /** Assembles {@code text} into a program called {@code name}; errors name the program. */
+    public static Program assembleProgram(String name, String text, AsmSymbols symbols) {
+        try {
+            return new Program(name, assemble(text, symbols));
+        } catch (AssemblerException e) {
+            throw e.in("program '" + name + "'");
+        }
+    }
 
     /** Assembles {@code text} into little-endian bytecode. */
     public static byte[] assembleBytes(String text) { return Insn.encodeAll(assemble(text).toArray(new Insn[0])); }
@@ -77,12 +86,13 @@ public final class Assembler {
             return;
         }
         if (mnemonic.equals("lock")) {
-            String[] w = rest.split("\\s+", 3);
-            boolean fetch = w[0].equals("fetch");
-            int opIndex = fetch ? 1 : 0;
-            if (w.length <= opIndex + 1) throw new IllegalArgumentException("expected 'lock [fetch] <op> [mem], %reg'");
-            mnemonic = "lock " + (fetch ? "fetch " : "") + w[opIndex];
-            rest = w.length > opIndex + 1 ? String.join(" ", java.util.Arrays.copyOfRange(w, opIndex + 1, w.length)) : "";
+            // "lock [fetch] <op> [mem], %reg": the op word (and fetch) belong to the mnemonic.
+            String[] w = rest.split("\\s+", 2);
+            boolean fetch = w.length == 2 && w[0].equalsIgnoreCase("fetch");
+            if (fetch) w = w[1].split("\\s+", 2);
+            if (w.length < 2) throw new IllegalArgumentException("expected 'lock [fetch] <op> [mem], %reg'");
+            mnemonic = "lock " + (fetch ? "fetch " : "") + w[0].toLowerCase();
+            rest = w[1];
         } else if (mnemonic.equals("call")) {
             String[] w = rest.split("\\s+", 2);
             if (w.length == 2 && (w[0].equals("local") || w[0].equals("runtime") || w[0].equals("helper"))) {

@@ -6,12 +6,25 @@ import dev.bpf4j.runtime.BpfLoadException;
 public class AssemblerException extends BpfLoadException {
     private final int line;
     private final String text;
+    private final String reason;
 
     public AssemblerException(int line, String text, String reason) {
-        super("line " + line + ": " + reason + ": '" + text.strip() + "'");
+        this(null, line, text, reason);
+    }
+
+    /** As above, naming the program (or file) the line belongs to. */
+    public AssemblerException(String source, int line, String text, String reason) {
+        super((source == null ? "" : source + ": ") + "line " + line + ": " + reason + ": '" + text.strip() + "'");
         this.line = line;
         this.text = text;
+        this.reason = reason;
     }
+
+    /** The same error, naming {@code source}. */
+    public AssemblerException in(String source) { return new AssemblerException(source, line, text, reason); }
+
+    /** Why the line was rejected. */
+    public String reason() { return reason; }
 
     /** The 1-based line number. */
     public int line() { return line; }

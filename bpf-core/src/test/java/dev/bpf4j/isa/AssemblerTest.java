@@ -159,6 +159,14 @@ class AssemblerTest {
     }
 
     @Test
+    void programErrorsNameTheProgram() {
+        assertThatThrownBy(() -> Assembler.assembleProgram("demo", "mov %r0, 0\nexit %r1\n"))
+                .isInstanceOf(AssemblerException.class)
+                .hasMessage("program 'demo': line 2: 'exit' takes 0 operands, got 1: 'exit %r1'");
+        assertThat(Assembler.assembleProgram("ok", "exit").name()).isEqualTo("ok");
+    }
+
+    @Test
     void longJumpsUseGotol() {
         StringBuilder far = new StringBuilder("ja32 far\n");
         for (int i = 0; i < 40000; i++) far.append("mov %r0, 0\n");
