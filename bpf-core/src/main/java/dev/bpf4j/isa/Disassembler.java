@@ -3,6 +3,7 @@ package dev.bpf4j.isa;
 import dev.bpf4j.program.Program;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -16,9 +17,10 @@ import java.util.List;
  * {@code gotol +70000}, {@code callx r2}, {@code *(u32 *)(r1 + 2) = 0x5}, {@code if r1 & 0x4 goto +1},
  * {@code r0 %= r1}. Choices of our own: local calls print as {@code call pc+N} (as bpftool does; LLVM
  * prints a bare number), kfunc calls as {@code call kfunc:N}, an lddw with a pseudo source as the RFC 9669
- * function it stands for ({@code r1 = map_by_fd(5) ll}, {@code r1 = map_val(map_by_idx(0)) + 8 ll}); llvm
- * prints {@code ld_pseudo r1, 1, 5}, dropping the second imm. Slots that name no instruction print as {@code .byte} lines with a
- * {@code #} comment; the disassembler never throws on bad input.
+ * function it stands for ({@code r1 = map_by_fd(5) ll}, {@code r1 = map_val(map_by_idx(0)) + 8 ll});
+ * llvm prints {@code ld_pseudo r1, 1, 5}, dropping the second imm. Slots that are no well-formed
+ * instruction (see {@link InsnSet#isValid}) print as {@code .byte} lines with a {@code #} comment; the
+ * disassembler never throws on bad input.
  */
 public final class Disassembler {
     private final boolean hex;
@@ -41,7 +43,7 @@ public final class Disassembler {
     /** Decodes and disassembles raw bytecode; a trailing partial slot is reported, not thrown. */
     public static String disassemble(byte[] bytecode) {
         int whole = bytecode.length / Insn.SIZE * Insn.SIZE;
-        byte[] body = java.util.Arrays.copyOf(bytecode, whole);
+        byte[] body = Arrays.copyOf(bytecode, whole);
         String text = disassemble(Insn.decodeAll(body));
         if (whole != bytecode.length) text += "# " + (bytecode.length - whole) + " trailing byte(s) are not a whole instruction\n";
         return text;
@@ -52,7 +54,7 @@ public final class Disassembler {
         List<String> lines = lines(code);
         int pc = 0;
         for (String line : lines) {
-            sb.append(String.format("%5d: %s%n", pc, line));
+            sb.append(String.format("%5d: %s\n", pc, line));
             pc += code[pc].isLddw() && pc + 1 < code.length && !line.startsWith(".byte") ? 2 : 1;
         }
         return sb.toString();

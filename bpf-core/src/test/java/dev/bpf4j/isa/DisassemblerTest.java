@@ -65,7 +65,7 @@ class DisassemblerTest {
     @Test
     void listingCountsLddwAsTwoSlots() {
         String listing = Disassembler.disassemble(Assembler.assemble("lddw %r0, 1\nexit"));
-        assertThat(listing).isEqualTo(String.format("    0: r0 = 0x1 ll%n    2: exit%n"));
+        assertThat(listing).isEqualTo("    0: r0 = 0x1 ll\n    2: exit\n");
     }
 
     @Test
