@@ -41,10 +41,14 @@ final class Asm {
     /** A program from instructions and instruction arrays (lddw). */
     static Program prog(Object... parts) {
         List<Insn> out = new ArrayList<>();
+        flatten(parts, out);
+        return new Program("test", out);
+    }
+
+    private static void flatten(Object[] parts, List<Insn> out) {
         for (Object p : parts) {
             if (p instanceof Insn) out.add((Insn) p);
-            else for (Insn i : (Insn[]) p) out.add(i);
+            else flatten((Object[]) p, out);
         }
-        return new Program("test", out);
     }
 }
