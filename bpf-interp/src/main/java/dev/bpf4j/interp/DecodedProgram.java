@@ -11,21 +11,18 @@ import dev.bpf4j.runtime.HelperSpec;
 final class DecodedProgram {
     final String name;
     /** Packed words, see {@link InsnCode}. */
-    final int[] code;
-    /**
-     * The immediate, sign-extended to 64 bits; for lddw the full 64-bit value; for gotol and
-     * {@code call local} the resolved target pc.
-     */
-    final long[] imm;
+    final long[] code;
+    /** The 64-bit immediate of each lddw slot (0 elsewhere). */
+    final long[] wide;
     /** The helper body of each {@code call helper} slot, null elsewhere. */
     final Helper[] helpers;
     final HelperSpec[] helperSpecs;
     final int entryArgs;
 
-    DecodedProgram(String name, int[] code, long[] imm, HelperSpec[] helperSpecs, int entryArgs) {
+    DecodedProgram(String name, long[] code, long[] wide, HelperSpec[] helperSpecs, int entryArgs) {
         this.name = name;
         this.code = code;
-        this.imm = imm;
+        this.wide = wide;
         this.helperSpecs = helperSpecs;
         this.helpers = new Helper[helperSpecs.length];
         for (int i = 0; i < helperSpecs.length; i++) helpers[i] = helperSpecs[i] == null ? null : helperSpecs[i].body();

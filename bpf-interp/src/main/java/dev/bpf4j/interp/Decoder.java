@@ -21,6 +21,7 @@ final class Decoder {
     private final Insn[] insns;
     private final int[] code;
     private final long[] imm;
+    private final long[] wide;
     private final HelperSpec[] helpers;
     private final boolean[] secondSlot;
 
@@ -30,6 +31,7 @@ final class Decoder {
         this.insns = program.toArray();
         this.code = new int[insns.length + 1];
         this.imm = new long[insns.length + 1];
+        this.wide = new long[insns.length + 1];
         this.helpers = new HelperSpec[insns.length + 1];
         this.secondSlot = new boolean[insns.length + 1];
     }
@@ -44,11 +46,13 @@ final class Decoder {
             if (secondSlot[pc]) continue;
             decode(pc, insns[pc]);
         }
-        code[insns.length] = InsnCode.pack(InsnCode.TRAP, 0, 0, 0);
+        code[insns.length] = word(InsnCode.TRAP, 0, 0, 0);
         for (int pc = 0; pc < insns.length; pc++) {
             if (!secondSlot[pc]) checkTarget(pc, insns[pc]);
         }
-        return new DecodedProgram(program.name(), code, imm, helpers, options.entryArgs());
+        long[] packed = new long[code.length];
+        for (int pc = 0; pc < code.length; pc++) packed[pc] = ((long) (int) imm[pc] << 32) | (code[pc] & 0xffffffffL);
+        return new DecodedProgram(program.name(), packed, wide, helpers, options.entryArgs());
     }
 
     private void decode(int pc, Insn in) {
@@ -64,7 +68,7 @@ final class Decoder {
             case ALU: case ALU64: opcode = decodeAlu(pc, in); break;
             default: opcode = decodeJmp(pc, in);
         }
-        code[pc] = InsnCode.pack(opcode, in.dst(), in.src(), in.off());
+        code[pc] = word(opcode, in.dst(), in.src(), in.off());
     }
 
     private void decodeLd(int pc, Insn in) {
@@ -72,9 +76,9 @@ final class Decoder {
         if (in.src() != PSEUDO_IMM64) throw error(pc, "lddw with src " + in.src() + " (map/BTF reference) must be relocated before loading");
         if (pc + 1 >= insns.length || insns[pc + 1].opcode() != 0) throw error(pc, "lddw without its second slot");
         writesReg(pc, in.dst());
-        imm[pc] = in.imm64(insns[pc + 1]);
-        code[pc] = InsnCode.pack(LDDW, in.dst(), 0, 0);
-        code[pc + 1] = InsnCode.pack(InsnCode.TRAP, 0, 0, 0);
+        wide[pc] = in.imm64(insns[pc + 1]);
+        code[pc] = word(LDDW, in.dst(), 0, 0);
+        code[pc + 1] = word(InsnCode.TRAP, 0, 0, 0);
         secondSlot[pc + 1] = true;
     }
 
@@ -189,6 +193,11 @@ final class Decoder {
         }
         if (target < 0 || target >= insns.length) throw error(pc, "jump target " + target + " is outside the program");
         if (secondSlot[(int) target]) throw error(pc, "jump target " + target + " is the second slot of an lddw");
+    }
+
+    /** The low 32 bits of a packed word (the imm half is added at the end). */
+    private static int word(int opcode, int dst, int src, int off) {
+        return (int) InsnCode.pack(opcode, dst, src, off, 0);
     }
 
     private void writesReg(int pc, int reg) {

@@ -3,8 +3,9 @@ package dev.bpf4j.interp;
 import static dev.bpf4j.isa.Opcodes.*;
 
 /**
- * The interpreter's pre-decoded instruction word: {@code opcode | dst << 8 | src << 12 | off << 16}
- * in one int (off keeps its sign in the top 16 bits). The opcode byte is the RFC 9669 one, except
+ * The interpreter's pre-decoded instruction word, one long per slot so that the dispatch loop does
+ * a single load per instruction: bits 0-7 opcode, 8-11 dst, 12-15 src, 16-31 off (signed), 32-63
+ * imm (signed; for gotol and {@code call local} the resolved target pc). The opcode byte is the RFC 9669 one, except
  * for a few variants the decoder selects at load time, placed on opcode values that are invalid in
  * BPF and therefore can never come from a program.
  */
@@ -22,12 +23,13 @@ final class InsnCode {
     /** A slot that must never execute: the second half of an lddw, or past the end of the program. */
     static final int TRAP = 0xff;
 
-    static int pack(int opcode, int dst, int src, int off) {
-        return (opcode & 0xff) | (dst << 8) | (src << 12) | (off << 16);
+    static long pack(int opcode, int dst, int src, int off, int imm) {
+        return ((long) imm << 32) | (((opcode & 0xff) | (dst << 8) | (src << 12) | (off << 16)) & 0xffffffffL);
     }
 
-    static int opcode(int w) { return w & 0xff; }
-    static int dst(int w) { return (w >>> 8) & 0xf; }
-    static int src(int w) { return (w >>> 12) & 0xf; }
-    static int off(int w) { return w >> 16; }
+    static int opcode(long w) { return (int) w & 0xff; }
+    static int dst(long w) { return ((int) w >>> 8) & 0xf; }
+    static int src(long w) { return ((int) w >>> 12) & 0xf; }
+    static int off(long w) { return (int) w >> 16; }
+    static int imm(long w) { return (int) (w >> 32); }
 }

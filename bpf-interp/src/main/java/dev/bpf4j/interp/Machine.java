@@ -98,9 +98,9 @@ final class Machine implements HelperCall {
     }
 
     /** BPF_ATOMIC: checks, performs, and writes the fetched value to src (or r0 for cmpxchg). */
-    void atomic(int w, int pc) {
+    void atomic(long w, int pc) {
         int d = InsnCode.dst(w), s = InsnCode.src(w), size = InsnCode.opcode(w) == (STX | ATOMIC | DW) ? 8 : 4;
-        int op = (int) prog.imm[pc];
+        int op = InsnCode.imm(w);
         long a = check(regs[d] + InsnCode.off(w), size, true, pc);
         if (op == CMPXCHG) {
             regs[0] = size == 8 ? AtomicOps.cmpxchg64(a, regs[0], regs[s]) : AtomicOps.cmpxchg32(a, regs[0], regs[s]);
@@ -118,13 +118,13 @@ final class Machine implements HelperCall {
     BpfRuntimeException overBudget(int pc) { return BpfRuntimeException.budgetExceeded(prog.name, pc, budget); }
 
     /** {@code call local}: saves r6-r9 and the return pc, opens a fresh frame; returns the target pc. */
-    int enterCall(int pc) {
+    int enterCall(long w, int pc) {
         if (depth == Limits.MAX_CALL_FRAMES) throw BpfRuntimeException.callDepthExceeded(prog.name, pc, Limits.MAX_CALL_FRAMES);
         System.arraycopy(regs, 6, saved, depth * 4, 4);
         returnPc[depth] = pc + 1;
         regs[10] = stack.frameTop(depth);
         depth++;
-        return (int) prog.imm[pc];
+        return InsnCode.imm(w);
     }
 
     /** {@code exit} from a subprogram: restores the caller's r6-r10; returns the pc after the call. */
