@@ -62,7 +62,7 @@ public final class AluOps {
     public static long neg32(long a) { return u32(-(int) a); }
     public static long mov32(long b) { return b & MASK32; }
 
-    /** ALU {@code movsx} with offset 8/16 (32 = plain mov): sign-extends to 32 bits, then zero-extends. */
+    /** ALU {@code movsx} with offset 8/16: sign-extends to 32 bits, then zero-extends. */
     public static long movsx32(long v, int bits) { return u32((int) movsx64(v, bits)); }
 
     // ---- byte order (BPF_END); the host, like every x86-64, is little-endian ----

@@ -131,7 +131,9 @@ final class Decoder {
                 return op;
             case MOV:
                 if (in.off() == 0 || source(op) == K) return op;
-                if (in.off() != 8 && in.off() != 16 && in.off() != 32) throw error(pc, "movsx offset must be 8, 16 or 32");
+                if (in.off() != 8 && in.off() != 16 && !(is64 && in.off() == 32)) {
+                    throw error(pc, is64 ? "movsx offset must be 8, 16 or 32" : "ALU movsx offset must be 8 or 16");
+                }
                 return is64 ? InsnCode.MOVSX64 : InsnCode.MOVSX32;
             case END:
                 if (is64 && source(op) != TO_LE) throw error(pc, "ALU64 byte swap must use source 0 (bswap)");

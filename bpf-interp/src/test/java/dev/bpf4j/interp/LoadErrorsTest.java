@@ -51,6 +51,7 @@ class LoadErrorsTest {
                 arguments("bad byte-swap width", prog(new Insn(ALU | END | TO_BE, 0, 0, 0, 8), exit()), 0, "16, 32 or 64"),
                 arguments("ALU64 END with TO_BE", prog(new Insn(ALU64 | END | TO_BE, 0, 0, 0, 16), exit()), 0, "bswap"),
                 arguments("bad movsx width", prog(new Insn(ALU64 | MOV | X, 0, 1, 4, 0), exit()), 0, "movsx"),
+                arguments("ALU movsx 32", prog(new Insn(ALU | MOV | X, 0, 1, 32, 0), exit()), 0, "8 or 16"),
                 arguments("bad sdiv offset", prog(new Insn(ALU64 | DIV | X, 0, 1, 2, 0), exit()), 0, "div/mod"),
                 arguments("unknown atomic op", prog(atomic(DW, 1, 2, 0, 0x10), exit()), 0, "atomic operation"),
                 arguments("byte-sized atomic", prog(atomic(B, 1, 2, 0, ADD), exit()), 0, "32 or 64"),
