@@ -34,6 +34,7 @@ final class Machine implements HelperCall {
     private long[] regionStart = new long[4], regionEnd = new long[4];
     private boolean[] regionWritable = new boolean[4];
     private int regionCount;
+    private List<MemoryRegion> boundRegions;
     private int helperPc;
     boolean exited;
     long exitValue;
@@ -49,6 +50,11 @@ final class Machine implements HelperCall {
         exited = false;
         budget = ctx.budget();
         List<MemoryRegion> rs = ctx.regions();
+        if (rs != boundRegions) bind(rs); // RunContext's list is immutable: same list, same table
+    }
+
+    private void bind(List<MemoryRegion> rs) {
+        boundRegions = rs;
         int n = rs.size();
         if (n > regionStart.length) {
             regionStart = new long[n];
