@@ -162,8 +162,8 @@ final class Machine implements HelperCall {
     @Override public String programName() { return prog.name; }
     @Override public int pc() { return helperPc; }
 
+    /** The run-time memory check; an empty range is not accessible, as in {@link MemoryRegion#allows}. */
     @Override public boolean accessible(long address, long size, boolean write) {
-        if (size == 0) return true;
         return size > 0 && allowed(address, size, write);
     }
 

@@ -96,6 +96,8 @@ class HelperTest {
             assertThat(run(prog(mov(2, 8), mov(3, 0), call(7), exit()), ctx)).isEqualTo(1);
             assertThat(run(prog(mov(2, 8), mov(3, 1), call(7), exit()), ctx)).isEqualTo(0);
             assertThat(run(prog(mov(2, 9), mov(3, 0), call(7), exit()), ctx)).isEqualTo(0);
+            assertThat(run(prog(mov(2, 0), mov(3, 0), call(7), exit()), ctx)).as("empty").isEqualTo(0);
+            assertThat(run(prog(mov(2, -1), mov(3, 0), call(7), exit()), ctx)).as("negative").isEqualTo(0);
             assertThat(run(prog(mov(1, -4), mov(2, 8), mov(3, 0), call(7), exit()), ctx)).as("wraps").isEqualTo(0);
             assertThat(run(prog(movr(1, 10), alu64i(ADD, 1, -512), mov(2, 512), mov(3, 1), call(7), exit()), ctx)).isEqualTo(1);
         } finally {
