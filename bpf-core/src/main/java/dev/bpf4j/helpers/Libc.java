@@ -61,9 +61,9 @@ final class Libc {
         }
     }
 
-    static long getpid() {
-        return GETPID == 0 ? ProcessHandle.current().pid() : (int) INVOKER.invokeN0(L0, GETPID);
-    }
+    private static final long PID = GETPID == 0 ? ProcessHandle.current().pid() : (int) INVOKER.invokeN0(L0, GETPID);
+
+    static long getpid() { return PID; }
 
     /** The calling thread's kernel tid (cached: a thread keeps its tid). */
     static long gettid() {

@@ -33,8 +33,14 @@ public final class RingBufMap extends BpfMap {
     private final long mask;
     private final Object producerLock = new Object();
     final Object signal = new Object();
-    /** Samples reserved and not yet submitted or discarded: sample address -> record position. */
-    private final ConcurrentHashMap<Long, Long> pending = new ConcurrentHashMap<>();
+    /** Samples reserved and not yet submitted or discarded, by sample address. */
+    private final ConcurrentHashMap<Long, Reservation> pending = new ConcurrentHashMap<>();
+
+    /**
+     * What commit needs, kept outside the ring: the program may write anywhere in the data area,
+     * headers included, so commit never trusts the header it reads back.
+     */
+    private record Reservation(long pos, int size) {}
 
     public RingBufMap(MapDefinition def) {
         super(def);
@@ -82,7 +88,7 @@ public final class RingBufMap extends BpfMap {
             NativeMemory.putInt(hdr, (int) size | BUSY_BIT);
             NativeMemory.putInt(hdr + 4, (int) ((hdr - base) / PAGE));
             long sample = hdr + HDR_SZ;
-            pending.put(sample, prod);
+            pending.put(sample, new Reservation(prod, (int) size));
             NativeMemory.getAndSetLong(producerPosAddress(), newProd); // release, pairs with the consumer's acquire
             return sample;
         }
@@ -94,16 +100,14 @@ public final class RingBufMap extends BpfMap {
      */
     public boolean commit(long sample, long flags, boolean discard) {
         checkOpen();
-        Long pos = pending.remove(sample);
-        if (pos == null) return false;
+        Reservation r = pending.remove(sample);
+        if (r == null) return false;
         long hdr = sample - HDR_SZ;
-        int len = NativeMemory.getInt(hdr);
-        long recOff = pos & mask;
-        long end = recOff + roundUp8((len & ~(BUSY_BIT | DISCARD_BIT)) + (long) HDR_SZ);
+        long recOff = r.pos() & mask;
+        long end = recOff + roundUp8(r.size() + (long) HDR_SZ);
         if (end > capacity()) NativeMemory.copy(data + capacity(), data, end - capacity()); // wrapped tail
-        int newLen = len ^ BUSY_BIT;
-        if (discard) newLen |= DISCARD_BIT;
-        NativeMemory.getAndSetInt(hdr, newLen);
+        NativeMemory.putInt(hdr + 4, (int) ((hdr - base) / PAGE));
+        NativeMemory.getAndSetInt(hdr, discard ? r.size() | DISCARD_BIT : r.size()); // clears BUSY: release to the consumer
         long consOff = consumerPos() & mask;
         if ((flags & MapFlags.BPF_RB_FORCE_WAKEUP) != 0
                 || (consOff == recOff && (flags & MapFlags.BPF_RB_NO_WAKEUP) == 0)) {

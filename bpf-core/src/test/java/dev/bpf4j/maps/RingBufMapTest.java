@@ -10,6 +10,7 @@ import java.util.List;
 
 import static dev.bpf4j.maps.Bytes.errno;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class RingBufMapTest {
     private static RingBufMap ring(int size) {
@@ -110,6 +111,20 @@ class RingBufMapTest {
             NativeMemory.write(s, p, 0, 300);
             rb.commit(s, 0, false);
             assertThat(rb.reader().drain()).singleElement().isEqualTo(p);
+        }
+    }
+
+    @Test void aProgramScribblingOnHeadersCannotCorruptCommitOrCrashTheReader() {
+        try (RingBufMap rb = ring(4096)) {
+            long s = rb.reserve(8);
+            NativeMemory.putLong(s - 8, -1L); // the data area is writable: clobber our own header
+            rb.commit(s, 0, false);
+            assertThat(NativeMemory.getInt(s - 8)).isEqualTo(8);
+            assertThat(rb.reader().drain()).hasSize(1);
+            long t = rb.reserve(8);
+            rb.commit(t, 0, false);
+            NativeMemory.putInt(t - 8, 0x3fff_0000); // a committed header claiming a huge record
+            assertThatThrownBy(() -> rb.reader().drain()).isInstanceOf(IllegalStateException.class).hasMessageContaining("corrupt");
         }
     }
 
