@@ -6,8 +6,9 @@ import java.util.Optional;
 
 /**
  * {@code BPF_MAP_TYPE_QUEUE} (FIFO) and {@code BPF_MAP_TYPE_STACK} (LIFO), {@code kernel/bpf/queue_stack_maps.c}:
- * a ring of {@code max_entries + 1} values with head and tail indexes under one lock. No keys:
- * lookup/update/delete are {@code -EINVAL}; push/pop/peek are the operations. Values are copied in and
+ * a ring of {@code max_entries + 1} values with head and tail indexes under one lock. No keys: push/pop/
+ * peek are the operations; the Java {@link #lookup}/{@link #update}/{@link #lookupAndDelete} with an
+ * empty key are peek/push/pop (as the syscall), delete and get_next_key are {@code -EINVAL}. Values are copied in and
  * out, so programs never hold pointers into this map and it exposes no region.
  */
 public final class QueueStackMap extends BpfMap {
@@ -97,7 +98,12 @@ public final class QueueStackMap extends BpfMap {
     /** Number of queued values. */
     public synchronized int size() { return head >= tail ? head - tail : head + size - tail; }
 
-    @Override protected byte[] read(byte[] key) { throw unsupported("lookup (use peek)"); }
+    // The syscall side maps keyless lookup/update/lookup_and_delete to peek/push/pop, as syscall.c does.
+    @Override protected byte[] read(byte[] key) { return peek().orElse(null); }
+
+    @Override protected int write(byte[] key, byte[] value, long flags, boolean allCpus) { return push(value, flags); }
+
+    @Override protected int readAndRemove(byte[] key, byte[] out) { return get(out, true); }
 
     @Override public int programUpdate(long keyAddress, long valueAddress, long flags) { return -Errno.EINVAL; }
 
