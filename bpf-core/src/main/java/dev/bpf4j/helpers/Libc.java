@@ -21,7 +21,7 @@ final class Libc {
     private static final int PR_GET_NAME = 16;
     private static final int CLOCK_BOOTTIME = 7;
 
-    private static final Invoker INVOKER = Invoker.getInstance();
+    private static final Invoker INVOKER = invoker();
     private static final long GETPID = symbol("getpid");
     private static final long SYSCALL = symbol("syscall");
     private static final long PRCTL = symbol("prctl");
@@ -41,10 +41,23 @@ final class Libc {
         }
     }
 
+    /** The call context of {@code args} 64-bit integer arguments; null when jffi cannot load (every call then falls back). */
     static CallContext ctx(Type ret, int args) {
-        Type[] p = new Type[args];
-        java.util.Arrays.fill(p, Type.SINT64);
-        return CallContext.getCallContext(ret, p, CallingConvention.DEFAULT, false);
+        try {
+            Type[] p = new Type[args];
+            java.util.Arrays.fill(p, Type.SINT64);
+            return CallContext.getCallContext(ret, p, CallingConvention.DEFAULT, false);
+        } catch (Throwable t) {
+            return null;
+        }
+    }
+
+    private static Invoker invoker() {
+        try {
+            return Invoker.getInstance();
+        } catch (Throwable t) {
+            return null;
+        }
     }
 
     private static final CallContext L0 = ctx(Type.SINT64, 0);
@@ -54,6 +67,7 @@ final class Libc {
     private static final CallContext L6 = ctx(Type.SINT64, 6);
 
     private static long symbol(String name) {
+        if (INVOKER == null) return 0;
         try {
             return Library.getDefault().getSymbolAddress(name);
         } catch (Throwable t) {

@@ -19,9 +19,8 @@ public final class Cpus {
     private Cpus() {}
 
     private static final int POSSIBLE = readPossible();
-    private static final CallContext INT_VOID =
-            CallContext.getCallContext(Type.SINT, new Type[0], CallingConvention.DEFAULT, false);
-    private static final long SCHED_GETCPU = symbol("sched_getcpu");
+    private static final CallContext INT_VOID = intVoid();
+    private static final long SCHED_GETCPU = INT_VOID == null ? 0 : symbol("sched_getcpu");
 
     /** Number of possible CPUs: the highest id in {@code /sys/devices/system/cpu/possible} plus one. */
     public static int possible() { return POSSIBLE; }
@@ -31,6 +30,15 @@ public final class Cpus {
         if (SCHED_GETCPU == 0) return 0;
         int cpu = Invoker.getInstance().invokeI0(INT_VOID, SCHED_GETCPU);
         return cpu >= 0 && cpu < POSSIBLE ? cpu : 0;
+    }
+
+    /** Null when jffi cannot load here: {@link #current()} then answers 0. */
+    private static CallContext intVoid() {
+        try {
+            return CallContext.getCallContext(Type.SINT, new Type[0], CallingConvention.DEFAULT, false);
+        } catch (Throwable t) {
+            return null;
+        }
     }
 
     static long symbol(String name) {
