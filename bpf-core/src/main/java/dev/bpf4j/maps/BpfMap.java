@@ -63,6 +63,8 @@ public abstract class BpfMap implements AutoCloseable {
             throw new BpfMapException(Errno.EINVAL, describe() + ": value must be " + javaValueSize() + " bytes, got "
                     + (value == null ? "null" : value.length));
         }
+        // syscall.c refuses BPF_F_LOCK before the map sees it when the value has no bpf_spin_lock (never, here)
+        if ((flags & MapFlags.BPF_F_LOCK) != 0) throw new BpfMapException(Errno.EINVAL, describe() + ": BPF_F_LOCK needs a bpf_spin_lock in the value");
         BpfMapException.check(write(key, value, flags, true), this, "update");
     }
 
@@ -151,7 +153,7 @@ public abstract class BpfMap implements AutoCloseable {
 
     protected int next(byte[] key, byte[] out) { return -Errno.EINVAL; }
 
-    protected int readAndRemove(byte[] key, byte[] out) { return -Errno.EOPNOTSUPP; }
+    protected int readAndRemove(byte[] key, byte[] out) { return -Errno.ENOTSUPP; } // syscall.c: only hash and queue/stack maps
 
     /** Frees native memory; called once by {@link #close()}. */
     protected abstract void free();
