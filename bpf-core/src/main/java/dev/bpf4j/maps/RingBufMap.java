@@ -64,8 +64,15 @@ public final class RingBufMap extends BpfMap {
     /** Data size in bytes ({@code max_entries}). */
     public long capacity() { return mask + 1; }
 
-    public long consumerPos() { return NativeMemory.getLongVolatile(consumerPosAddress()); }
-    public long producerPos() { return NativeMemory.getLongVolatile(producerPosAddress()); }
+    public long consumerPos() {
+        checkOpen();
+        return NativeMemory.getLongVolatile(consumerPosAddress());
+    }
+
+    public long producerPos() {
+        checkOpen();
+        return NativeMemory.getLongVolatile(producerPosAddress());
+    }
 
     /** Programs may write reserved samples: the data area and its copy-area. */
     @Override public List<MemoryRegion> regions() {

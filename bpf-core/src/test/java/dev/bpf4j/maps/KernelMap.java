@@ -48,10 +48,7 @@ final class KernelMap implements AutoCloseable {
             NativeMemory.putInt(a + 12, def.maxEntries());
             NativeMemory.putInt(a + 16, def.flags());
             long fd = bpf(MAP_CREATE, a);
-            if (fd < 0) {
-                System.err.println("bpf(BPF_MAP_CREATE) refused: " + Errno.name((int) fd));
-                return Optional.empty();
-            }
+            if (fd < 0) return Optional.empty();
             return Optional.of(new KernelMap(def, (int) fd));
         } finally {
             NativeMemory.free(a);

@@ -165,6 +165,13 @@ class RingBufMapTest {
         }
     }
 
+    @Test void readerOfAClosedRingIsAClearError() {
+        RingBufMap rb = ring(4096);
+        RingBufferReader r = rb.reader();
+        rb.close();
+        assertThatThrownBy(r::drain).isInstanceOf(IllegalStateException.class).hasMessageContaining("closed");
+    }
+
     @Test void noKeyedOperations() {
         try (RingBufMap rb = ring(4096)) {
             assertThat(errno(() -> rb.lookup(new byte[0]))).isEqualTo(Errno.ENOTSUPP);
