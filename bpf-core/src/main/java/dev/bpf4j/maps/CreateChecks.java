@@ -38,11 +38,18 @@ final class CreateChecks {
         if (!ok) throw fail(def, Errno.EINVAL, why);
     }
 
-    /** Total bytes of {@code count} slots of {@code stride}, or {@code -ENOMEM} past what we allocate. */
+    /**
+     * Largest value arena one map may preallocate (zeroed, so really committed): system property
+     * {@code bpf4j.maps.maxArenaBytes}, default 4 GiB. The kernel's memcg limit plays this role.
+     */
+    static long maxArenaBytes() { return Long.getLong("bpf4j.maps.maxArenaBytes", 4L << 30); }
+
+    /** Total bytes of {@code count} slots of {@code stride}, or {@code -ENOMEM} past {@link #maxArenaBytes()}. */
     static long arenaBytes(MapDefinition def, long count, long stride) {
         if (count <= 0 || stride <= 0) return Math.max(0, count * stride);
-        if (count > (Long.MAX_VALUE / 4) / stride || count * stride > (1L << 40)) {
-            throw fail(def, Errno.ENOMEM, "needs " + count + " x " + stride + " bytes");
+        if (count > Long.MAX_VALUE / stride || count * stride > maxArenaBytes()) {
+            throw fail(def, Errno.ENOMEM, "needs " + count + " x " + stride + " bytes, more than bpf4j.maps.maxArenaBytes="
+                    + maxArenaBytes());
         }
         return count * stride;
     }

@@ -47,10 +47,10 @@ public final class HashTabMap extends BpfMap {
         }
         this.stride = def.valueStride();
         this.cpus = t.isPercpu() ? Cpus.possible() : 1;
-        this.arena = new NativeArena(CreateChecks.arenaBytes(def, (long) def.maxEntries() * cpus, stride));
         this.index = new HashIndex(def.maxEntries(), def.keySize());
         this.pool = new SlotPool(def.maxEntries());
         this.lru = t.isLru() ? new LruClock(index, pool, def.maxEntries()) : null;
+        this.arena = new NativeArena(CreateChecks.arenaBytes(def, (long) def.maxEntries() * cpus, stride)); // last: nothing leaks if the heap parts fail
     }
 
     @Override public List<MemoryRegion> regions() { return List.of(region("values", arena.base(), arena.size())); }

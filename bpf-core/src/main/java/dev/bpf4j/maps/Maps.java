@@ -4,8 +4,20 @@ package dev.bpf4j.maps;
 public final class Maps {
     private Maps() {}
 
-    /** A new, empty (zeroed) map; throws {@link BpfMapException} for definitions the kernel would refuse. */
+    /**
+     * A new, empty (zeroed) map; throws {@link BpfMapException} for definitions the kernel would refuse,
+     * and {@code ENOMEM} when the preallocated pool does not fit in memory.
+     */
     public static BpfMap create(MapDefinition def) {
+        try {
+            return make(def);
+        } catch (OutOfMemoryError e) {
+            throw new BpfMapException(Errno.ENOMEM, "cannot create " + "map '" + def.name() + "' (" + def.type() + ", "
+                    + Integer.toUnsignedString(def.maxEntries()) + " entries): " + e.getMessage());
+        }
+    }
+
+    private static BpfMap make(MapDefinition def) {
         switch (def.type()) {
             case ARRAY:
             case PERCPU_ARRAY: return new ArrayMap(def);

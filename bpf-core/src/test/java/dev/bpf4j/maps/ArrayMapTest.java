@@ -46,6 +46,11 @@ class ArrayMapTest {
                 MapFlags.BPF_F_RDONLY_PROG | MapFlags.BPF_F_WRONLY_PROG)))).isEqualTo(Errno.EINVAL);
     }
 
+    @Test void hugeMapsAreEnomemBeforeAnyAllocation() {
+        assertThat(errno(() -> Maps.create(new MapDefinition("big", MapType.ARRAY, 4, 8, 1 << 30, 0)))).isEqualTo(Errno.ENOMEM);
+        assertThat(errno(() -> Maps.create(new MapDefinition("big", MapType.HASH, 4, 4096, 1 << 21, 0)))).isEqualTo(Errno.ENOMEM);
+    }
+
     @Test void nextKeyWalksIndexes() {
         try (ArrayMap m = array(3, 4, 0)) {
             assertThat(m.nextKey(null).map(Bytes::u32)).contains(0);
