@@ -64,7 +64,7 @@ final class KernelMap implements AutoCloseable {
 
     private static int lastCreateErrno;
 
-    private static long bpf(int cmd, long attr) {
+    static long bpf(int cmd, long attr) {
         long r = Invoker.getInstance().invokeN4(SYSCALL4, SYSCALL_FN, SYS_BPF, cmd, attr, 128);
         if (r < 0) {
             r = -LastError.getInstance().get();
@@ -99,6 +99,8 @@ final class KernelMap implements AutoCloseable {
         return err[0] == 0 ? NativeMemory.read(value, valueBytes) : null;
     }
 
+    int fd() { return fd; }
+
     int delete(byte[] k) { return (int) elem(DELETE, k, 0, 0); }
 
     byte[] nextKey(byte[] k, int[] err) {
@@ -111,8 +113,10 @@ final class KernelMap implements AutoCloseable {
         }
     }
 
+    static void close(int fd) { Invoker.getInstance().invokeI1(CLOSE, CLOSE_FN, fd); }
+
     @Override public void close() {
-        Invoker.getInstance().invokeI1(CLOSE, CLOSE_FN, fd);
+        close(fd);
         NativeMemory.free(attr);
         NativeMemory.free(key);
         NativeMemory.free(value);
