@@ -101,6 +101,13 @@ final class KernelMap implements AutoCloseable {
 
     int fd() { return fd; }
 
+    /** BPF_MAP_FREEZE: no more syscall writes (what libbpf does to .rodata). */
+    int freeze() {
+        NativeMemory.setMemory(attr, 128, (byte) 0);
+        NativeMemory.putInt(attr, fd);
+        return (int) bpf(22, attr);
+    }
+
     int delete(byte[] k) { return (int) elem(DELETE, k, 0, 0); }
 
     byte[] nextKey(byte[] k, int[] err) {
