@@ -46,7 +46,7 @@ public final class ProbeMemory {
     }
 
     /**
-     * {@code bpf_probe_read*_str}: copies a NUL-terminated string of at most {@code size - 1} bytes and
+     * {@code bpf_probe_read*_str}: reads at most {@code size} bytes up to a NUL, writes at most {@code size - 1} string bytes and
      * its NUL; returns the length including the NUL ({@code size} when truncated), 0 for size 0, or
      * {@code -EFAULT} with {@code dst} zero-filled. Reads page by page so a string ending just before an
      * unreadable page is still read.
@@ -54,8 +54,9 @@ public final class ProbeMemory {
     public int readStr(HelperCall call, long dst, long size, long src) {
         if (size == 0) return 0;
         long n = 0;
-        while (n < size - 1) {
-            long chunk = Math.min(size - 1 - n, PAGE - ((src + n) & (PAGE - 1)));
+        // like strncpy_from_kernel_nofault: read byte after byte until NUL or size bytes (the last becomes NUL)
+        while (n < size) {
+            long chunk = Math.min(size - n, PAGE - ((src + n) & (PAGE - 1)));
             if (!copyChunk(call, dst + n, src + n, chunk)) {
                 NativeMemory.setMemory(dst, size, (byte) 0);
                 return -Errno.EFAULT;

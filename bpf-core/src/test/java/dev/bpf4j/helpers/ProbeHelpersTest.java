@@ -78,7 +78,10 @@ class ProbeHelpersTest {
             long unterminated = call.buffer(4, false);
             NativeMemory.write(unterminated, "abcd".getBytes(StandardCharsets.US_ASCII), 0, 4);
             assertThat(call.call(regionsOnly, PROBE_READ_STR, dst, 16, unterminated)).isEqualTo(-Errno.EFAULT);
-            assertThat(call.call(regionsOnly, PROBE_READ_STR, dst, 5, unterminated)).isEqualTo(5);
+            // like the kernel, size bytes are read (the last one becomes the NUL): 4 readable bytes fit size 4, not 5
+            assertThat(call.call(regionsOnly, PROBE_READ_STR, dst, 4, unterminated)).isEqualTo(4);
+            assertThat(new String(NativeMemory.read(dst, 4), StandardCharsets.US_ASCII)).isEqualTo("abc\0");
+            assertThat(call.call(regionsOnly, PROBE_READ_STR, dst, 5, unterminated)).isEqualTo(-Errno.EFAULT);
         }
     }
 
