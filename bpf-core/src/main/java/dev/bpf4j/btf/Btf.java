@@ -1,0 +1,104 @@
+package dev.bpf4j.btf;
+
+import dev.bpf4j.elf.ByteView;
+import dev.bpf4j.runtime.BpfLoadException;
+
+import java.util.List;
+import java.util.Optional;
+
+import static dev.bpf4j.elf.LoadPhase.error;
+
+/**
+ * Parsed {@code .BTF}: its types (index = type id, id 0 is void) and its string section. Every
+ * type id a type refers to has been checked to exist, so the lookups here only fail on cycles or
+ * chains deeper than libbpf accepts.
+ */
+public final class Btf {
+    /** libbpf's MAX_RESOLVE_DEPTH: longest chain of modifiers/typedefs/arrays followed. */
+    public static final int MAX_RESOLVE_DEPTH = 32;
+
+    private final List<BtfType> types;
+    private final ByteView strings;
+
+    Btf(List<BtfType> types, ByteView strings) {
+        this.types = List.copyOf(types);
+        this.strings = strings;
+    }
+
+    /** Parses the contents of a {@code .BTF} section. */
+    public static Btf parse(byte[] data) { return BtfParser.parse(ByteView.of(data, ".BTF")); }
+
+    public static Btf parse(ByteView data) { return BtfParser.parse(data); }
+
+    /** All types; index 0 is {@link BtfType.Void}. */
+    public List<BtfType> types() { return types; }
+
+    public int typeCount() { return types.size(); }
+
+    public BtfType type(int id) {
+        if (id < 0 || id >= types.size()) throw error("BTF type id %d out of range (BTF has %d types)", id, types.size());
+        return types.get(id);
+    }
+
+    /** The string at {@code offset} of the string section (as {@code .BTF.ext} file names and lines use). */
+    public String string(long offset) { return strings.cString(offset, "BTF string"); }
+
+    /** A readable name of a type for messages: "STRUCT 'value' (#22)". */
+    public String describe(int id) {
+        BtfType t = type(id);
+        return t.kind() + (t.name().isEmpty() ? "" : " '" + t.name() + "'") + " (#" + id + ")";
+    }
+
+    /** Follows TYPEDEF, VOLATILE, CONST, RESTRICT and TYPE_TAG to the underlying type id. */
+    public int skipModsAndTypedefs(int id) {
+        for (int depth = 0; depth <= MAX_RESOLVE_DEPTH; depth++) {
+            if (!(type(id) instanceof BtfType.Ref r)) return id;
+            id = r.type();
+        }
+        throw error("BTF type #%d: chain of typedefs and modifiers deeper than %d", id, MAX_RESOLVE_DEPTH);
+    }
+
+    /** The size in bytes of a type, as libbpf's {@code btf__resolve_size}. */
+    public long resolveSize(int id) {
+        long nelems = 1;
+        int start = id;
+        for (int depth = 0; depth <= MAX_RESOLVE_DEPTH; depth++) {
+            BtfType t = type(id);
+            long size;
+            if (t instanceof BtfType.Int i) size = i.size();
+            else if (t instanceof BtfType.Composite c) size = c.size();
+            else if (t instanceof BtfType.Enum e) size = e.size();
+            else if (t instanceof BtfType.Datasec d) size = d.size();
+            else if (t instanceof BtfType.Float f) size = f.size();
+            else if (t instanceof BtfType.Ptr) size = 8;
+            else if (t instanceof BtfType.Ref r) { id = r.type(); continue; }
+            else if (t instanceof BtfType.Var v) { id = v.type(); continue; }
+            else if (t instanceof BtfType.Array a) {
+                if (a.nelems() != 0 && nelems > Integer.MAX_VALUE / a.nelems()) throw error("BTF type #%d: array size overflows", start);
+                nelems *= a.nelems();
+                id = a.elemType();
+                continue;
+            } else throw error("BTF type %s has no size", describe(id));
+            if (size != 0 && nelems > Integer.MAX_VALUE / size) throw error("BTF type #%d: size overflows", start);
+            return nelems * size;
+        }
+        throw error("BTF type #%d: type chain deeper than %d", start, MAX_RESOLVE_DEPTH);
+    }
+
+    /** The DATASEC of this name ({@code .maps}, {@code .data}, ...), if any. */
+    public Optional<BtfType.Datasec> datasec(String name) {
+        for (BtfType t : types) if (t instanceof BtfType.Datasec d && d.name().equals(name)) return Optional.of(d);
+        return Optional.empty();
+    }
+
+    /** The id of the first type of this kind and name, or -1. */
+    public int find(BtfKind kind, String name) {
+        for (int i = 1; i < types.size(); i++) {
+            BtfType t = types.get(i);
+            if (t.kind() == kind && t.name().equals(name)) return i;
+        }
+        return -1;
+    }
+
+    static BpfLoadException bad(String format, Object... args) { return error(format, args); }
+}
