@@ -1,0 +1,68 @@
+package dev.bpf4j.object;
+
+import dev.bpf4j.btf.Btf;
+import dev.bpf4j.btf.BtfExt;
+import dev.bpf4j.elf.ElfFile;
+import dev.bpf4j.elf.ElfSection;
+import dev.bpf4j.elf.ElfSymbol;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/** What the load phases learn about one object and hand to the next phase. Package-private, mutable while loading. */
+final class ObjectContext {
+    final ElfFile elf;
+    final String objectName;
+    String license = "";
+    int kernelVersion;
+    Btf btf;
+    BtfExt btfExt = BtfExt.empty();
+
+    /** Section indices of the special sections, -1 when absent. */
+    int textIndex = -1, legacyMapsIndex = -1, btfMapsIndex = -1;
+
+    /** Maps in definition order, by name. */
+    final Map<String, MapSpec> maps = new LinkedHashMap<>();
+    /** For maps defined in .maps/maps: (section index, offset of the definition) to map name. */
+    final Map<Long, String> mapsByDefinition = new HashMap<>();
+    /** For global-data sections: section index to the internal map name. */
+    final Map<Integer, String> dataMaps = new HashMap<>();
+    /** .kconfig externs: name to offset inside the .kconfig map value. */
+    final Map<String, Integer> kconfigOffsets = new HashMap<>();
+    String kconfigMapName;
+
+    /** Every function of every code section, sorted by (section index, offset). */
+    final List<Function> functions = new ArrayList<>();
+
+    ObjectContext(ElfFile elf, String objectName) {
+        this.elf = elf;
+        this.objectName = objectName;
+    }
+
+    static long definitionKey(int sectionIndex, long offset) { return ((long) sectionIndex << 40) ^ offset; }
+
+    void addMap(MapSpec map) {
+        if (maps.containsKey(map.name())) throw dev.bpf4j.elf.LoadPhase.error("map '%s' is defined twice", map.name());
+        maps.put(map.name(), map);
+    }
+
+    /** The symbols of section {@code index} that a loader treats as named definitions (not the section symbol). */
+    List<ElfSymbol> symbolsIn(int index) {
+        List<ElfSymbol> out = new ArrayList<>();
+        for (ElfSymbol s : elf.symbols()) {
+            if (s.sectionIndex() == index && s.type() != ElfSymbol.STT_SECTION && !s.name().isEmpty()) out.add(s);
+        }
+        return out;
+    }
+
+    Optional<ElfSymbol> symbolIn(int index, String name) {
+        for (ElfSymbol s : elf.symbols()) if (s.sectionIndex() == index && s.name().equals(name)) return Optional.of(s);
+        return Optional.empty();
+    }
+
+    ElfSection section(int index) { return elf.section(index); }
+}
