@@ -4,7 +4,7 @@ import dev.bpf4j.runtime.BpfLoadException;
 
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.LinkedHashMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -29,17 +29,19 @@ public final class ElfFile {
     private final List<ElfSection> sections;
     private final List<ElfSymbol> symbols;
     private final ElfSection symtab;
-    private final Map<Integer, List<ElfRelocation>> relocations;
+    /** SHT_REL sections by the index of the section they apply to; parsed only when asked for. */
+    private final Map<Integer, List<ElfSection>> relSections;
+    private final Map<Integer, List<ElfRelocation>> relocations = new HashMap<>();
 
     private ElfFile(ByteView file, int type, int machine, List<ElfSection> sections, ElfSection symtab,
-                    List<ElfSymbol> symbols, Map<Integer, List<ElfRelocation>> relocations) {
+                    List<ElfSymbol> symbols, Map<Integer, List<ElfSection>> relSections) {
         this.file = file;
         this.type = type;
         this.machine = machine;
         this.sections = sections;
         this.symtab = symtab;
         this.symbols = symbols;
-        this.relocations = relocations;
+        this.relSections = relSections;
     }
 
     /** Parses {@code data}; the array must not be changed afterwards (sections are read from it lazily). */
@@ -49,8 +51,10 @@ public final class ElfFile {
         List<ElfSection> sections = LoadPhase.run("load sections", () -> readSections(file, h));
         ElfSection symtab = LoadPhase.run("load symbols", () -> findSymtab(sections));
         List<ElfSymbol> symbols = LoadPhase.run("load symbols", () -> readSymbols(file, sections, symtab));
-        Map<Integer, List<ElfRelocation>> rels = LoadPhase.run("load relocations",
-                () -> readRelocations(file, sections, symtab, symbols.size()));
+        Map<Integer, List<ElfSection>> rels = new HashMap<>();
+        for (ElfSection s : sections) {
+            if (s.type() == ElfSection.SHT_REL) rels.computeIfAbsent(s.info(), k -> new ArrayList<>()).add(s);
+        }
         return new ElfFile(file, h.type, h.machine, sections, symtab, symbols, rels);
     }
 
@@ -160,36 +164,30 @@ public final class ElfFile {
         return s;
     }
 
-    private static Map<Integer, List<ElfRelocation>> readRelocations(ByteView f, List<ElfSection> sections,
-                                                                     ElfSection symtab, int symbolCount) {
-        Map<Integer, List<ElfRelocation>> out = new LinkedHashMap<>();
-        for (ElfSection s : sections) {
-            if (s.type() != ElfSection.SHT_REL) continue;
-            if (symtab == null || s.link() != symtab.index()) {
-                throw error("%s links to section %d, which is not the symbol table", s.describe(), s.link());
-            }
-            if (s.info() <= 0 || s.info() >= sections.size()) {
-                throw error("%s applies to section %d, which does not exist", s.describe(), s.info());
-            }
-            if (s.entsize() != REL_SIZE || s.size() % REL_SIZE != 0) {
-                throw error("%s has entry size %d and size %d; expected %d-byte Elf64_Rel entries", s.describe(), s.entsize(), s.size(), REL_SIZE);
-            }
-            if (out.containsKey(s.info())) throw error("%s: section %d already has a relocation section", s.describe(), s.info());
-            ByteView table = f.slice(s.offset(), s.size(), s.describe());
-            int n = (int) (s.size() / REL_SIZE);
-            List<ElfRelocation> rels = new ArrayList<>(n);
-            for (int i = 0; i < n; i++) {
-                long offset = table.u64((long) i * REL_SIZE);
-                long info = table.u64((long) i * REL_SIZE + 8);
-                long sym = info >>> 32;
-                if (sym >= symbolCount) {
-                    throw error("%s entry %d refers to symbol %d, but .symtab has %d symbols", s.describe(), i, sym, symbolCount);
-                }
-                rels.add(new ElfRelocation(offset, (int) sym, (int) info));
-            }
-            out.put(s.info(), Collections.unmodifiableList(rels));
+    /**
+     * Reads one SHT_REL section. Like libbpf, only the relocation sections a loader asks for are
+     * read (those of code and {@code .maps}); damaged {@code .rel.debug_*} sections do not matter.
+     */
+    private List<ElfRelocation> readRelocations(ElfSection s) {
+        if (symtab == null || s.link() != symtab.index()) {
+            throw error("%s links to section %d, which is not the symbol table", s.describe(), s.link());
         }
-        return Collections.unmodifiableMap(out);
+        if (s.entsize() != REL_SIZE || s.size() % REL_SIZE != 0) {
+            throw error("%s has entry size %d and size %d; expected %d-byte Elf64_Rel entries", s.describe(), s.entsize(), s.size(), REL_SIZE);
+        }
+        ByteView table = file.slice(s.offset(), s.size(), s.describe());
+        int n = (int) (s.size() / REL_SIZE);
+        List<ElfRelocation> rels = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            long offset = table.u64((long) i * REL_SIZE);
+            long info = table.u64((long) i * REL_SIZE + 8);
+            long sym = info >>> 32;
+            if (sym >= symbols.size()) {
+                throw error("%s entry %d refers to symbol %d, but .symtab has %d symbols", s.describe(), i, sym, symbols.size());
+            }
+            rels.add(new ElfRelocation(offset, (int) sym, (int) info));
+        }
+        return Collections.unmodifiableList(rels);
     }
 
     public int type() { return type; }
@@ -229,8 +227,19 @@ public final class ElfFile {
         return symbols.get(index);
     }
 
-    /** The relocations that apply to section {@code targetIndex} (empty when it has none). */
-    public List<ElfRelocation> relocationsFor(int targetIndex) { return relocations.getOrDefault(targetIndex, List.of()); }
+    /** The relocations that apply to section {@code targetIndex} (empty when it has none), read and checked on first use. */
+    public synchronized List<ElfRelocation> relocationsFor(int targetIndex) {
+        List<ElfRelocation> cached = relocations.get(targetIndex);
+        if (cached != null) return cached;
+        List<ElfSection> secs = relSections.getOrDefault(targetIndex, List.of());
+        List<ElfRelocation> out = LoadPhase.run("load relocations", () -> {
+            if (secs.isEmpty()) return List.<ElfRelocation>of();
+            if (secs.size() > 1) throw error("%s and %s both apply to section %d", secs.get(0).describe(), secs.get(1).describe(), targetIndex);
+            return readRelocations(secs.get(0));
+        });
+        relocations.put(targetIndex, out);
+        return out;
+    }
 
-    public boolean hasRelocations(int targetIndex) { return relocations.containsKey(targetIndex); }
+    public boolean hasRelocations(int targetIndex) { return relSections.containsKey(targetIndex); }
 }

@@ -106,7 +106,9 @@ class ElfFileTest {
         byte[] rel = subprog.clone();
         ElfSection relsocket = elf.section(".relsocket").orElseThrow();
         ByteBuffer.wrap(rel).order(ByteOrder.LITTLE_ENDIAN).putInt((int) relsocket.offset() + 12, 999);
-        assertThatThrownBy(() -> ElfFile.parse(rel)).hasMessage("load relocations: section 4 '.relsocket' entry 0 refers to symbol 999, but .symtab has 21 symbols");
+        ElfFile lazily = ElfFile.parse(rel);
+        assertThatThrownBy(() -> lazily.relocationsFor(3)).hasMessage("load relocations: section 4 '.relsocket' entry 0 refers to symbol 999, but .symtab has 21 symbols");
+        assertThat(lazily.relocationsFor(5)).hasSize(2);
     }
 
     /** Writes a u64 field of section header {@code index} ({@code field}: 24 = sh_offset, 32 = sh_size). */
