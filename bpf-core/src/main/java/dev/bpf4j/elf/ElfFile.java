@@ -151,6 +151,10 @@ public final class ElfFile {
             if (shndx != ElfSymbol.SHN_UNDEF && shndx < SHN_LORESERVE && shndx >= sections.size()) {
                 throw error("%s refers to section %d, but the file has %d sections", sym.describe(), shndx, sections.size());
             }
+            // LLVM leaves section symbols unnamed; name them after their section, as readelf shows them.
+            if (name.isEmpty() && sym.type() == ElfSymbol.STT_SECTION && shndx != ElfSymbol.SHN_UNDEF && shndx < SHN_LORESERVE) {
+                sym = new ElfSymbol(i, sections.get(shndx).name(), sym.info(), sym.other(), shndx, sym.value(), sym.size());
+            }
             out.add(sym);
         }
         return Collections.unmodifiableList(out);

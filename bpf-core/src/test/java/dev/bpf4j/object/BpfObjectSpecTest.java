@@ -222,6 +222,25 @@ class BpfObjectSpecTest {
     }
 
     @Test
+    void callbackAddressesStringsAndProgArraySlots() {
+        BpfObjectSpec spec = Fixtures.spec("callbacks");
+        ProgramSpec loop = spec.program("loop_sum");
+        assertThat(loop.functions()).containsExactly(new FunctionSpec("loop_sum", "tc", 0, 26), new FunctionSpec("add_index", ".text", 26, 7));
+        Insn callback = loop.program().insn(6); // r2 = add_index ll, R_BPF_64_64 against .text
+        assertThat(callback.src()).isEqualTo(Opcodes.PSEUDO_FUNC);
+        assertThat(6 + 1 + callback.imm()).isEqualTo(26);
+        assertThat(loop.mapReferences()).containsExactly(
+                new MapReference(11, MapReference.Kind.VALUE, ".rodata.str1.1", 0, ".rodata.str1.1"),
+                new MapReference(16, MapReference.Kind.MAP, "programs", 0, "programs"));
+        MapSpec str = spec.map(".rodata.str1.1");
+        assertThat(new String(str.contents())).isEqualTo("sum is %llu\0");
+        assertThat(str.flags()).isEqualTo(MapSpec.BPF_F_RDONLY_PROG); // no DATASEC: not mmapable, as in libbpf
+        MapSpec programs = spec.map("programs");
+        assertThat(programs.type()).isEqualTo(MapType.PROG_ARRAY);
+        assertThat(programs.initialSlots()).isEqualTo(Map.of(2, "tail_target"));
+    }
+
+    @Test
     void unknownProgramNameListsWhatExists() {
         assertThatThrownBy(() -> Fixtures.spec("xdp_multi").program("nope"))
                 .hasMessage("object 'xdp_multi' has no program 'nope' (programs: xdp_pass, xdp_drop_short, tc_ingress)");

@@ -12,7 +12,10 @@ public final class Fixtures {
     /** Surefire runs in the module directory; the fixtures live beside it in it-tests. */
     public static final Path DIR = Path.of("..", "it-tests", "src", "test", "resources", "objects");
 
-    public static final String[] NAMES = {"xdp_multi", "subprog", "btf_maps", "legacy_maps", "globals", "tracing"};
+    /** Objects that parse. */
+    public static final String[] NAMES = {"xdp_multi", "subprog", "btf_maps", "legacy_maps", "globals", "tracing", "callbacks"};
+    /** Objects that libbpf, and so bpf4j, must reject. */
+    public static final String[] INVALID = {"bad_map_field", "bad_static_prog"};
 
     public static Path path(String name) { return DIR.resolve(name + ".o"); }
 
