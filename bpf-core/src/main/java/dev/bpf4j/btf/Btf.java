@@ -1,9 +1,12 @@
 package dev.bpf4j.btf;
 
 import dev.bpf4j.elf.ByteView;
+import dev.bpf4j.elf.StringTable;
 import dev.bpf4j.runtime.BpfLoadException;
 
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 import static dev.bpf4j.elf.LoadPhase.error;
@@ -18,11 +21,18 @@ public final class Btf {
     public static final int MAX_RESOLVE_DEPTH = 32;
 
     private final List<BtfType> types;
-    private final ByteView strings;
+    private final StringTable strings;
 
-    Btf(List<BtfType> types, ByteView strings) {
+    /** First type id of each (kind, name), so lookups by name do not scan every type. */
+    private final Map<String, Integer> byKindAndName = new HashMap<>();
+
+    Btf(List<BtfType> types, StringTable strings) {
         this.types = List.copyOf(types);
         this.strings = strings;
+        for (int i = 1; i < this.types.size(); i++) {
+            BtfType t = this.types.get(i);
+            if (!t.name().isEmpty()) byKindAndName.putIfAbsent(t.kind() + "\0" + t.name(), i);
+        }
     }
 
     /** Parses the contents of a {@code .BTF} section. */
@@ -41,7 +51,7 @@ public final class Btf {
     }
 
     /** The string at {@code offset} of the string section (as {@code .BTF.ext} file names and lines use). */
-    public String string(long offset) { return strings.cString(offset, "BTF string"); }
+    public String string(long offset) { return strings.get(offset, "BTF string"); }
 
     /** A readable name of a type for messages: "STRUCT 'value' (#22)". */
     public String describe(int id) {
@@ -87,17 +97,13 @@ public final class Btf {
 
     /** The DATASEC of this name ({@code .maps}, {@code .data}, ...), if any. */
     public Optional<BtfType.Datasec> datasec(String name) {
-        for (BtfType t : types) if (t instanceof BtfType.Datasec d && d.name().equals(name)) return Optional.of(d);
-        return Optional.empty();
+        int id = find(BtfKind.DATASEC, name);
+        return id < 0 ? Optional.empty() : Optional.of((BtfType.Datasec) types.get(id));
     }
 
     /** The id of the first type of this kind and name, or -1. */
     public int find(BtfKind kind, String name) {
-        for (int i = 1; i < types.size(); i++) {
-            BtfType t = types.get(i);
-            if (t.kind() == kind && t.name().equals(name)) return i;
-        }
-        return -1;
+        return byKindAndName.getOrDefault(kind + "\0" + name, -1);
     }
 
     static BpfLoadException bad(String format, Object... args) { return error(format, args); }

@@ -28,9 +28,32 @@ public final class BtfExt {
 
     public static BtfExt empty() { return new BtfExt(Map.of(), Map.of()); }
 
+    /** The func_info records of a section, sorted by instruction. */
     public List<FuncInfo> funcInfos(String section) { return funcInfos.getOrDefault(section, List.of()); }
 
+    /** The line_info records of a section, sorted by instruction. */
     public List<LineInfo> lineInfos(String section) { return lineInfos.getOrDefault(section, List.of()); }
+
+    /** The func_info records of instructions {@code [from, to)} of a section. */
+    public List<FuncInfo> funcInfos(String section, int from, int to) {
+        List<FuncInfo> all = funcInfos(section);
+        return all.subList(lowerBound(all, from, FuncInfo::insnIndex), lowerBound(all, to, FuncInfo::insnIndex));
+    }
+
+    /** The line_info records of instructions {@code [from, to)} of a section. */
+    public List<LineInfo> lineInfos(String section, int from, int to) {
+        List<LineInfo> all = lineInfos(section);
+        return all.subList(lowerBound(all, from, LineInfo::insnIndex), lowerBound(all, to, LineInfo::insnIndex));
+    }
+
+    private static <T> int lowerBound(List<T> sorted, int key, java.util.function.ToIntFunction<T> index) {
+        int lo = 0, hi = sorted.size();
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (index.applyAsInt(sorted.get(mid)) < key) lo = mid + 1; else hi = mid;
+        }
+        return lo;
+    }
 
     public static BtfExt parse(ByteView data, Btf btf) {
         if (data.length() < 8) throw bad(".BTF.ext is %d bytes, shorter than its header", data.length());
@@ -62,12 +85,22 @@ public final class BtfExt {
             }
             lines.computeIfAbsent(b.section, k -> new ArrayList<>()).addAll(list);
         }
-        return new BtfExt(freeze(funcs), freeze(lines));
+        return new BtfExt(freeze(funcs, FuncInfo::insnIndex), freeze(lines, LineInfo::insnIndex));
     }
 
-    private static <T> Map<String, List<T>> freeze(Map<String, List<T>> m) {
+    private static <T> Map<String, List<T>> freeze(Map<String, List<T>> m, java.util.function.ToIntFunction<T> index) {
         Map<String, List<T>> out = new LinkedHashMap<>();
-        m.forEach((k, v) -> out.put(k, List.copyOf(v)));
+        m.forEach((k, v) -> {
+            List<T> sorted = new ArrayList<>(v);
+            sorted.sort(java.util.Comparator.comparingInt(index));
+            // As the kernel demands: at most one record per instruction (also bounds the copies made per program).
+            for (int i = 1; i < sorted.size(); i++) {
+                if (index.applyAsInt(sorted.get(i)) == index.applyAsInt(sorted.get(i - 1))) {
+                    throw bad(".BTF.ext: section '%s' has two records for instruction %d", k, index.applyAsInt(sorted.get(i)));
+                }
+            }
+            out.put(k, List.copyOf(sorted));
+        });
         return Map.copyOf(out);
     }
 

@@ -1,6 +1,7 @@
 package dev.bpf4j.btf;
 
 import dev.bpf4j.elf.ByteView;
+import dev.bpf4j.elf.StringTable;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -15,10 +16,10 @@ final class BtfParser {
     private static final int MAX_TYPES = 0xfffff;
 
     private final ByteView types;
-    private final ByteView strings;
+    private final StringTable strings;
     private final List<BtfType> out = new ArrayList<>();
 
-    private BtfParser(ByteView types, ByteView strings) {
+    private BtfParser(ByteView types, StringTable strings) {
         this.types = types;
         this.strings = strings;
     }
@@ -40,14 +41,14 @@ final class BtfParser {
             throw bad(".BTF string section must start and end with a NUL byte");
         }
         BtfParser p = new BtfParser(data.slice(hdrLen + typeOff, typeLen, ".BTF types"),
-                data.slice(hdrLen + strOff, strLen, ".BTF strings"));
+                new StringTable(data.slice(hdrLen + strOff, strLen, ".BTF strings")));
         p.readTypes();
         p.checkReferences();
         return new Btf(p.out, p.strings);
     }
 
     private String name(long off, int id) {
-        return off == 0 ? "" : strings.cString(off, "name of type #" + id);
+        return off == 0 ? "" : strings.get(off, "name of type #" + id);
     }
 
     private void readTypes() {

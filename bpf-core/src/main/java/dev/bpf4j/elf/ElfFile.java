@@ -104,11 +104,11 @@ public final class ElfFile {
         long[] strHdr = raw[h.shstrndx];
         if (strHdr[1] != ElfSection.SHT_STRTAB) throw error("section name table (section %d) has type %d, not SHT_STRTAB", h.shstrndx, strHdr[1]);
         checkExtent(f, h.shstrndx, "<section names>", strHdr[3], strHdr[4]);
-        ByteView names = f.slice(strHdr[3], strHdr[4], "section name table");
+        StringTable names = new StringTable(f.slice(strHdr[3], strHdr[4], "section name table"));
         List<ElfSection> out = new ArrayList<>(h.shnum);
         for (int i = 0; i < h.shnum; i++) {
             long[] r = raw[i];
-            String name = i == 0 ? "" : names.cString(r[0], "name of section " + i);
+            String name = i == 0 ? "" : names.get(r[0], "name of section " + i);
             ElfSection s = new ElfSection(i, name, (int) r[1], r[2], r[3], r[4], (int) r[5], (int) r[6], r[7], r[8]);
             if (s.hasFileData()) checkExtent(f, i, name, s.offset(), s.size());
             out.add(s);
@@ -138,14 +138,14 @@ public final class ElfFile {
         if (symtab.entsize() != SYM_SIZE) throw error("%s has entry size %d, not %d", symtab.describe(), symtab.entsize(), SYM_SIZE);
         if (symtab.size() % SYM_SIZE != 0) throw error("%s size %d is not a multiple of %d", symtab.describe(), symtab.size(), SYM_SIZE);
         ElfSection strtab = linked(sections, symtab, ElfSection.SHT_STRTAB, "string table");
-        ByteView strings = f.slice(strtab.offset(), strtab.size(), "symbol string table " + strtab.describe());
+        StringTable strings = new StringTable(f.slice(strtab.offset(), strtab.size(), "symbol string table " + strtab.describe()));
         ByteView table = f.slice(symtab.offset(), symtab.size(), "symbol table");
         int n = (int) (symtab.size() / SYM_SIZE);
         List<ElfSymbol> out = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
             long p = (long) i * SYM_SIZE;
             long nameOff = table.u32(p);
-            String name = nameOff == 0 ? "" : strings.cString(nameOff, "name of symbol " + i);
+            String name = nameOff == 0 ? "" : strings.get(nameOff, "name of symbol " + i);
             int shndx = table.u16(p + 6);
             ElfSymbol sym = new ElfSymbol(i, name, table.u8(p + 4), table.u8(p + 5), shndx, table.u64(p + 8), table.u64(p + 16));
             if (shndx != ElfSymbol.SHN_UNDEF && shndx < SHN_LORESERVE && shndx >= sections.size()) {

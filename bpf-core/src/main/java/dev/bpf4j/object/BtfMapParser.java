@@ -69,6 +69,7 @@ final class BtfMapParser {
             extents.add(new Extent(name, sym.value(), sym.value() + size,
                     d.valuesBitOffset < 0 ? -1 : sym.value() + d.valuesBitOffset / 8));
         }
+        extents.sort(java.util.Comparator.comparingLong(Extent::start));
         collectInitialSlots(extents);
     }
 
@@ -180,13 +181,24 @@ final class BtfMapParser {
     /** Where one definition lies in {@code .maps}, and where its {@code values} member starts (-1: none). */
     private record Extent(String name, long start, long end, long valuesStart) {}
 
+    /** The last definition starting at or before {@code offset}, if it contains it (binary search). */
+    private static Extent containing(List<Extent> sorted, long offset) {
+        int lo = 0, hi = sorted.size() - 1, found = -1;
+        while (lo <= hi) {
+            int mid = (lo + hi) >>> 1;
+            if (sorted.get(mid).start() <= offset) { found = mid; lo = mid + 1; } else hi = mid - 1;
+        }
+        if (found < 0) return null;
+        Extent e = sorted.get(found);
+        return offset < e.end() ? e : null;
+    }
+
     /** {@code .values = { [1] = &inner }}: relocations in {@code .rel.maps} fill slots of the outer map. */
     private void collectInitialSlots(List<Extent> extents) {
         Map<String, Map<Integer, String>> slots = new HashMap<>();
         for (ElfRelocation rel : ctx.elf.relocationsFor(ctx.btfMapsIndex)) {
             ElfSymbol sym = ctx.elf.symbol(rel.symbolIndex());
-            Extent ext = null;
-            for (Extent e : extents) if (rel.offset() >= e.start() && rel.offset() < e.end()) ext = e;
+            Extent ext = containing(extents, rel.offset());
             if (ext == null || ext.valuesStart() < 0 || rel.offset() < ext.valuesStart()) {
                 throw error("relocation in '.maps' at offset %d (symbol '%s') is not inside the 'values' of a map-in-map or prog array",
                         rel.offset(), sym.name());

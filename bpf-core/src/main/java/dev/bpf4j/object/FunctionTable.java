@@ -24,10 +24,16 @@ final class FunctionTable {
             if (s.type() != ElfSection.SHT_PROGBITS || !s.isExecutable() || s.size() == 0) continue;
             if (s.size() % Insn.SIZE != 0) throw error("%s size %d is not a multiple of %d (truncated instruction)", s.describe(), s.size(), Insn.SIZE);
             CodeSection code = new CodeSection(s, decode(ctx.elf.view(s)));
-            for (ElfSymbol sym : ctx.elf.symbols()) {
-                if (sym.sectionIndex() != s.index() || sym.type() != ElfSymbol.STT_FUNC) continue;
-                ctx.functions.add(function(ctx, code, sym));
+            for (ElfSymbol sym : ctx.allSymbolsIn(s.index())) {
+                if (sym.type() == ElfSymbol.STT_FUNC) code.functions.add(function(ctx, code, sym));
             }
+            code.functions.sort(Comparator.comparingInt(Function::start));
+            for (int i = 1; i < code.functions.size(); i++) {
+                Function a = code.functions.get(i - 1), b = code.functions.get(i);
+                if (b.start() < a.start() + a.length()) throw error("section '%s': functions '%s' and '%s' overlap", s.name(), a.name(), b.name());
+            }
+            ctx.functions.addAll(code.functions);
+            if (s.index() == ctx.textIndex) ctx.text = code;
         }
         ctx.functions.sort(Comparator.comparingInt((Function f) -> f.code().section.index()).thenComparingInt(Function::start));
     }
@@ -61,20 +67,14 @@ final class FunctionTable {
     }
 
     /** The {@code .text} function that contains instruction {@code insn}, or null. */
-    static Function textFunctionAt(ObjectContext ctx, int insn) {
-        for (Function f : ctx.functions) if (f.code().section.index() == ctx.textIndex && f.contains(insn)) return f;
-        return null;
+    static Function textFunctionAt(ObjectContext ctx, long insn) {
+        return ctx.text == null ? null : ctx.text.functionAt(insn);
     }
 
-    /** The function of {@code code} that contains instruction {@code insn}, or null. */
-    static Function functionAt(ObjectContext ctx, CodeSection code, int insn) {
-        for (Function f : ctx.functions) if (f.code() == code && f.contains(insn)) return f;
-        return null;
-    }
-
+    /** Code sections that hold at least one function, in section order. */
     static List<CodeSection> codeSections(ObjectContext ctx) {
         List<CodeSection> out = new ArrayList<>();
-        for (Function f : ctx.functions) if (!out.contains(f.code())) out.add(f.code());
+        for (Function f : ctx.functions) if (out.isEmpty() || out.get(out.size() - 1) != f.code()) out.add(f.code());
         return out;
     }
 }

@@ -4,7 +4,6 @@ import dev.bpf4j.btf.Btf;
 import dev.bpf4j.btf.BtfKind;
 import dev.bpf4j.btf.BtfType;
 import dev.bpf4j.elf.ElfSection;
-import dev.bpf4j.elf.ElfSymbol;
 
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -78,9 +77,8 @@ final class GlobalDataMaps {
         List<Extern> externs = new ArrayList<>();
         for (BtfType.VarSecinfo v : ds.vars()) {
             if (!(ctx.btf.type(v.type()) instanceof BtfType.Var var)) throw error("DATASEC .kconfig entry %s is not a VAR", ctx.btf.describe(v.type()));
-            boolean defined = false;
-            for (ElfSymbol s : ctx.elf.symbols()) if (s.isUndefined() && s.name().equals(var.name())) defined = true;
-            if (!defined) continue;
+            if (!ctx.hasUndefinedSymbol(var.name())) continue;
+            if (ctx.kconfigOffsets.put(var.name(), -1) != null) throw error("kconfig extern '%s' is declared twice", var.name());
             long size = ctx.btf.resolveSize(var.type());
             if (size <= 0 || size > 4096) throw error("kconfig extern '%s' has unsupported size %d", var.name(), size);
             externs.add(new Extern(var.name(), size, alignOf(ctx.btf, var.type(), var.name())));

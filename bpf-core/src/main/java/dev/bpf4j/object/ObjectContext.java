@@ -35,6 +35,8 @@ final class ObjectContext {
     final Map<String, Integer> kconfigOffsets = new HashMap<>();
     String kconfigMapName;
 
+    /** The decoded {@code .text} section, when it has functions. */
+    CodeSection text;
     /** Every function of every code section, sorted by (section index, offset). */
     final List<Function> functions = new ArrayList<>();
 
@@ -50,18 +52,45 @@ final class ObjectContext {
         maps.put(map.name(), map);
     }
 
+    private Map<Integer, List<ElfSymbol>> bySection;
+    private Map<String, List<ElfSymbol>> byName;
+
+    /** Symbols grouped once, so that lookups stay linear in the size of the file. */
+    private void index() {
+        if (bySection != null) return;
+        bySection = new HashMap<>();
+        byName = new HashMap<>();
+        for (ElfSymbol s : elf.symbols()) {
+            bySection.computeIfAbsent(s.sectionIndex(), k -> new ArrayList<>()).add(s);
+            byName.computeIfAbsent(s.name(), k -> new ArrayList<>()).add(s);
+        }
+    }
+
+    /** All symbols of section {@code index}, in symbol-table order. */
+    List<ElfSymbol> allSymbolsIn(int index) {
+        index();
+        return bySection.getOrDefault(index, List.of());
+    }
+
     /** The symbols of section {@code index} that a loader treats as named definitions (not the section symbol). */
     List<ElfSymbol> symbolsIn(int index) {
         List<ElfSymbol> out = new ArrayList<>();
-        for (ElfSymbol s : elf.symbols()) {
-            if (s.sectionIndex() == index && s.type() != ElfSymbol.STT_SECTION && !s.name().isEmpty()) out.add(s);
+        for (ElfSymbol s : allSymbolsIn(index)) {
+            if (s.type() != ElfSymbol.STT_SECTION && !s.name().isEmpty()) out.add(s);
         }
         return out;
     }
 
     Optional<ElfSymbol> symbolIn(int index, String name) {
-        for (ElfSymbol s : elf.symbols()) if (s.sectionIndex() == index && s.name().equals(name)) return Optional.of(s);
+        index();
+        for (ElfSymbol s : byName.getOrDefault(name, List.of())) if (s.sectionIndex() == index) return Optional.of(s);
         return Optional.empty();
+    }
+
+    boolean hasUndefinedSymbol(String name) {
+        index();
+        for (ElfSymbol s : byName.getOrDefault(name, List.of())) if (s.isUndefined()) return true;
+        return false;
     }
 
     ElfSection section(int index) { return elf.section(index); }

@@ -95,7 +95,7 @@ final class ProgramLinker {
     }
 
     private Function callee(Function from, int idx, long targetIdx) {
-        Function target = targetIdx >= 0 && targetIdx <= Integer.MAX_VALUE ? FunctionTable.textFunctionAt(ctx, (int) targetIdx) : null;
+        Function target = FunctionTable.textFunctionAt(ctx, targetIdx);
         if (target == null) throw error("%s: call at insn %d targets .text instruction %d, which is in no function", from.describe(), idx, targetIdx);
         if (target.start() != targetIdx) {
             throw error("%s: call at insn %d targets .text instruction %d, inside '%s' rather than at its start", from.describe(), idx, targetIdx, target.name());
@@ -133,11 +133,12 @@ final class ProgramLinker {
         List<LineInfo> lineInfos = new ArrayList<>();
         placed.forEach((fn, base) -> {
             functions.add(new FunctionSpec(fn.name(), fn.code().name(), base, fn.length()));
-            for (FuncInfo fi : ctx.btfExt.funcInfos(fn.code().name())) {
-                if (fn.contains(fi.insnIndex())) funcInfos.add(fi.rebase(base + fi.insnIndex() - fn.start()));
+            int end = fn.start() + fn.length();
+            for (FuncInfo fi : ctx.btfExt.funcInfos(fn.code().name(), fn.start(), end)) {
+                funcInfos.add(fi.rebase(base + fi.insnIndex() - fn.start()));
             }
-            for (LineInfo li : ctx.btfExt.lineInfos(fn.code().name())) {
-                if (fn.contains(li.insnIndex())) lineInfos.add(li.rebase(base + li.insnIndex() - fn.start()));
+            for (LineInfo li : ctx.btfExt.lineInfos(fn.code().name(), fn.start(), end)) {
+                lineInfos.add(li.rebase(base + li.insnIndex() - fn.start()));
             }
         });
         funcInfos.sort(Comparator.comparingInt(FuncInfo::insnIndex));

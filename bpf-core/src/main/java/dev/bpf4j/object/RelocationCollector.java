@@ -33,7 +33,7 @@ final class RelocationCollector {
         }
         int idx = (int) (rel.offset() / Insn.SIZE);
         // Like libbpf: a relocation outside every function (an overridden weak function) is skipped.
-        if (FunctionTable.functionAt(ctx, code, idx) == null) return;
+        if (code.functionAt(idx) == null) return;
         ElfSymbol sym = ctx.elf.symbol(rel.symbolIndex());
         where += " at insn " + idx + " against '" + sym.name() + "'";
         Insn insn = code.insns[idx];
