@@ -1,6 +1,7 @@
 package dev.bpf4j.btf;
 
 import dev.bpf4j.elf.ByteView;
+import dev.bpf4j.elf.LoadPhase;
 import dev.bpf4j.elf.StringTable;
 import dev.bpf4j.runtime.BpfLoadException;
 
@@ -36,9 +37,9 @@ public final class Btf {
     }
 
     /** Parses the contents of a {@code .BTF} section. */
-    public static Btf parse(byte[] data) { return BtfParser.parse(ByteView.of(data, ".BTF")); }
+    public static Btf parse(byte[] data) { return parse(ByteView.of(data, ".BTF")); }
 
-    public static Btf parse(ByteView data) { return BtfParser.parse(data); }
+    public static Btf parse(ByteView data) { return LoadPhase.guard(() -> BtfParser.parse(data)); }
 
     /** All types; index 0 is {@link BtfType.Void}. */
     public List<BtfType> types() { return types; }

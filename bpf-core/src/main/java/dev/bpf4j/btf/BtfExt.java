@@ -1,6 +1,7 @@
 package dev.bpf4j.btf;
 
 import dev.bpf4j.elf.ByteView;
+import dev.bpf4j.elf.LoadPhase;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -55,7 +56,9 @@ public final class BtfExt {
         return lo;
     }
 
-    public static BtfExt parse(ByteView data, Btf btf) {
+    public static BtfExt parse(ByteView data, Btf btf) { return LoadPhase.guard(() -> read(data, btf)); }
+
+    private static BtfExt read(ByteView data, Btf btf) {
         if (data.length() < 8) throw bad(".BTF.ext is %d bytes, shorter than its header", data.length());
         int magic = data.u16(0);
         if (magic != BtfParser.MAGIC) throw bad(".BTF.ext magic 0x%04x is not 0xeb9f", magic);

@@ -25,6 +25,20 @@ public final class LoadPhase {
         }
     }
 
+    /**
+     * For public entry points that are not a phase of their own: a parser bug still surfaces as a
+     * {@link BpfLoadException} ("internal error"), never as another exception type.
+     */
+    public static <T> T guard(Supplier<T> body) {
+        try {
+            return body.get();
+        } catch (BpfLoadException e) {
+            throw e;
+        } catch (RuntimeException | StackOverflowError e) {
+            throw new BpfLoadException(INTERNAL_ERROR + ": " + e, e);
+        }
+    }
+
     public static void run(String phase, Runnable body) {
         run(phase, () -> {
             body.run();

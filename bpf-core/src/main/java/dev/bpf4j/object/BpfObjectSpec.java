@@ -1,6 +1,7 @@
 package dev.bpf4j.object;
 
 import dev.bpf4j.btf.Btf;
+import dev.bpf4j.elf.LoadPhase;
 import dev.bpf4j.runtime.BpfLoadException;
 
 import java.io.IOException;
@@ -33,7 +34,8 @@ public record BpfObjectSpec(String name, String license, int kernelVersion, List
 
     /** Parses an object held in memory; {@code name} is its file name or any label. */
     public static BpfObjectSpec parse(byte[] elf, String name) {
-        return ObjectLoader.load(elf.clone(), ObjectNames.objectName(name));
+        byte[] copy = elf.clone();
+        return LoadPhase.guard(() -> ObjectLoader.load(copy, ObjectNames.objectName(name)));
     }
 
     /** Reads and parses an object file. */
@@ -44,7 +46,7 @@ public record BpfObjectSpec(String name, String license, int kernelVersion, List
         } catch (IOException | OutOfMemoryError e) {
             throw new BpfLoadException("read " + path + ": " + e, e);
         }
-        return ObjectLoader.load(data, ObjectNames.objectName(path.getFileName().toString()));
+        return LoadPhase.guard(() -> ObjectLoader.load(data, ObjectNames.objectName(String.valueOf(path.getFileName()))));
     }
 
     public Optional<ProgramSpec> findProgram(String programName) {
