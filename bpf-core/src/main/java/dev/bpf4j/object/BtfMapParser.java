@@ -89,7 +89,7 @@ final class BtfMapParser {
                 case "max_entries": d.maxEntries = intField(mapName, m); break;
                 case "map_flags": d.flags = intField(mapName, m); break;
                 case "numa_node": d.numaNode = intField(mapName, m); break;
-                case "map_extra": d.mapExtra = intField(mapName, m); break;
+                case "map_extra": d.mapExtra = longField(mapName, m); break;
                 case "key_size": d.keySize = sizeField(mapName, field, intField(mapName, m), d.keySize); break;
                 case "value_size": d.valueSize = sizeField(mapName, field, intField(mapName, m), d.valueSize); break;
                 case "key": {
@@ -152,6 +152,15 @@ final class BtfMapParser {
             throw error("map '%s': attr '%s': expected a pointer to ARRAY, got a pointer to %s", mapName, m.name(), btf.describe(ptr.type()));
         }
         return arr.nelems();
+    }
+
+    /** libbpf's {@code get_map_field_long}: {@code __uint} (pointer to array) or {@code __ulong} (a one-value enum). */
+    private long longField(String mapName, BtfType.Member m) {
+        int id = btf.skipModsAndTypedefs(m.type());
+        if (btf.type(id) instanceof BtfType.Ptr) return intField(mapName, m);
+        if (!(btf.type(id) instanceof BtfType.Enum e)) throw error("map '%s': attr '%s': expected PTR, ENUM or ENUM64, got %s", mapName, m.name(), btf.describe(id));
+        if (e.values().size() != 1) throw error("map '%s': attr '%s': invalid __ulong (enum with %d values)", mapName, m.name(), e.values().size());
+        return e.values().get(0).value();
     }
 
     private int pointee(String mapName, BtfType.Member m) {

@@ -36,6 +36,9 @@ public record ProgramSpec(String name, String section, ProgramType type, AttachT
         lineInfos = List.copyOf(lineInfos);
     }
 
+    /** False for a section named {@code ?type}: libbpf opens such programs but does not load them by default. */
+    public boolean autoload() { return !section.startsWith("?"); }
+
     /** Number of instruction slots (an lddw counts two). */
     public int length() { return program.length(); }
 

@@ -114,11 +114,17 @@ public record SectionDef(String pattern, ProgramType type, AttachType attachType
 
     public static List<SectionDef> all() { return DEFS; }
 
-    /** The first definition matching {@code section}, as libbpf's {@code find_sec_def}. */
+    /**
+     * The first definition matching {@code section}, as libbpf's {@code find_sec_def}. A leading
+     * '?' (libbpf: do not load by default) is not part of the name that is matched.
+     */
     public static Optional<SectionDef> find(String section) {
-        for (SectionDef d : DEFS) if (d.matches(section)) return Optional.of(d);
+        String name = stripOptional(section);
+        for (SectionDef d : DEFS) if (d.matches(name)) return Optional.of(d);
         return Optional.empty();
     }
+
+    static String stripOptional(String section) { return section.startsWith("?") ? section.substring(1) : section; }
 
     public boolean matches(String section) {
         int len = pattern.length();
@@ -133,7 +139,8 @@ public record SectionDef(String pattern, ProgramType type, AttachType attachType
     }
 
     /** What follows the prefix and its '/' ("do_unlinkat" for "kprobe/do_unlinkat"), or "". */
-    public String attachTarget(String section) {
+    public String attachTarget(String sectionName) {
+        String section = stripOptional(sectionName);
         String prefix = pattern.endsWith("+") ? pattern.substring(0, pattern.length() - 1) : pattern;
         if (section.length() > prefix.length() && section.startsWith(prefix) && section.charAt(prefix.length()) == '/') {
             return section.substring(prefix.length() + 1);

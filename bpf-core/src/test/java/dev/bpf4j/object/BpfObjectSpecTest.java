@@ -241,6 +241,35 @@ class BpfObjectSpecTest {
     }
 
     @Test
+    void subprogramUsingMapsIsCopiedIntoEachCaller() {
+        BpfObjectSpec spec = Fixtures.spec("shared_subprog");
+        assertThat(spec.map("shared_s.bss").valueSize()).isEqualTo(8);
+        // record (28 insns in .text) has R_BPF_64_64 at its insns 0 (calls), 10 and 22 (seen)
+        ProgramSpec xdp = spec.program("record_xdp");
+        assertThat(xdp.functions()).containsExactly(new FunctionSpec("record_xdp", "xdp", 0, 9), new FunctionSpec("record", ".text", 9, 28));
+        assertCall(xdp.program(), 1, 9);
+        assertThat(xdp.mapReferences()).containsExactly(
+                new MapReference(9, MapReference.Kind.VALUE, "shared_s.bss", 0, "calls"),
+                new MapReference(19, MapReference.Kind.MAP, "seen", 0, "seen"),
+                new MapReference(31, MapReference.Kind.MAP, "seen", 0, "seen"));
+        assertThat(xdp.autoload()).isTrue();
+
+        ProgramSpec tc = spec.program("record_tc");
+        assertThat(tc.section()).isEqualTo("?tc");
+        assertThat(tc.autoload()).isFalse();
+        assertThat(tc.type()).isEqualTo(ProgramType.SCHED_CLS);
+        assertThat(tc.functions()).extracting(FunctionSpec::pc).containsExactly(0, 15);
+        assertCall(tc.program(), 2, 15);
+        assertCall(tc.program(), 5, 15);
+        assertThat(tc.mapReferences()).extracting(MapReference::pc).containsExactly(15, 25, 37);
+        assertThat(tc.program().insn(25).src()).isEqualTo(Opcodes.PSEUDO_MAP_FD);
+        assertThat(tc.program().insn(15).src()).isEqualTo(Opcodes.PSEUDO_MAP_VALUE);
+        assertThat(tc.lineAt(16).orElseThrow().sourceLine()).isEqualTo("\tcalls++;");
+        // the .text original is untouched by linking: both copies were patched independently
+        assertThat(xdp.program().insn(19)).isEqualTo(tc.program().insn(25));
+    }
+
+    @Test
     void unknownProgramNameListsWhatExists() {
         assertThatThrownBy(() -> Fixtures.spec("xdp_multi").program("nope"))
                 .hasMessage("object 'xdp_multi' has no program 'nope' (programs: xdp_pass, xdp_drop_short, tc_ingress)");

@@ -29,6 +29,8 @@ class SectionDefTest {
         assertThat(type("fentry/x")).isEqualTo(ProgramType.TRACING);
         assertThat(type("lsm/file_open")).isEqualTo(ProgramType.LSM);
         assertThat(type("cgroup/connect4")).isEqualTo(ProgramType.CGROUP_SOCK_ADDR);
+        assertThat(type("?xdp")).isEqualTo(ProgramType.XDP);
+        assertThat(SectionDef.find("?kprobe/f").orElseThrow().attachTarget("?kprobe/f")).isEqualTo("f");
         assertThat(SectionDef.find("tc/ingress").map(SectionDef::attachType)).isEqualTo(Optional.of(AttachType.TCX_INGRESS));
     }
 
