@@ -81,7 +81,8 @@ int count(struct xdp_md *ctx)
 	__u64 size_key = ctx->data_end - ctx->data;
 	__u32 one = 1;
 	bpf_map_update_elem(&by_size, &size_key, &one, BPF_ANY);
-	bpf_map_update_elem(&lru, &key, &key, BPF_ANY);
+	struct value zero = {};
+	bpf_map_update_elem(&lru, &key, &zero, BPF_ANY);
 	__u64 *e = bpf_ringbuf_reserve(&events, 8, 0);
 	if (e) {
 		*e = size_key;

@@ -15,10 +15,10 @@ static int add_index(__u32 index, void *data)
 	return 0;
 }
 
-SEC("xdp")
-int tail_target(struct xdp_md *ctx)
+SEC("tc")
+int tail_target(struct __sk_buff *skb)
 {
-	return XDP_DROP;
+	return 1;
 }
 
 struct {
