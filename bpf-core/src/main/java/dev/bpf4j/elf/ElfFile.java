@@ -68,7 +68,8 @@ public final class ElfFile {
         if (f.u8(6) != 1) throw error("ELF version %d is not EV_CURRENT", f.u8(6));
         int type = f.u16(16);
         int machine = f.u16(18);
-        if (machine != EM_BPF) throw error("machine %d is not EM_BPF (247): not a BPF object", machine);
+        // libbpf also accepts EM_NONE, which old LLVM versions wrote.
+        if (machine != EM_BPF && machine != 0) throw error("machine %d is not EM_BPF (247): not a BPF object", machine);
         if (type != ET_REL) throw error("ELF type %d is not ET_REL: expected a relocatable object from clang -c", type);
         long shoff = f.u64(40);
         int shentsize = f.u16(58);
