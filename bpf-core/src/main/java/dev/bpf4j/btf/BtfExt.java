@@ -13,21 +13,33 @@ import static dev.bpf4j.btf.Btf.bad;
 /**
  * Parsed {@code .BTF.ext}: the func_info and line_info records of each code section, keyed by
  * ELF section name, with instruction offsets converted from bytes to instruction indices (relative
- * to the section start) and strings resolved through the {@code .BTF} string section. CO-RE
- * relocation records are not read yet.
+ * to the section start) and strings resolved through the {@code .BTF} string section; and the
+ * CO-RE relocation records, kept for a loader to apply.
  */
 public final class BtfExt {
-    private static final int HEADER_MIN = 24, FUNC_REC_MIN = 8, LINE_REC_MIN = 16;
+    private static final int HEADER_MIN = 24, HEADER_WITH_CORE = 32, FUNC_REC_MIN = 8, LINE_REC_MIN = 16, CORE_REC_MIN = 16;
 
     private final Map<String, List<FuncInfo>> funcInfos;
     private final Map<String, List<LineInfo>> lineInfos;
+    private final Map<String, List<CoreRelocation>> coreRelocations;
 
-    private BtfExt(Map<String, List<FuncInfo>> funcInfos, Map<String, List<LineInfo>> lineInfos) {
+    private BtfExt(Map<String, List<FuncInfo>> funcInfos, Map<String, List<LineInfo>> lineInfos,
+                   Map<String, List<CoreRelocation>> coreRelocations) {
         this.funcInfos = funcInfos;
         this.lineInfos = lineInfos;
+        this.coreRelocations = coreRelocations;
     }
 
-    public static BtfExt empty() { return new BtfExt(Map.of(), Map.of()); }
+    public static BtfExt empty() { return new BtfExt(Map.of(), Map.of(), Map.of()); }
+
+    /** The CO-RE relocation records of a section, sorted by instruction. */
+    public List<CoreRelocation> coreRelocations(String section) { return coreRelocations.getOrDefault(section, List.of()); }
+
+    /** The CO-RE relocation records of instructions {@code [from, to)} of a section. */
+    public List<CoreRelocation> coreRelocations(String section, int from, int to) {
+        List<CoreRelocation> all = coreRelocations(section);
+        return all.subList(lowerBound(all, from, CoreRelocation::insnIndex), lowerBound(all, to, CoreRelocation::insnIndex));
+    }
 
     /** The func_info records of a section, sorted by instruction. */
     public List<FuncInfo> funcInfos(String section) { return funcInfos.getOrDefault(section, List.of()); }
@@ -88,7 +100,23 @@ public final class BtfExt {
             }
             lines.computeIfAbsent(b.section, k -> new ArrayList<>()).addAll(list);
         }
-        return new BtfExt(freeze(funcs, FuncInfo::insnIndex), freeze(lines, LineInfo::insnIndex));
+        Map<String, List<CoreRelocation>> core = new LinkedHashMap<>();
+        if (hdrLen >= HEADER_WITH_CORE) {
+            for (Block b : blocks(body, data.u32(24), data.u32(28), CORE_REC_MIN, "core_relo", btf)) {
+                List<CoreRelocation> list = new ArrayList<>(b.count);
+                for (int i = 0; i < b.count; i++) {
+                    long p = b.offset + (long) i * b.recSize;
+                    int typeId = body.s32(p + 4);
+                    btf.type(typeId);
+                    long kindId = body.u32(p + 12);
+                    CoreRelocation.Kind kind = CoreRelocation.Kind.of(kindId);
+                    if (kind == null) throw bad(".BTF.ext core_relo for section '%s': unknown kind %d", b.section, kindId);
+                    list.add(new CoreRelocation(insnIndex(body.u32(p), "core_relo", b.section), typeId, btf.string(body.u32(p + 8)), kind));
+                }
+                core.computeIfAbsent(b.section, k -> new ArrayList<>()).addAll(list);
+            }
+        }
+        return new BtfExt(freeze(funcs, FuncInfo::insnIndex), freeze(lines, LineInfo::insnIndex), freeze(core, CoreRelocation::insnIndex));
     }
 
     private static <T> Map<String, List<T>> freeze(Map<String, List<T>> m, java.util.function.ToIntFunction<T> index) {

@@ -1,5 +1,6 @@
 package dev.bpf4j.object;
 
+import dev.bpf4j.btf.CoreRelocation;
 import dev.bpf4j.btf.FuncInfo;
 import dev.bpf4j.btf.LineInfo;
 import dev.bpf4j.isa.Insn;
@@ -131,6 +132,7 @@ final class ProgramLinker {
         List<FunctionSpec> functions = new ArrayList<>();
         List<FuncInfo> funcInfos = new ArrayList<>();
         List<LineInfo> lineInfos = new ArrayList<>();
+        List<CoreRelocation> core = new ArrayList<>();
         placed.forEach((fn, base) -> {
             functions.add(new FunctionSpec(fn.name(), fn.code().name(), base, fn.length()));
             int end = fn.start() + fn.length();
@@ -140,15 +142,19 @@ final class ProgramLinker {
             for (LineInfo li : ctx.btfExt.lineInfos(fn.code().name(), fn.start(), end)) {
                 lineInfos.add(li.rebase(base + li.insnIndex() - fn.start()));
             }
+            for (CoreRelocation cr : ctx.btfExt.coreRelocations(fn.code().name(), fn.start(), end)) {
+                core.add(cr.rebase(base + cr.insnIndex() - fn.start()));
+            }
         });
         funcInfos.sort(Comparator.comparingInt(FuncInfo::insnIndex));
         lineInfos.sort(Comparator.comparingInt(LineInfo::insnIndex));
+        core.sort(Comparator.comparingInt(CoreRelocation::insnIndex));
         String section = main.code().name();
         SectionDef def = SectionDef.find(section).orElse(null);
         ProgramType type = def == null ? ProgramType.UNSPEC : def.type();
         AttachType attach = def == null ? AttachType.NONE : def.attachType();
         String target = def == null ? "" : def.attachTarget(section);
         return new ProgramSpec(main.name(), section, type, attach, target, def != null && def.sleepable(),
-                new Program(main.name(), out), refs, functions, funcInfos, lineInfos);
+                new Program(main.name(), out), refs, functions, funcInfos, lineInfos, core);
     }
 }

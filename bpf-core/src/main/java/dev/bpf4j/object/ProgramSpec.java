@@ -1,5 +1,6 @@
 package dev.bpf4j.object;
 
+import dev.bpf4j.btf.CoreRelocation;
 import dev.bpf4j.btf.FuncInfo;
 import dev.bpf4j.btf.LineInfo;
 import dev.bpf4j.program.Program;
@@ -19,11 +20,12 @@ import java.util.Optional;
  * @param functions     the entry function and each appended subprogram, in program order
  * @param funcInfos     BTF func_info, pcs in this program (empty without .BTF.ext)
  * @param lineInfos     BTF line_info sorted by pc (empty without .BTF.ext)
+ * @param coreRelocations CO-RE relocations, pcs in this program, sorted; not applied yet
  */
 public record ProgramSpec(String name, String section, ProgramType type, AttachType attachType,
                           String attachTarget, boolean sleepable, Program program,
                           List<MapReference> mapReferences, List<FunctionSpec> functions,
-                          List<FuncInfo> funcInfos, List<LineInfo> lineInfos) {
+                          List<FuncInfo> funcInfos, List<LineInfo> lineInfos, List<CoreRelocation> coreRelocations) {
     public ProgramSpec {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(section, "section");
@@ -34,6 +36,7 @@ public record ProgramSpec(String name, String section, ProgramType type, AttachT
         functions = List.copyOf(functions);
         funcInfos = List.copyOf(funcInfos);
         lineInfos = List.copyOf(lineInfos);
+        coreRelocations = List.copyOf(coreRelocations);
     }
 
     /** False for a section named {@code ?type}: libbpf opens such programs but does not load them by default. */
@@ -64,10 +67,10 @@ public record ProgramSpec(String name, String section, ProgramType type, AttachT
     }
 
     public ProgramSpec withType(ProgramType t) {
-        return new ProgramSpec(name, section, t, attachType, attachTarget, sleepable, program, mapReferences, functions, funcInfos, lineInfos);
+        return new ProgramSpec(name, section, t, attachType, attachTarget, sleepable, program, mapReferences, functions, funcInfos, lineInfos, coreRelocations);
     }
 
     public ProgramSpec withAttachType(AttachType t) {
-        return new ProgramSpec(name, section, type, t, attachTarget, sleepable, program, mapReferences, functions, funcInfos, lineInfos);
+        return new ProgramSpec(name, section, type, t, attachTarget, sleepable, program, mapReferences, functions, funcInfos, lineInfos, coreRelocations);
     }
 }

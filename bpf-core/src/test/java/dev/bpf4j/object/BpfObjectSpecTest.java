@@ -272,6 +272,18 @@ class BpfObjectSpecTest {
     }
 
     @Test
+    void coreRelocationsAreKeptPerProgram() {
+        BpfObjectSpec spec = Fixtures.spec("core_reloc");
+        ProgramSpec prog = spec.program("core_prog");
+        assertThat(prog.type()).isEqualTo(ProgramType.KPROBE);
+        // llvm-objdump: r1 = 8 (parent offset) at 1, r1 = 4 (tgid offset) at 8, r1 = 1 (exists) at 17, r0 = 16 (size) at 20
+        assertThat(prog.coreRelocations()).extracting(r -> r.insnIndex() + " " + r.kind() + " " + r.accessString())
+                .containsExactly("1 FIELD_BYTE_OFFSET 0:2", "8 FIELD_BYTE_OFFSET 0:1", "17 FIELD_EXISTS 0:2", "20 TYPE_SIZE 0");
+        assertThat(prog.coreRelocations()).allSatisfy(r -> assertThat(spec.btf().type(r.typeId()).name()).isEqualTo("task_struct"));
+        assertThat(Fixtures.spec("subprog").program("xdp_prog").coreRelocations()).isEmpty();
+    }
+
+    @Test
     void unknownProgramNameListsWhatExists() {
         assertThatThrownBy(() -> Fixtures.spec("xdp_multi").program("nope"))
                 .hasMessage("object 'xdp_multi' has no program 'nope' (programs: xdp_pass, xdp_drop_short, tc_ingress)");
