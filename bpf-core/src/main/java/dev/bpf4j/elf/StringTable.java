@@ -24,8 +24,8 @@ public final class StringTable {
 
     public int length() { return bytes.length(); }
 
-    /** The NUL-terminated string at {@code offset}. */
-    public String get(long offset, String field) {
+    /** The NUL-terminated string at {@code offset}. Synchronized: a parsed BTF is shared by immutable specs. */
+    public synchronized String get(long offset, String field) {
         String s = cache.get(offset);
         if (s != null) return s;
         if (offset < 0 || offset >= bytes.length()) {

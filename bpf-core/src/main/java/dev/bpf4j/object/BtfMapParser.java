@@ -65,7 +65,7 @@ final class BtfMapParser {
             Def d = parseDef(name, def, false);
             MapSpec spec = toSpec(name, d);
             ctx.addMap(spec);
-            ctx.mapsByDefinition.put(ObjectContext.definitionKey(ctx.btfMapsIndex, sym.value()), name);
+            ctx.mapsByDefinition.put(new ObjectContext.Definition(ctx.btfMapsIndex, sym.value()), name);
             extents.add(new Extent(name, sym.value(), sym.value() + size,
                     d.valuesBitOffset < 0 ? -1 : sym.value() + d.valuesBitOffset / 8));
         }

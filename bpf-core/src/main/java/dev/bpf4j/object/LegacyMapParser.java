@@ -53,7 +53,7 @@ final class LegacyMapParser {
             }
             ctx.addMap(new MapSpec(name, "maps", type, (int) f[1], (int) f[2], (int) f[3], (int) f[4], Pinning.NONE,
                     0, 0, 0, 0, null, Map.of(), null));
-            ctx.mapsByDefinition.put(ObjectContext.definitionKey(ctx.legacyMapsIndex, sym.value()), name);
+            ctx.mapsByDefinition.put(new ObjectContext.Definition(ctx.legacyMapsIndex, sym.value()), name);
         }
     }
 }

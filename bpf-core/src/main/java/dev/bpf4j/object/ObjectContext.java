@@ -27,8 +27,11 @@ final class ObjectContext {
 
     /** Maps in definition order, by name. */
     final Map<String, MapSpec> maps = new LinkedHashMap<>();
-    /** For maps defined in .maps/maps: (section index, offset of the definition) to map name. */
-    final Map<Long, String> mapsByDefinition = new HashMap<>();
+    /** Where a map is defined: section index and byte offset of its definition in .maps or maps. */
+    record Definition(int section, long offset) {}
+
+    /** For maps defined in .maps/maps: where the definition is, to the map name. */
+    final Map<Definition, String> mapsByDefinition = new HashMap<>();
     /** For global-data sections: section index to the internal map name. */
     final Map<Integer, String> dataMaps = new HashMap<>();
     /** .kconfig externs: name to offset inside the .kconfig map value. */
@@ -44,8 +47,6 @@ final class ObjectContext {
         this.elf = elf;
         this.objectName = objectName;
     }
-
-    static long definitionKey(int sectionIndex, long offset) { return ((long) sectionIndex << 40) ^ offset; }
 
     void addMap(MapSpec map) {
         if (maps.containsKey(map.name())) throw dev.bpf4j.elf.LoadPhase.error("map '%s' is defined twice", map.name());

@@ -61,6 +61,19 @@ public record ProgramSpec(String name, String section, ProgramType type, AttachT
         return Optional.empty();
     }
 
+    /**
+     * Where {@code pc} is, for messages: "xdp_prog pc 14 (square+1, ./src/subprog.c:8:9: return x * x;)".
+     * Parts that are unknown (no BTF line info) are left out.
+     */
+    public String describe(int pc) {
+        StringBuilder b = new StringBuilder(name).append(" pc ").append(pc);
+        List<String> where = new java.util.ArrayList<>();
+        functionAt(pc).filter(f -> f.pc() != 0 || !f.name().equals(name)).ifPresent(f -> where.add(f.name() + "+" + (pc - f.pc())));
+        lineAt(pc).ifPresent(l -> where.add(l.location() + ": " + l.sourceLine().strip()));
+        if (!where.isEmpty()) b.append(" (").append(String.join(", ", where)).append(')');
+        return b.toString();
+    }
+
     public Optional<MapReference> mapReferenceAt(int pc) {
         for (MapReference r : mapReferences) if (r.pc() == pc) return Optional.of(r);
         return Optional.empty();

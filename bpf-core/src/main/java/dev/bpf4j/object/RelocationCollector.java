@@ -91,7 +91,7 @@ final class RelocationCollector {
             return new CodeSection.Reloc.FuncAddr((int) (byteOff / Insn.SIZE), sym.name());
         }
         if (shndx == ctx.btfMapsIndex || shndx == ctx.legacyMapsIndex) {
-            String map = ctx.mapsByDefinition.get(ObjectContext.definitionKey(shndx, sym.value()));
+            String map = ctx.mapsByDefinition.get(new ObjectContext.Definition(shndx, sym.value()));
             if (map == null) throw error("%s: no map is defined at offset %d of section %d", where, sym.value(), shndx);
             return new CodeSection.Reloc.MapRef(MapReference.Kind.MAP, map, 0, sym.name());
         }

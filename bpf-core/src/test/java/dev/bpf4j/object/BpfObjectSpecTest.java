@@ -78,6 +78,8 @@ class BpfObjectSpecTest {
         assertThat(xdp.lineAt(14).orElseThrow().sourceLine()).isEqualTo("\treturn x * x;");
         assertThat(xdp.lineAt(17).orElseThrow().sourceLine()).isEqualTo("\treturn x + 7;");
         assertThat(xdp.functionAt(17).orElseThrow().name()).isEqualTo("global_helper");
+        assertThat(xdp.describe(14)).isEqualTo("xdp_prog pc 14 (square+1, ./src/subprog.c:8:11: return x * x;)");
+        assertThat(xdp.describe(2)).startsWith("xdp_prog pc 2 (./src/subprog.c:30:");
         assertThat(xdp.lineInfos()).isSortedAccordingTo((a, b) -> Integer.compare(a.insnIndex(), b.insnIndex()));
     }
 
