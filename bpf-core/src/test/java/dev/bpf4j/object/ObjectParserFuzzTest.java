@@ -22,8 +22,9 @@ import static org.assertj.core.api.Assertions.fail;
  * Feeds the object parser thousands of mutated fixtures: byte flips (anywhere and inside the
  * headers, symbol/relocation tables and BTF), fields overwritten with boundary values, and
  * truncations. Every input must end in a spec or a {@link BpfLoadException} that is not an
- * "internal error" (a parser bug caught by the safety net), quickly. Reproduce a failure with
- * {@code -Dbpf4j.fuzz.seed=<seed printed>}.
+ * "internal error" (a parser bug caught by the safety net), quickly. A failure prints the base
+ * seed; {@code -Dbpf4j.fuzz.seed=<base seed>} replays the same inputs, and the mutation applied is
+ * listed too. {@code -Dbpf4j.fuzz.cases=N} sets the number of inputs per fixture.
  */
 class ObjectParserFuzzTest {
     private static final long BASE_SEED = Long.getLong("bpf4j.fuzz.seed", 0x5eed_b9f_0bL);
@@ -52,14 +53,14 @@ class ObjectParserFuzzTest {
                     specs++;
                 } catch (BpfLoadException e) {
                     if (e.getMessage().contains(LoadPhase.INTERNAL_ERROR)) {
-                        fail("fixture %s case %d (seed %d, %s): parser bug: %s", fixture, i, seed, what, e.getMessage(), e);
+                        fail("fixture %s case %d (-Dbpf4j.fuzz.seed=%d, case seed %d, %s): parser bug: %s", fixture, i, BASE_SEED, seed, what, e.getMessage(), e);
                     }
                     errors++;
                 } catch (Throwable t) {
-                    fail("fixture %s case %d (seed %d, %s): %s escaped", fixture, i, seed, what, t, t);
+                    fail("fixture %s case %d (-Dbpf4j.fuzz.seed=%d, case seed %d, %s): %s escaped", fixture, i, BASE_SEED, seed, what, t, t);
                 }
                 long ms = (System.nanoTime() - start) / 1_000_000;
-                if (ms > 2_000) fail("fixture %s case %d (seed %d, %s): took %d ms", fixture, i, seed, what, ms);
+                if (ms > 2_000) fail("fixture %s case %d (-Dbpf4j.fuzz.seed=%d, case seed %d, %s): took %d ms", fixture, i, BASE_SEED, seed, what, ms);
             }
         }
         // Both outcomes must occur, or the mutations are not reaching the parser.
