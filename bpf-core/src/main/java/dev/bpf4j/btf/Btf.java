@@ -41,6 +41,17 @@ public final class Btf {
 
     public static Btf parse(ByteView data) { return LoadPhase.guard(() -> BtfParser.parse(data)); }
 
+    /** A copy with some types replaced (same ids, same strings): how loaders apply libbpf's fixups. */
+    public Btf withTypes(Map<Integer, BtfType> replacements) {
+        java.util.List<BtfType> copy = new java.util.ArrayList<>(types);
+        replacements.forEach((id, t) -> {
+            type(id);
+            if (t.kind() != types.get(id).kind()) throw error("BTF type #%d: replacement changes kind %s to %s", id, types.get(id).kind(), t.kind());
+            copy.set(id, t);
+        });
+        return new Btf(copy, strings);
+    }
+
     /** All types; index 0 is {@link BtfType.Void}. */
     public List<BtfType> types() { return types; }
 

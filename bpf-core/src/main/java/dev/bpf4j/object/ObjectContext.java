@@ -88,6 +88,11 @@ final class ObjectContext {
         return Optional.empty();
     }
 
+    List<ElfSymbol> symbolsNamed(String name) {
+        index();
+        return byName.getOrDefault(name, List.of());
+    }
+
     boolean hasUndefinedSymbol(String name) {
         index();
         for (ElfSymbol s : byName.getOrDefault(name, List.of())) if (s.isUndefined()) return true;

@@ -84,5 +84,6 @@ final class ObjectLoader {
             if (ctx.btf == null) throw error(".BTF.ext present without .BTF");
             ctx.btfExt = BtfExt.parse(ctx.elf.view(ext), ctx.btf);
         }
+        if (ctx.btf != null) ctx.btf = DatasecFixup.apply(ctx);
     }
 }

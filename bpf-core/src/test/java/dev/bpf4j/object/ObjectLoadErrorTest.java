@@ -56,8 +56,25 @@ class ObjectLoadErrorTest {
         // Move symbol 'legacy_hash' (index 14) past the end of the 40-byte 'maps' section.
         long symtab = elf.symbolTable().orElseThrow().offset();
         le(obj).putLong((int) (symtab + 14 * 24 + 8), 40);
+        // With BTF, the DATASEC fixup (libbpf's btf_fixup_datasec) notices first ...
         assertThatThrownBy(() -> BpfObjectSpec.parse(obj, "legacy_maps.o")).isInstanceOf(BpfLoadException.class)
+                .hasMessage("load BTF: DATASEC 'maps': variable 'legacy_hash' at offset 40 (size 20) lies outside the section (40 bytes)");
+        // ... without it, the legacy map parser does.
+        byte[] noBtf = withoutBtf(obj);
+        assertThatThrownBy(() -> BpfObjectSpec.parse(noBtf, "legacy_maps.o")).isInstanceOf(BpfLoadException.class)
                 .hasMessage("load maps: map 'legacy_hash': definition at offset 40 (size 20) lies outside section 'maps' (40 bytes)");
+    }
+
+    /** Renames .BTF and .BTF.ext (to .BTX...) in the section name table, so the loader sees no BTF. */
+    static byte[] withoutBtf(byte[] obj) {
+        byte[] out = obj.clone();
+        ElfFile elf = ElfFile.parse(obj);
+        ElfSection names = elf.sections().get(le(obj).getShort(62));
+        for (long p = names.offset(); p + 4 <= names.offset() + names.size(); p++) {
+            if (out[(int) p] == '.' && out[(int) p + 1] == 'B' && out[(int) p + 2] == 'T' && out[(int) p + 3] == 'F') out[(int) p + 3] = 'X';
+        }
+        assertThat(ElfFile.parse(out).section(".BTF")).isEmpty();
+        return out;
     }
 
     @Test
@@ -75,6 +92,20 @@ class ObjectLoadErrorTest {
     void readingAMissingFileIsALoadError() {
         assertThatThrownBy(() -> BpfObjectSpec.read(Fixtures.DIR.resolve("nope.o"))).isInstanceOf(BpfLoadException.class)
                 .hasMessageContaining("nope.o");
+    }
+
+    @Test
+    void objectsWithoutBtfStillParse() {
+        BpfObjectSpec spec = BpfObjectSpec.parse(withoutBtf(Fixtures.bytes("legacy_maps")), "legacy_maps.o");
+        assertThat(spec.btf()).isNull();
+        assertThat(spec.maps()).hasSize(2);
+        assertThat(spec.program("legacy_prog").lineInfos()).isEmpty();
+        assertThat(spec.program("legacy_prog").mapReferences()).hasSize(2);
+        // without BTF, externs cannot be typed: a __kconfig variable is an unresolved extern
+        assertThatThrownBy(() -> BpfObjectSpec.parse(withoutBtf(Fixtures.bytes("globals")), "globals.o"))
+                .hasMessage("apply relocations: section 'syscall' relocation #4 at insn 16 against 'CONFIG_HZ': unresolved extern 'CONFIG_HZ' (only __kconfig externs are supported)");
+        assertThatThrownBy(() -> BpfObjectSpec.parse(withoutBtf(Fixtures.bytes("btf_maps")), "btf_maps.o"))
+                .hasMessage("load maps: section '.maps' needs .BTF, but the object has none (compile with -g)");
     }
 
     @Test
