@@ -1,5 +1,6 @@
 package dev.bpf4j.object;
 
+import dev.bpf4j.btf.BtfType;
 import dev.bpf4j.isa.Insn;
 import dev.bpf4j.isa.Opcodes;
 import dev.bpf4j.program.Program;
@@ -183,6 +184,28 @@ class BpfObjectSpecTest {
         assertThat(p.insn(9).imm()).isEqualTo(8); // second slot carries the offset
         assertThat(p.insn(30).src()).isEqualTo(Opcodes.PSEUDO_MAP_VALUE);
         assertThat(p.insn(31).imm()).isEqualTo(8);
+    }
+
+    @Test
+    void datasecsAreFixedUpAndGlobalsEditable() {
+        BpfObjectSpec spec = Fixtures.spec("globals");
+        // bpftool btf dump shows size=0 and offset=0 for clang's output; libbpf fixes them up from the ELF
+        BtfType.Datasec rodata = spec.btf().datasec(".rodata").orElseThrow();
+        assertThat(rodata.size()).isEqualTo(16);
+        assertThat(rodata.vars()).extracting(BtfType.VarSecinfo::offset).containsExactly(0L, 8L);
+        assertThat(spec.btf().datasec(".bss").orElseThrow().vars()).extracting(BtfType.VarSecinfo::offset).containsExactly(0L, 8L);
+        assertThat(spec.variables()).extracting(v -> v.name() + "@" + v.mapName() + "+" + v.offset() + ":" + v.size())
+                .containsExactly("counter@globals.data+0:4", "threshold@globals.rodata+0:4", "scale@globals.rodata+8:8",
+                        "custom@.data.custom+0:4", "total@globals.bss+0:8", "hits@globals.bss+8:32");
+        assertThat(le(spec.variableValue("scale")).getLong(0)).isEqualTo(3);
+
+        BpfObjectSpec tuned = spec.withVariable("threshold", 77).withVariable("scale", 5);
+        assertThat(le(tuned.map("globals.rodata").contents()).getInt(0)).isEqualTo(77);
+        assertThat(le(tuned.variableValue("scale")).getLong(0)).isEqualTo(5);
+        assertThat(le(spec.variableValue("threshold")).getInt(0)).isEqualTo(1000); // the original is untouched
+        assertThatThrownBy(() -> spec.withVariable("hits", 1)).hasMessageContaining("not an integer");
+        assertThatThrownBy(() -> spec.withVariable("counter", new byte[3])).hasMessageContaining("is 4 bytes");
+        assertThatThrownBy(() -> spec.variable("CONFIG_HZ")).hasMessageContaining("no global variable 'CONFIG_HZ'");
     }
 
     private static ByteBuffer le(byte[] b) { return ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN); }
