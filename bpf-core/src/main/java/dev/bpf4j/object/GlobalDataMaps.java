@@ -91,10 +91,30 @@ final class GlobalDataMaps {
             ctx.kconfigOffsets.put(e.name, (int) off);
             off += e.size;
         }
+        fixupKconfigDatasec(ctx, ds, off);
         String name = ObjectNames.internalMapName(ctx.objectName, KCONFIG);
         int flags = MapSpec.BPF_F_RDONLY_PROG | MapSpec.BPF_F_MMAPABLE;
         ctx.addMap(internalMap(name, KCONFIG, (int) off, flags, datasecId(ctx.btf, KCONFIG), new byte[(int) off]));
         ctx.kconfigMapName = name;
+    }
+
+    /**
+     * As libbpf's {@code bpf_object__collect_externs}: the .kconfig DATASEC gets the layout's size and
+     * offsets, and its extern VARs become allocated globals (that is the BTF the kernel is given).
+     */
+    private static void fixupKconfigDatasec(ObjectContext ctx, BtfType.Datasec ds, long size) {
+        Map<Integer, BtfType> fixed = new java.util.HashMap<>();
+        List<BtfType.VarSecinfo> vars = new ArrayList<>();
+        for (BtfType.VarSecinfo v : ds.vars()) {
+            BtfType.Var var = (BtfType.Var) ctx.btf.type(v.type());
+            Integer off = ctx.kconfigOffsets.get(var.name());
+            if (off == null) { vars.add(v); continue; }
+            vars.add(new BtfType.VarSecinfo(v.type(), off, v.size()));
+            fixed.put(v.type(), new BtfType.Var(var.name(), var.type(), BtfType.Var.GLOBAL));
+        }
+        vars.sort(Comparator.comparingLong(BtfType.VarSecinfo::offset));
+        fixed.put(ctx.btf.find(BtfKind.DATASEC, KCONFIG), new BtfType.Datasec(KCONFIG, size, vars));
+        ctx.btf = ctx.btf.withTypes(fixed);
     }
 
     /** Alignment of the kconfig value types libbpf accepts: integers, enums, bools and char arrays. */

@@ -1,5 +1,6 @@
 package dev.bpf4j.object;
 
+import dev.bpf4j.btf.BtfType;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -108,6 +109,32 @@ class KernelOracleTest {
         assertThat(checked).as("programs compared with the kernel").isEqualTo(expected).isPositive();
     }
 
+    /** libbpf fixes up DATASEC sizes, variable offsets and extern linkage before giving BTF to the kernel: so must we. */
+    private static void checkDatasecs(BpfObjectSpec spec, int btfId) throws Exception {
+        Result dump = run("bpftool", "btf", "dump", "id", String.valueOf(btfId));
+        assertThat(dump.exit()).as(dump.out()).isZero();
+        Matcher sec = Pattern.compile("^\\[(\\d+)] DATASEC '([^']*)' size=(\\d+) vlen=\\d+$((?:\\n\\t.*)*)", Pattern.MULTILINE).matcher(dump.out());
+        int seen = 0;
+        while (sec.find()) {
+            seen++;
+            BtfType.Datasec ours = (BtfType.Datasec) spec.btf().type(Integer.parseInt(sec.group(1)));
+            assertThat(ours.name()).isEqualTo(sec.group(2));
+            assertThat(ours.size()).as("size of DATASEC %s", ours.name()).isEqualTo(Long.parseLong(sec.group(3)));
+            List<String> kernelVars = new ArrayList<>();
+            Matcher v = Pattern.compile("type_id=(\\d+) offset=(\\d+) size=(\\d+)").matcher(sec.group(4));
+            while (v.find()) kernelVars.add(v.group(1) + "@" + v.group(2) + ":" + v.group(3));
+            assertThat(ours.vars()).extracting(x -> x.type() + "@" + x.offset() + ":" + x.size()).as("variables of DATASEC %s", ours.name())
+                    .containsExactlyElementsOf(kernelVars);
+            for (BtfType.VarSecinfo x : ours.vars()) {
+                if (spec.btf().type(x.type()) instanceof BtfType.Var var) {
+                    assertThat(dump.out()).contains("[" + x.type() + "] VAR '" + var.name() + "' type_id=" + var.type() + ", linkage="
+                            + (var.linkage() == BtfType.Var.STATIC ? "static" : var.linkage() == BtfType.Var.GLOBAL ? "global" : "extern"));
+                }
+            }
+        }
+        assertThat(seen).as("DATASECs in kernel BTF %d", btfId).isPositive();
+    }
+
     private static void checkProgram(BpfObjectSpec spec, ProgramSpec prog, Path pin) throws Exception {
         Result show = run("bpftool", "--json", "prog", "show", "pinned", pin.toString());
         assertThat(show.exit()).as(show.out()).isZero();
@@ -139,6 +166,7 @@ class KernelOracleTest {
         extra.removeAll(ours);
         extra.removeIf(n -> spec.maps().stream().anyMatch(m -> kernelName(m.name()).equals(n) && m.section().startsWith(".rodata")));
         assertThat(kernel).as("maps used by %s", prog.name()).containsAll(ours);
+        if (spec.btf() != null) checkDatasecs(spec, Integer.parseInt(field(show.out(), "btf_id")));
         assertThat(extra).as("maps the kernel lists for %s that it does not reference", prog.name()).isEmpty();
     }
 }
