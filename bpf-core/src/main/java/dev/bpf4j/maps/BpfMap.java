@@ -25,6 +25,7 @@ import java.util.Optional;
 public abstract class BpfMap implements AutoCloseable {
     protected final MapDefinition def;
     private volatile boolean closed;
+    private volatile boolean frozen;
 
     protected BpfMap(MapDefinition def) { this.def = def; }
 
@@ -40,6 +41,31 @@ public abstract class BpfMap implements AutoCloseable {
 
     public boolean isOpen() { return !closed; }
 
+    /**
+     * {@code BPF_MAP_FREEZE}: from now on the Java side may not write ({@code -EPERM}); programs still
+     * may unless the map is {@code BPF_F_RDONLY_PROG}. libbpf freezes {@code .rodata} after filling it.
+     * Freezing needs write access, so a {@code BPF_F_RDONLY} or already frozen map is {@code -EPERM}, as in
+     * the kernel's map_freeze.
+     */
+    public synchronized void freeze() {
+        checkOpen();
+        checkAccess(false, true, "freeze");
+        frozen = true;
+    }
+
+    public boolean isFrozen() { return frozen; }
+
+    /** The syscall side's permission check (map_get_sys_perms): BPF_F_RDONLY / BPF_F_WRONLY / frozen. */
+    private void checkAccess(boolean read, boolean write, String op) {
+        if (read && (def.flags() & MapFlags.BPF_F_WRONLY) != 0) {
+            throw new BpfMapException(Errno.EPERM, describe() + ": " + op + " needs read access, the map is BPF_F_WRONLY");
+        }
+        if (write && ((def.flags() & MapFlags.BPF_F_RDONLY) != 0 || frozen)) {
+            throw new BpfMapException(Errno.EPERM, describe() + ": " + op + " needs write access, the map is "
+                    + (frozen ? "frozen" : "BPF_F_RDONLY"));
+        }
+    }
+
     /** The native memory programs may touch: value arenas (read-only with {@code BPF_F_RDONLY_PROG}). */
     public List<MemoryRegion> regions() { return List.of(); }
 
@@ -51,6 +77,7 @@ public abstract class BpfMap implements AutoCloseable {
     /** A copy of the value under {@code key} (per-CPU maps: every possible CPU's value), or empty. */
     public Optional<byte[]> lookup(byte[] key) {
         checkOpen();
+        checkAccess(true, false, "lookup");
         checkKey(key);
         return Optional.ofNullable(read(key));
     }
@@ -58,6 +85,7 @@ public abstract class BpfMap implements AutoCloseable {
     /** Inserts or replaces the value under {@code key} as {@code BPF_MAP_UPDATE_ELEM} does with {@code flags}. */
     public void update(byte[] key, byte[] value, long flags) {
         checkOpen();
+        checkAccess(false, true, "update");
         checkKey(key);
         if (value == null || value.length != javaValueSize()) {
             throw new BpfMapException(Errno.EINVAL, describe() + ": value must be " + javaValueSize() + " bytes, got "
@@ -70,6 +98,7 @@ public abstract class BpfMap implements AutoCloseable {
 
     public void delete(byte[] key) {
         checkOpen();
+        checkAccess(false, true, "delete");
         checkKey(key);
         BpfMapException.check(remove(key), this, "delete");
     }
@@ -77,6 +106,7 @@ public abstract class BpfMap implements AutoCloseable {
     /** The key after {@code key} ({@code null}: the first key), or empty at the end ({@code -ENOENT}). */
     public Optional<byte[]> nextKey(byte[] key) {
         checkOpen();
+        checkAccess(true, false, "get_next_key");
         if (key != null) checkKey(key);
         byte[] next = new byte[def.keySize()];
         int r = next(key, next);
@@ -88,6 +118,7 @@ public abstract class BpfMap implements AutoCloseable {
     /** Removes {@code key} and returns its value; {@code -ENOENT} when absent. */
     public byte[] lookupAndDelete(byte[] key) {
         checkOpen();
+        checkAccess(true, true, "lookup_and_delete");
         checkKey(key);
         byte[] out = new byte[javaValueSize()];
         BpfMapException.check(readAndRemove(key, out), this, "lookup_and_delete");

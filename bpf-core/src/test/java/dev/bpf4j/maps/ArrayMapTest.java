@@ -90,6 +90,31 @@ class ArrayMapTest {
         }
     }
 
+    @Test void freezeAndAccessFlagsGuardTheJavaSideOnly() throws Exception {
+        try (ArrayMap m = array(2, 8, MapFlags.BPF_F_MMAPABLE)) {
+            m.update(u32(0), u64(1), 0);
+            m.freeze();
+            assertThat(errno(() -> m.update(u32(0), u64(2), 0))).isEqualTo(Errno.EPERM);
+            assertThat(errno(m::freeze)).isEqualTo(Errno.EPERM);
+            assertThat(m.lookup(u32(0))).isPresent();
+            long key = NativeMemory.allocate(4), val = NativeMemory.allocate(8);
+            try {
+                assertThat(m.programUpdate(key, val, 0)).isZero(); // programs may still write a frozen map
+            } finally {
+                NativeMemory.free(key);
+                NativeMemory.free(val);
+            }
+        }
+        try (ArrayMap m = array(2, 8, MapFlags.BPF_F_WRONLY)) {
+            assertThat(errno(() -> m.lookup(u32(0)))).isEqualTo(Errno.EPERM);
+            m.update(u32(0), u64(2), 0);
+        }
+        try (ArrayMap m = array(2, 8, MapFlags.BPF_F_RDONLY)) {
+            assertThat(errno(() -> m.update(u32(0), u64(2), 0))).isEqualTo(Errno.EPERM);
+            assertThat(m.lookup(u32(0))).isPresent();
+        }
+    }
+
     @Test void useAfterCloseIsAClearError() {
         ArrayMap m = array(2, 8, 0);
         m.close();

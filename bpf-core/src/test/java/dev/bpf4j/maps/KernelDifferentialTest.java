@@ -124,6 +124,32 @@ class KernelDifferentialTest {
         return out;
     }
 
+    @Test void accessFlagsAndFreezeAgreeWithTheKernel() {
+        for (int flags : new int[] {MapFlags.BPF_F_RDONLY, MapFlags.BPF_F_WRONLY, 0}) {
+            for (MapType t : new MapType[] {MapType.HASH, MapType.ARRAY}) {
+                MapDefinition d = new MapDefinition("acc", t, 4, 8, 4, flags);
+                try (KernelMap k = kernel(d); BpfMap m = Maps.create(d)) {
+                    for (boolean frozen : new boolean[] {false, true}) {
+                        if (frozen) {
+                            assertThat(errno(m::freeze)).isEqualTo(-k.freeze());
+                            assertThat(errno(m::freeze)).as("second freeze").isEqualTo(-k.freeze());
+                        }
+                        String where = d + (frozen ? " frozen" : "");
+                        byte[] key = Bytes.u32(1), v = Bytes.u64(9);
+                        int[] err = new int[1];
+                        assertThat(errno(() -> m.update(key, v, 0))).as(where + " update").isEqualTo(-k.update(key, v, 0));
+                        k.lookup(key, err);
+                        assertThat(errno(() -> m.lookup(key).orElseThrow(() -> new BpfMapException(Errno.ENOENT, "none"))))
+                                .as(where + " lookup").isEqualTo(-err[0]);
+                        k.nextKey(null, err);
+                        assertThat(errno(() -> m.nextKey(null))).as(where + " next").isEqualTo(err[0] == -Errno.ENOENT ? 0 : -err[0]);
+                        assertThat(errno(() -> m.delete(key))).as(where + " delete").isEqualTo(-k.delete(key));
+                    }
+                }
+            }
+        }
+    }
+
     @Test void creationChecksAgreeWithTheKernel() {
         Assumptions.assumeTrue(KernelMap.createResult(new MapDefinition("probe", MapType.ARRAY, 4, 4, 1, 0)) == 0,
                 "bpf(BPF_MAP_CREATE) is not allowed here");
