@@ -22,6 +22,8 @@ public final class HelperIds {
     public static final int GET_NUMA_NODE_ID = 42;
     public static final int PROBE_READ_STR = 45;
     public static final int GET_STACK = 67;
+    public static final int SPIN_LOCK = 93;
+    public static final int SPIN_UNLOCK = 94;
     public static final int MAP_PUSH_ELEM = 87;
     public static final int MAP_POP_ELEM = 88;
     public static final int MAP_PEEK_ELEM = 89;

@@ -68,10 +68,17 @@ public final class ArrayMap extends BpfMap {
         return inRange(i) ? slot(i, cpus == 1 ? 0 : Cpus.current()) : 0;
     }
 
-    @Override protected byte[] read(byte[] key) {
+    @Override protected byte[] read(byte[] key) { return read(key, false); }
+
+    @Override protected byte[] read(byte[] key, boolean locked) {
         int i = index(key);
         if (!inRange(i)) return null;
-        if (cpus == 1) return NativeMemory.read(slot(i, 0), def.valueSize());
+        if (cpus == 1) {
+            byte[] out = new byte[def.valueSize()];
+            if (locked) SpinLock.copyOutLocked(slot(i, 0), out, 0, def.valueSize(), def.spinLockOffset());
+            else SpinLock.copyOut(slot(i, 0), out, 0, def.valueSize(), def.spinLockOffset());
+            return out;
+        }
         byte[] out = new byte[stride * cpus];
         for (int c = 0; c < cpus; c++) NativeMemory.read(slot(i, c), out, c * stride, def.valueSize());
         return out;
@@ -79,15 +86,21 @@ public final class ArrayMap extends BpfMap {
 
     @Override protected int write(byte[] key, byte[] value, long flags, boolean allCpus) {
         // arraymap.c: unknown flags -EINVAL; index past the end -E2BIG; BPF_NOEXIST -EEXIST (all exist);
-        // BPF_F_LOCK needs a bpf_spin_lock in the value, which bpf4j maps never declare: -EINVAL.
+        // BPF_F_LOCK needs a bpf_spin_lock in the value (-EINVAL without) and copies under it.
         long unknown = cpus == 1 ? flags & ~MapFlags.BPF_F_LOCK : flags;
         if (Long.compareUnsigned(unknown, MapFlags.BPF_EXIST) > 0) return -Errno.EINVAL;
         int i = index(key);
         if (!inRange(i)) return -Errno.E2BIG;
         if ((flags & MapFlags.BPF_NOEXIST) != 0) return -Errno.EEXIST;
-        if ((flags & MapFlags.BPF_F_LOCK) != 0) return -Errno.EINVAL;
-        if (cpus == 1 || !allCpus) {
-            NativeMemory.write(slot(i, cpus == 1 ? 0 : Cpus.current()), value, 0, def.valueSize());
+        if ((flags & MapFlags.BPF_F_LOCK) != 0) {
+            if (!def.hasSpinLock()) return -Errno.EINVAL;
+            SpinLock.copyInLocked(slot(i, 0), value, 0, def.valueSize(), def.spinLockOffset());
+            return 0;
+        }
+        if (cpus == 1) {
+            SpinLock.copyIn(slot(i, 0), value, 0, def.valueSize(), def.spinLockOffset());
+        } else if (!allCpus) {
+            NativeMemory.write(slot(i, Cpus.current()), value, 0, def.valueSize());
         } else {
             for (int c = 0; c < cpus; c++) NativeMemory.write(slot(i, c), value, c * stride, def.valueSize());
         }

@@ -75,11 +75,18 @@ public abstract class BpfMap implements AutoCloseable {
     // ---- Java (syscall) side -------------------------------------------------------------------
 
     /** A copy of the value under {@code key} (per-CPU maps: every possible CPU's value), or empty. */
-    public Optional<byte[]> lookup(byte[] key) {
+    public Optional<byte[]> lookup(byte[] key) { return lookup(key, 0); }
+
+    /** Lookup with {@code BPF_F_LOCK}: the value is copied under its {@code bpf_spin_lock}. */
+    public Optional<byte[]> lookup(byte[] key, long flags) {
         checkOpen();
         checkAccess(true, false, "lookup");
         checkKey(key);
-        return Optional.ofNullable(read(key));
+        if ((flags & ~MapFlags.BPF_F_LOCK) != 0 || ((flags & MapFlags.BPF_F_LOCK) != 0 && !def.hasSpinLock())) {
+            throw new BpfMapException(Errno.EINVAL, describe() + ": lookup flags 0x" + Long.toHexString(flags)
+                    + (def.hasSpinLock() ? " (only BPF_F_LOCK)" : " (BPF_F_LOCK needs a bpf_spin_lock in the value)"));
+        }
+        return Optional.ofNullable(read(key, (flags & MapFlags.BPF_F_LOCK) != 0));
     }
 
     /** Inserts or replaces the value under {@code key} as {@code BPF_MAP_UPDATE_ELEM} does with {@code flags}. */
@@ -91,8 +98,8 @@ public abstract class BpfMap implements AutoCloseable {
             throw new BpfMapException(Errno.EINVAL, describe() + ": value must be " + javaValueSize() + " bytes, got "
                     + (value == null ? "null" : value.length));
         }
-        // syscall.c refuses BPF_F_LOCK before the map sees it when the value has no bpf_spin_lock (never, here)
-        if ((flags & MapFlags.BPF_F_LOCK) != 0) throw new BpfMapException(Errno.EINVAL, describe() + ": BPF_F_LOCK needs a bpf_spin_lock in the value");
+        // syscall.c refuses BPF_F_LOCK before the map sees it when the value has no bpf_spin_lock
+        if ((flags & MapFlags.BPF_F_LOCK) != 0 && !def.hasSpinLock()) throw new BpfMapException(Errno.EINVAL, describe() + ": BPF_F_LOCK needs a bpf_spin_lock in the value");
         BpfMapException.check(write(key, value, flags, true), this, "update");
     }
 
@@ -176,6 +183,9 @@ public abstract class BpfMap implements AutoCloseable {
 
     /** Java-side copy of the value, null when absent. */
     protected byte[] read(byte[] key) { throw unsupported("lookup"); }
+
+    /** {@link #read(byte[])}, under the value's spin lock when {@code locked}. */
+    protected byte[] read(byte[] key, boolean locked) { return read(key); }
 
     /** Update; {@code allCpus}: value holds every CPU's slot (Java side), else one value for this CPU. */
     protected int write(byte[] key, byte[] value, long flags, boolean allCpus) { return -Errno.EINVAL; }

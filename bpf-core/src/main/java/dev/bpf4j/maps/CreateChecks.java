@@ -34,6 +34,16 @@ final class CreateChecks {
         if (both) throw fail(def, Errno.EINVAL, "map cannot be both read-only and write-only");
     }
 
+    /** map_check_btf: a bpf_spin_lock only in HASH and ARRAY values (else -EOPNOTSUPP), aligned and inside the value. */
+    static void spinLock(MapDefinition def) {
+        if (!def.hasSpinLock()) return;
+        if (def.type() != MapType.HASH && def.type() != MapType.ARRAY) {
+            throw fail(def, Errno.EOPNOTSUPP, "bpf_spin_lock is only supported in HASH and ARRAY values");
+        }
+        require(def, def.spinLockOffset() % 4 == 0 && Integer.toUnsignedLong(def.spinLockOffset()) + 4 <= Integer.toUnsignedLong(def.valueSize()),
+                "bpf_spin_lock at offset " + def.spinLockOffset() + " is not a 4-byte aligned word inside the value");
+    }
+
     static void require(MapDefinition def, boolean ok, String why) {
         if (!ok) throw fail(def, Errno.EINVAL, why);
     }

@@ -69,16 +69,22 @@ public final class HashTabMap extends BpfMap {
         return slot(s, cpus == 1 ? 0 : Cpus.current());
     }
 
-    @Override protected byte[] read(byte[] key) {
+    @Override protected byte[] read(byte[] key) { return read(key, false); }
+
+    @Override protected byte[] read(byte[] key, boolean locked) {
         int h = HashIndex.hash(key), b = index.bucketOf(h);
         synchronized (index.lock(b)) {
             int s = index.find(b, h, key);
-            return s < 0 ? null : copyOut(s, new byte[javaValueSize()]);
+            if (s < 0) return null;
+            byte[] out = new byte[javaValueSize()];
+            if (locked) SpinLock.copyOutLocked(slot(s, 0), out, 0, def.valueSize(), def.spinLockOffset());
+            else copyOut(s, out);
+            return out;
         }
     }
 
     private byte[] copyOut(int s, byte[] out) {
-        if (cpus == 1) NativeMemory.read(slot(s, 0), out, 0, def.valueSize());
+        if (cpus == 1) SpinLock.copyOut(slot(s, 0), out, 0, def.valueSize(), def.spinLockOffset());
         else for (int c = 0; c < cpus; c++) NativeMemory.read(slot(s, c), out, c * stride, def.valueSize());
         return out;
     }
@@ -86,7 +92,8 @@ public final class HashTabMap extends BpfMap {
     /** Copies a value in: every CPU's ({@code allCpus}) or this CPU's, zeroing the others when {@code fresh}. */
     private void copyIn(int s, byte[] value, boolean allCpus, boolean fresh) {
         if (cpus == 1) {
-            NativeMemory.write(slot(s, 0), value, 0, def.valueSize());
+            if (fresh && def.hasSpinLock()) NativeMemory.putInt(slot(s, 0) + def.spinLockOffset(), 0); // a new element's lock is free
+            SpinLock.copyIn(slot(s, 0), value, 0, def.valueSize(), def.spinLockOffset());
         } else if (allCpus) {
             for (int c = 0; c < cpus; c++) NativeMemory.write(slot(s, c), value, c * stride, def.valueSize());
         } else {
@@ -110,12 +117,17 @@ public final class HashTabMap extends BpfMap {
         boolean plain = cpus == 1 && lru == null;
         long unknown = plain ? flags & ~MapFlags.BPF_F_LOCK : flags;
         if (Long.compareUnsigned(unknown, MapFlags.BPF_EXIST) > 0) return -Errno.EINVAL;
-        if ((flags & MapFlags.BPF_F_LOCK) != 0) return -Errno.EINVAL; // no bpf_spin_lock in bpf4j values
+        boolean lock = (flags & MapFlags.BPF_F_LOCK) != 0;
+        if (lock && !def.hasSpinLock()) return -Errno.EINVAL;
         int h = HashIndex.hash(key), b = index.bucketOf(h);
         synchronized (index.lock(b)) {
             int s = index.find(b, h, key);
             int err = checkFlags(s, flags);
             if (err != 0) return err;
+            if (s >= 0 && lock) {
+                SpinLock.copyInLocked(slot(s, 0), value, 0, def.valueSize(), def.spinLockOffset()); // in place, under the value's lock
+                return 0;
+            }
             if (s >= 0) {
                 copyIn(s, value, allCpus, false);
                 if (lru != null) lru.touch(s);

@@ -19,7 +19,7 @@ import java.util.Optional;
  * <pre>
  *  +0  u32 map type id     +4  u32 key_size      +8  u32 value_size   +12 u32 max_entries
  *  +16 u32 map_flags       +20 u32 value stride  +24 u64 values base (ARRAY only, else 0)
- *  +32 u32 index in table
+ *  +32 u32 index in table  +36 s32 bpf_spin_lock offset in the value (-1: none)
  * </pre>
  *
  * The descriptor lets a JIT inline an array lookup ({@code index < max_entries ? base + index * stride : 0});
@@ -28,7 +28,7 @@ import java.util.Optional;
 public final class MapTable implements AutoCloseable {
     public static final int HANDLE_SIZE = 64;
     public static final int OFF_TYPE = 0, OFF_KEY_SIZE = 4, OFF_VALUE_SIZE = 8, OFF_MAX_ENTRIES = 12,
-            OFF_FLAGS = 16, OFF_VALUE_STRIDE = 20, OFF_VALUES_BASE = 24, OFF_INDEX = 32;
+            OFF_FLAGS = 16, OFF_VALUE_STRIDE = 20, OFF_VALUES_BASE = 24, OFF_INDEX = 32, OFF_SPIN_LOCK = 36;
 
     private final List<BpfMap> maps;
     private final Map<String, Integer> byName = new LinkedHashMap<>();
@@ -73,6 +73,7 @@ public final class MapTable implements AutoCloseable {
         NativeMemory.putInt(h + OFF_VALUE_STRIDE, d.valueStride());
         NativeMemory.putLong(h + OFF_VALUES_BASE, m instanceof ArrayMap && d.type() == MapType.ARRAY ? ((ArrayMap) m).valuesBase() : 0);
         NativeMemory.putInt(h + OFF_INDEX, i);
+        NativeMemory.putInt(h + OFF_SPIN_LOCK, d.spinLockOffset());
     }
 
     public int size() { return maps.size(); }

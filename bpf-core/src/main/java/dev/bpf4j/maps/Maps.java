@@ -18,6 +18,7 @@ public final class Maps {
     }
 
     private static BpfMap make(MapDefinition def) {
+        CreateChecks.spinLock(def);
         switch (def.type()) {
             case ARRAY:
             case PERCPU_ARRAY: return new ArrayMap(def);

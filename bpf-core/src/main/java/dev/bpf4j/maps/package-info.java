@@ -11,8 +11,13 @@
  * open, and atomics on them are atomic across threads. Per-CPU maps keep one value per possible CPU; a
  * program sees the slot of the CPU it runs on ({@code sched_getcpu}), Java sees all of them.
  *
- * <p>Not implemented: {@code bpf_spin_lock} in values (so {@code BPF_F_LOCK} is {@code -EINVAL}, as for
- * a kernel map without a lock), non-preallocated hash maps ({@code BPF_F_NO_PREALLOC} is accepted and
- * behaves preallocated), {@code BPF_F_WRONLY_PROG} enforcement (a region is read-only or read-write).
+ * <p>A value may hold a {@code bpf_spin_lock} ({@link dev.bpf4j.maps.MapDefinition#spinLockOffset}, from
+ * BTF; HASH and ARRAY only): {@code BPF_F_LOCK} updates and lookups copy under it, and
+ * {@link dev.bpf4j.maps.SpinLock} is shared with the {@code bpf_spin_lock} helpers. Without one,
+ * {@code BPF_F_LOCK} is {@code -EINVAL} as in the kernel.
+ *
+ * <p>Not implemented: non-preallocated hash maps ({@code BPF_F_NO_PREALLOC} is accepted and behaves
+ * preallocated), {@code BPF_F_WRONLY_PROG} enforcement (a region is read-only or read-write), the
+ * kernel's element swap on hash updates (bpf4j updates in place, see {@link dev.bpf4j.maps.HashTabMap}).
  */
 package dev.bpf4j.maps;
