@@ -28,7 +28,7 @@ class HelperKernelDifferentialTest {
         return Stream.of(
                 new MapDefinition("hash", MapType.HASH, 4, 8, 4, 0),
                 new MapDefinition("array", MapType.ARRAY, 4, 8, 4, 0),
-                new MapDefinition("lru", MapType.LRU_HASH, 4, 8, 256, 0),
+                new MapDefinition("lru", MapType.LRU_HASH, 4, 8, 16384, 0),
                 new MapDefinition("queue", MapType.QUEUE, 0, 8, 3, 0),
                 new MapDefinition("stack", MapType.STACK, 0, 8, 3, 0));
     }
