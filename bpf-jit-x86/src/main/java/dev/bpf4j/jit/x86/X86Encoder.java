@@ -436,6 +436,25 @@ public final class X86Encoder {
         return buf.size() - 1;
     }
 
+    /** Emits {@code jcc rel32} with a placeholder; {@link #bind32} patches it. */
+    public int jccForward32(Cond c) {
+        buf.emit8(0x0f); buf.emit8(0x80 + c.code); /* jcc rel32 (patched) */
+        buf.emit32(0);
+        return buf.size() - 4;
+    }
+
+    /** Emits {@code jmp rel32} with a placeholder; {@link #bind32} patches it. */
+    public int jmpForward32() {
+        buf.emit8(0xe9); /* jmp rel32 (patched) */
+        buf.emit32(0);
+        return buf.size() - 4;
+    }
+
+    /** Points the forward rel32 whose displacement starts at {@code patchPos} at the current position. */
+    public void bind32(int patchPos) {
+        buf.patch32(patchPos, buf.size() - (patchPos + 4));
+    }
+
     /** Points the forward rel8 whose displacement byte is at {@code patchPos} at the current position. */
     public void bind(int patchPos) {
         int rel = buf.size() - (patchPos + 1);

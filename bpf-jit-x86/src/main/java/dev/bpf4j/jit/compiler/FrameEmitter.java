@@ -1,0 +1,59 @@
+package dev.bpf4j.jit.compiler;
+
+import dev.bpf4j.jit.x86.AluOp;
+import dev.bpf4j.jit.x86.Mem;
+import dev.bpf4j.jit.x86.Reg;
+import dev.bpf4j.jit.x86.X86Encoder;
+
+import java.util.List;
+
+/** Prologues and epilogues: a real rbp frame in every function, so frame-pointer unwinders walk through. */
+final class FrameEmitter {
+    private FrameEmitter() {}
+
+    /** Initial r1..r5 come from jffi (r1 = ctx in rdi) and the env block (r2..r5). */
+    private static final Reg[] ENTRY_ARG_REGS = {Reg.RDI, Reg.RSI, Reg.RDX, Reg.RCX, Reg.R8};
+
+    static void prologue(JitContext c, FunctionSpan f, int entryArgs) {
+        X86Encoder e = c.e;
+        FunctionFrame frame = c.frames[f.index()];
+        e.push(Reg.RBP);                                        /* push rbp */
+        e.movRR(true, Reg.RBP, Reg.RSP);                        /* mov rbp, rsp */
+        c.fpStart[f.index()] = c.pos();
+        e.aluRI(AluOp.SUB, true, Reg.RSP, frame.frameBytes());  /* sub rsp, 512 (+ alignment pad) */
+        for (Reg r : frame.saved()) e.push(r);                  /* push callee-saved */
+        if (f.isMain()) {
+            e.movRR(true, RegMap.ENV, Reg.RSI);                 /* mov r12, rsi (env) */
+            e.store(8, JitContext.env(EnvLayout.ENTRY_RBP), Reg.RBP); /* mov [r12 + ENTRY_RBP], rbp */
+            for (int i = 1; i < entryArgs; i++) {
+                e.load(true, ENTRY_ARG_REGS[i], JitContext.env(EnvLayout.ARGS + 8 * i)); /* mov r(i+1), [r12 + ARGS + 8i] */
+            }
+        }
+    }
+
+    static void epilogue(JitContext c, FunctionSpan f) {
+        X86Encoder e = c.e;
+        List<Reg> saved = c.frames[f.index()].saved();
+        for (int i = saved.size() - 1; i >= 0; i--) e.pop(saved.get(i)); /* pop callee-saved */
+        c.leaveAt[f.index()] = c.pos();
+        e.leave();                                              /* leave */
+        e.ret();                                                /* ret */
+    }
+
+    /** The one error exit: back to the entry frame, restore what it saved, return to Java (status is in env). */
+    static void errorExit(JitContext c) {
+        X86Encoder e = c.e;
+        FunctionFrame main = c.frames[0];
+        int begin = c.pos();
+        e.load(true, Reg.RBP, JitContext.env(EnvLayout.ENTRY_RBP));     /* mov rbp, [r12 + ENTRY_RBP] */
+        e.lea(Reg.RSP, Mem.of(Reg.RBP, -main.bodyDepth()));             /* lea rsp, [rbp - depth] */
+        e.aluRR(AluOp.XOR, false, Reg.RAX, Reg.RAX);                    /* xor eax, eax */
+        List<Reg> saved = main.saved();
+        for (int i = saved.size() - 1; i >= 0; i--) e.pop(saved.get(i)); /* pop callee-saved */
+        int leave = c.pos();
+        e.leave();                                                      /* leave */
+        e.ret();                                                        /* ret */
+        c.stubRows.add(new int[]{begin, leave + 1, dev.bpf4j.unwind.CfaRule.FRAME_POINTER.ordinal()});
+        c.stubRows.add(new int[]{leave + 1, leave + 2, dev.bpf4j.unwind.CfaRule.RETURN_AT_SP.ordinal()});
+    }
+}
