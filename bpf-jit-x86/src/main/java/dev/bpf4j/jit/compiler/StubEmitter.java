@@ -79,7 +79,7 @@ final class StubEmitter {
         e.bind32(next1); e.bind32(next2); e.bind(next3);                      /* .next: */
         e.aluRI(AluOp.ADD, true, Reg.RAX, EnvLayout.REGION_SIZE);         /* add rax, 24 */
         e.aluRI(AluOp.SUB, true, Reg.RCX, 1);                             /* sub rcx, 1 */
-        e.jmpRel8(loop);                                                  /* jmp .region */
+        e.jmpTo(loop);                                                     /* jmp .region */
         e.bind32(toFrames);                                                 /* .frames: */
         e.load(true, Reg.RAX, Mem.of(Reg.RBP, 0));                        /* mov rax, [rbp] (caller's frame) */
         int frame = c.pos();                                              /* .frame: */
@@ -92,7 +92,7 @@ final class StubEmitter {
         e.aluRM(AluOp.CMP, true, Reg.RAX, JitContext.env(EnvLayout.ENTRY_RBP)); /* cmp rax, [r12 + ENTRY_RBP] */
         toFail.add(e.jccForward32(Cond.E));                                /* je .fail (entry frame was the last) */
         e.load(true, Reg.RAX, Mem.of(Reg.RAX, 0));                        /* mov rax, [rax] (next frame out) */
-        e.jmpRel8(frame);                                                 /* jmp .frame */
+        e.jmpTo(frame);                                                    /* jmp .frame */
         for (int p : toDone) e.bind32(p);                                   /* .done: */
         e.pop(Reg.RDX);                                                   /* pop rdx */
         e.pop(Reg.RCX);                                                   /* pop rcx */

@@ -408,6 +408,12 @@ public final class X86Encoder {
         buf.emit8(rel);
     }
 
+    /** {@code jmp} to an already known offset, short when it reaches. */
+    public void jmpTo(int target) {
+        if (isImm8(target - (buf.size() + 2))) jmpRel8(target);
+        else jmpRel32(target);
+    }
+
     /** {@code jcc rel32}. */
     public void jccRel32(Cond c, int target) {
         buf.emit8(0x0f); buf.emit8(0x80 + c.code); /* jcc rel32 */
