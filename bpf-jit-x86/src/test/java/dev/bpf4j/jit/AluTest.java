@@ -27,7 +27,10 @@ class AluTest {
     private static long sentinel(int r) { return 0x5a5a000000000000L | ((long) r << 40) | (r * 0x1111L) | 0xdead0000L; }
 
     /** Runs {@code body} with every register preset, then returns r0..r9 as the program left them. */
-    static long[] regsAfter(long[] init, Insn... body) {
+    static long[] regsAfter(long[] init, Insn... body) { return regsAfter(init, List.of(), body); }
+
+    /** As above, with memory regions the body may touch. */
+    static long[] regsAfter(long[] init, List<dev.bpf4j.runtime.MemoryRegion> regions, Insn... body) {
         List<Object> parts = new ArrayList<>();
         for (int r = 0; r <= 9; r++) parts.add(lddw(r, init[r]));
         for (Insn i : body) parts.add(i);
@@ -39,7 +42,9 @@ class AluTest {
         parts.add(exit());
         long[] out = new long[10];
         Program p = prog("alu", parts.toArray());
-        Jit.run(p, LoadOptions.defaults().withHelpers(Jit.dumpHelper(out)), RunContext.builder().build());
+        RunContext.Builder ctx = RunContext.builder();
+        regions.forEach(ctx::region);
+        Jit.run(p, LoadOptions.defaults().withHelpers(Jit.dumpHelper(out)), ctx.build());
         return out;
     }
 
