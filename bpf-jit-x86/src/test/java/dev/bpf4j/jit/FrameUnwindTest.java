@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
 
 import java.util.List;
 
+import static dev.bpf4j.isa.Opcodes.*;
 import static dev.bpf4j.jit.I.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
