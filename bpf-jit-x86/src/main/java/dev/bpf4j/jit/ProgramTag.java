@@ -8,14 +8,32 @@ import java.security.NoSuchAlgorithmException;
 import java.util.List;
 
 /**
- * The kernel's program tag ({@code bpf_prog_calc_tag}): the first 8 bytes of SHA-1 over the
+ * The kernel's program tag ({@code bpf_prog_calc_tag}): the first 8 bytes of a digest over the
  * instructions, with the immediates of map-referencing {@code lddw} slots zeroed so the tag does
  * not depend on fd numbers. Printed as 16 hex digits, as bpftool and kallsyms show it.
+ * Linux up to 6.17 digests with SHA-1; Linux 6.18 (the kernel on the bpf4j machines, checked with
+ * {@code BPF_OBJ_GET_INFO_BY_FD}) uses SHA-256, which is the default here.
  */
 public final class ProgramTag {
     private ProgramTag() {}
 
-    public static String of(List<Insn> insns) {
+    /** The digest behind the tag. */
+    public enum Algorithm {
+        /** Linux before 6.18. */
+        SHA1("SHA-1"),
+        /** Linux 6.18 and later. */
+        SHA256("SHA-256");
+
+        final String jca;
+
+        Algorithm(String jca) { this.jca = jca; }
+    }
+
+    public static final Algorithm DEFAULT = Algorithm.SHA256;
+
+    public static String of(List<Insn> insns) { return of(insns, DEFAULT); }
+
+    public static String of(List<Insn> insns, Algorithm algorithm) {
         byte[] raw = new byte[insns.size() * Insn.SIZE];
         boolean wasLdMap = false;
         for (int i = 0; i < insns.size(); i++) {
@@ -33,12 +51,12 @@ public final class ProgramTag {
             in.encode(raw, i * Insn.SIZE);
         }
         try {
-            byte[] digest = MessageDigest.getInstance("SHA-1").digest(raw);
+            byte[] digest = MessageDigest.getInstance(algorithm.jca).digest(raw);
             StringBuilder s = new StringBuilder(16);
             for (int i = 0; i < 8; i++) s.append(String.format("%02x", digest[i] & 0xff));
             return s.toString();
         } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-1 is not available", e);
+            throw new IllegalStateException(algorithm.jca + " is not available", e);
         }
     }
 }
