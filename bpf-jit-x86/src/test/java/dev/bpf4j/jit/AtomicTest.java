@@ -69,6 +69,34 @@ class AtomicTest {
     }
 
     @Test
+    void misalignedAtomicsEndTheRunAfterTheBoundsCheck() {
+        var region = new MemoryRegion("m", mem, 64, true);
+        for (int size : new int[]{W, DW}) {
+            for (int off : new int[]{1, 2, 3, 6}) {
+                if (size == W && off % 4 == 0) continue;
+                var p = prog("mis", lddw(1, mem), mov64(2, 1), atomic(size, 1, 2, off, ADD), mov64(0, 0), exit());
+                var e = org.assertj.core.api.Assertions.catchThrowableOfType(
+                        () -> Jit.run(p, dev.bpf4j.runtime.LoadOptions.defaults(), dev.bpf4j.runtime.RunContext.builder().region(region).build()),
+                        dev.bpf4j.runtime.BpfRuntimeException.class);
+                assertThat(e.kind()).isEqualTo(dev.bpf4j.runtime.ErrorKind.MISALIGNED_ATOMIC);
+                assertThat(e.pc()).isEqualTo(3);
+                assertThat(e.address()).isEqualTo(mem + off);
+            }
+        }
+        // Out of bounds wins over misaligned: the bounds check comes first.
+        var oob = prog("mis-oob", lddw(1, mem), mov64(2, 1), atomic(DW, 1, 2, 61, ADD), mov64(0, 0), exit());
+        var e = org.assertj.core.api.Assertions.catchThrowableOfType(
+                () -> Jit.run(oob, dev.bpf4j.runtime.LoadOptions.defaults(), dev.bpf4j.runtime.RunContext.builder().region(region).build()),
+                dev.bpf4j.runtime.BpfRuntimeException.class);
+        assertThat(e.kind()).isEqualTo(dev.bpf4j.runtime.ErrorKind.OUT_OF_BOUNDS);
+        // A misaligned r10-relative atomic is checked at run time too.
+        var stack = prog("mis-stack", mov64(2, 1), atomic(DW, 10, 2, -12, ADD), mov64(0, 0), exit());
+        e = org.assertj.core.api.Assertions.catchThrowableOfType(() -> Jit.run(stack), dev.bpf4j.runtime.BpfRuntimeException.class);
+        assertThat(e.kind()).isEqualTo(dev.bpf4j.runtime.ErrorKind.MISALIGNED_ATOMIC);
+        assertThat(e.pc()).isEqualTo(1);
+    }
+
+    @Test
     void onTheStack() {
         // *(u64 *)(r10 - 8) = 5; lock *(u64 *)(r10 - 8) += 3; r1 = 10; r1 = atomic_fetch_add(r10 - 8, r1); r0 = r1 + *(r10 - 8)
         long r = Jit.run(prog("stack", st(DW, 10, -8, 5), mov64(1, 3), atomic(DW, 10, 1, -8, ADD),

@@ -20,9 +20,6 @@ final class AluEmitter {
         boolean x = Opcodes.source(i.opcode()) == Opcodes.X;
         int op = Opcodes.op(i.opcode());
         Reg dst = RegMap.x86(i.dst());
-        if (op != Opcodes.MOV && op != Opcodes.DIV && op != Opcodes.MOD && i.off() != 0) {
-            throw c.error(pc, "reserved offset " + i.off() + " in ALU instruction");
-        }
         switch (op) {
             case Opcodes.ADD: twoOperand(e, AluOp.ADD, w, x, dst, i); break;
             case Opcodes.SUB: twoOperand(e, AluOp.SUB, w, x, dst, i); break;
@@ -56,7 +53,6 @@ final class AluEmitter {
     private static void mov(JitContext c, int pc, Insn i, boolean w, boolean x, Reg dst) {
         X86Encoder e = c.e;
         if (!x) {
-            if (i.off() != 0) throw c.error(pc, "reserved offset in mov imm");
             if (w) e.loadImm64(dst, i.imm());                 /* mov dst, simm32 */
             else if (i.imm() == 0) e.aluRR(AluOp.XOR, false, dst, dst); /* xor dst32, dst32 */
             else e.movImm32(dst, i.imm());                    /* mov dst32, imm32 */

@@ -21,7 +21,7 @@ final class AtomicEmitter {
             throw c.error(pc, String.format("unknown atomic operation 0x%x", op));
         }
         X86Encoder e = c.e;
-        Mem m = MemoryEmitter.address(c, pc, i.dst(), i.off(), size, true);
+        Mem m = alignedAddress(c, pc, i, size);
         Reg src = RegMap.x86(i.src());
         if (op == Opcodes.XCHG) {
             e.xchg(w, m, src);                                        /* xchg [m], src */
@@ -35,6 +35,25 @@ final class AtomicEmitter {
         } else {
             fetchLoop(e, alu, w, m, src);
         }
+    }
+
+    /**
+     * The checked operand of an atomic, which must also be aligned to its size (a misaligned
+     * {@code lock} is a split lock). rbp is 16-byte aligned, so an in-frame r10 access is aligned
+     * exactly when its offset is; any other address is tested at run time.
+     */
+    private static Mem alignedAddress(JitContext c, int pc, Insn i, int size) {
+        if (MemoryEmitter.provenStackAccess(i.dst(), i.off(), size) && (i.off() & (size - 1)) == 0) {
+            return MemoryEmitter.address(c, pc, i.dst(), i.off(), size, true);
+        }
+        X86Encoder e = c.e;
+        Mem m = MemoryEmitter.checkedAddress(c, pc, i.dst(), i.off(), size, true);
+        e.testRI(false, RegMap.AUX, size - 1);                       /* test r10d, size - 1 */
+        int aligned = e.jccForward8(Cond.E);                          /* je .aligned */
+        e.movImm32(RegMap.AUX2, AccessDescriptor.encode(pc, size, true)); /* mov r11d, descriptor */
+        e.jmpRel32(c.stub(Stub.RAISE_MISALIGNED));                    /* jmp raise_misaligned */
+        e.bind(aligned);                                              /* .aligned: */
+        return m;
     }
 
     /** {@code src = atomic_fetch_op(m, src)} with a cmpxchg loop; rax (R0) is saved in the env. */

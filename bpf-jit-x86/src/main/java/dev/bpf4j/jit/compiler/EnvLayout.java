@@ -45,7 +45,8 @@ public final class EnvLayout {
     public static final long STATUS_NATIVE_ERROR = 1, STATUS_HELPER_ERROR = 2, STATUS_EXIT = 3;
 
     /** Error kinds the native code records (ErrorKind ordinals are not used: keep this stable). */
-    public static final long KIND_OUT_OF_BOUNDS = 1, KIND_BUDGET = 2, KIND_CALL_DEPTH = 3;
+    public static final long KIND_OUT_OF_BOUNDS = 1, KIND_BUDGET = 2, KIND_CALL_DEPTH = 3,
+            KIND_MISALIGNED_ATOMIC = 4;
 
     public static int sizeFor(int regions) { return REGIONS + regions * REGION_SIZE; }
 }

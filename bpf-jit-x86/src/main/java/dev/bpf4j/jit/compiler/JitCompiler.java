@@ -27,6 +27,7 @@ public final class JitCompiler {
         if (insns.length > AccessDescriptor.MAX_PC) {
             throw new BpfLoadException("program '" + program.name() + "': " + insns.length + " slots is too long for the JIT");
         }
+        EngineGuard.check(program.name(), insns);
         List<FunctionSpan> functions = Subprograms.split(program.name(), insns);
         FunctionFrame[] frames = new FunctionFrame[functions.size()];
         for (FunctionSpan f : functions) {

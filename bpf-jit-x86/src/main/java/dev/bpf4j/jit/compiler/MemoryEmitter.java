@@ -63,6 +63,11 @@ final class MemoryEmitter {
     /** The operand for the access, checked when it is not a proven stack access. */
     static Mem address(JitContext c, int pc, int baseReg, int off, int size, boolean write) {
         if (provenStackAccess(baseReg, off, size)) return Mem.of(Reg.RBP, off);
+        return checkedAddress(c, pc, baseReg, off, size, write);
+    }
+
+    /** Computes {@code base + off} into r10 and checks it: returns {@code [r10]}. */
+    static Mem checkedAddress(JitContext c, int pc, int baseReg, int off, int size, boolean write) {
         X86Encoder e = c.e;
         Reg base = RegMap.x86(baseReg);
         Reg addr = RegMap.AUX;

@@ -8,6 +8,8 @@ enum Stub {
     RAISE_BUDGET,
     /** r11d = pc: records CALL_DEPTH_EXCEEDED, then ERROR_EXIT. */
     RAISE_CALL_DEPTH,
+    /** r10 = address, r11d = access descriptor: records MISALIGNED_ATOMIC, then ERROR_EXIT. */
+    RAISE_MISALIGNED,
     /** r10 = address, r11d = access descriptor: returns when allowed, else records OUT_OF_BOUNDS. */
     MEM_CHECK
 }

@@ -20,6 +20,7 @@ final class StubEmitter {
         FrameEmitter.errorExit(c);
         raise(c, Stub.RAISE_BUDGET, EnvLayout.KIND_BUDGET);
         raise(c, Stub.RAISE_CALL_DEPTH, EnvLayout.KIND_CALL_DEPTH);
+        raiseMisaligned(c);
         memCheck(c);
     }
 
@@ -30,6 +31,19 @@ final class StubEmitter {
         c.stubs.put(s, begin);
         e.storeImm(8, JitContext.env(EnvLayout.ERR_KIND), (int) kind);                 /* mov qword [r12 + ERR_KIND], kind */
         e.store(8, JitContext.env(EnvLayout.ERR_DESC), RegMap.AUX2);                   /* mov [r12 + ERR_DESC], r11 */
+        e.storeImm(8, JitContext.env(EnvLayout.STATUS), (int) EnvLayout.STATUS_NATIVE_ERROR); /* mov qword [r12 + STATUS], 1 */
+        e.jmpRel32(c.stubs.get(Stub.ERROR_EXIT));                                      /* jmp error_exit */
+        c.stubRows.add(new int[]{begin, c.pos(), CfaRule.FRAME_POINTER.ordinal()});
+    }
+
+    /** Jumped to with r10 = address, r11d = access descriptor of a misaligned atomic. */
+    private static void raiseMisaligned(JitContext c) {
+        X86Encoder e = c.e;
+        int begin = c.pos();
+        c.stubs.put(Stub.RAISE_MISALIGNED, begin);
+        e.store(8, JitContext.env(EnvLayout.ERR_ADDR), RegMap.AUX);                    /* mov [r12 + ERR_ADDR], r10 */
+        e.store(8, JitContext.env(EnvLayout.ERR_DESC), RegMap.AUX2);                   /* mov [r12 + ERR_DESC], r11 */
+        e.storeImm(8, JitContext.env(EnvLayout.ERR_KIND), (int) EnvLayout.KIND_MISALIGNED_ATOMIC); /* mov qword [r12 + ERR_KIND], 4 */
         e.storeImm(8, JitContext.env(EnvLayout.STATUS), (int) EnvLayout.STATUS_NATIVE_ERROR); /* mov qword [r12 + STATUS], 1 */
         e.jmpRel32(c.stubs.get(Stub.ERROR_EXIT));                                      /* jmp error_exit */
         c.stubRows.add(new int[]{begin, c.pos(), CfaRule.FRAME_POINTER.ordinal()});

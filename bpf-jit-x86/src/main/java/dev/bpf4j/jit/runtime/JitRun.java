@@ -26,6 +26,7 @@ final class JitRun implements HelperCall {
     private final EnvBlock env;
     private final RunContext context;
     private Throwable failure;
+    private int failedHelper;
 
     JitRun(String programName, Map<Integer, HelperSpec> helpers, EnvBlock env, RunContext context) {
         this.programName = programName;
@@ -56,6 +57,7 @@ final class JitRun implements HelperCall {
             return spec.body().call(this, r1, r2, r3, r4, r5);
         } catch (Throwable t) {
             failure = t;
+            failedHelper = id;
             env.set(EnvLayout.STATUS, EnvLayout.STATUS_HELPER_ERROR);
             return 0;
         }
@@ -73,16 +75,24 @@ final class JitRun implements HelperCall {
             throw BpfRuntimeException.outOfBounds(programName, AccessDescriptor.pc(desc), env.get(EnvLayout.ERR_ADDR),
                     AccessDescriptor.size(desc), AccessDescriptor.write(desc));
         }
+        if (kind == EnvLayout.KIND_MISALIGNED_ATOMIC) {
+            throw BpfRuntimeException.misalignedAtomic(programName, AccessDescriptor.pc(desc), env.get(EnvLayout.ERR_ADDR),
+                    AccessDescriptor.size(desc));
+        }
         if (kind == EnvLayout.KIND_BUDGET) throw BpfRuntimeException.budgetExceeded(programName, (int) desc, context.budget());
         if (kind == EnvLayout.KIND_CALL_DEPTH) throw BpfRuntimeException.callDepthExceeded(programName, (int) desc, Limits.MAX_CALL_FRAMES);
         throw new IllegalStateException("JIT run of '" + programName + "' ended with unknown status " + status + "/" + kind);
     }
 
+    /** As the interpreter: BpfRuntimeException as is, Errors propagate, anything else becomes HELPER_FAILED. */
     private RuntimeException helperFailure() {
         Throwable t = failure;
         if (t instanceof BpfRuntimeException) return (BpfRuntimeException) t;
+        if (t instanceof Error) throw (Error) t;
+        HelperSpec spec = helpers.get(failedHelper);
+        String name = spec == null ? "?" : spec.name();
         BpfRuntimeException e = new BpfRuntimeException(ErrorKind.HELPER_FAILED, programName, pc(), 0,
-                "helper threw " + t);
+                "helper " + name + " (id " + failedHelper + ") threw " + t);
         e.initCause(t);
         return e;
     }
