@@ -48,8 +48,9 @@ final class ProgramGenerator {
         for (Object o : main) addAll(flat, o);
         List<Object> parts = new ArrayList<>();
         for (int i = 0; i < body; i++) parts.add(randomPart(i, body));
-        // Copy some stack slots into the region so the final memory shows the stack too.
+        // Store every data register and some stack slots into the region: the final memory shows them.
         List<Insn> tail = new ArrayList<>();
+        for (int k = 0; k < DATA.length; k++) tail.add(stx(DW, 1, DATA[k], REGION - 96 + 8 * k));
         for (int k = 0; k < 4; k++) {
             tail.add(ldx(DW, 2, 10, -8 * (1 + rnd.nextInt(64))));
             tail.add(stx(DW, 1, 2, REGION - 32 + 8 * k));
@@ -106,7 +107,8 @@ final class ProgramGenerator {
     private Object randomPart(int index, int body) {
         int dst = DATA[rnd.nextInt(DATA.length)], src = DATA[rnd.nextInt(DATA.length)];
         switch (rnd.nextInt(16)) {
-            case 0: case 1: case 2: case 3: case 4: return alu(dst, src);
+            case 0: case 1: case 2: return alu(dst, src);
+            case 3: case 4: return edgeOperand(dst, src);
             case 5: return new Insn[]{lddw(dst, value())[0], lddw(dst, value())[1]};
             case 6: return regionAccess(dst, src);
             case 7: return stackAccess(dst, src);
@@ -117,6 +119,12 @@ final class ProgramGenerator {
             case 14: return localCall();
             default: return new Insn[]{st(DW, 10, -8 * (1 + rnd.nextInt(64)), rnd.nextInt()), ldx(DW, dst, 10, -8 * (1 + rnd.nextInt(64)))};
         }
+    }
+
+    /** An ALU instruction whose register operand was just set to an edge value (0, -1, MIN, ...). */
+    private Insn[] edgeOperand(int dst, int src) {
+        Insn[] l = lddw(src, EDGES[rnd.nextInt(EDGES.length)]);
+        return new Insn[]{l[0], l[1], alu(dst, src)};
     }
 
     private long value() {
@@ -132,7 +140,7 @@ final class ProgramGenerator {
         }
         int off = (op == DIV || op == MOD) ? rnd.nextInt(2) : 0;
         if (rnd.nextBoolean()) return new Insn(cls | op | X, dst, src, off, 0);
-        int imm = rnd.nextInt(4) == 0 ? (int) EDGES[rnd.nextInt(EDGES.length)] : rnd.nextInt(129) - 64;
+        int imm = rnd.nextBoolean() ? (int) EDGES[rnd.nextInt(EDGES.length)] : rnd.nextInt(9) - 4;
         return new Insn(cls | op | K, dst, 0, off, imm);
     }
 
@@ -148,8 +156,8 @@ final class ProgramGenerator {
     /** Through r1: mostly inside the region, sometimes just past either end. */
     private Insn regionAccess(int dst, int src) {
         int size = SIZES[rnd.nextInt(4)], bytes = sizeBytes(size);
-        int off = rnd.nextInt(8) == 0 ? REGION - bytes + 1 + rnd.nextInt(8) - 4 : rnd.nextInt(REGION / bytes) * bytes;
-        if (rnd.nextInt(10) == 0) off = -bytes;
+        int off = rnd.nextInt(20) == 0 ? REGION - bytes + 1 + rnd.nextInt(8) - 4 : rnd.nextInt(REGION / bytes) * bytes;
+        if (rnd.nextInt(40) == 0) off = -bytes;
         switch (rnd.nextInt(4)) {
             case 0: return ldx(size, dst, 1, off);
             case 1: return size == DW ? ldx(size, dst, 1, off) : ldxsx(size, dst, 1, off);
@@ -162,7 +170,7 @@ final class ProgramGenerator {
     private Insn stackAccess(int dst, int src) {
         int size = SIZES[rnd.nextInt(4)], bytes = sizeBytes(size);
         int off = (rnd.nextInt(512 / bytes) * bytes) - 256;
-        if (rnd.nextInt(8) == 0) off = 256 - bytes + 1 + rnd.nextInt(16); // straddles or passes r10
+        if (rnd.nextInt(20) == 0) off = 256 - bytes + 1 + rnd.nextInt(16); // straddles or passes r10
         return rnd.nextBoolean() ? ldx(size, dst, 9, off) : stx(size, 9, src, off);
     }
 
@@ -171,13 +179,13 @@ final class ProgramGenerator {
         int op = ATOMIC_OPS[rnd.nextInt(ATOMIC_OPS.length)];
         boolean stack = rnd.nextInt(3) == 0;
         int off = stack ? -8 * (1 + rnd.nextInt(30)) : rnd.nextInt(REGION / bytes) * bytes;
-        if (rnd.nextInt(8) == 0) off += 1 + rnd.nextInt(bytes - 1); // misaligned
+        if (rnd.nextInt(20) == 0) off += 1 + rnd.nextInt(bytes - 1); // misaligned
         return I.atomic(size, stack ? 9 : 1, src, off, op);
     }
 
     private PendingJump jump(int dst, int src, int index, int body) {
         int cls = rnd.nextBoolean() ? JMP : JMP32, op = JMP_OPS[rnd.nextInt(JMP_OPS.length)];
-        int target = rnd.nextInt(4) == 0 ? Math.max(0, index - rnd.nextInt(6)) : index + 1 + rnd.nextInt(body - index);
+        int target = rnd.nextInt(10) == 0 ? Math.max(0, index - rnd.nextInt(6)) : index + 1 + rnd.nextInt(body - index);
         Insn t;
         if (rnd.nextInt(12) == 0) t = ja(0);
         else if (rnd.nextBoolean()) t = new Insn(cls | op | X, dst, src, 0, 0);
@@ -202,7 +210,7 @@ final class ProgramGenerator {
 
     private Insn[] localCall() {
         List<Insn> s = new ArrayList<>();
-        s.add(mov64(2, rnd.nextInt(9)));   // recursion depth: 7+ exceeds the frame limit
+        s.add(mov64(2, rnd.nextInt(8)));   // recursion depth: 7 exceeds the frame limit
         s.add(call(0));                     // placeholder, fixed up to call local
         s.set(1, new Insn(JMP | CALL, 0, 1, 0, -1));
         reload(s);

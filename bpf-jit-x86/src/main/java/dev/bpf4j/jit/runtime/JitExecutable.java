@@ -98,6 +98,10 @@ public final class JitExecutable implements Executable {
     }
 
     @Override public void close() {
+        if (lifecycle.getReadHoldCount() > 0) {
+            // A helper closing the program it runs in would wait for itself forever.
+            throw new IllegalStateException("program '" + program.name() + "' cannot be closed from inside one of its own runs");
+        }
         ReentrantReadWriteLock.WriteLock lock = lifecycle.writeLock();
         lock.lock();
         try {
