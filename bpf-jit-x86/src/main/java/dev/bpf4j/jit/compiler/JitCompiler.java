@@ -10,6 +10,7 @@ import dev.bpf4j.unwind.UnwindRow;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Compiles a validated program to x86-64. Jump sizes converge over passes, as in the kernel: each
@@ -31,7 +32,8 @@ public final class JitCompiler {
         List<FunctionSpan> functions = Subprograms.split(program.name(), insns);
         FunctionFrame[] frames = new FunctionFrame[functions.size()];
         for (FunctionSpan f : functions) {
-            frames[f.index()] = f.isMain() ? FunctionFrame.entry() : FunctionFrame.subprogram(insns, f);
+            boolean entry = f.isMain() && !Subprograms.mainIsCalled(insns);
+            frames[f.index()] = entry ? FunctionFrame.entry() : FunctionFrame.subprogram(insns, f);
         }
         JitContext converged = converge(program.name(), insns, functions, frames, helpers, entryArgs, false);
         if (converged == null) converged = converge(program.name(), insns, functions, frames, helpers, entryArgs, true);
@@ -71,6 +73,9 @@ public final class JitCompiler {
         List<UnwindRow> rows = new ArrayList<>();
         for (int[] r : c.stubRows) rows.add(new UnwindRow(r[0] - stubStart, r[1] - stubStart, CfaRule.values()[r[2]]));
         int[] pcOffsets = c.start.clone();
-        return new JitLayout(fns, pcOffsets, stubStart, c.pos() - stubStart, rows, c.pos());
+        Optional<FunctionLayout> trampoline = c.entryTrampoline
+                ? Optional.of(new FunctionLayout(-1, 0, 0, 0, c.trampolineLeave + 2, 4, c.trampolineLeave))
+                : Optional.empty();
+        return new JitLayout(fns, pcOffsets, stubStart, c.pos() - stubStart, rows, c.pos(), trampoline);
     }
 }

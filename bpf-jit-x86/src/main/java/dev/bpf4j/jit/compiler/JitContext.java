@@ -24,6 +24,10 @@ final class JitContext {
     final Map<Integer, HelperBinding> helpers;
     final FunctionFrame[] frames;
     final boolean forceLongJumps;
+    /** The main program is also called as a function: a separate entry trampoline does the entry work. */
+    final boolean entryTrampoline;
+    /** Offset of the trampoline's {@code leave} (when there is one). */
+    int trampolineLeave;
 
     final CodeBuffer buf = new CodeBuffer();
     final X86Encoder e = new X86Encoder(buf);
@@ -51,6 +55,7 @@ final class JitContext {
         this.helpers = helpers;
         this.frames = frames;
         this.forceLongJumps = forceLongJumps;
+        this.entryTrampoline = Subprograms.mainIsCalled(insns);
         int n = insns.length;
         start = new int[n + 1];
         end = new int[n + 1];

@@ -123,6 +123,10 @@ public final class JitExecutable implements Executable {
             String symbol = "bpf_prog_" + tag + "_" + (f.isMain() ? name : "F");
             out.add(new CodeRegion(base + f.codeOffset(), f.codeSize(), symbol, MODULE, f.unwindRows()));
         }
+        if (layout.entryTrampoline().isPresent()) {
+            FunctionLayout t = layout.entryTrampoline().get();
+            out.add(new CodeRegion(base + t.codeOffset(), t.codeSize(), "bpf_prog_" + mainTag + "_" + name + "__entry", MODULE, t.unwindRows()));
+        }
         out.add(new CodeRegion(base + layout.stubOffset(), layout.stubSize(),
                 "bpf_prog_" + mainTag + "_" + name + "__stubs", MODULE, layout.stubRows()));
         return out;
