@@ -43,6 +43,9 @@ final class JitContext {
     final Map<Stub, Integer> stubs = new EnumMap<>(Stub.class);
     final Map<Stub, Integer> prevStubs;
 
+    /** True for the second slot of an lddw (never a jump target). */
+    final boolean[] secondSlot;
+
     /** The function being translated. */
     FunctionSpan current;
 
@@ -56,6 +59,10 @@ final class JitContext {
         this.frames = frames;
         this.forceLongJumps = forceLongJumps;
         this.entryTrampoline = Subprograms.mainIsCalled(insns);
+        this.secondSlot = new boolean[insns.length + 1];
+        for (int pc = 0; pc < insns.length; pc++) {
+            if (insns[pc].isLddw()) secondSlot[++pc] = true;
+        }
         int n = insns.length;
         start = new int[n + 1];
         end = new int[n + 1];
