@@ -35,8 +35,9 @@ public final class JitCompiler {
             boolean entry = f.isMain() && !Subprograms.mainIsCalled(insns);
             frames[f.index()] = entry ? FunctionFrame.entry() : FunctionFrame.subprogram(insns, f);
         }
-        JitContext converged = converge(program.name(), insns, functions, frames, helpers, entryArgs, false);
-        if (converged == null) converged = converge(program.name(), insns, functions, frames, helpers, entryArgs, true);
+        int[] passes = {0};
+        JitContext converged = converge(program.name(), insns, functions, frames, helpers, entryArgs, false, passes);
+        if (converged == null) converged = converge(program.name(), insns, functions, frames, helpers, entryArgs, true, passes);
         if (converged == null) throw new BpfLoadException("program '" + program.name() + "': jump sizes did not converge");
         JitContext fin = new JitContext(program.name(), insns, functions, frames, helpers, converged.forceLongJumps, converged);
         Translator.translate(fin, entryArgs);
@@ -47,13 +48,14 @@ public final class JitCompiler {
             }
         }
         if (!fin.sameLayoutAs(converged)) throw new IllegalStateException("program '" + program.name() + "': final JIT pass moved code");
-        return new CompiledProgram(fin.buf.toByteArray(), layout(fin), 0);
+        return new CompiledProgram(fin.buf.toByteArray(), layout(fin), passes[0] + 1);
     }
 
     private static JitContext converge(String name, Insn[] insns, List<FunctionSpan> functions, FunctionFrame[] frames,
-                                       Map<Integer, HelperBinding> helpers, int entryArgs, boolean forceLong) {
+                                       Map<Integer, HelperBinding> helpers, int entryArgs, boolean forceLong, int[] passes) {
         JitContext prev = null;
         for (int pass = 0; pass < MAX_PASSES; pass++) {
+            passes[0]++;
             JitContext c = new JitContext(name, insns, functions, frames, helpers, forceLong, prev);
             Translator.translate(c, entryArgs);
             if (prev != null && c.sameLayoutAs(prev)) return c;
