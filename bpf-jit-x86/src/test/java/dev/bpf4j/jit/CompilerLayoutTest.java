@@ -76,6 +76,30 @@ class CompilerLayoutTest {
     }
 
     @Test
+    void unwindRowsCoverEveryByteOfEveryRegion() {
+        Program calls = prog("rows", mov64(1, 1), callLocal(1), exit(), mov64r(0, 1), exit());
+        Program self = prog("self", mov64(0, 0), jmp(JEQ, 1, 0, 2), alu64(SUB, 1, 1), callLocal(-4), exit());
+        for (Program p : List.of(calls, self)) {
+            try (JitExecutable x = Jit.ENGINE.load(p, LoadOptions.defaults())) {
+                for (dev.bpf4j.unwind.CodeRegion r : x.codeRegions()) {
+                    int next = 0;
+                    for (dev.bpf4j.unwind.UnwindRow row : r.rows()) {
+                        assertThat(row.startOffset()).as(r.symbol()).isEqualTo(next);
+                        next = row.endOffset();
+                    }
+                    assertThat((long) next).as(r.symbol() + " covered to its end").isEqualTo(r.size());
+                    // Function-like regions start with push rbp before the frame exists.
+                    if (!r.symbol().endsWith("__stubs")) {
+                        assertThat(r.ruleAt(r.start())).isEqualTo(dev.bpf4j.unwind.CfaRule.RETURN_AT_SP);
+                        assertThat(r.ruleAt(r.start() + 1)).isEqualTo(dev.bpf4j.unwind.CfaRule.RETURN_AT_SP_PLUS_8);
+                        assertThat(r.ruleAt(r.end() - 1)).isEqualTo(dev.bpf4j.unwind.CfaRule.RETURN_AT_SP);
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
     void loadErrorsNameTheProgramAndPc() {
         assertThatThrownBy(() -> Jit.ENGINE.load(prog("w10", mov64(10, 1), exit()), LoadOptions.defaults()))
                 .isInstanceOf(BpfLoadException.class).hasMessageContaining("'w10' pc 0").hasMessageContaining("r10");
