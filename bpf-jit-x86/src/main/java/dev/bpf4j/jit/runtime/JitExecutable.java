@@ -132,10 +132,14 @@ public final class JitExecutable implements Executable {
         return out;
     }
 
-    /** Kernel program names are {@code [A-Za-z0-9_.]}; anything else becomes '_'. */
+    /** Longest program name the kernel keeps (BPF_OBJ_NAME_LEN - 1), as kallsyms and perf show it. */
+    static final int KERNEL_NAME_LEN = 15;
+
+    /** Kernel program names are {@code [A-Za-z0-9_.]} and at most 15 characters; anything else becomes '_'. */
     static String symbolName(String name) {
         StringBuilder s = new StringBuilder(name.length());
         for (char ch : name.toCharArray()) s.append(Character.isLetterOrDigit(ch) && ch < 128 || ch == '_' || ch == '.' ? ch : '_');
+        if (s.length() > KERNEL_NAME_LEN) s.setLength(KERNEL_NAME_LEN);
         return s.length() == 0 ? "prog" : s.toString();
     }
 }
