@@ -5,23 +5,37 @@ import dev.bpf4j.runtime.MemoryRegion;
 import dev.bpf4j.runtime.NativeMemory;
 import dev.bpf4j.runtime.RunContext;
 
+import java.lang.ref.Cleaner;
 import java.util.ArrayDeque;
 import java.util.List;
 
 /**
  * The off-heap environment block of one run (layout: {@link EnvLayout}). Blocks are pooled per
- * thread; a helper that starts another run on the same thread simply takes a second block.
+ * thread; a helper that starts another run on the same thread simply takes a second block. The
+ * native memory of blocks still pooled when their thread dies is freed by a cleaner.
  */
 final class EnvBlock {
     private static final ThreadLocal<ArrayDeque<EnvBlock>> POOL = ThreadLocal.withInitial(ArrayDeque::new);
     private static final int POOLED_PER_THREAD = 4;
+    private static final Cleaner CLEANER = Cleaner.create();
 
     private final long address;
     private final int capacity;
+    private final Cleaner.Cleanable cleanable;
 
     private EnvBlock(int capacity) {
         this.capacity = capacity;
         this.address = NativeMemory.allocate(EnvLayout.sizeFor(capacity));
+        this.cleanable = CLEANER.register(this, new Free(address));
+    }
+
+    /** Frees the block's memory; holds no reference to the block itself. */
+    private static final class Free implements Runnable {
+        private final long address;
+
+        Free(long address) { this.address = address; }
+
+        @Override public void run() { NativeMemory.free(address); }
     }
 
     static EnvBlock acquire(int regions) {
@@ -38,7 +52,7 @@ final class EnvBlock {
         else b.free();
     }
 
-    private void free() { NativeMemory.free(address); }
+    private void free() { cleanable.clean(); }
 
     long address() { return address; }
 
