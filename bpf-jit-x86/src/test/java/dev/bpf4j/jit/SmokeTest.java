@@ -23,4 +23,15 @@ class SmokeTest {
             assertThat(x.run(RunContext.builder().arg(1, 40).arg(2, 2).build())).isEqualTo(42);
         }
     }
+
+    @Test
+    void allFiveEntryArguments() {
+        // r0 = r1 + 2*r2 + 3*r3 + 4*r4 + 5*r5
+        var p = prog("five", mov64r(0, 1), alu64(MUL, 2, 2), alu64r(ADD, 0, 2), alu64(MUL, 3, 3), alu64r(ADD, 0, 3),
+                alu64(MUL, 4, 4), alu64r(ADD, 0, 4), alu64(MUL, 5, 5), alu64r(ADD, 0, 5), exit());
+        try (Executable x = new JitEngine().load(p, LoadOptions.defaults().withEntryArgs(5))) {
+            assertThat(x.run(RunContext.builder().arg(1, 1).arg(2, 10).arg(3, 100).arg(4, 1000).arg(5, 10000).build()))
+                    .isEqualTo(1 + 20 + 300 + 4000 + 50000);
+        }
+    }
 }
