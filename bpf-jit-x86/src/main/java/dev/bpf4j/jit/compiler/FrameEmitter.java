@@ -4,6 +4,7 @@ import dev.bpf4j.jit.x86.AluOp;
 import dev.bpf4j.jit.x86.Mem;
 import dev.bpf4j.jit.x86.Reg;
 import dev.bpf4j.jit.x86.X86Encoder;
+import dev.bpf4j.unwind.CfaRule;
 
 import java.util.List;
 
@@ -84,7 +85,7 @@ final class FrameEmitter {
         int leave = c.pos();
         e.leave();                                                      /* leave */
         e.ret();                                                        /* ret */
-        c.stubRows.add(new int[]{begin, leave + 1, dev.bpf4j.unwind.CfaRule.FRAME_POINTER.ordinal()});
-        c.stubRows.add(new int[]{leave + 1, leave + 2, dev.bpf4j.unwind.CfaRule.RETURN_AT_SP.ordinal()});
+        c.stubRows.add(new int[]{begin, leave + 1, CfaRule.FRAME_POINTER.ordinal()});
+        c.stubRows.add(new int[]{leave + 1, leave + 2, CfaRule.RETURN_AT_SP.ordinal()});
     }
 }

@@ -2,12 +2,14 @@ package dev.bpf4j.jit.compiler;
 
 import dev.bpf4j.isa.Insn;
 import dev.bpf4j.jit.HelperBinding;
+import dev.bpf4j.jit.x86.AluOp;
 import dev.bpf4j.jit.x86.CodeBuffer;
 import dev.bpf4j.jit.x86.Cond;
 import dev.bpf4j.jit.x86.Mem;
 import dev.bpf4j.jit.x86.X86Encoder;
 import dev.bpf4j.runtime.BpfLoadException;
 
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.List;
@@ -39,7 +41,7 @@ final class JitContext {
     /** Per function: offset just after {@code mov rbp, rsp}, and of its {@code leave}. */
     final int[] fpStart, leaveAt;
     /** Unwind rows of the stub block, absolute offsets: {start, end, CfaRule ordinal} each. */
-    final java.util.List<int[]> stubRows = new java.util.ArrayList<>();
+    final List<int[]> stubRows = new ArrayList<>();
     final Map<Stub, Integer> stubs = new EnumMap<>(Stub.class);
     final Map<Stub, Integer> prevStubs;
 
@@ -151,7 +153,7 @@ final class JitContext {
      * used up, and the run ends at {@code pc}.
      */
     void budgetEvent(int pc) {
-        e.aluMI(dev.bpf4j.jit.x86.AluOp.SUB, true, env(EnvLayout.BUDGET), 1); /* sub qword [r12 + BUDGET], 1 */
+        e.aluMI(AluOp.SUB, true, env(EnvLayout.BUDGET), 1); /* sub qword [r12 + BUDGET], 1 */
         int ok = e.jccForward8(Cond.AE);                                   /* jae ok */
         raise(Stub.RAISE_BUDGET, pc);
         e.bind(ok);

@@ -3,6 +3,7 @@ package dev.bpf4j.jit.compiler;
 import dev.bpf4j.unwind.UnwindRow;
 
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -15,7 +16,7 @@ public record JitLayout(List<FunctionLayout> functions, int[] pcOffsets, int stu
                         List<UnwindRow> stubRows, int imageSize, Optional<FunctionLayout> entryTrampoline) {
     public JitLayout {
         functions = List.copyOf(functions);
-        java.util.Objects.requireNonNull(entryTrampoline);
+        Objects.requireNonNull(entryTrampoline);
         pcOffsets = pcOffsets.clone();
         stubRows = List.copyOf(stubRows);
     }
