@@ -122,4 +122,20 @@ class CallTest {
             assertThat(x.codeRegions()).extracting(dev.bpf4j.unwind.CodeRegion::symbol).anyMatch(s -> s.endsWith("_selfcall__entry"));
         }
     }
+
+    @Test
+    void callerFramesStayReachableWhenMainCallsItself() {
+        // main(r1 = depth, r2 = pointer into the outermost frame or 0):
+        //   outermost: *(r10 - 8) = 40, r2 = r10 - 8; inner levels add 1 to *r2; the deepest returns *r2.
+        Program p = prog("selfstack",
+                mov64r(6, 1),                                   // 0
+                jmp(JNE, 2, 0, 3),                              // 1: r2 != 0 -> 5
+                st(DW, 10, -8, 40), mov64r(2, 10), alu64(ADD, 2, -8), // 2..4: outermost sets up its slot
+                ldx(DW, 3, 2, 0), alu64(ADD, 3, 1), stx(DW, 2, 3, 0), // 5..7: *r2 += 1 through the chain
+                jmp(JNE, 6, 0, 2),                              // 8: depth left -> 11
+                ldx(DW, 0, 2, 0), exit(),                       // 9..10
+                mov64r(1, 6), alu64(SUB, 1, 1), callLocal(-14), exit()); // 11..14: main(depth - 1, r2)
+        // depth 6: 7 frames, each adds 1: 40 + 7
+        assertThat(Jit.run(p, LoadOptions.defaults().withEntryArgs(2), RunContext.builder().arg(1, 6).build())).isEqualTo(47);
+    }
 }
