@@ -5,6 +5,8 @@ import dev.bpf4j.isa.Opcodes;
 
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -13,6 +15,11 @@ import java.util.List;
  * not depend on fd numbers. Printed as 16 hex digits, as bpftool and kallsyms show it.
  * Linux up to 6.17 digests with SHA-1; Linux 6.18 (the kernel on the bpf4j machines, checked with
  * {@code BPF_OBJ_GET_INFO_BY_FD}) uses SHA-256, which is the default here.
+ *
+ * <p>In kallsyms the main function carries the tag of the whole program, and each subprogram
+ * ({@code bpf_prog_<tag>_F}) the tag of its own slots as the verifier leaves them for the JIT: every
+ * {@code call local} rewritten to {@code off = callee's subprogram index, imm = 1} (checked against
+ * /proc/kallsyms on Linux 6.18). See {@link #ofSubprogram}.
  */
 public final class ProgramTag {
     private ProgramTag() {}
@@ -32,6 +39,24 @@ public final class ProgramTag {
     public static final Algorithm DEFAULT = Algorithm.SHA256;
 
     public static String of(List<Insn> insns) { return of(insns, DEFAULT); }
+
+    /**
+     * The kallsyms tag of the subprogram {@code [start, end)} of {@code program}, whose functions start
+     * at {@code functionStarts} (sorted; index = the kernel's subprogram number).
+     */
+    public static String ofSubprogram(List<Insn> program, int start, int end, int[] functionStarts) {
+        List<Insn> slots = new ArrayList<>(program.subList(start, end));
+        for (int i = 0; i < slots.size(); i++) {
+            Insn in = slots.get(i);
+            if (in.opcode() == (Opcodes.JMP | Opcodes.CALL) && in.src() == Opcodes.PSEUDO_CALL) {
+                int target = start + i + 1 + in.imm();
+                int index = Arrays.binarySearch(functionStarts, target);
+                slots.set(i, new Insn(in.opcode(), in.dst(), in.src(), Math.max(index, 0), 1));
+            }
+            if (in.isLddw()) i++;
+        }
+        return of(slots);
+    }
 
     public static String of(List<Insn> insns, Algorithm algorithm) {
         byte[] raw = new byte[insns.size() * Insn.SIZE];

@@ -34,4 +34,23 @@ class ProgramTagTest {
         assertThat(ProgramTag.of(List.of(a))).isEqualTo(ProgramTag.of(List.of(b)));
         assertThat(ProgramTag.of(List.of(c))).isNotEqualTo(ProgramTag.of(List.of(b)));
     }
+
+    /*
+     * Oracle: /proc/kallsyms on Linux 6.18 after loading these socket filters as root:
+     *   subtest: bpf_prog_748fdaca820effc9_subtest, bpf_prog_0eb5405ba529d7d5_F
+     *   nested2: bpf_prog_2fa170e9c64a63e1_nested2, bpf_prog_f8d44a1e0b283126_F, bpf_prog_0eb5405ba529d7d5_F
+     */
+    @Test
+    void functionSymbolsMatchKallsyms() {
+        var subtest = prog("subtest", mov64(1, 1), callLocal(1), exit(), mov64r(0, 1), exit());
+        var nested2 = prog("nested2", mov64(1, 1), callLocal(1), exit(), callLocal(1), exit(), mov64r(0, 1), exit());
+        try (var x = Jit.ENGINE.load(subtest, dev.bpf4j.runtime.LoadOptions.defaults())) {
+            assertThat(x.codeRegions()).extracting(dev.bpf4j.unwind.CodeRegion::symbol)
+                    .startsWith("bpf_prog_748fdaca820effc9_subtest", "bpf_prog_0eb5405ba529d7d5_F");
+        }
+        try (var x = Jit.ENGINE.load(nested2, dev.bpf4j.runtime.LoadOptions.defaults())) {
+            assertThat(x.codeRegions()).extracting(dev.bpf4j.unwind.CodeRegion::symbol)
+                    .startsWith("bpf_prog_2fa170e9c64a63e1_nested2", "bpf_prog_f8d44a1e0b283126_F", "bpf_prog_0eb5405ba529d7d5_F");
+        }
+    }
 }

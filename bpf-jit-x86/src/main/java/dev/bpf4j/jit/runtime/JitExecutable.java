@@ -116,10 +116,11 @@ public final class JitExecutable implements Executable {
     private static List<CodeRegion> codeRegions(Program program, JitLayout layout, long base) {
         List<CodeRegion> out = new ArrayList<>();
         String name = symbolName(program.name());
-        String mainTag = null;
+        String mainTag = ProgramTag.of(program.insns());
+        int[] starts = layout.functions().stream().mapToInt(FunctionLayout::startPc).toArray();
         for (FunctionLayout f : layout.functions()) {
-            String tag = ProgramTag.of(program.insns().subList(f.startPc(), f.endPc()));
-            if (f.isMain()) mainTag = tag;
+            // As kallsyms: main carries the program's tag, each subprogram its own.
+            String tag = f.isMain() ? mainTag : ProgramTag.ofSubprogram(program.insns(), f.startPc(), f.endPc(), starts);
             String symbol = "bpf_prog_" + tag + "_" + (f.isMain() ? name : "F");
             out.add(new CodeRegion(base + f.codeOffset(), f.codeSize(), symbol, MODULE, f.unwindRows()));
         }
