@@ -140,4 +140,13 @@ class HelperTest {
                 mov64(6, 1), mov64(7, 1), call(8), mov64r(1, 0), call(8), alu64r(ADD, 0, 6), exit());
         assertThat(run(q, h, RunContext.builder().arg(1, 0).build())).isEqualTo(4);
     }
+
+    @Test
+    void aHelperCallDoesNotOutliveItsRun() {
+        AtomicReference<HelperCall> kept = new AtomicReference<>();
+        HelperRegistry h = HelperRegistry.builder().add(1, "keep", (call, a, b, c, d, e) -> { kept.set(call); return 0; }).build();
+        run(prog("keep", call(1), exit()), h, RunContext.builder().build());
+        assertThatThrownBy(() -> kept.get().accessible(0x1000, 8, false)).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> kept.get().exit(1)).isInstanceOf(IllegalStateException.class);
+    }
 }

@@ -87,6 +87,7 @@ public final class JitExecutable implements Executable {
                     long r0 = INVOKER.invokeN2(ENTRY, memory.address(), context.arg(0), env.address());
                     return run.finish(r0);
                 } finally {
+                    run.deactivate();
                     JitRun.restore(previous);
                 }
             } finally {

@@ -28,6 +28,8 @@ final class JitRun implements HelperCall {
     private final EnvBlock env;
     private final RunContext context;
     private Throwable failure;
+    /** False once the run has returned: its env block may already serve another run. */
+    private boolean active = true;
     private int failedHelper;
 
     JitRun(Object owner, String programName, Map<Integer, HelperSpec> helpers, EnvBlock env, RunContext context) {
@@ -51,6 +53,13 @@ final class JitRun implements HelperCall {
     static boolean isRunningOnThisThread(Object owner) {
         for (JitRun r = CURRENT.get(); r != null; r = r.previous) if (r.owner == owner) return true;
         return false;
+    }
+
+    /** Ends this run's use of its env block. */
+    void deactivate() { active = false; }
+
+    private void checkActive() {
+        if (!active) throw new IllegalStateException("the run of '" + programName + "' this HelperCall belonged to has ended");
     }
 
     static void restore(JitRun previous) {
@@ -108,15 +117,20 @@ final class JitRun implements HelperCall {
 
     @Override public String programName() { return programName; }
 
-    @Override public int pc() { return (int) env.get(EnvLayout.CUR_PC); }
+    @Override public int pc() {
+        checkActive();
+        return (int) env.get(EnvLayout.CUR_PC);
+    }
 
     @Override public void exit(long r0) {
+        checkActive();
         env.set(EnvLayout.EXIT_R0, r0);
         env.set(EnvLayout.STATUS, EnvLayout.STATUS_EXIT);
     }
 
     /** The memory-check rule: inside one region (writable for writes) or one live BPF frame. */
     @Override public boolean accessible(long address, long size, boolean write) {
+        checkActive();
         if (size <= 0) return false;
         long end = address + size;
         if (Long.compareUnsigned(end, address) <= 0) return false;
