@@ -22,6 +22,8 @@ final class EnvBlock {
     private final long address;
     private final int capacity;
     private final Cleaner.Cleanable cleanable;
+    /** The region list whose table (and fast-path cache) the block holds. */
+    private List<MemoryRegion> boundRegions;
 
     private EnvBlock(int capacity) {
         this.capacity = capacity;
@@ -60,13 +62,19 @@ final class EnvBlock {
 
     void set(int field, long value) { NativeMemory.putLong(address + field, value); }
 
-    /** Fills the block for a new run of {@code ctx}. */
+    /**
+     * Fills the block for a new run of {@code ctx}. The error words are only read once the status
+     * says so, and the native code sets the frame words itself; the region table is rewritten only
+     * when the run's (immutable) region list differs from the one the block already holds.
+     */
     void prepare(RunContext ctx) {
-        for (int f = 0; f < EnvLayout.ARGS; f += 8) set(f, 0);
+        set(EnvLayout.STATUS, 0);
         set(EnvLayout.BUDGET, ctx.budget());
         set(EnvLayout.DEPTH, 1);
         for (int i = 0; i < 5; i++) set(EnvLayout.ARGS + 8 * i, ctx.arg(i));
         List<MemoryRegion> regions = ctx.regions();
+        if (regions == boundRegions) return;
+        boundRegions = regions;
         set(EnvLayout.REGION_COUNT, regions.size());
         MemoryRegion fastRead = null, fastWrite = null;
         for (int i = 0; i < regions.size(); i++) {
