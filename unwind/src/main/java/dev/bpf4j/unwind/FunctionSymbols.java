@@ -37,10 +37,13 @@ public final class FunctionSymbols {
                 if (function && !s.isUndefined() && s.value() != 0 && !s.name().isEmpty()) all.add(s);
             }
         }
-        // By address; at one address prefer a sized symbol, then global over weak over local (nm lists them all).
+        // By address; at one address choose as perf does: a sized symbol, global over weak over local,
+        // fewer leading underscores, the shorter name (nm lists them all).
         all.sort(Comparator.comparingLong(ElfSymbol::value)
                 .thenComparing(s -> s.size() == 0)
                 .thenComparingInt(FunctionSymbols::bindingRank)
+                .thenComparingInt(s -> leadingUnderscores(s.name()))
+                .thenComparingInt(s -> s.name().length())
                 .thenComparing(ElfSymbol::name));
         int n = 0;
         long[] starts = new long[all.size()], ends = new long[all.size()];
@@ -57,6 +60,12 @@ public final class FunctionSymbols {
             if (ends[i] == starts[i]) ends[i] = i + 1 < n ? starts[i + 1] : starts[i] + 1;
         }
         return new FunctionSymbols(Arrays.copyOf(starts, n), Arrays.copyOf(ends, n), Arrays.copyOf(names, n));
+    }
+
+    private static int leadingUnderscores(String name) {
+        int n = 0;
+        while (n < name.length() && name.charAt(n) == '_') n++;
+        return n;
     }
 
     private static int bindingRank(ElfSymbol s) {
@@ -83,7 +92,7 @@ public final class FunctionSymbols {
         return new Hit(names[found], vaddr - starts[found]);
     }
 
-    /** The address of the first function named {@code name}, or -1. */
+    /** The address of the function named {@code name}, or -1 (only the chosen name of aliases is kept). */
     public long address(String name) {
         for (int i = 0; i < names.length; i++) if (names[i].equals(name)) return starts[i];
         return -1;
