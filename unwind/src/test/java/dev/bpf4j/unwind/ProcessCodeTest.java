@@ -73,4 +73,35 @@ class ProcessCodeTest {
         assertThat(m.offset() % 4096).isZero();
         assertThat(new ProcMaps.Mapping(1, 2, "r-xp", "/x").offset()).isZero();
     }
+
+    @Test
+    void aLibraryDeletedAfterLoadingIsStillReadThroughMapFiles() throws Exception {
+        Path so = Gcc.sharedLibrary("unwgone", "int unw_gone(int x) { return x + 7; }\n");
+        Library lib = Library.openLibrary(so.toString(), Library.NOW | Library.LOCAL);
+        long fn = lib.getSymbolAddress("unw_gone");
+        java.nio.file.Files.delete(so);
+        ProcessCode code = new ProcessCode(new CodeMap(), ProcMaps::read, 0);
+        ProcessCode.NativeMapping m = code.nativeMapping(fn).orElseThrow();
+        assertThat(m.mapping().deleted()).isTrue();
+        assertThat(m.module().path()).isEqualTo(so.toString());
+        assertThat(new Symbolizer(code, new SyntheticFrames()).symbolize(fn).toString()).isEqualTo("libunwgone.so!unw_gone");
+    }
+
+    @Test
+    void aFileThatIsNotElfGivesAModuleWithoutSymbols() throws Exception {
+        Path notElf = java.nio.file.Files.createTempFile("bpf4j-unwind-", ".so");
+        try {
+            java.nio.file.Files.writeString(notElf, "not an ELF file at all, but long enough to hold a header ........");
+            NativeModule m = new NativeModule(notElf.toString(), null);
+            assertThat(m.symbols().size()).isZero();
+            assertThat(m.loadError()).contains("not an ELF file");
+            assertThat(m.bias(0x7000_0000_0000L, 0x1000)).isEqualTo(0x7000_0000_0000L - 0x1000);
+            NativeModule missing = new NativeModule("/no/such/lib.so (deleted)", null);
+            assertThat(missing.name()).isEqualTo("lib.so");
+            assertThat(missing.symbols().size()).isZero();
+            assertThat(missing.loadError()).startsWith("/no/such/lib.so");
+        } finally {
+            java.nio.file.Files.delete(notElf);
+        }
+    }
 }
