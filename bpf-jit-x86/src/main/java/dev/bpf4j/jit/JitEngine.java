@@ -41,6 +41,18 @@ public final class JitEngine implements Engine {
 
     @Override public JitExecutable load(Program program, LoadOptions options) {
         Map<Integer, HelperSpec> javaHelpers = new HashMap<>();
+        Map<Integer, HelperBinding> bindings = bindHelpers(program, options, javaHelpers);
+        CompiledProgram compiled = JitCompiler.compile(program, bindings, options.entryArgs());
+        return new JitExecutable(program, compiled, javaHelpers, bindings);
+    }
+
+    /** Compiles without mapping the code: the machine code and its layout (for disassemblers and tests). */
+    public CompiledProgram compile(Program program, LoadOptions options) {
+        return JitCompiler.compile(program, bindHelpers(program, options, new HashMap<>()), options.entryArgs());
+    }
+
+    /** The target of every helper the program calls; Java helpers are also collected into {@code javaHelpers}. */
+    private Map<Integer, HelperBinding> bindHelpers(Program program, LoadOptions options, Map<Integer, HelperSpec> javaHelpers) {
         Map<Integer, HelperBinding> bindings = new HashMap<>();
         List<Insn> insns = program.insns();
         for (int pc = 0; pc < insns.size(); pc++) {
@@ -51,15 +63,7 @@ public final class JitEngine implements Engine {
             }
             if (i.isLddw()) pc++;
         }
-        CompiledProgram compiled = JitCompiler.compile(program, bindings, options.entryArgs());
-        return new JitExecutable(program, compiled, javaHelpers, bindings);
-    }
-
-    /** Compiles without loading: the machine code and its layout (for disassemblers and tests). */
-    public CompiledProgram compile(Program program, LoadOptions options) {
-        try (JitExecutable x = load(program, options)) {
-            return x.compiled();
-        }
+        return bindings;
     }
 
     private HelperBinding bind(Program program, int pc, int id, LoadOptions options, Map<Integer, HelperSpec> javaHelpers) {

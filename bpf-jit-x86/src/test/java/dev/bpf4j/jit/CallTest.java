@@ -105,4 +105,21 @@ class CallTest {
         assertThatThrownBy(() -> Jit.run(p, LoadOptions.defaults(), RunContext.builder().arg(1, 7).budget(8).build()))
                 .isInstanceOfSatisfying(BpfRuntimeException.class, x -> assertThat(x.kind()).isEqualTo(ErrorKind.CALL_DEPTH_EXCEEDED));
     }
+
+    @Test
+    void mainProgramMayCallItself() {
+        // main(r1): if r1 == 0 return 100; return main(r1 - 1) + r1 — the entry trampoline does the entry work.
+        Program p = prog("selfcall", mov64r(6, 1), jmp(JNE, 1, 0, 2), mov64(0, 100), exit(),
+                alu64(SUB, 1, 1), callLocal(-6), alu64r(ADD, 0, 6), exit());
+        assertThat(Jit.run(p, LoadOptions.defaults(), RunContext.builder().arg(1, 5).build())).isEqualTo(100 + 15);
+        BpfRuntimeException e = error(p, RunContext.builder().arg(1, 8).build());
+        assertThat(e.kind()).isEqualTo(ErrorKind.CALL_DEPTH_EXCEEDED);
+        assertThat(e.pc()).isEqualTo(5);
+        // Errors from deep inside restore the trampoline's registers: the next run still works.
+        assertThat(Jit.run(p, LoadOptions.defaults(), RunContext.builder().arg(1, 1).build())).isEqualTo(101);
+        try (var x = Jit.ENGINE.load(p, LoadOptions.defaults())) {
+            assertThat(x.layout().entryTrampoline()).isPresent();
+            assertThat(x.codeRegions()).extracting(dev.bpf4j.unwind.CodeRegion::symbol).anyMatch(s -> s.endsWith("_selfcall__entry"));
+        }
+    }
 }

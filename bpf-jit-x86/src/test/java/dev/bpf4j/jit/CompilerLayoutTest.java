@@ -37,6 +37,8 @@ class CompilerLayoutTest {
         CompiledProgram c = Jit.ENGINE.compile(longAndShort(), LoadOptions.defaults());
         byte[] code = c.code();
         JitLayout l = c.layout();
+        // A pessimistic first pass, at least one more until two agree, then the checking pass.
+        assertThat(c.passes()).isBetween(3, 22);
         // pc 1: test rax, rax (3 bytes) then jcc rel32 (0f 84); pc 2: test then jcc rel8 (75).
         int j1 = l.nativeOffset(1) + 3, j2 = l.nativeOffset(2) + 3;
         assertThat(code[j1] & 0xff).isEqualTo(0x0f);
@@ -70,6 +72,30 @@ class CompilerLayoutTest {
             assertThat(l.imageSize()).isEqualTo(l.stubOffset() + l.stubSize());
             assertThat(x.compiled().code()[l.functions().get(1).codeOffset()] & 0xff).isEqualTo(0x55); // push rbp
             assertThat(x.run(RunContext.builder().build())).isEqualTo(7);
+        }
+    }
+
+    @Test
+    void unwindRowsCoverEveryByteOfEveryRegion() {
+        Program calls = prog("rows", mov64(1, 1), callLocal(1), exit(), mov64r(0, 1), exit());
+        Program self = prog("self", mov64(0, 0), jmp(JEQ, 1, 0, 2), alu64(SUB, 1, 1), callLocal(-4), exit());
+        for (Program p : List.of(calls, self)) {
+            try (JitExecutable x = Jit.ENGINE.load(p, LoadOptions.defaults())) {
+                for (dev.bpf4j.unwind.CodeRegion r : x.codeRegions()) {
+                    int next = 0;
+                    for (dev.bpf4j.unwind.UnwindRow row : r.rows()) {
+                        assertThat(row.startOffset()).as(r.symbol()).isEqualTo(next);
+                        next = row.endOffset();
+                    }
+                    assertThat((long) next).as(r.symbol() + " covered to its end").isEqualTo(r.size());
+                    // Function-like regions start with push rbp before the frame exists.
+                    if (!r.symbol().endsWith("__stubs")) {
+                        assertThat(r.ruleAt(r.start())).isEqualTo(dev.bpf4j.unwind.CfaRule.RETURN_AT_SP);
+                        assertThat(r.ruleAt(r.start() + 1)).isEqualTo(dev.bpf4j.unwind.CfaRule.RETURN_AT_SP_PLUS_8);
+                        assertThat(r.ruleAt(r.end() - 1)).isEqualTo(dev.bpf4j.unwind.CfaRule.RETURN_AT_SP);
+                    }
+                }
+            }
         }
     }
 

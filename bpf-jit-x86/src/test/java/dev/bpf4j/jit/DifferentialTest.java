@@ -78,6 +78,36 @@ class DifferentialTest {
         assertThat(compared - errors).as("programs that returned normally").isGreaterThan(compared / 5);
     }
 
+    @Test
+    void handPickedProgramsAgree() {
+        LoadOptions options = LoadOptions.defaults().withHelpers(helpers()).withEntryArgs(1);
+        long region = NativeMemory.allocate(ProgramGenerator.REGION);
+        try {
+            java.util.List<Program> programs = java.util.List.of(
+                    // main calls itself (entry trampoline), recursion depth from the region's first byte
+                    I.prog("self", I.ldx(dev.bpf4j.isa.Opcodes.B, 2, 1, 0), I.alu64(dev.bpf4j.isa.Opcodes.AND, 2, 15),
+                            I.mov64r(6, 1), I.stx(dev.bpf4j.isa.Opcodes.DW, 10, 2, -8),
+                            I.jmp(dev.bpf4j.isa.Opcodes.JNE, 2, 0, 2), I.mov64(0, 1), I.exit(),
+                            I.st(dev.bpf4j.isa.Opcodes.B, 6, 0, 0), I.callLocal(-9),
+                            I.ldx(dev.bpf4j.isa.Opcodes.DW, 3, 10, -8), I.alu64r(dev.bpf4j.isa.Opcodes.ADD, 0, 3), I.exit()),
+                    // stack pointer handed down two calls and written through
+                    I.prog("handdown", I.mov64r(2, 10), I.alu64(dev.bpf4j.isa.Opcodes.ADD, 2, -16), I.st(dev.bpf4j.isa.Opcodes.DW, 10, -16, 5),
+                            I.mov64r(1, 2), I.callLocal(3), I.ldx(dev.bpf4j.isa.Opcodes.DW, 0, 10, -16), I.exit(), I.exit(),
+                            I.callLocal(1), I.exit(),
+                            I.ldx(dev.bpf4j.isa.Opcodes.DW, 0, 1, 0), I.alu64(dev.bpf4j.isa.Opcodes.MUL, 0, 3), I.stx(dev.bpf4j.isa.Opcodes.DW, 1, 0, 0), I.exit()));
+            for (int i = 0; i < programs.size(); i++) {
+                Program p = programs.get(i);
+                Validator.validate(p, options);
+                for (long seed = 0; seed < 16; seed++) {
+                    assertThat(outcome(Jit.ENGINE, p, options, region, seed)).as(p.name() + " seed " + seed)
+                            .isEqualTo(outcome(INTERP, p, options, region, seed));
+                }
+            }
+        } finally {
+            NativeMemory.free(region);
+        }
+    }
+
     /** r0 or the error, then the region's final bytes. */
     static String outcome(Engine engine, Program p, LoadOptions options, long region, long seed) {
         byte[] init = new byte[ProgramGenerator.REGION];

@@ -79,6 +79,10 @@ class FrameUnwindTest {
         assertThat(sub2.contains(ips.get(2) - 1)).as("2: sub2").isTrue();
         assertThat(sub1.contains(ips.get(3) - 1)).as("3: sub1").isTrue();
         assertThat(main.contains(ips.get(4) - 1)).as("4: main").isTrue();
+        // The captured stack pointer lies in this thread's stack mapping, which bounds a live view.
+        var view = dev.bpf4j.unwind.ProcMaps.stackViewFrom(c.rsp()).orElseThrow();
+        assertThat(view.contains(c.rsp())).isTrue();
+        assertThat(dev.bpf4j.unwind.ProcMaps.containing(c.rsp()).orElseThrow().writable()).isTrue();
     }
 
     @Test

@@ -46,6 +46,33 @@ class LifecycleTest {
     }
 
     @Test
+    void closeWaitsForRunsInProgress() throws Exception {
+        java.util.concurrent.CountDownLatch inHelper = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        dev.bpf4j.runtime.HelperRegistry h = dev.bpf4j.runtime.HelperRegistry.builder().add(1, "park", (call, a, b, c, d, e) -> {
+            inHelper.countDown();
+            try {
+                release.await();
+            } catch (InterruptedException interrupted) {
+                Thread.currentThread().interrupt();
+            }
+            return 41;
+        }).build();
+        JitExecutable x = Jit.ENGINE.load(prog("park", call(1), alu64(ADD, 0, 1), exit()), LoadOptions.defaults().withHelpers(h));
+        java.util.concurrent.FutureTask<Long> run = new java.util.concurrent.FutureTask<>(() -> x.run(RunContext.builder().build()));
+        new Thread(run).start();
+        inHelper.await();
+        Thread closer = new Thread(x::close);
+        closer.start();
+        closer.join(200);
+        assertThat(closer.isAlive()).as("close waits while the run is inside the code").isTrue();
+        release.countDown();
+        assertThat(run.get()).isEqualTo(42);
+        closer.join();
+        assertThatThrownBy(() -> x.run(RunContext.builder().build())).isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
     void hundredThousandLoadsAndClosesDoNotLeak() throws IOException {
         int regionsBefore = CodeMap.global().size();
         // Warm up (JIT compilation of the compiler itself, pools) before taking the baseline.

@@ -16,7 +16,7 @@ public final class EnvLayout {
     public static final int ERR_ADDR = 24;
     /** Budget events left; a {@code sub ..., 1} that borrows ends the run. */
     public static final int BUDGET = 32;
-    /** rbp of the entry function: the end of the live-frame chain. */
+    /** rbp of the main program's frame: the end of the live-frame chain. */
     public static final int ENTRY_RBP = 40;
     /** Live BPF frames, the entry frame included. */
     public static final int DEPTH = 48;
@@ -35,9 +35,11 @@ public final class EnvLayout {
     public static final int FAST_W_LAST = 112;
     /** Initial r1..r5. */
     public static final int ARGS = 120;
-    public static final int REGION_COUNT = 160;
+    /** rbp of the native frame that saved the caller's callee-saved registers: where the error exit returns from. */
+    public static final int EXIT_RBP = 160;
+    public static final int REGION_COUNT = 168;
     /** Region table: {start, end, writable} per region. */
-    public static final int REGIONS = 168;
+    public static final int REGIONS = 176;
     public static final int REGION_SIZE = 24;
     public static final int REGION_END = 8;
     public static final int REGION_WRITABLE = 16;

@@ -10,6 +10,7 @@ import dev.bpf4j.unwind.UnwindRow;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Compiles a validated program to x86-64. Jump sizes converge over passes, as in the kernel: each
@@ -31,10 +32,12 @@ public final class JitCompiler {
         List<FunctionSpan> functions = Subprograms.split(program.name(), insns);
         FunctionFrame[] frames = new FunctionFrame[functions.size()];
         for (FunctionSpan f : functions) {
-            frames[f.index()] = f.isMain() ? FunctionFrame.entry() : FunctionFrame.subprogram(insns, f);
+            boolean entry = f.isMain() && !Subprograms.mainIsCalled(insns);
+            frames[f.index()] = entry ? FunctionFrame.entry() : FunctionFrame.subprogram(insns, f);
         }
-        JitContext converged = converge(program.name(), insns, functions, frames, helpers, entryArgs, false);
-        if (converged == null) converged = converge(program.name(), insns, functions, frames, helpers, entryArgs, true);
+        int[] passes = {0};
+        JitContext converged = converge(program.name(), insns, functions, frames, helpers, entryArgs, false, passes);
+        if (converged == null) converged = converge(program.name(), insns, functions, frames, helpers, entryArgs, true, passes);
         if (converged == null) throw new BpfLoadException("program '" + program.name() + "': jump sizes did not converge");
         JitContext fin = new JitContext(program.name(), insns, functions, frames, helpers, converged.forceLongJumps, converged);
         Translator.translate(fin, entryArgs);
@@ -45,13 +48,14 @@ public final class JitCompiler {
             }
         }
         if (!fin.sameLayoutAs(converged)) throw new IllegalStateException("program '" + program.name() + "': final JIT pass moved code");
-        return new CompiledProgram(fin.buf.toByteArray(), layout(fin), 0);
+        return new CompiledProgram(fin.buf.toByteArray(), layout(fin), passes[0] + 1);
     }
 
     private static JitContext converge(String name, Insn[] insns, List<FunctionSpan> functions, FunctionFrame[] frames,
-                                       Map<Integer, HelperBinding> helpers, int entryArgs, boolean forceLong) {
+                                       Map<Integer, HelperBinding> helpers, int entryArgs, boolean forceLong, int[] passes) {
         JitContext prev = null;
         for (int pass = 0; pass < MAX_PASSES; pass++) {
+            passes[0]++;
             JitContext c = new JitContext(name, insns, functions, frames, helpers, forceLong, prev);
             Translator.translate(c, entryArgs);
             if (prev != null && c.sameLayoutAs(prev)) return c;
@@ -71,6 +75,9 @@ public final class JitCompiler {
         List<UnwindRow> rows = new ArrayList<>();
         for (int[] r : c.stubRows) rows.add(new UnwindRow(r[0] - stubStart, r[1] - stubStart, CfaRule.values()[r[2]]));
         int[] pcOffsets = c.start.clone();
-        return new JitLayout(fns, pcOffsets, stubStart, c.pos() - stubStart, rows, c.pos());
+        Optional<FunctionLayout> trampoline = c.entryTrampoline
+                ? Optional.of(new FunctionLayout(-1, 0, 0, 0, c.trampolineLeave + 2, 4, c.trampolineLeave))
+                : Optional.empty();
+        return new JitLayout(fns, pcOffsets, stubStart, c.pos() - stubStart, rows, c.pos(), trampoline);
     }
 }

@@ -24,6 +24,10 @@ final class JitContext {
     final Map<Integer, HelperBinding> helpers;
     final FunctionFrame[] frames;
     final boolean forceLongJumps;
+    /** The main program is also called as a function: a separate entry trampoline does the entry work. */
+    final boolean entryTrampoline;
+    /** Offset of the trampoline's {@code leave} (when there is one). */
+    int trampolineLeave;
 
     final CodeBuffer buf = new CodeBuffer();
     final X86Encoder e = new X86Encoder(buf);
@@ -39,6 +43,9 @@ final class JitContext {
     final Map<Stub, Integer> stubs = new EnumMap<>(Stub.class);
     final Map<Stub, Integer> prevStubs;
 
+    /** True for the second slot of an lddw (never a jump target). */
+    final boolean[] secondSlot;
+
     /** The function being translated. */
     FunctionSpan current;
 
@@ -51,6 +58,11 @@ final class JitContext {
         this.helpers = helpers;
         this.frames = frames;
         this.forceLongJumps = forceLongJumps;
+        this.entryTrampoline = Subprograms.mainIsCalled(insns);
+        this.secondSlot = new boolean[insns.length + 1];
+        for (int pc = 0; pc < insns.length; pc++) {
+            if (insns[pc].isLddw()) secondSlot[++pc] = true;
+        }
         int n = insns.length;
         start = new int[n + 1];
         end = new int[n + 1];

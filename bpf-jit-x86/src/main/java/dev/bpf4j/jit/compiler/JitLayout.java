@@ -3,16 +3,19 @@ package dev.bpf4j.jit.compiler;
 import dev.bpf4j.unwind.UnwindRow;
 
 import java.util.List;
+import java.util.Optional;
 
 /**
  * The layout of a compiled program, for symbolizers, perf maps and disassemblers: its functions,
  * the native offset of every slot ({@code pcOffsets[pc]}; {@code pcOffsets[length]} is the end of
- * the last function) and the shared stub block with its unwind rows (relative to stubOffset).
+ * the last function), the shared stub block with its unwind rows (relative to stubOffset) and, when
+ * the main program is itself a call target, the entry trampoline at offset 0 (index -1, no slots).
  */
 public record JitLayout(List<FunctionLayout> functions, int[] pcOffsets, int stubOffset, int stubSize,
-                        List<UnwindRow> stubRows, int imageSize) {
+                        List<UnwindRow> stubRows, int imageSize, Optional<FunctionLayout> entryTrampoline) {
     public JitLayout {
         functions = List.copyOf(functions);
+        java.util.Objects.requireNonNull(entryTrampoline);
         pcOffsets = pcOffsets.clone();
         stubRows = List.copyOf(stubRows);
     }

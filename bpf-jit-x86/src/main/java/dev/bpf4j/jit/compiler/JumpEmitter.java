@@ -71,15 +71,7 @@ final class JumpEmitter {
         if (target < c.current.startPc() || target >= c.current.endPc()) {
             throw c.error(pc, "jump target " + target + " is outside its function [" + c.current.startPc() + ", " + c.current.endPc() + ")");
         }
-        if (target > 0 && c.insns[target - 1].isLddw() && isSecondSlot(c, target)) {
-            throw c.error(pc, "jump into the middle of lddw at pc " + (target - 1));
-        }
-    }
-
-    private static boolean isSecondSlot(JitContext c, int pc) {
-        int p = c.current.startPc();
-        while (p < pc) p += c.insns[p].isLddw() ? 2 : 1;
-        return p != pc;
+        if (c.secondSlot[target]) throw c.error(pc, "jump into the middle of lddw at pc " + (target - 1));
     }
 
     private static Cond condition(JitContext c, int pc, int op) {

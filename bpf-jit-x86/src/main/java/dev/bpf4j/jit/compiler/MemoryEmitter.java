@@ -12,7 +12,8 @@ import dev.bpf4j.runtime.Limits;
 /**
  * Loads, stores and lddw. An r10 + constant access inside the frame needs no check (the validator
  * proves it); every other access computes its address into r10 and is checked first: inline
- * against the cached region, out of line ({@code MEM_CHECK}) against every region and live frame.
+ * against the cached region and the current frame, out of line ({@code MEM_CHECK}) against every
+ * region and every live frame.
  */
 final class MemoryEmitter {
     private MemoryEmitter() {}
@@ -76,13 +77,21 @@ final class MemoryEmitter {
         int start = write ? EnvLayout.FAST_W_START : EnvLayout.FAST_R_START;
         int last = write ? EnvLayout.FAST_W_LAST : EnvLayout.FAST_R_LAST;
         e.aluRM(AluOp.CMP, true, addr, JitContext.env(start));       /* cmp r10, [r12 + FAST_START] */
-        int slow = e.jccForward8(Cond.B);                             /* jb .slow */
+        int notRegion = e.jccForward8(Cond.B);                        /* jb .frame */
         e.aluRM(AluOp.CMP, true, addr, JitContext.env(last));        /* cmp r10, [r12 + FAST_LAST] */
-        int ok = e.jccForward8(Cond.BE);                              /* jbe .ok */
+        int ok1 = e.jccForward8(Cond.BE);                             /* jbe .ok */
+        e.bind(notRegion);                                            /* .frame: the current frame is always live */
+        e.lea(RegMap.AUX2, Mem.of(Reg.RBP, -Limits.STACK_SIZE));      /* lea r11, [rbp - 512] */
+        e.aluRR(AluOp.CMP, true, addr, RegMap.AUX2);                  /* cmp r10, r11 */
+        int slow = e.jccForward8(Cond.B);                             /* jb .slow */
+        e.lea(RegMap.AUX2, Mem.of(Reg.RBP, -size));                   /* lea r11, [rbp - size] */
+        e.aluRR(AluOp.CMP, true, addr, RegMap.AUX2);                  /* cmp r10, r11 */
+        int ok2 = e.jccForward8(Cond.BE);                             /* jbe .ok */
         e.bind(slow);                                                 /* .slow: */
         e.movImm32(RegMap.AUX2, AccessDescriptor.encode(pc, size, write)); /* mov r11d, descriptor */
         e.callRel32(c.stub(Stub.MEM_CHECK));                          /* call mem_check */
-        e.bind(ok);                                                   /* .ok: */
+        e.bind(ok1);                                                  /* .ok: */
+        e.bind(ok2);
         return Mem.of(addr, 0);
     }
 }

@@ -16,13 +16,22 @@ final class Subprograms {
         return i.opcode() == (Opcodes.JMP | Opcodes.CALL) && i.src() == Opcodes.PSEUDO_CALL;
     }
 
+    /** True when some {@code call local} targets pc 0: the main program is then also called as a function. */
+    static boolean mainIsCalled(Insn[] insns) {
+        for (int pc = 0; pc < insns.length; pc++) {
+            if (isLocalCall(insns[pc]) && (long) pc + insns[pc].imm() + 1 == 0) return true;
+            if (insns[pc].isLddw()) pc++;
+        }
+        return false;
+    }
+
     static List<FunctionSpan> split(String program, Insn[] insns) {
         TreeSet<Integer> starts = new TreeSet<>();
         starts.add(0);
         for (int pc = 0; pc < insns.length; pc++) {
             if (isLocalCall(insns[pc])) {
                 long target = (long) pc + insns[pc].imm() + 1;
-                if (target <= 0 || target >= insns.length) {
+                if (target < 0 || target >= insns.length) {
                     throw new BpfLoadException("program '" + program + "' pc " + pc + ": call local target " + target + " is outside the program");
                 }
                 starts.add((int) target);

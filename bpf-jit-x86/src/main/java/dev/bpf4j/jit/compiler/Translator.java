@@ -8,6 +8,7 @@ final class Translator {
     private Translator() {}
 
     static void translate(JitContext c, int entryArgs) {
+        if (c.entryTrampoline) FrameEmitter.entryTrampoline(c, entryArgs);
         for (FunctionSpan f : c.functions) {
             c.current = f;
             c.funcEntry[f.index()] = c.pos();

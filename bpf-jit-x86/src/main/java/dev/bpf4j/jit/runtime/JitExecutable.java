@@ -19,7 +19,7 @@ import dev.bpf4j.unwind.CodeRegion;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.concurrent.locks.StampedLock;
 
 /**
  * A program in executable memory, registered with the code map. {@link #run} calls the entry
@@ -38,7 +38,8 @@ public final class JitExecutable implements Executable {
     private final Map<Integer, HelperBinding> bindings; // strongly held: code calls their addresses
     private final ExecutableMemory memory;
     private final List<CodeRegion> regions;
-    private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
+    /** Runs hold it shared; close holds it exclusively, so code is never unmapped under a run. */
+    private final StampedLock lifecycle = new StampedLock();
     private volatile boolean closed;
 
     public JitExecutable(Program program, CompiledProgram compiled, Map<Integer, HelperSpec> javaHelpers,
@@ -74,14 +75,13 @@ public final class JitExecutable implements Executable {
     public Map<Integer, HelperBinding> helperBindings() { return bindings; }
 
     @Override public long run(RunContext context) {
-        ReentrantReadWriteLock.ReadLock lock = lifecycle.readLock();
-        lock.lock();
+        long stamp = lifecycle.readLock();
         try {
             if (closed) throw new IllegalStateException("program '" + program.name() + "' is closed");
             EnvBlock env = EnvBlock.acquire(context.regions().size());
             try {
                 env.prepare(context);
-                JitRun run = new JitRun(program.name(), javaHelpers, env, context);
+                JitRun run = new JitRun(this, program.name(), javaHelpers, env, context);
                 JitRun previous = run.enter();
                 try {
                     long r0 = INVOKER.invokeN2(ENTRY, memory.address(), context.arg(0), env.address());
@@ -93,24 +93,23 @@ public final class JitExecutable implements Executable {
                 EnvBlock.release(env);
             }
         } finally {
-            lock.unlock();
+            lifecycle.unlockRead(stamp);
         }
     }
 
     @Override public void close() {
-        if (lifecycle.getReadHoldCount() > 0) {
+        if (JitRun.isRunningOnThisThread(this)) {
             // A helper closing the program it runs in would wait for itself forever.
             throw new IllegalStateException("program '" + program.name() + "' cannot be closed from inside one of its own runs");
         }
-        ReentrantReadWriteLock.WriteLock lock = lifecycle.writeLock();
-        lock.lock();
+        long stamp = lifecycle.writeLock();
         try {
             if (closed) return;
             closed = true;
             for (CodeRegion r : regions) CodeMap.global().unregister(r);
             memory.close();
         } finally {
-            lock.unlock();
+            lifecycle.unlockWrite(stamp);
         }
     }
 
@@ -123,6 +122,10 @@ public final class JitExecutable implements Executable {
             if (f.isMain()) mainTag = tag;
             String symbol = "bpf_prog_" + tag + "_" + (f.isMain() ? name : "F");
             out.add(new CodeRegion(base + f.codeOffset(), f.codeSize(), symbol, MODULE, f.unwindRows()));
+        }
+        if (layout.entryTrampoline().isPresent()) {
+            FunctionLayout t = layout.entryTrampoline().get();
+            out.add(new CodeRegion(base + t.codeOffset(), t.codeSize(), "bpf_prog_" + mainTag + "_" + name + "__entry", MODULE, t.unwindRows()));
         }
         out.add(new CodeRegion(base + layout.stubOffset(), layout.stubSize(),
                 "bpf_prog_" + mainTag + "_" + name + "__stubs", MODULE, layout.stubRows()));

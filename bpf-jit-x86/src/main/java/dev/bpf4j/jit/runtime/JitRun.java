@@ -21,6 +21,8 @@ import java.util.Map;
 final class JitRun implements HelperCall {
     private static final ThreadLocal<JitRun> CURRENT = new ThreadLocal<>();
 
+    private final Object owner;
+    private JitRun previous;
     private final String programName;
     private final Map<Integer, HelperSpec> helpers;
     private final EnvBlock env;
@@ -28,7 +30,8 @@ final class JitRun implements HelperCall {
     private Throwable failure;
     private int failedHelper;
 
-    JitRun(String programName, Map<Integer, HelperSpec> helpers, EnvBlock env, RunContext context) {
+    JitRun(Object owner, String programName, Map<Integer, HelperSpec> helpers, EnvBlock env, RunContext context) {
+        this.owner = owner;
         this.programName = programName;
         this.helpers = helpers;
         this.env = env;
@@ -39,9 +42,15 @@ final class JitRun implements HelperCall {
 
     /** Makes this the thread's current run; returns the one to restore afterwards (nested runs). */
     JitRun enter() {
-        JitRun previous = CURRENT.get();
+        previous = CURRENT.get();
         CURRENT.set(this);
         return previous;
+    }
+
+    /** True when a run of {@code owner} is in progress on this thread (possibly under nested runs). */
+    static boolean isRunningOnThisThread(Object owner) {
+        for (JitRun r = CURRENT.get(); r != null; r = r.previous) if (r.owner == owner) return true;
+        return false;
     }
 
     static void restore(JitRun previous) {
