@@ -15,6 +15,7 @@ import java.util.function.LongPredicate;
 public final class Unwinder {
     /** Longest trace (the kernel's PERF_MAX_STACK_DEPTH). */
     public static final int MAX_DEPTH = 127;
+    private static final Unwinder GLOBAL = new Unwinder(ProcessCode.global());
 
     private final CodeMap regions;
     private final LongPredicate isCode;
@@ -31,7 +32,8 @@ public final class Unwinder {
     /** Over this process: the JIT's regions, return addresses checked against the executable mappings. */
     public Unwinder(ProcessCode code) { this(code.jit(), code::isCode); }
 
-    public static Unwinder global() { return new Unwinder(ProcessCode.global()); }
+    /** Over {@link ProcessCode#global()}. */
+    public static Unwinder global() { return GLOBAL; }
 
     /**
      * Unwinds the calling thread's live stack, reading only {@code [sp, top of stack)}. A start
@@ -40,7 +42,7 @@ public final class Unwinder {
     public StackTrace unwindCurrentThread(long ip, long sp, long bp) {
         return ThreadStack.current().viewFrom(sp)
                 .map(view -> unwind(ip, sp, bp, view))
-                .orElseGet(() -> new StackTrace(ip == 0 ? java.util.List.of() : java.util.List.of(ip), false));
+                .orElseGet(() -> new StackTrace(ip == 0 ? List.of() : List.of(ip), false));
     }
 
     public StackTrace unwind(long ip, long sp, long bp, MemoryView memory) {

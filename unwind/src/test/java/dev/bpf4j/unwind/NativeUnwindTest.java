@@ -46,7 +46,6 @@ class NativeUnwindTest {
 
             StackTrace fromCopy = unwinder.unwind(c.ip(), c.sp(), c.bp(), c.snapshot());
             assertThat(fromCopy.ips()).as(printed).isEqualTo(live.ips());
-            System.out.println("live trace: " + printed);
         }
     }
 
