@@ -12,8 +12,16 @@ import java.util.Optional;
 public final class ProcMaps {
     private ProcMaps() {}
 
-    /** One line of /proc/self/maps. */
-    public record Mapping(long start, long end, String perms, String path) {
+    /** One line of /proc/self/maps: {@code offset} is the file offset mapped at {@code start}; {@code inode} 0 means anonymous. */
+    public record Mapping(long start, long end, String perms, long offset, String dev, long inode, String path) {
+        public Mapping(long start, long end, String perms, String path) { this(start, end, perms, 0, "00:00", 0, path); }
+
+        /** Backed by a file (a path and an inode), not anonymous memory or a pseudo-mapping like {@code [vdso]}. */
+        public boolean fileBacked() { return inode != 0 && path.startsWith("/"); }
+
+        /** The file was unlinked after it was mapped; {@link #path()} then ends in " (deleted)". */
+        public boolean deleted() { return path.endsWith(" (deleted)"); }
+
         public boolean contains(long address) {
             return Long.compareUnsigned(address, start) >= 0 && Long.compareUnsigned(address, end) < 0;
         }
@@ -30,7 +38,7 @@ public final class ProcMaps {
                 String[] f = line.trim().split("\\s+", 6);
                 String[] range = f[0].split("-");
                 out.add(new Mapping(Long.parseUnsignedLong(range[0], 16), Long.parseUnsignedLong(range[1], 16), f[1],
-                        f.length > 5 ? f[5] : ""));
+                        Long.parseUnsignedLong(f[2], 16), f[3], Long.parseLong(f[4]), f.length > 5 ? f[5] : ""));
             }
             return out;
         } catch (IOException e) {

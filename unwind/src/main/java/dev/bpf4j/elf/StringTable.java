@@ -3,7 +3,7 @@ package dev.bpf4j.elf;
 import java.util.HashMap;
 import java.util.Map;
 
-import static dev.bpf4j.elf.LoadPhase.error;
+import static dev.bpf4j.elf.ElfPhase.error;
 
 /**
  * A string table (ELF {@code .strtab}, {@code .shstrtab}, the BTF string section) read through a

@@ -1,12 +1,10 @@
 package dev.bpf4j.elf;
 
-import dev.bpf4j.runtime.BpfLoadException;
-
 import java.nio.charset.StandardCharsets;
 
 /**
  * Bounds-checked little-endian reads over a window of a byte array. Every read that would leave
- * the window throws a {@link BpfLoadException} naming what was being read, so parsers built on it
+ * the window throws a {@link ElfFormatException} naming what was being read, so parsers built on it
  * never see an {@code IndexOutOfBoundsException}.
  */
 public final class ByteView {
@@ -42,7 +40,7 @@ public final class ByteView {
 
     private void check(long offset, long size, String field) {
         if (!contains(offset, size)) {
-            throw new BpfLoadException(String.format("%s: %s at offset 0x%x (size %d) lies outside %s of %d bytes",
+            throw new ElfFormatException(String.format("%s: %s at offset 0x%x (size %d) lies outside %s of %d bytes",
                     what, field, offset, size, what, length));
         }
     }
@@ -86,7 +84,7 @@ public final class ByteView {
      */
     public String cString(long offset, String field) {
         if (offset < 0 || offset >= length) {
-            throw new BpfLoadException(String.format("%s: %s offset %d is outside the string table of %d bytes",
+            throw new ElfFormatException(String.format("%s: %s offset %d is outside the string table of %d bytes",
                     what, field, offset, length));
         }
         int start = base + (int) offset;
@@ -94,7 +92,7 @@ public final class ByteView {
         int limit = base + length;
         while (end < limit && data[end] != 0) end++;
         if (end == limit) {
-            throw new BpfLoadException(String.format("%s: %s at offset %d is not NUL-terminated", what, field, offset));
+            throw new ElfFormatException(String.format("%s: %s at offset %d is not NUL-terminated", what, field, offset));
         }
         return new String(data, start, end - start, StandardCharsets.UTF_8);
     }

@@ -1,19 +1,19 @@
 package dev.bpf4j.elf;
 
-import dev.bpf4j.object.Fixtures;
-import dev.bpf4j.runtime.BpfLoadException;
 import org.junit.jupiter.api.Test;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Arrays;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** Expected values come from {@code llvm-readelf-14 -S -s -r subprog.o}. */
+/** Expected values come from {@code llvm-readelf-14 -S -s -r subprog.o} (the BPF fixture the integration tests keep). */
 class ElfFileTest {
-    private final byte[] subprog = Fixtures.bytes("subprog");
+    private final byte[] subprog = fixture("subprog");
 
     @Test
     void readsHeaderAndSections() {
@@ -64,7 +64,7 @@ class ElfFileTest {
 
     @Test
     void rejectsNonElfAndWrongClass() {
-        assertThatThrownBy(() -> ElfFile.parse(new byte[10])).isInstanceOf(BpfLoadException.class)
+        assertThatThrownBy(() -> ElfFile.parse(new byte[10])).isInstanceOf(ElfFormatException.class)
                 .hasMessageStartingWith("load ELF header: file is 10 bytes");
         byte[] bad = subprog.clone();
         bad[0] = 0;
@@ -81,7 +81,7 @@ class ElfFileTest {
     void sectionPastEndOfFileIsNamed() {
         byte[] bad = subprog.clone();
         putSectionField(bad, 2, 32, 0x10_0000L);
-        assertThatThrownBy(() -> ElfFile.parse(bad)).isInstanceOf(BpfLoadException.class)
+        assertThatThrownBy(() -> ElfFile.parse(bad)).isInstanceOf(ElfFormatException.class)
                 .hasMessageStartingWith("load sections: section 2 '.text' extends past end of file (offset 0x40, size 1048576");
         byte[] overflow = subprog.clone();
         putSectionField(overflow, 2, 24, -8L);
@@ -116,5 +116,13 @@ class ElfFileTest {
         ByteBuffer b = ByteBuffer.wrap(elf).order(ByteOrder.LITTLE_ENDIAN);
         long shoff = b.getLong(40);
         b.putLong((int) (shoff + index * 64L + field), value);
+    }
+
+    static byte[] fixture(String name) {
+        try {
+            return Files.readAllBytes(Path.of("..", "it-tests", "src", "test", "resources", "objects", name + ".o"));
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 }

@@ -1,6 +1,5 @@
 package dev.bpf4j.elf;
 
-import dev.bpf4j.runtime.BpfLoadException;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -20,10 +19,10 @@ class ByteViewTest {
 
     @Test
     void rejectsOutOfRangeReadsWithoutOverflow() {
-        assertThatThrownBy(() -> v.u64(6)).isInstanceOf(BpfLoadException.class).hasMessageContaining("outside test of 13 bytes");
-        assertThatThrownBy(() -> v.u8(-1)).isInstanceOf(BpfLoadException.class);
-        assertThatThrownBy(() -> v.slice(Long.MAX_VALUE, 2, "x")).isInstanceOf(BpfLoadException.class);
-        assertThatThrownBy(() -> v.bytes(4, Long.MAX_VALUE)).isInstanceOf(BpfLoadException.class);
+        assertThatThrownBy(() -> v.u64(6)).isInstanceOf(ElfFormatException.class).hasMessageContaining("outside test of 13 bytes");
+        assertThatThrownBy(() -> v.u8(-1)).isInstanceOf(ElfFormatException.class);
+        assertThatThrownBy(() -> v.slice(Long.MAX_VALUE, 2, "x")).isInstanceOf(ElfFormatException.class);
+        assertThatThrownBy(() -> v.bytes(4, Long.MAX_VALUE)).isInstanceOf(ElfFormatException.class);
         assertThat(v.contains(13, 0)).isTrue();
         assertThat(v.contains(13, 1)).isFalse();
     }

@@ -4,7 +4,7 @@ package dev.bpf4j.elf;
 public record ElfSection(int index, String name, int type, long flags, long offset, long size,
                          int link, int info, long addralign, long entsize) {
     public static final int SHT_NULL = 0, SHT_PROGBITS = 1, SHT_SYMTAB = 2, SHT_STRTAB = 3, SHT_RELA = 4,
-            SHT_NOBITS = 8, SHT_REL = 9;
+            SHT_NOBITS = 8, SHT_REL = 9, SHT_DYNSYM = 11;
     public static final long SHF_WRITE = 0x1, SHF_ALLOC = 0x2, SHF_EXECINSTR = 0x4;
 
     public boolean isExecutable() { return (flags & SHF_EXECINSTR) != 0; }
