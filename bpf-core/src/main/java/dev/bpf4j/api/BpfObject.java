@@ -1,0 +1,91 @@
+package dev.bpf4j.api;
+
+import dev.bpf4j.maps.BpfMap;
+import dev.bpf4j.maps.MapTable;
+import dev.bpf4j.object.BpfObjectSpec;
+
+import java.nio.file.Path;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.NoSuchElementException;
+
+/**
+ * A loaded object: its live maps and programs (libbpf's loaded {@code bpf_object}, cilium's
+ * {@code Collection}). Open one with {@link #open(Path)}, edit, then {@link OpenObject#load}.
+ * Closing it closes the programs and frees every map; close it only when no run is in progress.
+ *
+ * <pre>{@code
+ * try (BpfObject obj = BpfObject.open(path).maxEntries("counts", 1024).load("interp")) {
+ *     RunResult r = obj.program("xdp_count").run(RunOptions.packet(frame));
+ *     obj.map("counts").lookup(key);
+ * }
+ * }</pre>
+ */
+public final class BpfObject implements AutoCloseable {
+    private final BpfObjectSpec spec;
+    private final MapTable maps;
+    private final Map<String, BpfProgram> programs;
+    private volatile boolean closed;
+
+    BpfObject(BpfObjectSpec spec, MapTable maps, List<BpfProgram> programs) {
+        this.spec = spec;
+        this.maps = maps;
+        Map<String, BpfProgram> byName = new LinkedHashMap<>();
+        for (BpfProgram p : programs) byName.put(p.name(), p);
+        this.programs = Collections.unmodifiableMap(byName);
+    }
+
+    /** Parses an object file into an editable {@link OpenObject}. */
+    public static OpenObject open(Path path) { return new OpenObject(BpfObjectSpec.read(path)); }
+
+    /** Wraps an already parsed (and perhaps edited) spec. */
+    public static OpenObject open(BpfObjectSpec spec) { return new OpenObject(spec); }
+
+    /** The spec this object was loaded from. */
+    public BpfObjectSpec spec() { return spec; }
+
+    public String name() { return spec.name(); }
+
+    /** The loaded programs, in object order (programs in {@code ?sec} sections are not loaded). */
+    public Collection<BpfProgram> programs() { return programs.values(); }
+
+    public BpfProgram program(String name) {
+        checkOpen();
+        BpfProgram p = programs.get(name);
+        if (p == null) throw new NoSuchElementException("object '" + spec.name() + "' has no loaded program '" + name
+                + "' (loaded: " + String.join(", ", programs.keySet()) + ")");
+        return p;
+    }
+
+    /** The live map; use {@code BpfMap}'s lookup/update/delete or a typed {@code MapView} over it. */
+    public BpfMap map(String name) {
+        checkOpen();
+        return maps.map(name).orElseThrow(() -> new NoSuchElementException("object '" + spec.name() + "' has no map '" + name
+                + "' (maps: " + maps.maps().stream().map(BpfMap::name).toList() + ")"));
+    }
+
+    /** Every live map, in object order. */
+    public List<BpfMap> maps() { return maps.maps(); }
+
+    /** The handle table programs reference their maps through. */
+    public MapTable mapTable() { return maps; }
+
+    private void checkOpen() {
+        if (closed) throw new IllegalStateException("object '" + spec.name() + "' is closed");
+    }
+
+    @Override public void close() {
+        synchronized (this) {
+            if (closed) return;
+            closed = true;
+        }
+        try {
+            programs.values().forEach(BpfProgram::close);
+        } finally {
+            maps.close();
+        }
+    }
+}

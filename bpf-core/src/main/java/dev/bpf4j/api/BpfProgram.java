@@ -1,0 +1,114 @@
+package dev.bpf4j.api;
+
+import dev.bpf4j.maps.MapTable;
+import dev.bpf4j.object.ProgramSpec;
+import dev.bpf4j.object.ProgramType;
+import dev.bpf4j.program.Program;
+import dev.bpf4j.runtime.BpfLoadException;
+import dev.bpf4j.runtime.BpfRuntimeException;
+import dev.bpf4j.runtime.Engine;
+import dev.bpf4j.runtime.Executable;
+import dev.bpf4j.runtime.LoadOptions;
+import dev.bpf4j.runtime.MemoryRegion;
+import dev.bpf4j.runtime.RunContext;
+import dev.bpf4j.verifier.Validator;
+import dev.bpf4j.verifier.VerifierException;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * A program of a loaded {@link BpfObject}: relocated against the object's maps, validated, and loaded
+ * into the object's engine (and into other engines on demand, see {@link RunOptions#engine()}).
+ * {@link #run} is {@code BPF_PROG_TEST_RUN}: it builds the program type's context around the given
+ * packet / context bytes and reports r0, the packet and context after the run, and the time per run.
+ */
+public final class BpfProgram implements AutoCloseable {
+    private final ProgramSpec spec;
+    private final Program program;
+    private final LoadOptions loadOptions;
+    private final ObjectLoadOptions objectOptions;
+    private final MapTable maps;
+    private final Map<String, Executable> executables = new ConcurrentHashMap<>();
+    private volatile boolean closed;
+
+    BpfProgram(ProgramSpec spec, Program relocated, MapTable maps, LoadOptions loadOptions, ObjectLoadOptions objectOptions) {
+        this.maps = maps;
+        this.spec = spec;
+        this.program = relocated;
+        this.loadOptions = loadOptions;
+        this.objectOptions = objectOptions;
+        try {
+            Validator.validate(relocated, loadOptions);
+        } catch (VerifierException e) {
+            throw new BpfLoadException("load program " + spec.describe(e.pc()) + ": " + e.reason(), e);
+        }
+        executable(objectOptions.engine());
+    }
+
+    public String name() { return spec.name(); }
+
+    public ProgramType type() { return spec.type(); }
+
+    /** The parsed program (map references unresolved, line info). */
+    public ProgramSpec spec() { return spec; }
+
+    /** The instructions as loaded: every map {@code lddw} resolved to a handle or value address. */
+    public Program program() { return program; }
+
+    /** Name of the engine runs use unless {@link RunOptions#engine()} says otherwise. */
+    public String engine() { return objectOptions.engine().name(); }
+
+    private Executable executable(Engine engine) {
+        return executables.computeIfAbsent(engine.name(), n -> {
+            try {
+                return engine.load(program, loadOptions);
+            } catch (VerifierException e) {
+                throw new BpfLoadException("load program " + spec.describe(e.pc()) + " into " + n + ": " + e.reason(), e);
+            } catch (BpfLoadException e) {
+                throw new BpfLoadException("load program '" + spec.name() + "' into " + n + ": " + e.getMessage(), e);
+            }
+        });
+    }
+
+    /**
+     * Runs the program {@code options.repeat()} times on one context and packet (each run sees the
+     * previous one's changes, as in the kernel). A failing run throws {@link BpfRuntimeException} whose
+     * message names the program, pc and source line.
+     */
+    public RunResult run(RunOptions options) {
+        if (closed) throw new IllegalStateException("program '" + spec.name() + "' is closed");
+        Executable exe = options.engineOverride().map(n -> executable(n.equals(engine()) ? objectOptions.engine() : Engines.byName(n)))
+                .orElseGet(() -> executable(objectOptions.engine()));
+        try (RunFrame frame = ProgramContexts.frame(spec.name(), spec.type(), options)) {
+            RunContext.Builder b = RunContext.builder().arg(1, frame.ctx()).budget(objectOptions.budget());
+            for (MemoryRegion r : frame.regions()) b.region(r);
+            for (MemoryRegion r : maps.regions()) b.region(r);
+            RunContext context = b.build();
+            long r0 = 0;
+            long start = System.nanoTime();
+            for (int i = 0; i < options.repeat(); i++) r0 = runOnce(exe, context);
+            long avg = (System.nanoTime() - start) / options.repeat();
+            byte[] data = frame.dataOut();
+            if (data != null && options.dataSizeOut() > 0 && data.length > options.dataSizeOut()) {
+                data = java.util.Arrays.copyOf(data, options.dataSizeOut());
+            }
+            return new RunResult(r0 & 0xffffffffL, data, frame.ctxOut(), avg);
+        }
+    }
+
+    private long runOnce(Executable exe, RunContext context) {
+        try {
+            return exe.run(context);
+        } catch (BpfRuntimeException e) {
+            String where = e.pc() >= 0 ? spec.describe(e.pc()) : spec.name();
+            throw new BpfRuntimeException(e.kind(), e.program(), e.pc(), e.address(), e.reason() + " [at " + where + "]");
+        }
+    }
+
+    @Override public void close() {
+        closed = true;
+        executables.values().forEach(Executable::close);
+        executables.clear();
+    }
+}

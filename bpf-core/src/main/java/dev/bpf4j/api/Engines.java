@@ -1,0 +1,38 @@
+package dev.bpf4j.api;
+
+import dev.bpf4j.runtime.Engine;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.NoSuchElementException;
+import java.util.ServiceLoader;
+
+/** The engines on the class path ({@code META-INF/services/dev.bpf4j.runtime.Engine}), by name. */
+public final class Engines {
+    private Engines() {}
+
+    /** Every engine found, interpreter first. */
+    public static List<Engine> available() {
+        List<Engine> out = new ArrayList<>();
+        for (ServiceLoader.Provider<Engine> p : ServiceLoader.load(Engine.class).stream().toList()) {
+            try {
+                out.add(p.get());
+            } catch (Throwable t) {
+                // an engine that cannot start here (no executable memory, ...) is simply not available
+            }
+        }
+        out.sort((a, b) -> Integer.compare(rank(a.name()), rank(b.name())));
+        return out;
+    }
+
+    private static int rank(String name) {
+        return switch (name) { case "interp" -> 0; case "jit" -> 1; case "kernel" -> 2; default -> 3; };
+    }
+
+    /** The engine called {@code name} ("interp", "jit", ...). */
+    public static Engine byName(String name) {
+        List<Engine> all = available();
+        return all.stream().filter(e -> e.name().equals(name)).findFirst().orElseThrow(() -> new NoSuchElementException(
+                "no engine '" + name + "' (available: " + all.stream().map(Engine::name).toList() + ")"));
+    }
+}

@@ -1,0 +1,84 @@
+package dev.bpf4j.api;
+
+import dev.bpf4j.helpers.BpfHelpers;
+import dev.bpf4j.maps.BpfMap;
+import dev.bpf4j.maps.BpfMapException;
+import dev.bpf4j.maps.MapDefinition;
+import dev.bpf4j.maps.MapTable;
+import dev.bpf4j.object.BpfObjectSpec;
+import dev.bpf4j.object.MapSpec;
+import dev.bpf4j.object.ProgramSpec;
+import dev.bpf4j.runtime.BpfLoadException;
+import dev.bpf4j.runtime.HelperRegistry;
+import dev.bpf4j.runtime.LoadOptions;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The load stage, in libbpf's order: create maps (global data with its initial contents, {@code .rodata}
+ * frozen and read-only for programs), register helpers, then relocate, validate and load each program.
+ * Everything made so far is released when a step fails.
+ */
+final class ObjectLoader {
+    private ObjectLoader() {}
+
+    static BpfObject load(BpfObjectSpec spec, ObjectLoadOptions options) {
+        MapTable maps = createMaps(spec);
+        List<BpfProgram> programs = new ArrayList<>();
+        try {
+            HelperRegistry.Builder b = HelperRegistry.builder();
+            BpfHelpers.register(b, maps, BpfHelpers.Options.defaults().withTraceSink(options.traceSink()));
+            options.helperExtras().accept(b);
+            LoadOptions loadOptions = new LoadOptions(b.build(), 1, false);
+            for (ProgramSpec p : spec.programs()) {
+                if (!p.autoload()) continue;
+                programs.add(new BpfProgram(p, MapRelocator.relocate(p, maps), maps, loadOptions, options));
+            }
+            return new BpfObject(spec, maps, programs);
+        } catch (RuntimeException e) {
+            programs.forEach(BpfProgram::close);
+            maps.close();
+            throw e;
+        }
+    }
+
+    private static MapTable createMaps(BpfObjectSpec spec) {
+        List<MapDefinition> defs = new ArrayList<>();
+        for (MapSpec m : spec.maps()) {
+            if (m.type().isMapInMap()) {
+                throw new BpfLoadException("load maps: map '" + m.name() + "': " + m.type() + " (map-in-map) is not supported yet");
+            }
+            defs.add(MapDefinition.of(m.name(), m.type().id, m.keySize(), m.valueSize(), m.maxEntries(), m.flags()));
+        }
+        MapTable table;
+        try {
+            table = MapTable.create(defs);
+        } catch (BpfMapException | IllegalArgumentException e) {
+            throw new BpfLoadException("load maps: " + e.getMessage(), e);
+        }
+        try {
+            for (MapSpec m : spec.maps()) initialise(table.map(m.name()).orElseThrow(), m);
+        } catch (RuntimeException e) {
+            table.close();
+            throw e;
+        }
+        return table;
+    }
+
+    /** libbpf's bpf_object__populate_internal_map: copy the section's bytes in, freeze .rodata. */
+    private static void initialise(BpfMap map, MapSpec m) {
+        byte[] contents = m.contents();
+        if (contents == null) return;
+        try {
+            if (contents.length != map.valueSize()) {
+                throw new BpfLoadException("load maps: map '" + m.name() + "': initial contents are " + contents.length
+                        + " bytes, the value " + map.valueSize());
+            }
+            map.update(new byte[4], contents, 0);
+            if (m.isReadOnly()) map.freeze();
+        } catch (BpfMapException e) {
+            throw new BpfLoadException("load maps: map '" + m.name() + "': initial contents: " + e.getMessage(), e);
+        }
+    }
+}

@@ -1,0 +1,61 @@
+package dev.bpf4j.api;
+
+import dev.bpf4j.object.BpfObjectSpec;
+import dev.bpf4j.object.MapSpec;
+import dev.bpf4j.object.ProgramSpec;
+
+import java.util.Objects;
+import java.util.function.UnaryOperator;
+
+/**
+ * The first stage: an object file opened but not loaded (libbpf's {@code bpf_object__open}, cilium's
+ * {@code CollectionSpec}). Edit map sizes and initial global values here, then {@link #load}. Not
+ * thread-safe; each edit replaces the immutable {@link BpfObjectSpec} it holds.
+ */
+public final class OpenObject {
+    private BpfObjectSpec spec;
+
+    OpenObject(BpfObjectSpec spec) { this.spec = Objects.requireNonNull(spec); }
+
+    /** The object as edited so far. */
+    public BpfObjectSpec spec() { return spec; }
+
+    /** Replaces the whole spec (for edits this class has no shortcut for). */
+    public OpenObject spec(BpfObjectSpec edited) {
+        this.spec = Objects.requireNonNull(edited);
+        return this;
+    }
+
+    /** Edits one map ({@code m -> m.withMaxEntries(4096)}). */
+    public OpenObject map(String name, UnaryOperator<MapSpec> edit) {
+        spec = spec.withMap(edit.apply(spec.map(name)));
+        return this;
+    }
+
+    /** libbpf's {@code bpf_map__set_max_entries}. */
+    public OpenObject maxEntries(String map, int maxEntries) { return map(map, m -> m.withMaxEntries(maxEntries)); }
+
+    /** The initial value of a global variable (exactly its size), e.g. a {@code const volatile} setting in {@code .rodata}. */
+    public OpenObject variable(String name, byte[] value) {
+        spec = spec.withVariable(name, value);
+        return this;
+    }
+
+    /** The initial value of an integer global variable of 1, 2, 4 or 8 bytes. */
+    public OpenObject variable(String name, long value) {
+        spec = spec.withVariable(name, value);
+        return this;
+    }
+
+    /** Edits one program (e.g. its type, when the section name does not say it). */
+    public OpenObject program(String name, UnaryOperator<ProgramSpec> edit) {
+        spec = spec.withProgram(edit.apply(spec.program(name)));
+        return this;
+    }
+
+    /** Creates the maps and loads every autoload program into the engine: the second stage. */
+    public BpfObject load(ObjectLoadOptions options) { return ObjectLoader.load(spec, options); }
+
+    /** {@link #load(ObjectLoadOptions)} on the named engine with default options. */
+    public BpfObject load(String engine) { return load(ObjectLoadOptions.engine(engine)); }
+}
