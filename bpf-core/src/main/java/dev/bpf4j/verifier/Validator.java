@@ -1,14 +1,53 @@
 package dev.bpf4j.verifier;
 
+import dev.bpf4j.isa.Insn;
 import dev.bpf4j.program.Program;
 import dev.bpf4j.runtime.LoadOptions;
 
-/** The mandatory load-time validator (placeholder until its implementation lands). */
+import java.util.List;
+
+/**
+ * The mandatory load-time validator (DESIGN.md, safety pillar 1). It runs four passes, each in its
+ * own class, and stops at the first rejection with a kernel-like "pc: reason":
+ * <ol>
+ *   <li>{@link SlotChecker}: opcodes, reserved fields, register numbers, r10 read-only, lddw
+ *       pairing, helper ids;</li>
+ *   <li>{@link ControlFlow}: subprogram boundaries, jump and call targets, missing exit;</li>
+ *   <li>{@link StackAccessCheck}: r10-relative accesses inside the 512-byte frame and aligned;</li>
+ *   <li>{@link RegisterInitAnalysis}: no read of a register that is uninitialised on some path.</li>
+ * </ol>
+ * Recursion and call depth are not checked here: exceeding the frame limit is a run-time error.
+ */
 public final class Validator {
     private Validator() {}
 
+    /** The kernel's BPF_COMPLEXITY_LIMIT_INSNS: the most slots a program may have. */
+    public static final int MAX_SLOTS = 1_000_000;
+
     /** Throws {@link VerifierException} naming the pc and the reason when {@code program} is invalid. */
     public static void validate(Program program, LoadOptions options) {
-        if (program.length() == 0) throw new VerifierException(program.name(), 0, "empty program");
+        analyze(program, options);
+    }
+
+    /** Validates {@code program} and returns its subprogram boundaries. */
+    public static ValidatedProgram analyze(Program program, LoadOptions options) {
+        return analyze(program, options, ValidatorFeatures.from(options));
+    }
+
+    /** As {@link #analyze(Program, LoadOptions)}, with instruction families beyond the defaults switched on. */
+    public static ValidatedProgram analyze(Program program, LoadOptions options, ValidatorFeatures features) {
+        Reject reject = new Reject(program.name());
+        if (program.length() == 0) {
+            throw reject.at(0, "empty program: a program needs at least one instruction (exit)");
+        }
+        if (program.length() > MAX_SLOTS) {
+            throw reject.at(MAX_SLOTS, "program too large: " + program.length() + " slots, the limit is " + MAX_SLOTS);
+        }
+        Insn[] insns = program.toArray();
+        InsnForm[] forms = new SlotChecker(reject, options.helpers(), features).check(insns);
+        List<Subprogram> subprograms = new ControlFlow(reject, insns, forms).analyze();
+        StackAccessCheck.check(reject, insns, forms);
+        new RegisterInitAnalysis(reject, insns, forms).check(subprograms, options.entryArgs());
+        return new ValidatedProgram(program, subprograms);
     }
 }

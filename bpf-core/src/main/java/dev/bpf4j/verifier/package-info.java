@@ -1,0 +1,28 @@
+/**
+ * The load-time validator: {@link dev.bpf4j.verifier.Validator#analyze} checks a raw program and
+ * returns its subprogram boundaries ({@link dev.bpf4j.verifier.ValidatedProgram}), or throws a
+ * {@link dev.bpf4j.verifier.VerifierException} with a kernel-like "pc: reason".
+ *
+ * <p>What it checks, pass by pass:
+ * <ul>
+ *   <li>{@code SlotChecker} (with {@code AluRules}, {@code JumpRules}, {@code MemoryRules}): every
+ *       RFC 9669 v1-v4 opcode is known, unused fields are 0, offsets and widths have their defined
+ *       values (sdiv/smod off 1; movsx off 8/16 on ALU, 8/16/32 on ALU64; le/be/bswap imm
+ *       16/32/64), registers are r0-r10, nothing writes r10, lddw has a well-formed second slot,
+ *       helper ids are registered. Legacy LD ABS/IND, kfunc calls, callx, may_goto and unresolved
+ *       pseudo lddw are "not supported" ({@link dev.bpf4j.verifier.ValidatorFeatures} can allow
+ *       LD ABS/IND and pseudo lddw).</li>
+ *   <li>{@code ControlFlow}: subprograms start at pc 0 and at every call-local target; jumps and
+ *       calls land inside the program and not on an lddw's second slot; jumps stay in their
+ *       subprogram; each subprogram ends with exit or ja.</li>
+ *   <li>{@code StackAccessCheck}: r10-relative accesses lie in [-512, 0) and are size-aligned.</li>
+ *   <li>{@code RegisterInitAnalysis}: no register is read unless written on every path.</li>
+ * </ul>
+ *
+ * <p>Deliberately not rejected (unlike the kernel, which tracks values and types): recursion and
+ * call depth (a run-time error), unreachable code, constant division by zero and constant shifts
+ * of 32/64 or more (RFC 9669 defines their results), memory accesses through registers other than
+ * r10 (checked at run time). Being value-blind, the register analysis also rejects a read on a
+ * path the kernel would prove dead (a branch on a known constant).
+ */
+package dev.bpf4j.verifier;

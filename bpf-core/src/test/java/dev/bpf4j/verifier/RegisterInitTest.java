@@ -1,0 +1,130 @@
+package dev.bpf4j.verifier;
+
+import dev.bpf4j.isa.Insn;
+import dev.bpf4j.runtime.LoadOptions;
+import org.junit.jupiter.api.Test;
+
+import static dev.bpf4j.verifier.V.*;
+
+/** Reads of registers that are not initialised on every path (the kernel's "R%d !read_ok"). */
+class RegisterInitTest {
+    @Test
+    void entryArgumentsAreSetAtEntry() {
+        accepted(prog(movReg(0, 1), EXIT));
+        rejected(prog(movReg(0, 2), EXIT), 0, "r2 is read but not initialised", "main program starts with r1 and r10 set");
+        accepted(prog(movReg(0, 2), EXIT), OPTIONS.withEntryArgs(2), ValidatorFeatures.DEFAULT);
+        rejected(prog(movReg(0, 1), EXIT), OPTIONS.withEntryArgs(0), ValidatorFeatures.DEFAULT, 0, "r1 is read", "only r10 set");
+    }
+
+    @Test
+    void calleeSavedRegistersStartUninitialised() {
+        rejected(prog(mov(0, 0), addReg(0, 6), EXIT), 1, "r6 is read but not initialised on every path to this instruction");
+        rejected(prog(mov(0, 0), new Insn(0x07, 7, 0, 0, 1), EXIT), 1, "r7 is read"); // add reads its dst
+    }
+
+    @Test
+    void movDoesNotReadItsDestination() {
+        accepted(prog(mov(6, 0), movReg(7, 6), movReg(0, 7), EXIT));
+    }
+
+    @Test
+    void exitReadsR0() {
+        rejected(prog(EXIT), 0, "r0 (the return value) is not initialised on every path to this exit");
+    }
+
+    @Test
+    void initialisedOnOnlyOneBranch() {
+        rejected(prog(
+                jeq(1, 0, 1),   // 0: -> 2
+                mov(0, 1),      // 1
+                EXIT), 2, "r0 (the return value)");
+        // the same, with the initialising path reaching the exit first: the states must be intersected
+        rejected(prog(
+                jeq(1, 0, 1),   // 0: -> 2
+                ja(1),          // 1: -> 3, r0 not set
+                mov(0, 1),      // 2
+                EXIT), 3, "r0 (the return value)");
+        accepted(prog(jeq(1, 0, 2), mov(0, 1), ja(1), mov(0, 2), EXIT));
+    }
+
+    @Test
+    void backEdgeLosesARegister() {
+        rejected(prog(
+                mov(0, 0),              // 0
+                mov(2, 1),              // 1
+                addReg(0, 2),           // 2: loop head, r2 set on entry but not on the back-edge
+                callHelper(HELPER_ID),  // 3: clobbers r2
+                jeq(0, 0, -3),          // 4: -> 2
+                EXIT), 2, "r2 is read", "calls clobber r1-r5");
+        accepted(prog(mov(0, 0), mov(6, 1), addReg(0, 6), callHelper(HELPER_ID), jeq(0, 0, -3), EXIT));
+    }
+
+    @Test
+    void helperCallSetsR0AndClobbersArguments() {
+        accepted(prog(mov(6, 1), callHelper(HELPER_ID), addReg(0, 6), EXIT));
+        rejected(prog(mov(1, 1), callHelper(HELPER_ID), movReg(0, 1), EXIT), 2, "r1 is read", "calls clobber r1-r5");
+        rejected(prog(mov(5, 1), callHelper(HELPER_ID), movReg(0, 5), EXIT), 2, "r5 is read");
+    }
+
+    @Test
+    void localCallSetsR0AndClobbersArguments() {
+        accepted(prog(mov(9, 1), callLocal(2), addReg(0, 9), EXIT, mov(0, 1), EXIT));
+        rejected(prog(mov(3, 1), callLocal(2), movReg(0, 3), EXIT, mov(0, 1), EXIT), 2, "r3 is read");
+    }
+
+    @Test
+    void subprogramStartsWithArgumentsOnly() {
+        accepted(prog(callLocal(1), EXIT, movReg(0, 5), addReg(0, 10), EXIT));
+        rejected(prog(callLocal(1), EXIT, movReg(0, 6), EXIT), 2, "r6 is read");
+        rejected(prog(callLocal(1), EXIT, EXIT), 2, "r0 (the return value)");
+    }
+
+    @Test
+    void loopsConverge() {
+        // r2 is set inside the loop body only after its first read on the back-edge path
+        rejected(prog(
+                mov(0, 0),          // 0
+                jeq(0, 5, 3),       // 1: -> 5
+                addReg(0, 2),       // 2: r2 not set on the path 0,1,2
+                mov(2, 1),          // 3
+                ja(-4),             // 4: -> 1
+                EXIT), 2, "r2 is read");
+        accepted(prog(
+                mov(0, 0), mov(2, 1),
+                new Insn(0x07, 0, 0, 0, 1),  // 2: r0 += 1
+                new Insn(0x55, 0, 0, -2, 10), // 3: if r0 != 10 goto 2
+                EXIT));
+    }
+
+    @Test
+    void lowestOffendingPcIsReported() {
+        rejected(prog(mov(0, 0), addReg(0, 7), addReg(0, 6), EXIT), 1, "r7 is read");
+        rejected(prog(mov(0, 0), new Insn(0x5d, 8, 9, 0, 0), EXIT), 1, "r8 is read");
+    }
+
+    @Test
+    void storesAndAtomicsReadTheirOperands() {
+        rejected(prog(mov(0, 0), new Insn(0x7b, 10, 4, -8, 0), EXIT), 1, "r4 is read");
+        rejected(prog(mov(0, 0), new Insn(0x7a, 6, 0, 0, 1), EXIT), 1, "r6 is read");
+        rejected(prog(mov(1, 0), new Insn(0xdb, 10, 1, -8, 0xf1), EXIT), 1, "r0 is read"); // cmpxchg compares r0
+        rejected(prog(mov(0, 0), new Insn(0x79, 0, 3, 0, 0), EXIT), 1, "r3 is read");
+    }
+
+    @Test
+    void fetchingAtomicsAndLoadsInitialiseTheirTarget() {
+        accepted(prog(mov(1, 0), new Insn(0x7b, 10, 1, -8, 0), new Insn(0xdb, 10, 1, -8, 0xe1), movReg(0, 1), EXIT));
+        accepted(prog(mov(1, 1), mov(0, 0), new Insn(0x7b, 10, 1, -8, 0), new Insn(0xdb, 10, 1, -8, 0xf1), EXIT));
+        accepted(prog(new Insn(0x79, 0, 10, -8, 0), EXIT));
+        accepted(prog(lddw(0, 1), EXIT));
+    }
+
+    @Test
+    void deadCodeIsNotChecked() {
+        accepted(prog(mov(0, 0), EXIT, addReg(0, 8), EXIT));
+    }
+
+    @Test
+    void defaultsAreKernelEntry() {
+        accepted(prog(movReg(0, 1), EXIT), LoadOptions.defaults(), ValidatorFeatures.DEFAULT);
+    }
+}

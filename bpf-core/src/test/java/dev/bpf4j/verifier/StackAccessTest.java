@@ -1,0 +1,46 @@
+package dev.bpf4j.verifier;
+
+import dev.bpf4j.isa.Insn;
+import org.junit.jupiter.api.Test;
+
+import static dev.bpf4j.verifier.V.*;
+
+/** r10-relative constant-offset accesses must lie in [-512, 0) and be aligned to their size. */
+class StackAccessTest {
+    @Test
+    void acceptsTheFrameEdges() {
+        accepted(prog(mov(1, 0),
+                new Insn(0x7b, 10, 1, -512, 0), new Insn(0x73, 10, 1, -1, 0), new Insn(0x6a, 10, 0, -2, 7),
+                new Insn(0x61, 0, 10, -4, 0), new Insn(0x91, 0, 10, -511, 0), new Insn(0xc3, 10, 1, -4, 0x40), EXIT));
+    }
+
+    @Test
+    void belowTheFrame() {
+        rejected(prog(new Insn(0x79, 0, 10, -520, 0), EXIT), 0, "invalid stack access off=-520 size=8", "within [-512, 0)");
+        rejected(prog(new Insn(0x72, 10, 0, -513, 0), mov(0, 0), EXIT), 0, "invalid stack access off=-513 size=1");
+    }
+
+    @Test
+    void atOrAboveTheFramePointer() {
+        rejected(prog(mov(0, 0), new Insn(0x73, 10, 0, 0, 0), EXIT), 1, "invalid stack access off=0 size=1");
+        rejected(prog(mov(0, 0), new Insn(0x63, 10, 0, 8, 0), EXIT), 1, "invalid stack access off=8 size=4");
+    }
+
+    @Test
+    void crossingTheTop() {
+        rejected(prog(mov(0, 0), new Insn(0xdb, 10, 0, -4, 0x00), EXIT), 1, "invalid stack access off=-4 size=8", "within");
+    }
+
+    @Test
+    void misaligned() {
+        rejected(prog(new Insn(0x79, 0, 10, -12, 0), EXIT), 0, "invalid stack access off=-12 size=8", "misaligned");
+        rejected(prog(mov(0, 0), new Insn(0x6a, 10, 0, -3, 0), EXIT), 1, "invalid stack access off=-3 size=2", "misaligned");
+        rejected(prog(new Insn(0x81, 0, 10, -6, 0), EXIT), 0, "off=-6 size=4", "misaligned"); // ldxsw
+    }
+
+    @Test
+    void otherBaseRegistersAreCheckedAtRunTime() {
+        // r1 may point anywhere: the engines check it against the region table when it runs
+        accepted(prog(new Insn(0x79, 0, 1, 4096, 0), new Insn(0x7b, 1, 0, -3, 0), EXIT));
+    }
+}

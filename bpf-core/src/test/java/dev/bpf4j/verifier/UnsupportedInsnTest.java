@@ -1,0 +1,47 @@
+package dev.bpf4j.verifier;
+
+import dev.bpf4j.isa.Insn;
+import dev.bpf4j.runtime.LoadOptions;
+import org.junit.jupiter.api.Test;
+
+import static dev.bpf4j.verifier.V.*;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Known instruction families that cannot run here yet, and the features that switch some of them on. */
+class UnsupportedInsnTest {
+    private static final ValidatorFeatures LEGACY = ValidatorFeatures.DEFAULT.withLegacyPacketLoads(true);
+
+    @Test void kfuncCall() { rejected(prog(new Insn(0x85, 0, 2, 0, 77), EXIT), 0, "kfunc call", "not supported"); }
+
+    @Test void callx() { rejected(prog(mov(1, 0), new Insn(0x8d, 1, 0, 0, 0), EXIT), 1, "callx", "not supported"); }
+
+    @Test void mayGoto() { rejected(prog(mov(0, 0), new Insn(0xe5, 0, 0, 0, 0), EXIT), 1, "may_goto", "not supported"); }
+
+    @Test void legacyAbsoluteLoad() { rejected(prog(new Insn(0x30, 0, 0, 0, 14), EXIT), 0, "legacy packet load LD ABS B (0x30)", "not supported"); }
+
+    @Test void legacyIndirectLoad() { rejected(prog(new Insn(0x48, 0, 1, 0, 2), EXIT), 0, "legacy packet load LD IND H (0x48)", "not supported"); }
+
+    @Test
+    void legacyLoadsAcceptedWhenSwitchedOnReadR6AndClobberArguments() {
+        LoadOptions o = OPTIONS;
+        accepted(prog(movReg(6, 1), mov(7, 0), new Insn(0x20, 0, 0, 0, 12), new Insn(0x50, 0, 7, 0, 0), EXIT), o, LEGACY);
+        // r6 (the context) must be set
+        rejected(prog(new Insn(0x20, 0, 0, 0, 12), EXIT), o, LEGACY, 0, "r6 is read but not initialised");
+        // like a call, the load clobbers r1-r5
+        rejected(prog(movReg(6, 1), new Insn(0x28, 0, 0, 0, 12), movReg(0, 1), EXIT), o, LEGACY, 2, "r1 is read but not initialised");
+        // reserved fields still apply
+        rejected(prog(movReg(6, 1), new Insn(0x20, 0, 2, 0, 12), EXIT), o, LEGACY, 1, "reserved field src=2");
+        rejected(prog(movReg(6, 1), new Insn(0x40, 3, 1, 0, 12), EXIT), o, LEGACY, 1, "reserved field dst=3");
+        rejected(prog(movReg(6, 1), new Insn(0x40, 0, 1, 2, 12), EXIT), o, LEGACY, 1, "reserved field off=2");
+    }
+
+    @Test
+    void legacyDoubleWordLoadIsUnknownEvenWhenSwitchedOn() {
+        rejected(prog(new Insn(0x38, 0, 0, 0, 0), EXIT), OPTIONS, LEGACY, 0, "unknown opcode 0x38");
+    }
+
+    @Test
+    void defaultFeaturesComeFromLoadOptions() {
+        assertThat(ValidatorFeatures.from(LoadOptions.defaults())).isEqualTo(ValidatorFeatures.DEFAULT);
+    }
+}
