@@ -6,7 +6,8 @@ docs/runtime-semantics.md; cases with a hand-computed `expect` must agree with i
 runs twice with different memory/stack addresses so no result depends on where memory lives.
 Cases expected to be rejected at load time ("rejected", "unknown helper") are not run.
 
-usage: python3 it-tests/tools/conformance/generate.py   (from the repository root)
+usage: python3 it-tests/tools/conformance/generate.py [--check]
+       (--check: only verify that the committed files are what the script generates)
 """
 import os
 import sys
@@ -72,24 +73,45 @@ def render(c, value):
     return ''.join(out)
 
 
-def main():
-    seen = set()
-    for root, _, files in os.walk(OUT):
-        for f in files:
-            if f.endswith('.data'):
-                os.remove(os.path.join(root, f))
+def expected_files():
+    """Every generated file: path -> text."""
+    files, seen = {}, set()
     for c in CASES:
         key = (c.group, c.name)
         if key in seen:
             raise SystemExit('duplicate case %s/%s' % key)
         seen.add(key)
-        value = evaluate(c)
-        os.makedirs(os.path.join(OUT, c.group), exist_ok=True)
-        with open(os.path.join(OUT, c.group, c.name + '.data'), 'w') as f:
-            f.write(render(c, value))
-    fib = fib_example()
-    with open(os.path.join(ROOT, 'examples', 'fib.data'), 'w') as f:
-        f.write(fib)
+        files[os.path.join(OUT, c.group, c.name + '.data')] = render(c, evaluate(c))
+    files[os.path.join(ROOT, 'examples', 'fib.data')] = fib_example()
+    return files
+
+
+def existing_corpus():
+    found = set()
+    for root, _, names in os.walk(OUT):
+        found.update(os.path.join(root, n) for n in names if n.endswith('.data'))
+    return found
+
+
+def main():
+    files = expected_files()
+    if '--check' in sys.argv:
+        stale = [p for p, text in files.items() if not os.path.exists(p) or open(p).read() != text]
+        extra = sorted(existing_corpus() - set(files))
+        for p in stale:
+            print('out of date: ' + os.path.relpath(p, ROOT))
+        for p in extra:
+            print('not generated: ' + os.path.relpath(p, ROOT))
+        if stale or extra:
+            raise SystemExit('corpus differs from generate.py: run python3 it-tests/tools/conformance/generate.py')
+        print('corpus up to date: %d files' % len(files))
+        return
+    for p in existing_corpus():
+        os.remove(p)
+    for p, text in files.items():
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        with open(p, 'w') as f:
+            f.write(text)
     groups = {}
     for c in CASES:
         groups[c.group] = groups.get(c.group, 0) + 1

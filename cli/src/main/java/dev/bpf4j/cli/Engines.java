@@ -3,31 +3,27 @@ package dev.bpf4j.cli;
 import dev.bpf4j.runtime.Engine;
 
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.ServiceLoader;
 
-/** The engines this build has, and the CLI's {@code --engine interp|jit|all} selection. */
+/**
+ * The engines this build has (every {@link Engine} registered in {@code META-INF/services}) and
+ * the CLI's {@code --engine interp|jit|all} selection.
+ */
 public final class Engines {
     private Engines() {}
 
     public static final List<String> CHOICES = List.of("interp", "jit", "all");
 
-    /** Every engine on the class path, the interpreter first. */
+    /** Every engine on the class path, the interpreter (the reference) first, then by name. */
     public static List<Engine> available() {
         List<Engine> out = new ArrayList<>();
-        tryInstantiate("dev.bpf4j.interp.InterpreterEngine", out);
         for (Engine e : ServiceLoader.load(Engine.class)) {
             if (out.stream().noneMatch(x -> x.name().equals(e.name()))) out.add(e);
         }
+        out.sort(Comparator.comparing((Engine e) -> !e.name().equals("interp")).thenComparing(Engine::name));
         return out;
-    }
-
-    private static void tryInstantiate(String className, List<Engine> out) {
-        try {
-            out.add((Engine) Class.forName(className).getDeclaredConstructor().newInstance());
-        } catch (ReflectiveOperationException | LinkageError e) {
-            // not in this build
-        }
     }
 
     /** The engines named by an {@code --engine} value; a missing engine is a clear error. */

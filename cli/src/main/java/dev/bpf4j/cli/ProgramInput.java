@@ -19,7 +19,7 @@ public record ProgramInput(Program program, byte[] mem) {
         if (fn.endsWith(".data")) {
             DataFile data = DataFile.read(requireFile(file));
             if (data.skipped()) throw new CliException(file + ": cannot run: " + data.skipReason().get());
-            return new ProgramInput(ProgramLoader.fromDataFile(name, data), data.mem().orElse(null));
+            return new ProgramInput(ProgramLoader.fromDataFile(data), data.mem().orElse(null));
         }
         if (fn.endsWith(".bin")) return new ProgramInput(ProgramLoader.fromBytes(file.toString(), readBytes(file)), null);
         if (fn.endsWith(".s") || fn.endsWith(".asm")) return new ProgramInput(TextAssembly.assemble(file.toString(), readText(file)), null);

@@ -19,10 +19,14 @@ public final class ProgramLoader {
         return dot > 0 ? n.substring(0, dot) : n;
     }
 
-    /** The program of a parsed {@code .data} file (its {@code -- asm} or {@code -- raw} section). */
-    public static Program fromDataFile(String name, DataFile f) {
-        if (f.asm().isPresent()) return TextAssembly.assemble(name, f.asm().get());
-        return fromBytes(name, f.rawBytes().orElseThrow(() -> new BpfLoadException(name + ": no program section")));
+    /**
+     * The program of a parsed {@code .data} file (its {@code -- asm} or {@code -- raw} section),
+     * named after the file; assembler errors name the file and its line.
+     */
+    public static Program fromDataFile(DataFile f) {
+        if (f.asm().isPresent()) return TextAssembly.assemble(f.name(), f.asm().get());
+        String name = programName(Path.of(f.name()));
+        return fromBytes(name, f.rawBytes().orElseThrow(() -> new BpfLoadException(f.name() + ": no program section")));
     }
 
     /** Decodes raw bytecode: a multiple of 8 bytes, one slot per 8. */

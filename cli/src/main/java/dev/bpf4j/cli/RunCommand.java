@@ -8,6 +8,7 @@ import dev.bpf4j.runtime.Executable;
 
 import java.io.PrintStream;
 import java.nio.file.Path;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
@@ -23,19 +24,37 @@ final class RunCommand implements Command {
         List<Engine> engines = Engines.select(args.option("--engine").orElse("interp"));
         ProgramInput input = ProgramInput.load(file);
         if (args.option("--mem").isPresent()) input = input.withMem(ProgramInput.loadMem(Path.of(args.option("--mem").get())));
+        if (engines.size() == 1) {
+            out.println(format(runOnce(input, engines.get(0))));
+            return 0;
+        }
+        // Several engines: one line each, and a non-zero status when any fails or they disagree.
         int status = 0;
+        Set<String> outcomes = new HashSet<>();
         for (Engine engine : engines) {
-            String prefix = engines.size() > 1 ? engine.name() + ": " : "";
-            try (MemoryBlock mem = MemoryBlock.of(input.mem());
-                 Executable exe = Bpf.load(input.program(), engine, ConformanceHelpers.loadOptions())) {
-                long r0 = exe.run(mem.context());
-                out.printf("%sr0 = %d (0x%x)%n", prefix, r0, r0);
+            try {
+                long r0 = runOnce(input, engine);
+                out.println(engine.name() + ": " + format(r0));
+                outcomes.add(format(r0));
             } catch (RuntimeException e) {
-                if (engines.size() == 1) throw e;
-                err.println(prefix + e.getMessage());
+                err.println(engine.name() + ": " + e.getMessage());
+                outcomes.add("error " + e.getClass().getName());
                 status = 1;
             }
         }
+        if (outcomes.size() > 1) {
+            err.println("engines disagree");
+            status = 1;
+        }
         return status;
     }
+
+    private static long runOnce(ProgramInput input, Engine engine) {
+        try (MemoryBlock mem = MemoryBlock.of(input.mem());
+             Executable exe = Bpf.load(input.program(), engine, ConformanceHelpers.loadOptions())) {
+            return exe.run(mem.context());
+        }
+    }
+
+    private static String format(long r0) { return String.format("r0 = %d (0x%x)", r0, r0); }
 }

@@ -44,6 +44,14 @@ class ConformanceCorpusTest {
     }
 
     @Test
+    void bundledExamplesPassOnEveryAvailableEngine() {
+        ConformanceReport report = new ConformanceRunner(Engines.available())
+                .runAll(ConformanceRunner.collect(List.of(Path.of("../examples"))));
+        assertThat(report.failures()).isEmpty();
+        assertThat(report.count(CaseResult.Status.PASSED)).isPositive();
+    }
+
+    @Test
     void corpusPassesOnEveryAvailableEngine() throws Exception {
         List<Engine> engines = Engines.available();
         assertThat(engines).as("engines on the class path").isNotEmpty();

@@ -67,14 +67,14 @@ public final class ConformanceRunner {
         }
         if (data.skipped()) return CaseResult.skipped(file, data.skipReason().get());
         List<Outcome> outcomes = new ArrayList<>();
-        for (Engine engine : engines) outcomes.add(execute(engine, ProgramLoader.programName(file), data));
+        for (Engine engine : engines) outcomes.add(execute(engine, data));
         return judge(file, data, outcomes);
     }
 
     /** Assembles, validates, loads and runs on a fresh copy of the memory block. */
-    static Outcome execute(Engine engine, String name, DataFile data) {
+    static Outcome execute(Engine engine, DataFile data) {
         try (MemoryBlock mem = MemoryBlock.of(data.mem().orElse(null))) {
-            Program program = ProgramLoader.fromDataFile(name, data);
+            Program program = ProgramLoader.fromDataFile(data);
             try (Executable exe = Bpf.load(program, engine, ConformanceHelpers.loadOptions())) {
                 return Outcome.value(engine.name(), exe.run(mem.context()));
             }
