@@ -162,3 +162,22 @@ W = 0x00000000000000ff
 for mn, want in (('be16', 0xff00), ('be32', 0xff000000), ('be64', 0xff00000000000000), ('bswap16', 0xff00), ('le16', 0xff)):
     group = 'alu64' if mn.startswith('bswap') else 'alu'
     case(group, mn + '-low-byte', ['lddw %%r0, %s' % h(W), '%s %%r0' % mn, 'exit'], '%s of 0xff' % mn, expect=want)
+
+# Immediate divisors of 0 and out-of-range immediate shift amounts: the kernel's verifier refuses
+# them, RFC 9669 defines them (x / 0 = 0, x % 0 = x, shift amounts masked), and bpf4j follows the RFC.
+for bits, sfx, group in ((64, '', 'alu64'), (32, '32', 'alu')):
+    a = 0xfedcba9876543210
+    low = a & 0xffffffff
+    case(group, 'div%s-by-zero-imm' % sfx, ['lddw %%r0, %s' % h(a), 'div%s %%r0, 0' % sfx, 'exit'],
+         '%d-bit division by an immediate 0 gives 0' % bits, expect=0)
+    case(group, 'mod%s-by-zero-imm' % sfx, ['lddw %%r0, %s' % h(a), 'mod%s %%r0, 0' % sfx, 'exit'],
+         '%d-bit modulo by an immediate 0 leaves dst%s' % (bits, ' (zero-extended)' if bits == 32 else ''),
+         expect=a if bits == 64 else low)
+    case(group, 'sdiv%s-by-zero-imm' % sfx, ['lddw %%r0, %s' % h(a), 'sdiv%s %%r0, 0' % sfx, 'exit'],
+         '%d-bit signed division by an immediate 0 gives 0' % bits, expect=0)
+    case(group, 'smod%s-by-zero-imm' % sfx, ['lddw %%r0, %s' % h(a), 'smod%s %%r0, 0' % sfx, 'exit'],
+         '%d-bit signed modulo by an immediate 0 leaves dst' % bits, expect=a if bits == 64 else low)
+case('alu64', 'lsh-imm-high', ['mov %r0, 1', 'lsh %r0, 65', 'exit'], 'immediate shift 65 is masked to 1', expect=2)
+case('alu64', 'arsh-imm-high', ['lddw %r0, 0x8000000000000000', 'arsh %r0, 127', 'exit'], 'immediate arsh 127 is masked to 63', expect=M64)
+case('alu', 'rsh32-imm-high', ['lddw %r0, 0x1ffffffff', 'rsh32 %r0, 33', 'exit'], 'immediate rsh32 33 is masked to 1 (low half only)', expect=0x7fffffff)
+case('alu', 'arsh32-imm-high', ['lddw %r0, 0x80000000', 'arsh32 %r0, 36', 'exit'], 'immediate arsh32 36 is masked to 4', expect=0xf8000000)

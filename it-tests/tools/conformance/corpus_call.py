@@ -115,3 +115,7 @@ raw_case('lddw-bad-second-slot', 'the second slot of an lddw must have opcode 0'
 raw_case('invalid-end-size', 'be with imm 8 is not a byte-swap width', [MOV0, (0xdc, 0, 0, 0, 8), EXIT])
 raw_case('invalid-movsx-offset', 'movsx with offset 4 is not a width', [MOV0, (0xbf, 0, 0, 4, 0), EXIT])
 raw_case('invalid-sdiv-offset', 'div with offset 2 is neither div nor sdiv', [MOV0, (0x3f, 0, 0, 2, 0), EXIT])
+raw_case('invalid-neg-x', 'neg has no register-source form (0x8f)', [MOV0, (0x8f, 0, 0, 0, 0), EXIT])
+raw_case('invalid-bswap-to-be', 'ALU64 END with the TO_BE bit (0xdf) is not an instruction', [MOV0, (0xdf, 0, 0, 0, 16), EXIT])
+raw_case('invalid-movsx32-offset-32', 'a 32-bit movsx from 32 bits (0xbc, off 32) is not an instruction', [MOV0, (0xbc, 0, 1, 32, 0), EXIT])
+raw_case('invalid-lddw-src', 'lddw with src 1 (map fd) needs a map, which a raw program has not got', [(0x18, 0, 1, 0, 1), (0, 0, 0, 0, 0), EXIT])

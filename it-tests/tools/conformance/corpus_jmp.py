@@ -78,3 +78,6 @@ case('jmp', 'loop-long', ['mov %r0, 0', 'lddw %r1, 100000', 'loop:', 'add %r0, 3
 case('jmp', 'exit-early', ['mov %r0, 9', 'exit', 'mov %r0, 1', 'exit'], 'the first exit ends the program', expect=9)
 case('jmp', 'jne-reg-backward-label', ['mov %r0, 0', 'mov %r1, 0', 'mov %r2, 4', 'top:', 'add %r1, 1', 'add %r0, %r1', 'jne %r1, %r2, top', 'exit'],
      'register-compared backward loop: 1+2+3+4', expect=10)
+case('jmp', 'ja-zero', ['mov %r0, 1', 'ja +0', 'exit'], 'ja +0 is a no-op (not a back-edge)', expect=1)
+case('jmp32', 'jeq32-imm-zero-upper', ['lddw %r1, 0x100000000', 'mov %r0, 0', 'jeq32 %r1, 0, +1', 'exit', 'mov %r0, 1', 'exit'],
+     'jeq32 sees 0 in 0x100000000', expect=1)
