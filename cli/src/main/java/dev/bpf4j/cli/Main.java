@@ -45,6 +45,10 @@ public final class Main {
         } catch (CliException | BpfException | UncheckedIOException e) {
             err.println("bpf4j " + cmd.name() + ": " + e.getMessage());
             return 1;
+        } catch (RuntimeException e) {
+            // A bug rather than bad input: still a message and a status, never a stack dump.
+            err.println("bpf4j " + cmd.name() + ": internal error: " + e);
+            return 1;
         }
     }
 

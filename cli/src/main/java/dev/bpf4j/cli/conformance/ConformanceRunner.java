@@ -11,6 +11,7 @@ import dev.bpf4j.runtime.Executable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -45,7 +46,7 @@ public final class ConformanceRunner {
             } else if (Files.isRegularFile(root)) {
                 out.add(root);
             } else {
-                throw new UncheckedIOException(new IOException("no such file or directory: " + root));
+                throw new UncheckedIOException("no such file or directory: " + root, new NoSuchFileException(root.toString()));
             }
         }
         return out;
@@ -80,7 +81,8 @@ public final class ConformanceRunner {
             }
         } catch (BpfException e) {
             return Outcome.error(engine.name(), e);
-        } catch (RuntimeException | StackOverflowError e) {
+        } catch (RuntimeException | LinkageError | AssertionError | StackOverflowError e) {
+            // Anything that is not a bpf4j error is an engine bug: reported, never a passing answer.
             return Outcome.crash(engine.name(), e);
         }
     }
