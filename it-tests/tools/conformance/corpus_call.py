@@ -119,3 +119,15 @@ raw_case('invalid-neg-x', 'neg has no register-source form (0x8f)', [MOV0, (0x8f
 raw_case('invalid-bswap-to-be', 'ALU64 END with the TO_BE bit (0xdf) is not an instruction', [MOV0, (0xdf, 0, 0, 0, 16), EXIT])
 raw_case('invalid-movsx32-offset-32', 'a 32-bit movsx from 32 bits (0xbc, off 32) is not an instruction', [MOV0, (0xbc, 0, 1, 32, 0), EXIT])
 raw_case('invalid-lddw-src', 'lddw with src 1 (map fd) needs a map, which a raw program has not got', [(0x18, 0, 1, 0, 1), (0, 0, 0, 0, 0), EXIT])
+
+# The default budget is 1,000,000 back-edges plus calls: exactly that many pass, one more fails.
+case('jmp', 'budget-exactly-default', ['mov %r0, 0', 'lddw %r1, 1000001', 'loop:', 'add %r0, 1', 'sub %r1, 1', 'jne %r1, 0, loop', 'exit'],
+     'exactly 1,000,000 taken back-edges: the whole default budget', expect=1000001)
+case('errors', 'budget-one-over-default', ['mov %r0, 0', 'lddw %r1, 1000002', 'loop:', 'add %r0, 1', 'sub %r1, 1', 'jne %r1, 0, loop', 'exit'],
+     '1,000,001 taken back-edges: one more than the default budget', error='budget exceeded')
+case('call', 'budget-calls-count', ['mov %r6, 0', 'lddw %r7, 500000', 'loop:', 'call local f', 'add %r6, %r0', 'sub %r7, 1',
+                                    'jne %r7, 0, loop', 'mov %r0, %r6', 'exit', 'f:', 'mov %r0, 1', 'exit'],
+     '500,000 calls + 499,999 back-edges = 999,999 events: within the budget', expect=500000)
+case('errors', 'budget-calls-count-over', ['mov %r6, 0', 'lddw %r7, 500001', 'loop:', 'call local f', 'add %r6, %r0', 'sub %r7, 1',
+                                           'jne %r7, 0, loop', 'mov %r0, %r6', 'exit', 'f:', 'mov %r0, 1', 'exit'],
+     '500,001 calls + 500,000 back-edges = 1,000,001 events: calls count towards the budget', error='budget exceeded')

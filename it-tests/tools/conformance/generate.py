@@ -39,8 +39,10 @@ def evaluate(c):
     if c.error and c.error.startswith(STATIC_ERRORS):
         return None
     cfgs = [dict(mem_base=0x10000000, stack_top=0x7fff00000000), dict(mem_base=0x5555000000, stack_top=0x7ffe12340000)]
-    results = [outcome(slots, c.mem, cfg) for cfg in cfgs]
-    if results[0] != results[1]:
+    # Only programs that touch memory or see an address can depend on where memory lives.
+    touches_memory = c.mem is not None or '[' in c.asm or 'r10' in c.asm
+    results = [outcome(slots, c.mem, cfg) for cfg in (cfgs if touches_memory else cfgs[:1])]
+    if results[0] != results[-1]:
         raise SystemExit('%s/%s: result depends on addresses: %s' % (c.group, c.name, results))
     kind, value = results[0]
     if c.error:
