@@ -1,0 +1,212 @@
+package dev.bpf4j.interp;
+
+import dev.bpf4j.isa.Insn;
+import dev.bpf4j.program.Program;
+import dev.bpf4j.runtime.BpfLoadException;
+import dev.bpf4j.runtime.HelperSpec;
+import dev.bpf4j.runtime.LoadOptions;
+import dev.bpf4j.runtime.Limits;
+
+import static dev.bpf4j.isa.Opcodes.*;
+
+/**
+ * Turns a program into a {@link DecodedProgram} and rejects, with the pc and the reason, anything
+ * the dispatch loop could not execute safely: unknown opcodes, register numbers past r10, writes
+ * to r10 (the unchecked stack fast path relies on r10 being the frame pointer), jumps outside the
+ * program or into an lddw, unknown helpers. It is the engine's own guard, not the validator.
+ */
+final class Decoder {
+    private final Program program;
+    private final LoadOptions options;
+    private final Insn[] insns;
+    private final int[] code;
+    private final long[] imm;
+    private final long[] wide;
+    private final HelperSpec[] helpers;
+    private final boolean[] secondSlot;
+
+    private Decoder(Program program, LoadOptions options) {
+        this.program = program;
+        this.options = options;
+        this.insns = program.toArray();
+        this.code = new int[insns.length + 1];
+        this.imm = new long[insns.length + 1];
+        this.wide = new long[insns.length + 1];
+        this.helpers = new HelperSpec[insns.length + 1];
+        this.secondSlot = new boolean[insns.length + 1];
+    }
+
+    static DecodedProgram decode(Program program, LoadOptions options) {
+        return new Decoder(program, options).run();
+    }
+
+    private DecodedProgram run() {
+        if (insns.length == 0) throw error(0, "empty program");
+        for (int pc = 0; pc < insns.length; pc++) {
+            if (secondSlot[pc]) continue;
+            decode(pc, insns[pc]);
+        }
+        code[insns.length] = word(InsnCode.TRAP, 0, 0, 0);
+        for (int pc = 0; pc < insns.length; pc++) {
+            if (!secondSlot[pc]) checkTarget(pc, insns[pc]);
+        }
+        long[] packed = new long[code.length];
+        for (int pc = 0; pc < code.length; pc++) packed[pc] = ((long) (int) imm[pc] << 32) | (code[pc] & 0xffffffffL);
+        return new DecodedProgram(program.name(), packed, wide, helpers, options.entryArgs());
+    }
+
+    private void decode(int pc, Insn in) {
+        int op = in.opcode();
+        if (in.dst() > 10 || in.src() > 10) throw error(pc, "register number past r10");
+        imm[pc] = in.imm();
+        int opcode = op;
+        switch (cls(op)) {
+            case LD: decodeLd(pc, in); return;
+            case LDX: opcode = decodeLdx(pc, in); break;
+            case ST: opcode = decodeSt(pc, in); break;
+            case STX: opcode = decodeStx(pc, in); break;
+            case ALU: case ALU64: opcode = decodeAlu(pc, in); break;
+            default: opcode = decodeJmp(pc, in);
+        }
+        code[pc] = word(opcode, in.dst(), in.src(), in.off());
+    }
+
+    private void decodeLd(int pc, Insn in) {
+        if (in.opcode() != LDDW) throw error(pc, String.format("opcode 0x%02x: legacy packet loads (ABS/IND) are not supported", in.opcode()));
+        if (in.src() != PSEUDO_IMM64) throw error(pc, "lddw with src " + in.src() + " (map/BTF reference) must be relocated before loading");
+        if (pc + 1 >= insns.length || insns[pc + 1].opcode() != 0) throw error(pc, "lddw without its second slot");
+        writesReg(pc, in.dst());
+        wide[pc] = in.imm64(insns[pc + 1]);
+        code[pc] = word(LDDW, in.dst(), 0, 0);
+        code[pc + 1] = word(InsnCode.TRAP, 0, 0, 0);
+        secondSlot[pc + 1] = true;
+    }
+
+    private int decodeLdx(int pc, Insn in) {
+        int op = in.opcode();
+        writesReg(pc, in.dst());
+        if (mode(op) == MEMSX) {
+            if (size(op) == DW) throw error(pc, "MEMSX load of 8 bytes is not defined");
+            return op;
+        }
+        if (mode(op) != MEM) throw error(pc, String.format("unknown LDX mode in opcode 0x%02x", op));
+        return stackFast(in.src(), in.off(), sizeBytes(op)) ? LDX | size(op) : op;
+    }
+
+    private int decodeSt(int pc, Insn in) {
+        int op = in.opcode();
+        if (mode(op) != MEM) throw error(pc, String.format("unknown ST mode in opcode 0x%02x", op));
+        return stackFast(in.dst(), in.off(), sizeBytes(op)) ? ST | size(op) : op;
+    }
+
+    private int decodeStx(int pc, Insn in) {
+        int op = in.opcode();
+        if (mode(op) == ATOMIC) {
+            if (size(op) != W && size(op) != DW) throw error(pc, "atomic operations are 32 or 64 bits wide");
+            if (!AtomicOps.isValid(in.imm())) throw error(pc, String.format("unknown atomic operation 0x%x", in.imm()));
+            if ((in.imm() & FETCH) != 0 && in.imm() != CMPXCHG) writesReg(pc, in.src());
+            return op;
+        }
+        if (mode(op) != MEM) throw error(pc, String.format("unknown STX mode in opcode 0x%02x", op));
+        return stackFast(in.dst(), in.off(), sizeBytes(op)) ? STX | size(op) : op;
+    }
+
+    /** r10 + off with the whole access inside the current frame needs no run-time check. */
+    private static boolean stackFast(int base, int off, int size) {
+        return base == 10 && off >= -Limits.STACK_SIZE && off + size <= 0;
+    }
+
+    private int decodeAlu(int pc, Insn in) {
+        int op = in.opcode();
+        boolean is64 = cls(op) == ALU64;
+        writesReg(pc, in.dst());
+        switch (op(op)) {
+            case ADD: case SUB: case MUL: case OR: case AND: case LSH: case RSH: case XOR: case ARSH:
+                return op;
+            case DIV: case MOD:
+                if (in.off() != 0 && in.off() != 1) throw error(pc, "div/mod offset must be 0 (unsigned) or 1 (signed)");
+                return op;
+            case NEG:
+                if (source(op) != K) throw error(pc, "neg takes no source register");
+                return op;
+            case MOV:
+                if (in.off() == 0 || source(op) == K) return op;
+                if (in.off() != 8 && in.off() != 16 && !(is64 && in.off() == 32)) {
+                    throw error(pc, is64 ? "movsx offset must be 8, 16 or 32" : "ALU movsx offset must be 8 or 16");
+                }
+                return is64 ? InsnCode.MOVSX64 : InsnCode.MOVSX32;
+            case END:
+                if (is64 && source(op) != TO_LE) throw error(pc, "ALU64 byte swap must use source 0 (bswap)");
+                if (in.imm() != 16 && in.imm() != 32 && in.imm() != 64) throw error(pc, "byte swap width must be 16, 32 or 64");
+                return op;
+            default:
+                throw error(pc, String.format("unknown ALU opcode 0x%02x", op));
+        }
+    }
+
+    private int decodeJmp(int pc, Insn in) {
+        int op = in.opcode();
+        boolean is32 = cls(op) == JMP32;
+        switch (op(op)) {
+            case JA:
+                if (source(op) != K) throw error(pc, "ja takes no source register");
+                if (is32) imm[pc] = pc + 1L + in.imm(); // gotol: 32-bit offset in imm
+                return op;
+            case CALL:
+                if (is32 || source(op) != K) throw error(pc, String.format("unknown jump opcode 0x%02x", op));
+                decodeCall(pc, in);
+                return op;
+            case EXIT:
+                if (is32 || source(op) != K) throw error(pc, String.format("unknown jump opcode 0x%02x", op));
+                return op;
+            case JEQ: case JGT: case JGE: case JSET: case JNE: case JSGT: case JSGE:
+            case JLT: case JLE: case JSLT: case JSLE:
+                return op;
+            default:
+                throw error(pc, String.format("unknown jump opcode 0x%02x", op));
+        }
+    }
+
+    private void decodeCall(int pc, Insn in) {
+        if (in.src() == CALL_HELPER) {
+            helpers[pc] = options.helpers().lookup(in.imm()).orElseThrow(() ->
+                    error(pc, "call to unknown helper id " + in.imm() + " (not in LoadOptions.helpers())"));
+        } else if (in.src() == PSEUDO_CALL) {
+            imm[pc] = pc + 1L + in.imm();
+        } else {
+            throw error(pc, "call with src " + in.src() + " (kfunc) is not supported");
+        }
+    }
+
+    /** Every jump and local call must land on the first slot of an instruction inside the program. */
+    private void checkTarget(int pc, Insn in) {
+        int op = in.opcode();
+        if (!isJmp(op)) return;
+        long target;
+        if (op(op) == CALL) {
+            if (in.src() != PSEUDO_CALL) return;
+            target = imm[pc];
+        } else if (op(op) == EXIT) {
+            return;
+        } else if (op == (JMP32 | JA)) {
+            target = imm[pc];
+        } else {
+            target = pc + 1L + in.off();
+        }
+        if (target < 0 || target >= insns.length) throw error(pc, "jump target " + target + " is outside the program");
+        if (secondSlot[(int) target]) throw error(pc, "jump target " + target + " is the second slot of an lddw");
+    }
+
+    /** The low 32 bits of a packed word (the imm half is added at the end). */
+    private static int word(int opcode, int dst, int src, int off) {
+        return (int) InsnCode.pack(opcode, dst, src, off, 0);
+    }
+
+    private void writesReg(int pc, int reg) {
+        if (reg == 10) throw error(pc, "r10 is read-only");
+    }
+
+    private BpfLoadException error(int pc, String reason) {
+        return new BpfLoadException("program '" + program.name() + "' pc " + pc + ": " + reason);
+    }
+}

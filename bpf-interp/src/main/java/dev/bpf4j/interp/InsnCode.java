@@ -1,0 +1,35 @@
+package dev.bpf4j.interp;
+
+import static dev.bpf4j.isa.Opcodes.*;
+
+/**
+ * The interpreter's pre-decoded instruction word, one long per slot so that the dispatch loop does
+ * a single load per instruction: bits 0-7 opcode, 8-11 dst, 12-15 src, 16-31 off (signed), 32-63
+ * imm (signed; for gotol and {@code call local} the resolved target pc). The opcode byte is the RFC 9669 one, except
+ * for a few variants the decoder selects at load time, placed on opcode values that are invalid in
+ * BPF and therefore can never come from a program.
+ */
+final class InsnCode {
+    private InsnCode() {}
+
+    /** r10 + constant loads/stores inside the current frame: no run-time check (mode bits 0 = IMM, invalid for LDX/ST/STX). */
+    static final int STACK_LDX_B = LDX | B, STACK_LDX_H = LDX | H, STACK_LDX_W = LDX | W, STACK_LDX_DW = LDX | DW;
+    static final int STACK_ST_B = ST | B, STACK_ST_H = ST | H, STACK_ST_W = ST | W, STACK_ST_DW = ST | DW;
+    static final int STACK_STX_B = STX | B, STACK_STX_H = STX | H, STACK_STX_W = STX | W, STACK_STX_DW = STX | DW;
+
+    /** Sign-extending moves (MOV X with a non-zero offset), on ALU op 0xe0, which RFC 9669 leaves undefined. */
+    static final int MOVSX64 = ALU64 | 0xe0 | X, MOVSX32 = ALU | 0xe0 | X;
+
+    /** A slot that must never execute: the second half of an lddw, or past the end of the program. */
+    static final int TRAP = 0xff;
+
+    static long pack(int opcode, int dst, int src, int off, int imm) {
+        return ((long) imm << 32) | (((opcode & 0xff) | (dst << 8) | (src << 12) | (off << 16)) & 0xffffffffL);
+    }
+
+    static int opcode(long w) { return (int) w & 0xff; }
+    static int dst(long w) { return ((int) w >>> 8) & 0xf; }
+    static int src(long w) { return ((int) w >>> 12) & 0xf; }
+    static int off(long w) { return (int) w >> 16; }
+    static int imm(long w) { return (int) (w >> 32); }
+}

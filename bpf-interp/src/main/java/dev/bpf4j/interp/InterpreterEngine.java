@@ -1,0 +1,26 @@
+package dev.bpf4j.interp;
+
+import dev.bpf4j.program.Program;
+import dev.bpf4j.runtime.Engine;
+import dev.bpf4j.runtime.Executable;
+import dev.bpf4j.runtime.LoadOptions;
+
+import java.util.Objects;
+
+/**
+ * The interpreter engine ({@code interp}): the reference semantics of bpf4j. Loading pre-decodes
+ * the program (and rejects what it could not run safely, e.g. unknown helper ids) with
+ * {@link dev.bpf4j.runtime.BpfLoadException}; running needs no further allocation beyond a
+ * per-thread-of-use machine.
+ */
+public final class InterpreterEngine implements Engine {
+    public static final String NAME = "interp";
+
+    @Override public String name() { return NAME; }
+
+    @Override public Executable load(Program program, LoadOptions options) {
+        Objects.requireNonNull(program, "program");
+        Objects.requireNonNull(options, "options");
+        return new InterpretedExecutable(program, Decoder.decode(program, options));
+    }
+}

@@ -1,0 +1,43 @@
+package dev.bpf4j.interp;
+
+import dev.bpf4j.runtime.Limits;
+import dev.bpf4j.runtime.NativeMemory;
+
+/**
+ * The off-heap BPF stack of one run: {@link Limits#MAX_CALL_FRAMES} frames of
+ * {@link Limits#STACK_SIZE} bytes, the main program's at the top and each callee below its caller,
+ * as on a native stack. A {@link #GAP}-byte hole between frames stands for the saved rbp and return
+ * address of the JIT's frames: it is never accessible, so an access straddling two frames fails.
+ */
+final class StackFrames {
+    static final int GAP = 16;
+    static final int STRIDE = Limits.STACK_SIZE + GAP;
+    static final long BYTES = (long) STRIDE * Limits.MAX_CALL_FRAMES;
+
+    /** Lowest address of the block (the gap below the innermost possible frame). */
+    final long base;
+    /** r10 of the main program's frame: the end of the block. */
+    final long top;
+
+    StackFrames() {
+        this.base = NativeMemory.allocate(BYTES);
+        this.top = base + BYTES;
+    }
+
+    /** r10 of frame {@code k} (0 = main program). */
+    long frameTop(int k) { return top - (long) k * STRIDE; }
+
+    /**
+     * True when {@code [a, end)} (a non-empty range that does not wrap) lies inside one of the
+     * {@code live} innermost-to-outermost frames 0 .. live-1.
+     */
+    boolean inLiveFrame(long a, long end, int live) {
+        if (Long.compareUnsigned(a, base) < 0 || Long.compareUnsigned(end, top) > 0) return false;
+        long k = (top - 1 - a) / STRIDE;
+        if (k >= live) return false;
+        long frameEnd = top - k * STRIDE;
+        return a >= frameEnd - Limits.STACK_SIZE && end <= frameEnd;
+    }
+
+    void free() { NativeMemory.free(base); }
+}
