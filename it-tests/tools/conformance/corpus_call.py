@@ -68,6 +68,24 @@ case('errors', 'oob-stack-at-r10', ['mov %r3, %r10', 'ldxb %r0, [%r3+0]', 'exit'
 case('errors', 'oob-dead-frame', ['call local f', 'ldxdw %r0, [%r0+0]', 'exit', 'f:', 'stdw [%r10-8], 1', 'mov %r0, %r10', 'add %r0, -8', 'exit'],
      "reading a returned callee's stack slot: its frame is dead", error=OOB)
 case('errors', 'oob-atomic-past-end', ['mov %r2, 1', 'lock add [%r1+4], %r2', 'mov %r0, 0', 'exit'], 'an atomic add crossing the end', mem=MEM8, error=OOB)
+MIS = 'misaligned atomic'
+MEM16 = bytes(range(16))
+case('errors', 'misaligned-atomic-add-mem', ['mov %r2, 1', 'lock add [%r1+4], %r2', 'mov %r0, 0', 'exit'],
+     'an 8-byte atomic add at a 4-byte aligned address', mem=MEM16, error=MIS)
+case('errors', 'misaligned-atomic-add32-mem', ['mov %r2, 1', 'lock add32 [%r1+2], %r2', 'mov %r0, 0', 'exit'],
+     'a 4-byte atomic add at a 2-byte aligned address', mem=MEM16, error=MIS)
+case('errors', 'misaligned-atomic-xchg-mem', ['mov %r2, 1', 'lock xchg [%r1+1], %r2', 'mov %r0, 0', 'exit'],
+     'an 8-byte xchg at an odd address', mem=MEM16, error=MIS)
+case('errors', 'misaligned-atomic-cmpxchg-stack', ['mov %r0, 0', 'mov %r2, 1', 'mov %r3, %r10', 'add %r3, -12',
+                                                   'lock cmpxchg [%r3+0], %r2', 'exit'],
+     'an 8-byte cmpxchg on the stack through a pointer, 4-byte aligned', error=MIS)
+case('errors', 'misaligned-atomic-fetch-or32-stack', ['mov %r2, 1', 'mov %r3, %r10', 'add %r3, -7',
+                                                      'lock fetch or32 [%r3+0], %r2', 'mov %r0, 0', 'exit'],
+     'a 4-byte fetch-or on the stack at an odd address', error=MIS)
+case('errors', 'misaligned-atomic-out-of-bounds-first', ['mov %r2, 1', 'lock add [%r1+12], %r2', 'mov %r0, 0', 'exit'],
+     'misaligned and crossing the end of the block: the bounds check comes first', mem=MEM16, error=OOB)
+case('atomic', 'aligned-atomic-add32-at-4', ['mov %r2, 1', 'lock add32 [%r1+4], %r2', 'ldxw %r0, [%r1+4]', 'exit'],
+     'a 4-byte atomic at a 4-byte aligned address is fine', mem=MEM16, expect=0x07060505)
 case('errors', 'oob-address-wraps', ['lddw %r3, 0xffffffffffffffff', 'ldxh %r0, [%r3+0]', 'exit'], 'an access whose end wraps around 2^64', error=OOB)
 
 # ---- errors: termination

@@ -209,6 +209,8 @@ def run(slots, mem=None, mem_base=0x10000000, stack_top=0x7fff00000000, budget=D
             mask = (1 << bits) - 1
             addr = (get(dst) + off) & M64
             old = memory.load(addr, size, len(calls), pc)
+            if addr % size:
+                raise BpfError('misaligned atomic', pc, '%d-byte atomic at %#x' % (size, addr))
             s = get(src) & mask
             if imm == 0xf1:
                 if old == get(0) & mask:

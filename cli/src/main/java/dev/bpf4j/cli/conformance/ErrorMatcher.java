@@ -7,8 +7,8 @@ import java.util.Locale;
  * Decides whether an error message satisfies a {@code -- error} expectation.
  *
  * <p>Rule: the expected text and the message are compared lower-cased. When the expected text
- * names one of bpf4j's error categories ({@link #CATEGORIES}: "out of bounds", "budget
- * exceeded", "call depth exceeded", "rejected", ...), the message must contain that category.
+ * names one of bpf4j's error categories ({@link #CATEGORIES}: "out of bounds", "misaligned
+ * atomic", "budget exceeded", "call depth exceeded", "rejected", ...), the message must contain that category.
  * Otherwise the expected text is another runtime's wording (uBPF's "division by zero", ...), and
  * any load, validation or run-time error satisfies it.
  */
@@ -17,7 +17,7 @@ public final class ErrorMatcher {
 
     /** Phrases that appear in bpf4j's own messages (BpfRuntimeException kinds, VerifierException). */
     public static final List<String> CATEGORIES = List.of(
-            "out of bounds", "budget exceeded", "call depth exceeded", "bad helper argument",
+            "out of bounds", "misaligned atomic", "budget exceeded", "call depth exceeded", "bad helper argument",
             "helper failed", "rejected");
 
     /** Null when {@code message} satisfies {@code expected}, else the reason it does not. */
