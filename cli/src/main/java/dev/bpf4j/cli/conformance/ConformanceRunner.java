@@ -75,12 +75,15 @@ public final class ConformanceRunner {
     /** Assembles, validates, loads and runs on a fresh copy of the memory block. */
     static Outcome execute(Engine engine, DataFile data) {
         try (MemoryBlock mem = MemoryBlock.of(data.mem().orElse(null))) {
-            Program program = ProgramLoader.fromDataFile(data);
-            try (Executable exe = Bpf.load(program, engine, ConformanceHelpers.loadOptions())) {
-                return Outcome.value(engine.name(), exe.run(mem.context()));
+            try {
+                Program program = ProgramLoader.fromDataFile(data);
+                try (Executable exe = Bpf.load(program, engine, ConformanceHelpers.loadOptions())) {
+                    long r0 = exe.run(mem.context());
+                    return Outcome.value(engine.name(), r0, mem.contents());
+                }
+            } catch (BpfException e) {
+                return Outcome.error(engine.name(), e, mem.contents());
             }
-        } catch (BpfException e) {
-            return Outcome.error(engine.name(), e);
         } catch (RuntimeException | LinkageError | AssertionError | StackOverflowError e) {
             // Anything that is not a bpf4j error is an engine bug: reported, never a passing answer.
             return Outcome.crash(engine.name(), e);
@@ -95,10 +98,14 @@ public final class ConformanceRunner {
         }
         if (outcomes.size() > 1 && !outcomes.stream().allMatch(o -> o.agreesWith(outcomes.get(0)))) {
             problems.add("engines disagree: " + outcomes.stream().map(o -> o.engine() + " -> " + o)
-                    .collect(Collectors.joining("; ")));
+                    .collect(Collectors.joining("; ")) + (sameMemory(outcomes) ? "" : " (memory block differs afterwards)"));
         }
         return problems.isEmpty() ? CaseResult.passed(file, outcomes)
                 : CaseResult.failed(file, String.join("; ", problems), outcomes);
+    }
+
+    private static boolean sameMemory(List<Outcome> outcomes) {
+        return outcomes.stream().allMatch(o -> java.util.Arrays.equals(o.memAfter(), outcomes.get(0).memAfter()));
     }
 
     /** Null when the outcome meets the file's expectation, else why not. */

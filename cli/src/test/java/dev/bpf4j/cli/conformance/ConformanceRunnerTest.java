@@ -59,6 +59,15 @@ class ConformanceRunnerTest {
     }
 
     @Test
+    void reportsEnginesThatLeaveDifferentMemory() throws Exception {
+        Path f = write("w.data", "-- asm\nstb [%r1+0], 9\nmov %r0, 0\nexit\n-- mem\n01 02\n-- result\n0\n");
+        ConformanceRunner two = new ConformanceRunner(List.of(new InterpreterEngine(), new MemoryScribbler()));
+        CaseResult r = two.run(f);
+        assertThat(r.failed()).isTrue();
+        assertThat(r.reason()).contains("engines disagree").contains("memory block differs afterwards");
+    }
+
+    @Test
     void unwindHelperEndsTheRunWhenItsArgumentIsZero() throws Exception {
         Path f = write("u.data", "-- asm\nmov %r1, 0\ncall 5\nmov %r0, 7\nexit\n-- result\n0\n");
         assertThat(interp.run(f).passed()).isTrue();
@@ -88,6 +97,25 @@ class ConformanceRunnerTest {
             return new Executable() {
                 @Override public Program program() { return program; }
                 @Override public long run(RunContext context) { return inner.run(context) + 1; }
+                @Override public void close() { inner.close(); }
+            };
+        }
+    }
+
+    /** An engine that is wrong on purpose: runs the interpreter, then changes the last byte of the block. */
+    private static final class MemoryScribbler implements Engine {
+        @Override public String name() { return "scribbler"; }
+
+        @Override public Executable load(Program program, LoadOptions options) {
+            Executable inner = new InterpreterEngine().load(program, options);
+            return new Executable() {
+                @Override public Program program() { return program; }
+                @Override public long run(RunContext context) {
+                    long r0 = inner.run(context);
+                    dev.bpf4j.runtime.MemoryRegion m = context.regions().get(0);
+                    dev.bpf4j.runtime.NativeMemory.putByte(m.end() - 1, (byte) 0x55);
+                    return r0;
+                }
                 @Override public void close() { inner.close(); }
             };
         }
