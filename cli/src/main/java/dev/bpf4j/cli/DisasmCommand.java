@@ -13,13 +13,15 @@ import java.util.Set;
 final class DisasmCommand implements Command {
     @Override public String name() { return "disasm"; }
     @Override public String summary() { return "disassemble a .bin (or the program of a .data file)"; }
-    @Override public String usage() { return "bpf4j disasm FILE.bin|FILE.data [--syntax asm|llvm]"; }
+    @Override public String usage() { return "bpf4j disasm FILE.bin|FILE.data|OBJ.o [--syntax asm|llvm]"; }
 
     @Override public int run(List<String> argv, PrintStream out, PrintStream err) {
         Args args = new Args(argv, Set.of("--syntax"));
         String syntax = args.option("--syntax").orElse("asm");
         if (!syntax.equals("asm") && !syntax.equals("llvm")) throw new UsageException("unknown syntax '" + syntax + "' (expected asm or llvm)");
-        ProgramInput input = ProgramInput.load(Path.of(args.single("FILE")));
+        Path file = Path.of(args.single("FILE"));
+        if (ObjectDisasm.isElf(file)) return ObjectDisasm.run(file, out);
+        ProgramInput input = ProgramInput.load(file);
         if (syntax.equals("llvm")) {
             out.print(TextAssembly.llvmListing(input.program()));
         } else {

@@ -16,9 +16,13 @@ import java.util.Set;
 final class RunCommand implements Command {
     @Override public String name() { return "run"; }
     @Override public String summary() { return "run a .data, .bin or .s program and print r0"; }
-    @Override public String usage() { return "bpf4j run FILE [--engine interp|jit|all] [--mem HEXFILE]"; }
+    @Override public String usage() { return "bpf4j run FILE [--engine interp|jit|all] [--mem HEXFILE]\n       " + ObjectRun.USAGE; }
 
     @Override public int run(List<String> argv, PrintStream out, PrintStream err) {
+        // An ELF object goes through the object API (maps, program types, contexts): ObjectRun.
+        if (!argv.isEmpty() && !argv.get(0).startsWith("-") && ObjectDisasm.isElf(Path.of(argv.get(0)))) {
+            return ObjectRun.run(Path.of(argv.get(0)), argv.subList(1, argv.size()), out, err);
+        }
         Args args = new Args(argv, Set.of("--engine", "--mem"));
         Path file = Path.of(args.single("FILE"));
         List<Engine> engines = Engines.select(args.option("--engine").orElse("interp"));

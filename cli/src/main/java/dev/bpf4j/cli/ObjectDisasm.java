@@ -1,0 +1,65 @@
+package dev.bpf4j.cli;
+
+import dev.bpf4j.isa.Disassembler;
+import dev.bpf4j.isa.Insn;
+import dev.bpf4j.object.BpfObjectSpec;
+import dev.bpf4j.object.FunctionSpec;
+import dev.bpf4j.btf.LineInfo;
+import dev.bpf4j.object.MapReference;
+import dev.bpf4j.object.ProgramSpec;
+
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.Optional;
+
+/**
+ * {@code bpf4j disasm OBJ.o}: every program of an object, with map relocations shown by name
+ * ({@code r1 = map[counts] ll}, {@code r1 = map_value[obj.data] + 8 ll}), subprogram labels and the
+ * source lines of the BTF line info as comments.
+ */
+final class ObjectDisasm {
+    private ObjectDisasm() {}
+
+    static int run(Path file, PrintStream out) {
+        BpfObjectSpec spec = BpfObjectSpec.read(file);
+        Disassembler dis = Disassembler.standard();
+        boolean first = true;
+        for (ProgramSpec p : spec.programs()) {
+            if (!first) out.println();
+            first = false;
+            out.println(p.name() + ": section " + p.section() + ", type " + p.type() + ", " + p.length() + " slots"
+                    + (p.autoload() ? "" : " (not loaded by default)"));
+            Insn[] code = p.program().toArray();
+            LineInfo lastLine = null;
+            for (int pc = 0; pc < code.length; ) {
+                int at = pc;
+                for (FunctionSpec f : p.functions()) {
+                    if (f.pc() == at && at != 0) out.println(f.name() + ":");
+                }
+                Optional<LineInfo> line = p.lineAt(pc);
+                if (line.isPresent() && line.get() != lastLine && line.get().insnIndex() == pc) {
+                    lastLine = line.get();
+                    out.println("; " + lastLine.location() + ": " + lastLine.sourceLine().strip());
+                }
+                Optional<MapReference> ref = p.mapReferenceAt(pc);
+                String text = ref.map(r -> r.kind() == MapReference.Kind.MAP
+                        ? "r" + code[at].dst() + " = map[" + r.mapName() + "] ll"
+                        : "r" + code[at].dst() + " = map_value[" + r.mapName() + "]" + (r.offset() == 0 ? "" : " + " + r.offset()) + " ll")
+                        .orElseGet(() -> dis.text(code, at));
+                out.printf("%5d: %s%n", pc, text);
+                pc += code[pc].isLddw() && pc + 1 < code.length ? 2 : 1;
+            }
+        }
+        return 0;
+    }
+
+    /** True for a file that starts with the ELF magic. */
+    static boolean isElf(Path file) {
+        try (var in = java.nio.file.Files.newInputStream(file)) {
+            byte[] m = in.readNBytes(4);
+            return m.length == 4 && m[0] == 0x7f && m[1] == 'E' && m[2] == 'L' && m[3] == 'F';
+        } catch (java.io.IOException e) {
+            return false;
+        }
+    }
+}
