@@ -54,6 +54,17 @@ class BpfSyscallTest {
                 });
     }
 
+    /**
+     * Why the kernel engine does not pass memory as the syscall program's ctx: the verifier refuses
+     * loads through a ctx pointer that was moved, which every pointer-walking program does.
+     */
+    @Test void movedContextPointersCannotBeDereferenced() {
+        Program p = new ProgramBuilder().add64(R1, 8).ldxdw(R0, R1, 0).exit().build("ctxmove");
+        assertThatThrownBy(() -> KernelProgram.load(syscallProg("ctxmove", p)))
+                .isInstanceOfSatisfying(KernelBpfException.class,
+                        e -> assertThat(e.verifierLog()).contains("dereference of modified ctx ptr"));
+    }
+
     @Test void arrayMapRoundTrip() {
         try (KernelMap m = KernelMap.array("bpf4j_t", 8, 4, 0)) {
             byte[] v = {1, 2, 3, 4, 5, 6, 7, 8};
