@@ -96,6 +96,31 @@ class KernelEngineTest {
         assertThat(agree(p, SUITE, null).r0()).isEqualTo(1);
     }
 
+    @Test void longProgramsReachTheEpilogueThroughGotol() {
+        StringBuilder text = new StringBuilder();
+        for (int i = 0; i < 40_000; i++) text.append("add r0, 3\n");
+        Program p = asm("long", "mov r0, 0\n" + text + "exit");
+        assertThat(agree(p, LoadOptions.defaults(), null).r0()).isEqualTo(120_000);
+    }
+
+    @Test void atomicsOnMirroredMemory() {
+        Program p = asm("atomics", """
+                mov r2, 5
+                lock add [r1+0], r2
+                mov r3, 1
+                lock fetch or [r1+8], r3
+                mov r0, 7
+                lock cmpxchg [r1+16], r3
+                lock xchg32 [r1+24], r3
+                add r0, r3
+                exit""");
+        byte[] mem = new byte[32];
+        mem[0] = 10; mem[8] = 2; mem[16] = 7; mem[24] = 9;
+        Differential.Outcome k = agree(p, SUITE, mem);
+        assertThat(k.r0()).isEqualTo(7 + 9);
+        assertThat(new byte[] {k.mem()[0], k.mem()[8], k.mem()[16], k.mem()[24]}).containsExactly(15, 3, 2, 2); // fetch-or leaves r3 = 2 for the cmpxchg and xchg
+    }
+
     @Test void kernelRefusalCarriesTheVerifierLogWhereTheInterpreterFaults() {
         Program p = asm("oob", "ldxdw r0, [r1+16]\nexit");
         byte[] mem = new byte[16];
