@@ -65,6 +65,27 @@ class BpfSyscallTest {
                         e -> assertThat(e.verifierLog()).contains("dereference of modified ctx ptr"));
     }
 
+    @Test void xdpTestRunWithPacketInAndOutAndRepeat() {
+        Program p = new ProgramBuilder()
+                .ldxw(R2, R1, 0)          // r2 = xdp_md->data
+                .ldxw(R3, R1, 4)          // r3 = xdp_md->data_end
+                .mov64(R4, R2).add64(R4, 1)
+                .jgt(R4, R3, "out")
+                .st(dev.bpf4j.isa.Opcodes.B, R2, 0, 0x42)
+                .label("out").mov64(R0, 2) // XDP_PASS
+                .exit().build("xdp");
+        byte[] packet = new byte[64];
+        for (int i = 0; i < packet.length; i++) packet[i] = (byte) i;
+        try (KernelProgram prog = KernelProgram.load(ProgLoadRequest.of(ProgLoadRequest.BPF_PROG_TYPE_XDP, "bpf4j_xdp", bytes(p)))) {
+            TestRunResult r = prog.testRun(new TestRunRequest(packet, 128, null, 0, 10));
+            assertThat(r.retval()).isEqualTo(2);
+            assertThat(r.dataOut()).hasSize(64);
+            assertThat(r.dataOut()[0]).isEqualTo((byte) 0x42);
+            assertThat(java.util.Arrays.copyOfRange(r.dataOut(), 1, 64)).isEqualTo(java.util.Arrays.copyOfRange(packet, 1, 64));
+            assertThat(r.duration()).isNotNegative();
+        }
+    }
+
     @Test void arrayMapRoundTrip() {
         try (KernelMap m = KernelMap.array("bpf4j_t", 8, 4, 0)) {
             byte[] v = {1, 2, 3, 4, 5, 6, 7, 8};
