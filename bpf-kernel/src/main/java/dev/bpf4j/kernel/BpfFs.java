@@ -42,4 +42,11 @@ public final class BpfFs {
         }
         return dir;
     }
+
+    /** Unmounts the filesystem at {@code dir} (umount2(2), syscall 166, no flags). */
+    public static void unmount(Path dir) {
+        try (OffHeap target = OffHeap.cString(dir.toString())) {
+            NativeSyscall.checked("umount2(" + dir + ")", NativeSyscall.SYS_UMOUNT2, target.address(), 0, 0, 0, 0);
+        }
+    }
 }

@@ -16,7 +16,7 @@ final class NativeSyscall {
     private NativeSyscall() {}
 
     /** x86-64 system call numbers (arch/x86/entry/syscalls/syscall_64.tbl). */
-    static final int SYS_CLOSE = 3, SYS_MOUNT = 165, SYS_BPF = 321;
+    static final int SYS_CLOSE = 3, SYS_MOUNT = 165, SYS_UMOUNT2 = 166, SYS_BPF = 321;
 
     private static final long SYSCALL = Library.getDefault().getSymbolAddress("syscall");
     private static final CallContext CONTEXT = CallContext.getCallContext(Type.SLONG, 1,
