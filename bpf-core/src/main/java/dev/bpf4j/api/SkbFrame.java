@@ -22,7 +22,7 @@ final class SkbFrame extends RunFrame {
             WIRE_LEN = 160, GSO_SEGS = 164, GSO_SIZE = 176, TSTAMP_TYPE = 180, HWTSTAMP = 184;
     private static final int ETH_HLEN = 14, HEADROOM = 256, CTX_AREA = 256, GSO_MAX_SEGS = 65535,
             GSO_LEGACY_MAX_SIZE = 65536, LOOPBACK_IFINDEX = 1;
-    private static final int PACKET_HOST = 0, PACKET_BROADCAST = 1, PACKET_MULTICAST = 2, PACKET_OTHERHOST = 3;
+    private static final int PACKET_HOST = 0, PACKET_MULTICAST = 2, PACKET_OTHERHOST = 3;
     private final int size;
     private final boolean l2;
 
@@ -81,14 +81,15 @@ final class SkbFrame extends RunFrame {
         }
     }
 
-    /** eth_type_trans on a device whose address is 00:00:00:00:00:00 (loopback). */
+    /**
+     * eth_type_trans on the loopback device: its dev_addr and its broadcast address are both
+     * 00:00:00:00:00:00 (loopback_setup sets no broadcast), so ff:ff:ff:ff:ff:ff counts as multicast.
+     */
     private static int pktType(byte[] d) {
-        if ((d[0] & 1) != 0) {
-            for (int i = 0; i < 6; i++) if (d[i] != (byte) 0xff) return PACKET_MULTICAST;
-            return PACKET_BROADCAST;
-        }
-        for (int i = 0; i < 6; i++) if (d[i] != 0) return PACKET_OTHERHOST;
-        return PACKET_HOST;
+        boolean zero = true;
+        for (int i = 0; i < 6; i++) zero &= d[i] == 0;
+        if (zero) return PACKET_HOST;
+        return (d[0] & 1) != 0 ? PACKET_MULTICAST : PACKET_OTHERHOST;
     }
 
     /** eth_type_trans's skb->protocol, a big-endian u16 as the __u32 field holds it. */

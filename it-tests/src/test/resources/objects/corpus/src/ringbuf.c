@@ -18,14 +18,15 @@ int xdp_ringbuf(struct xdp_md *ctx)
 	struct event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e)
 		return XDP_ABORTED;
-	e->len = data_end - data;
+	__u32 len = data_end - data;
+	e->len = len;
 	e->proto = ((struct ethhdr *)data)->h_proto;
 	__builtin_memcpy(e->head, data, 16);
-	if (e->len > 1000)
+	if (len > 1000)
 		bpf_ringbuf_discard(e, 0);
 	else
 		bpf_ringbuf_submit(e, 0);
-	__u64 tag = 0xfeedULL << 32 | e->len;
+	__u64 tag = 0xfeedULL << 32 | len; /* not e->len: e is released after submit/discard */
 	bpf_ringbuf_output(&events, &tag, sizeof(tag), 0);
 	return XDP_PASS;
 }

@@ -43,7 +43,7 @@ record Outcome(List<String> runs, Map<String, List<String>> maps) {
         return new Outcome(runs, maps);
     }
 
-    private static byte[] sum(List<byte[]> values) {
+    static byte[] sum(List<byte[]> values) {
         byte[] out = new byte[values.get(0).length];
         var acc = java.nio.ByteBuffer.wrap(out).order(java.nio.ByteOrder.LITTLE_ENDIAN);
         for (int off = 0; off + 8 <= out.length; off += 8) {

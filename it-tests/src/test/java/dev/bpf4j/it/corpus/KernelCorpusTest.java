@@ -1,0 +1,59 @@
+package dev.bpf4j.it.corpus;
+
+import dev.bpf4j.api.Engines;
+import dev.bpf4j.api.RunOptions;
+import dev.bpf4j.api.RunResult;
+import dev.bpf4j.kernel.KernelBpf;
+import dev.bpf4j.object.BpfObjectSpec;
+import dev.bpf4j.object.ProgramType;
+import dev.bpf4j.runtime.BpfException;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * The corpus in the Linux kernel ({@link KernelObject}, BPF_PROG_TEST_RUN) against bpf4j's
+ * interpreter: retval, data_out, ctx_out and every map the kernel lets us read without consuming it.
+ * kprobe and perf_event programs are left out: the kernel has no test run for them.
+ */
+class KernelCorpusTest {
+    static List<CorpusCase> cases() {
+        return Corpus.all().stream().filter(c -> c.pending() == null).filter(c -> {
+            ProgramType t = BpfObjectSpec.read(c.path()).program(c.program()).type();
+            return t != ProgramType.KPROBE && t != ProgramType.PERF_EVENT;
+        }).toList();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("cases")
+    void kernelAgrees(CorpusCase c) {
+        KernelBpf.Availability a = KernelBpf.availability();
+        assumeTrue(a.available(), () -> "bpf() is not permitted here: " + a.reason());
+        Outcome reference = CorpusDifferentialTest.outcome(c, Engines.byName("interp"));
+        Map<String, List<String>> refMaps = new LinkedHashMap<>(reference.maps());
+        BpfObjectSpec spec = BpfObjectSpec.read(c.path());
+        spec.maps().stream().filter(m -> !KernelObject.dumpable(m.type())).forEach(m -> refMaps.remove(m.name()));
+        try (KernelObject k = new KernelObject(spec, c.program())) {
+            List<String> runs = new ArrayList<>();
+            for (RunOptions o : c.runs()) {
+                try {
+                    RunResult r = k.run(c.program(), o);
+                    runs.add("retval=" + r.retval() + (r.dataOut() == null ? "" : " data_out=" + HexFormat.of().formatHex(r.dataOut()))
+                            + (r.ctxOut() == null ? "" : " ctx_out=" + HexFormat.of().formatHex(r.ctxOut())));
+                } catch (BpfException e) {
+                    runs.add("error " + e.getMessage());
+                }
+            }
+            assertThat(runs).as("%s runs: kernel vs interp", c).isEqualTo(reference.runs());
+            assertThat(k.dump()).as("%s maps: kernel vs interp", c).isEqualTo(refMaps);
+        }
+    }
+}

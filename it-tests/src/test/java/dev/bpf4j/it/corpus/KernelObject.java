@@ -1,0 +1,116 @@
+package dev.bpf4j.it.corpus;
+
+import dev.bpf4j.api.RunOptions;
+import dev.bpf4j.api.RunResult;
+import dev.bpf4j.isa.Insn;
+import dev.bpf4j.kernel.BpfSyscall;
+import dev.bpf4j.kernel.ProgLoadRequest;
+import dev.bpf4j.kernel.TestRunRequest;
+import dev.bpf4j.kernel.TestRunResult;
+import dev.bpf4j.maps.Cpus;
+import dev.bpf4j.object.BpfObjectSpec;
+import dev.bpf4j.object.MapReference;
+import dev.bpf4j.object.MapSpec;
+import dev.bpf4j.object.MapType;
+import dev.bpf4j.object.ProgramSpec;
+import dev.bpf4j.object.ProgramType;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The same object loaded into the Linux kernel the way libbpf would (without BTF): one kernel map per
+ * map spec, global data written in, map {@code lddw}s given the map fds, each program loaded with its
+ * real type, and runs made with {@code BPF_PROG_TEST_RUN} — the oracle for the object layer's
+ * contexts, relocations and map effects.
+ */
+final class KernelObject implements AutoCloseable {
+    private static final HexFormat HEX = HexFormat.of();
+    private final Map<String, Integer> mapFds = new LinkedHashMap<>();
+    private final Map<String, MapSpec> maps = new LinkedHashMap<>();
+    private final Map<String, Integer> progFds = new LinkedHashMap<>();
+    private final Map<String, ProgramType> types = new LinkedHashMap<>();
+
+    KernelObject(BpfObjectSpec spec, String program) {
+        try {
+            for (MapSpec m : spec.maps()) {
+                int fd = BpfSyscall.mapCreate(m.type().id, m.keySize(), m.valueSize(), m.maxEntries(), m.flags(), m.name());
+                mapFds.put(m.name(), fd);
+                maps.put(m.name(), m);
+                if (m.contents() != null) BpfSyscall.mapUpdate(fd, new byte[4], m.contents(), BpfSyscall.BPF_ANY);
+            }
+            ProgramSpec p = spec.program(program);
+            Insn[] code = p.program().toArray();
+            for (MapReference r : p.mapReferences()) {
+                Insn i = code[r.pc()];
+                code[r.pc()] = new Insn(i.opcode(), i.dst(), i.src(), i.off(), mapFds.get(r.mapName()));
+            }
+            int flags = p.type() == ProgramType.SYSCALL ? ProgLoadRequest.BPF_F_SLEEPABLE : 0;
+            progFds.put(p.name(), BpfSyscall.progLoad(new ProgLoadRequest(p.type().id, p.attachType().id, Insn.encodeAll(code),
+                    spec.license(), p.name(), flags, 0)));
+            types.put(p.name(), p.type());
+        } catch (RuntimeException e) {
+            close();
+            throw e;
+        }
+    }
+
+    RunResult run(String program, RunOptions o) {
+        int fd = progFds.get(program);
+        ProgramType type = types.get(program);
+        boolean packet = o.dataIn() != null;
+        boolean skb = type == ProgramType.SCHED_CLS || type == ProgramType.SOCKET_FILTER || type == ProgramType.SCHED_ACT;
+        if (!packet) {
+            // raw_tp and syscall programs refuse repeat: run them repeat times
+            TestRunResult r = null;
+            for (int i = 0; i < o.repeat(); i++) r = BpfSyscall.progTestRun(fd, TestRunRequest.ofContext(o.ctxIn()));
+            boolean back = type == ProgramType.SYSCALL && o.ctxIn() != null && o.ctxIn().length > 0;
+            return new RunResult(r.retvalUnsigned(), null, back ? r.ctxIn() : null, r.duration());
+        }
+        TestRunResult r = BpfSyscall.progTestRun(fd, new TestRunRequest(o.dataIn(), o.dataIn().length + 256, o.ctxIn(),
+                skb ? 192 : 0, o.repeat()));
+        return new RunResult(r.retvalUnsigned(), r.dataOut(), skb ? r.ctxOut() : null, r.duration());
+    }
+
+    /** Like {@link Outcome}'s map dump; queues, stacks, ring buffers and prog arrays are left out (no non-destructive read here). */
+    Map<String, List<String>> dump() {
+        Map<String, List<String>> out = new LinkedHashMap<>();
+        for (var e : maps.entrySet()) {
+            MapSpec m = e.getValue();
+            if (!dumpable(m.type())) continue;
+            boolean percpu = m.type() == MapType.PERCPU_ARRAY || m.type() == MapType.PERCPU_HASH || m.type() == MapType.LRU_PERCPU_HASH;
+            int stride = (m.valueSize() + 7) & ~7;
+            int fd = mapFds.get(e.getKey());
+            List<byte[]> keys = new ArrayList<>();
+            for (byte[] k = BpfSyscall.mapGetNextKey(fd, null, m.keySize()); k != null; k = BpfSyscall.mapGetNextKey(fd, k, m.keySize())) keys.add(k);
+            keys.sort(Comparator.comparing((byte[] k) -> k, Arrays::compareUnsigned));
+            List<String> entries = new ArrayList<>();
+            for (byte[] k : keys) {
+                byte[] v = BpfSyscall.mapLookup(fd, k, percpu ? stride * Cpus.possible() : m.valueSize());
+                if (v == null) continue;
+                if (percpu) {
+                    List<byte[]> per = new ArrayList<>();
+                    for (int c = 0; c < Cpus.possible(); c++) per.add(Arrays.copyOfRange(v, c * stride, c * stride + m.valueSize()));
+                    v = Outcome.sum(per);
+                }
+                entries.add(HEX.formatHex(k) + "=" + HEX.formatHex(v));
+            }
+            out.put(e.getKey(), entries);
+        }
+        return out;
+    }
+
+    static boolean dumpable(MapType t) {
+        return t != MapType.QUEUE && t != MapType.STACK && t != MapType.RINGBUF && t != MapType.PROG_ARRAY;
+    }
+
+    @Override public void close() {
+        progFds.values().forEach(BpfSyscall::close);
+        mapFds.values().forEach(BpfSyscall::close);
+    }
+}
