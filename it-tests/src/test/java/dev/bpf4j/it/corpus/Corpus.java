@@ -104,6 +104,18 @@ final class Corpus {
             c("hash_ops", "hash_ops", List.of(RunOptions.defaults()), o -> assertThat(o.maps().get("small")).hasSize(3)),
             c("xdp_ipv6", "xdp_ipv6_hop", List.of(pkt(ipv6(6, 64)), pkt(ipv6(17, 1)), pkt(ipv6(58, 2)), pkt(ipv4)),
                 o -> assertThat(o.runs()).extracting(s -> s.substring(0, 8)).containsExactly("retval=3", "retval=1", "retval=3", "retval=2")),
+            c("cgroup_skb", "cg_egress", List.of(pkt(ipv4), pkt(tcp(80, 9))), o -> {
+                assertThat(o.runs()).extracting(s -> s.substring(0, 8)).containsExactly("retval=1", "retval=0");
+                assertThat(o.entry("proto_bytes", "11000000")).isEqualTo(hex(le(ipv4.length - 14)));
+            }),
+            c("xdp_match", "xdp_match", List.of(pkt(ipv4), pkt(udp(53, 4)), pkt(arp())),
+                o -> assertThat(o.runs()).extracting(s -> s.substring(0, 8)).containsExactly("retval=1", "retval=2", "retval=2")),
+            c("syscall_snprintf", "format_msg", List.of(ctx(java.util.Arrays.copyOf(le(6, 7), 64))), o -> {
+                byte[] expected = java.util.Arrays.copyOf(le(6, 7), 64);
+                byte[] text = "6 * 7 = 00000042".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+                System.arraycopy(text, 0, expected, 16, text.length);
+                assertThat(o.runs()).containsExactly("retval=17 ctx_out=" + hex(expected));
+            }),
             c("tail_calls", "tail_entry", List.of(pkt(ipv4), pkt(ipv6(6, 64)), pkt(arp())), o -> {
                 assertThat(o.runs()).extracting(s -> s.substring(0, 8)).containsExactly("retval=3", "retval=3", "retval=2");
                 assertThat(o.maps().get("hits")).containsExactly("00000000=" + hex(le(3)), "01000000=" + hex(le(2)),

@@ -60,11 +60,28 @@ final class KernelObject implements AutoCloseable {
         }
     }
 
+    /** False in the default surefire execution, which leaves bpf4j-kernel off the class path. */
+    static boolean onClassPath() {
+        try {
+            Class.forName("dev.bpf4j.kernel.KernelBpf", false, KernelObject.class.getClassLoader());
+            return true;
+        } catch (ClassNotFoundException e) {
+            return false;
+        }
+    }
+
+    /** Null when this process may use bpf(), else why not. */
+    static String unavailableReason() {
+        var a = dev.bpf4j.kernel.KernelBpf.availability();
+        return a.available() ? null : a.reason();
+    }
+
     RunResult run(String program, RunOptions o) {
         int fd = progFds.get(program);
         ProgramType type = types.get(program);
         boolean packet = o.dataIn() != null;
-        boolean skb = type == ProgramType.SCHED_CLS || type == ProgramType.SOCKET_FILTER || type == ProgramType.SCHED_ACT;
+        boolean skb = type == ProgramType.SCHED_CLS || type == ProgramType.SOCKET_FILTER || type == ProgramType.SCHED_ACT
+                || type == ProgramType.CGROUP_SKB;
         if (!packet) {
             // raw_tp and syscall programs refuse repeat: run them repeat times
             TestRunResult r = null;
