@@ -35,10 +35,15 @@ public final class Agreement {
 
     /** Throws, listing every result, unless all runners returned the same value. */
     public static long require(Workload workload, GccLibrary gccOrNull) {
-        Map<String, Long> results = results(workload, gccOrNull);
+        return requireSame(workload.id(), results(workload, gccOrNull));
+    }
+
+    /** The one value of {@code results}, or an exception naming {@code what} and every result. */
+    public static long requireSame(String what, Map<String, Long> results) {
+        if (results.isEmpty()) throw new IllegalArgumentException(what + ": no results");
         long first = results.values().iterator().next();
         if (results.values().stream().anyMatch(v -> v != first)) {
-            StringBuilder sb = new StringBuilder("workload " + workload.id() + ": engines disagree:");
+            StringBuilder sb = new StringBuilder(what + ": engines disagree:");
             results.forEach((k, v) -> sb.append(String.format(" %s=0x%016x", k, v)));
             throw new IllegalStateException(sb.toString());
         }
