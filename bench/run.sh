@@ -30,5 +30,12 @@ cmd=(java -jar "$jar" -f 1 $timing -bm avgt -tu ns
      -p "engine=$engines" -p "bpfEngine=$bpf_engines"
      -rf json -rff "$out/results.json" 'dev\.bpf4j\.bench\..*Benchmark')
 echo "+ ${cmd[*]}" >&2
+load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
 "${cmd[@]}" > "$out/jmh.log"
-python3 "$here/report.py" "$out/facts.json" "$out/results.json" | tee "$out/report.md"
+load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
+{
+  python3 "$here/report.py" "$out/facts.json" "$out/results.json"
+  echo "* Machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'),"\
+       "$(java -version 2>&1 | head -1); load average $load_before before and $load_after after the run"\
+       "(the machine is shared: expect noise). $(date -u '+%Y-%m-%d %H:%M UTC')."
+} | tee "$out/report.md"
