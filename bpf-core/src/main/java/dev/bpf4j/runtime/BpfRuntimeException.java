@@ -27,6 +27,11 @@ public final class BpfRuntimeException extends BpfException {
                 String.format("%d-byte %s at 0x%x is outside every region of this run", size, write ? "write" : "read", address));
     }
 
+    public static BpfRuntimeException misalignedAtomic(String program, int pc, long address, int size) {
+        return new BpfRuntimeException(ErrorKind.MISALIGNED_ATOMIC, program, pc, address,
+                String.format("%d-byte atomic at 0x%x is not %d-byte aligned", size, address, size));
+    }
+
     public static BpfRuntimeException budgetExceeded(String program, int pc, long budget) {
         return new BpfRuntimeException(ErrorKind.BUDGET_EXCEEDED, program, pc, 0,
                 "more than " + budget + " back-edges and calls (runaway loop?); raise RunContext budget if this is intended");

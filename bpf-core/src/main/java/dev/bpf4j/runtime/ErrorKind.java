@@ -4,6 +4,8 @@ package dev.bpf4j.runtime;
 public enum ErrorKind {
     /** A load or store touched memory outside every region of the invocation (or a read-only one for a write). */
     OUT_OF_BOUNDS,
+    /** An atomic operation on an address that is not aligned to its size (x86 split locks; the kernel rejects it too). */
+    MISALIGNED_ATOMIC,
     /** The run took more back-edges and calls than its budget allows. */
     BUDGET_EXCEEDED,
     /** A bpf-to-bpf call would exceed the maximum number of frames (8, as in the kernel). */

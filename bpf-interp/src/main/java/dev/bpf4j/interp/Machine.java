@@ -108,6 +108,7 @@ final class Machine implements HelperCall {
         int d = InsnCode.dst(w), s = InsnCode.src(w), size = InsnCode.opcode(w) == (STX | ATOMIC | DW) ? 8 : 4;
         int op = InsnCode.imm(w);
         long a = check(regs[d] + InsnCode.off(w), size, true, pc);
+        if ((a & (size - 1)) != 0) throw BpfRuntimeException.misalignedAtomic(prog.name, pc, a, size);
         if (op == CMPXCHG) {
             regs[0] = size == 8 ? AtomicOps.cmpxchg64(a, regs[0], regs[s]) : AtomicOps.cmpxchg32(a, regs[0], regs[s]);
             return;

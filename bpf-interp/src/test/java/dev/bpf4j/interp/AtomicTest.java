@@ -1,6 +1,8 @@
 package dev.bpf4j.interp;
 
 import dev.bpf4j.runtime.Executable;
+import dev.bpf4j.runtime.BpfRuntimeException;
+import dev.bpf4j.runtime.ErrorKind;
 import dev.bpf4j.runtime.MemoryRegion;
 import dev.bpf4j.runtime.NativeMemory;
 import dev.bpf4j.runtime.RunContext;
@@ -20,6 +22,7 @@ import java.util.stream.Stream;
 import static dev.bpf4j.interp.Asm.*;
 import static dev.bpf4j.isa.Opcodes.*;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.params.provider.Arguments.arguments;
 
 /** BPF_ATOMIC: every operation, 32 and 64 bits, fetch results, cmpxchg, and real atomicity. */
@@ -99,6 +102,20 @@ class AtomicTest {
     @Test
     void outOfBoundsAtomicTouchesNothing() {
         Errors.outOfBounds(1, mem + 12, () -> Runner.run(prog(mov(2, 1), atomic(DW, 1, 2, 12, ADD), exit()), ctx()));
+        assertThat(NativeMemory.getLong(mem + 8)).isZero();
+    }
+
+    @Test
+    void misalignedAtomicIsAnErrorAndTouchesNothing() {
+        assertThatThrownBy(() -> Runner.run(prog(mov(2, 1), atomic(DW, 1, 2, 4, ADD), exit()), ctx()))
+                .isInstanceOfSatisfying(BpfRuntimeException.class, e -> {
+                    assertThat(e.kind()).isEqualTo(ErrorKind.MISALIGNED_ATOMIC);
+                    assertThat(e.pc()).isEqualTo(1);
+                    assertThat(e.address()).isEqualTo(mem + 4);
+                });
+        assertThatThrownBy(() -> Runner.run(prog(mov(2, 1), atomic(W, 1, 2, 2, ADD), exit()), ctx()))
+                .isInstanceOfSatisfying(BpfRuntimeException.class, e -> assertThat(e.kind()).isEqualTo(ErrorKind.MISALIGNED_ATOMIC));
+        assertThat(NativeMemory.getLong(mem)).isZero();
         assertThat(NativeMemory.getLong(mem + 8)).isZero();
     }
 
