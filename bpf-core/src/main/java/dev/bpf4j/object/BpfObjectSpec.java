@@ -1,0 +1,137 @@
+package dev.bpf4j.object;
+
+import dev.bpf4j.btf.Btf;
+import dev.bpf4j.btf.BtfType;
+import dev.bpf4j.elf.LoadPhase;
+import dev.bpf4j.runtime.BpfLoadException;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.NoSuchElementException;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.stream.Collectors;
+
+/**
+ * An object file ({@code clang -O2 -g -target bpf -c}) parsed the way libbpf opens it: programs,
+ * maps, license and kernel version, not yet loaded anywhere. Immutable; {@code with...} returns
+ * edited copies.
+ *
+ * @param name          object name as libbpf derives it from the file name ("xdp_multi")
+ * @param kernelVersion the {@code version} section, 0 when absent
+ * @param btf           the parsed {@code .BTF}, or null when the object has none
+ */
+public record BpfObjectSpec(String name, String license, int kernelVersion, List<ProgramSpec> programs,
+                            List<MapSpec> maps, Btf btf) {
+    public BpfObjectSpec {
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(license, "license");
+        programs = List.copyOf(programs);
+        maps = List.copyOf(maps);
+    }
+
+    /** Parses an object held in memory; {@code name} is its file name or any label. */
+    public static BpfObjectSpec parse(byte[] elf, String name) {
+        byte[] copy = elf.clone();
+        return LoadPhase.guard(() -> ObjectLoader.load(copy, ObjectNames.objectName(name)));
+    }
+
+    /** Reads and parses an object file. */
+    public static BpfObjectSpec read(Path path) {
+        byte[] data;
+        try {
+            data = Files.readAllBytes(path);
+        } catch (IOException | OutOfMemoryError e) {
+            throw new BpfLoadException("read " + path + ": " + e, e);
+        }
+        return LoadPhase.guard(() -> ObjectLoader.load(data, ObjectNames.objectName(String.valueOf(path.getFileName()))));
+    }
+
+    public Optional<ProgramSpec> findProgram(String programName) {
+        return programs.stream().filter(p -> p.name().equals(programName)).findFirst();
+    }
+
+    public ProgramSpec program(String programName) {
+        return findProgram(programName).orElseThrow(() -> new NoSuchElementException("object '" + name + "' has no program '"
+                + programName + "' (programs: " + programs.stream().map(ProgramSpec::name).collect(Collectors.joining(", ")) + ")"));
+    }
+
+    public Optional<MapSpec> findMap(String mapName) {
+        return maps.stream().filter(m -> m.name().equals(mapName)).findFirst();
+    }
+
+    public MapSpec map(String mapName) {
+        return findMap(mapName).orElseThrow(() -> new NoSuchElementException("object '" + name + "' has no map '"
+                + mapName + "' (maps: " + maps.stream().map(MapSpec::name).collect(Collectors.joining(", ")) + ")"));
+    }
+
+    /** The global variables of {@code .data}, {@code .rodata*} and {@code .bss*} (empty without BTF). */
+    public List<GlobalVariable> variables() {
+        List<GlobalVariable> out = new ArrayList<>();
+        if (btf == null) return out;
+        for (MapSpec m : maps) {
+            if (!m.isInternal() || m.section().equals(".kconfig") || m.valueTypeId() == 0) continue;
+            if (!(btf.type(m.valueTypeId()) instanceof BtfType.Datasec ds)) continue;
+            for (BtfType.VarSecinfo v : ds.vars()) {
+                if (btf.type(v.type()) instanceof BtfType.Var var && var.linkage() == BtfType.Var.GLOBAL) {
+                    out.add(new GlobalVariable(var.name(), m.name(), m.section(), (int) v.offset(), (int) v.size(), var.type()));
+                }
+            }
+        }
+        return out;
+    }
+
+    public GlobalVariable variable(String variableName) {
+        return variables().stream().filter(v -> v.name().equals(variableName)).findFirst()
+                .orElseThrow(() -> new NoSuchElementException("object '" + name + "' has no global variable '" + variableName + "'"));
+    }
+
+    /** The current initial value of a global variable. */
+    public byte[] variableValue(String variableName) {
+        GlobalVariable v = variable(variableName);
+        return Arrays.copyOfRange(map(v.mapName()).contents(), v.offset(), v.offset() + v.size());
+    }
+
+    /** A copy whose global variable starts with {@code value} (exactly its size), e.g. a {@code const volatile} setting. */
+    public BpfObjectSpec withVariable(String variableName, byte[] value) {
+        GlobalVariable v = variable(variableName);
+        if (value.length != v.size()) {
+            throw new IllegalArgumentException("variable '" + variableName + "' is " + v.size() + " bytes, the value " + value.length);
+        }
+        MapSpec m = map(v.mapName());
+        byte[] contents = m.contents();
+        System.arraycopy(value, 0, contents, v.offset(), value.length);
+        return withMap(m.withContents(contents));
+    }
+
+    /** {@link #withVariable(String, byte[])} for an integer variable of 1, 2, 4 or 8 bytes (little-endian). */
+    public BpfObjectSpec withVariable(String variableName, long value) {
+        int size = variable(variableName).size();
+        if (size != 1 && size != 2 && size != 4 && size != 8) {
+            throw new IllegalArgumentException("variable '" + variableName + "' is " + size + " bytes, not an integer");
+        }
+        byte[] bytes = new byte[size];
+        for (int i = 0; i < size; i++) bytes[i] = (byte) (value >>> (8 * i));
+        return withVariable(variableName, bytes);
+    }
+
+    /** A copy with the map of the same name replaced by {@code map} (renaming is not allowed here: references use names). */
+    public BpfObjectSpec withMap(MapSpec map) {
+        map(map.name());
+        List<MapSpec> out = new ArrayList<>();
+        for (MapSpec m : maps) out.add(m.name().equals(map.name()) ? map : m);
+        return new BpfObjectSpec(name, license, kernelVersion, programs, out, btf);
+    }
+
+    /** A copy with the program of the same name replaced. */
+    public BpfObjectSpec withProgram(ProgramSpec program) {
+        program(program.name());
+        List<ProgramSpec> out = new ArrayList<>();
+        for (ProgramSpec p : programs) out.add(p.name().equals(program.name()) ? program : p);
+        return new BpfObjectSpec(name, license, kernelVersion, out, maps, btf);
+    }
+}
