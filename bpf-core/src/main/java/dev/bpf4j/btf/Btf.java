@@ -1,7 +1,7 @@
 package dev.bpf4j.btf;
 
 import dev.bpf4j.elf.ByteView;
-import dev.bpf4j.elf.LoadPhase;
+import dev.bpf4j.object.LoadPhase;
 import dev.bpf4j.elf.StringTable;
 import dev.bpf4j.runtime.BpfLoadException;
 
@@ -10,7 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
-import static dev.bpf4j.elf.LoadPhase.error;
+import static dev.bpf4j.object.LoadPhase.error;
 
 /**
  * Parsed {@code .BTF}: its types (index = type id, id 0 is void) and its string section. Every
@@ -63,7 +63,7 @@ public final class Btf {
     }
 
     /** The string at {@code offset} of the string section (as {@code .BTF.ext} file names and lines use). */
-    public String string(long offset) { return strings.get(offset, "BTF string"); }
+    public String string(long offset) { return LoadPhase.guard(() -> strings.get(offset, "BTF string")); }
 
     /** A readable name of a type for messages: "STRUCT 'value' (#22)". */
     public String describe(int id) {

@@ -2,7 +2,6 @@ package dev.bpf4j.object;
 
 import dev.bpf4j.btf.Btf;
 import dev.bpf4j.btf.BtfType;
-import dev.bpf4j.elf.LoadPhase;
 import dev.bpf4j.runtime.BpfLoadException;
 
 import java.io.IOException;

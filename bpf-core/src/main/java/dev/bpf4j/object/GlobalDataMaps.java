@@ -10,7 +10,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 
-import static dev.bpf4j.elf.LoadPhase.error;
+import static dev.bpf4j.object.LoadPhase.error;
 
 /**
  * The single-entry ARRAY maps libbpf makes for global variables: one per non-empty {@code .data*},

@@ -5,12 +5,11 @@ import dev.bpf4j.btf.BtfExt;
 import dev.bpf4j.elf.ByteView;
 import dev.bpf4j.elf.ElfFile;
 import dev.bpf4j.elf.ElfSection;
-import dev.bpf4j.elf.LoadPhase;
 
 import java.util.ArrayList;
 import java.util.List;
 
-import static dev.bpf4j.elf.LoadPhase.error;
+import static dev.bpf4j.object.LoadPhase.error;
 
 /**
  * Parses an object in named linear phases, in the manner of cilium/ebpf's ELF reader: each phase

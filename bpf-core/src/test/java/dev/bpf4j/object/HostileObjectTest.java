@@ -1,7 +1,6 @@
 package dev.bpf4j.object;
 
 import dev.bpf4j.elf.ElfBuilder;
-import dev.bpf4j.elf.ElfFile;
 import dev.bpf4j.elf.ElfRelocation;
 import dev.bpf4j.elf.ElfSection;
 import dev.bpf4j.elf.ElfSymbol;
@@ -84,7 +83,7 @@ class HostileObjectTest {
         ElfBuilder b = new ElfBuilder();
         int str = b.section(".strtab", ElfSection.SHT_STRTAB, 0, strtab, 0, 0, 0);
         b.section(".symtab", ElfSection.SHT_SYMTAB, 0, syms.array(), str, 1, 24);
-        assertThatThrownBy(() -> ElfFile.parse(b.build())).isInstanceOf(BpfLoadException.class)
+        assertThatThrownBy(() -> BpfObjectSpec.parse(b.build(), "hostile.o")).isInstanceOf(BpfLoadException.class)
                 .hasMessageContaining("load symbols").hasMessageContaining("refusing a malformed string table");
     }
 

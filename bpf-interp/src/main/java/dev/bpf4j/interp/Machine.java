@@ -46,6 +46,7 @@ final class Machine implements HelperCall {
         java.util.Arrays.fill(regs, 0);
         for (int i = 0; i < prog.entryArgs; i++) regs[1 + i] = ctx.arg(i);
         regs[10] = stack.frameTop(0);
+        stack.zeroFrame(0);
         depth = 1;
         exited = false;
         budget = ctx.budget();
@@ -130,6 +131,7 @@ final class Machine implements HelperCall {
         System.arraycopy(regs, 6, saved, depth * 4, 4);
         returnPc[depth] = pc + 1;
         regs[10] = stack.frameTop(depth);
+        stack.zeroFrame(depth);
         depth++;
         return InsnCode.imm(w);
     }

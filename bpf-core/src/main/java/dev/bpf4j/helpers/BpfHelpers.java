@@ -1,0 +1,55 @@
+package dev.bpf4j.helpers;
+
+import dev.bpf4j.maps.MapTable;
+import dev.bpf4j.runtime.HelperRegistry;
+
+import java.util.Objects;
+import java.util.function.Consumer;
+
+/**
+ * Registers bpf4j's kernel helpers into a {@link HelperRegistry} under their kernel ids
+ * ({@link HelperIds}). Map helpers resolve map handles through the object's {@link MapTable}.
+ *
+ * <p>Not here, because they need engine support (callbacks into BPF code, program switching):
+ * {@code bpf_loop}, {@code bpf_for_each_map_elem}, {@code bpf_tail_call}; and the stack helpers
+ * ({@code bpf_get_stackid}, {@code bpf_get_stack}), which belong to the unwinding work.
+ */
+public final class BpfHelpers {
+    private BpfHelpers() {}
+
+    /** Where {@code bpf_trace_printk} output goes and how far probe reads may reach. */
+    public record Options(Consumer<String> traceSink, ProbeMemory.Mode probeMode) {
+        public Options {
+            Objects.requireNonNull(traceSink);
+            Objects.requireNonNull(probeMode);
+        }
+
+        /** trace_printk lines to standard error; probe reads of any readable process memory. */
+        public static Options defaults() {
+            return new Options(line -> System.err.print(line.endsWith("\n") ? line : line + "\n"), ProbeMemory.Mode.PROCESS);
+        }
+
+        public Options withTraceSink(Consumer<String> sink) { return new Options(sink, probeMode); }
+        public Options withProbeMode(ProbeMemory.Mode mode) { return new Options(traceSink, mode); }
+    }
+
+    /** Adds every helper to {@code b}; map helpers use {@code maps}. */
+    public static HelperRegistry.Builder register(HelperRegistry.Builder b, MapTable maps, Options options) {
+        ProbeMemory mem = new ProbeMemory(options.probeMode());
+        MapHelpers.register(b, maps);
+        RingBufHelpers.register(b, maps);
+        TaskHelpers.register(b);
+        ProbeHelpers.register(b, mem);
+        PrintkHelpers.register(b, mem, options.traceSink());
+        return b;
+    }
+
+    /** A registry of every helper over {@code maps}, with {@link Options#defaults()}. */
+    public static HelperRegistry registry(MapTable maps) {
+        return register(HelperRegistry.builder(), maps, Options.defaults()).build();
+    }
+
+    public static HelperRegistry registry(MapTable maps, Options options) {
+        return register(HelperRegistry.builder(), maps, options).build();
+    }
+}

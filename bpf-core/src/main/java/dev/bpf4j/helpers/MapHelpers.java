@@ -1,0 +1,105 @@
+package dev.bpf4j.helpers;
+
+import dev.bpf4j.maps.BpfMap;
+import dev.bpf4j.maps.BpfMapException;
+import dev.bpf4j.maps.SpinLock;
+import dev.bpf4j.runtime.BpfRuntimeException;
+import dev.bpf4j.runtime.ErrorKind;
+import dev.bpf4j.maps.MapTable;
+import dev.bpf4j.maps.MapType;
+import dev.bpf4j.maps.QueueStackMap;
+import dev.bpf4j.runtime.HelperCall;
+import dev.bpf4j.runtime.HelperRegistry;
+import dev.bpf4j.runtime.NativeMemory;
+
+/**
+ * {@code bpf_map_lookup_elem/update_elem/delete_elem}, {@code bpf_map_push/pop/peek_elem} and
+ * {@code bpf_spin_lock/unlock} (with a timeout: bpf4j cannot prove a lock is always released). r1 is a
+ * map handle of the {@link MapTable}; key and value pointers are checked against the run's memory for
+ * {@code key_size}/{@code value_size} bytes. Map types the kernel verifier would refuse for a helper
+ * (e.g. lookup in a ring buffer) end the run with BAD_HELPER_ARGUMENT, the run-time form of that refusal.
+ */
+final class MapHelpers {
+    private MapHelpers() {}
+
+    static void register(HelperRegistry.Builder b, MapTable maps) {
+        b.add(HelperIds.MAP_LOOKUP_ELEM, "bpf_map_lookup_elem", (call, r1, r2, r3, r4, r5) -> {
+            BpfMap m = keyed(call, maps, "bpf_map_lookup_elem", r1);
+            call.checkArgument("bpf_map_lookup_elem key (r2)", r2, m.keySize(), false);
+            return m.programLookup(r2);
+        });
+        b.add(HelperIds.MAP_UPDATE_ELEM, "bpf_map_update_elem", (call, r1, r2, r3, r4, r5) -> {
+            BpfMap m = writable(call, keyed(call, maps, "bpf_map_update_elem", r1), "bpf_map_update_elem");
+            call.checkArgument("bpf_map_update_elem key (r2)", r2, m.keySize(), false);
+            call.checkArgument("bpf_map_update_elem value (r3)", r3, m.valueSize(), false);
+            try {
+                return m.programUpdate(r2, r3, r4);
+            } catch (BpfMapException e) { // BPF_F_LOCK on a lock never released
+                throw new BpfRuntimeException(ErrorKind.HELPER_FAILED, call.programName(), call.pc(), 0, "bpf_map_update_elem: " + e.getMessage());
+            }
+        });
+        b.add(HelperIds.SPIN_LOCK, "bpf_spin_lock", (call, r1, r2, r3, r4, r5) -> {
+            lockArgument(call, "bpf_spin_lock", r1);
+            if (!SpinLock.tryLock(r1)) {
+                throw new BpfRuntimeException(ErrorKind.HELPER_FAILED, call.programName(), call.pc(), r1, String.format(
+                        "bpf_spin_lock: lock at 0x%x held for more than %d ms (a program exited without bpf_spin_unlock?)",
+                        r1, SpinLock.TIMEOUT_NANOS / 1_000_000));
+            }
+            return 0;
+        });
+        b.add(HelperIds.SPIN_UNLOCK, "bpf_spin_unlock", (call, r1, r2, r3, r4, r5) -> {
+            lockArgument(call, "bpf_spin_unlock", r1);
+            SpinLock.unlock(r1);
+            return 0;
+        });
+        b.add(HelperIds.MAP_DELETE_ELEM, "bpf_map_delete_elem", (call, r1, r2, r3, r4, r5) -> {
+            BpfMap m = writable(call, keyed(call, maps, "bpf_map_delete_elem", r1), "bpf_map_delete_elem");
+            call.checkArgument("bpf_map_delete_elem key (r2)", r2, m.keySize(), false);
+            return m.programDelete(r2);
+        });
+        b.add(HelperIds.MAP_PUSH_ELEM, "bpf_map_push_elem", (call, r1, r2, r3, r4, r5) -> {
+            QueueStackMap q = queue(call, maps, "bpf_map_push_elem", r1);
+            writable(call, q, "bpf_map_push_elem");
+            call.checkArgument("bpf_map_push_elem value (r2)", r2, q.valueSize(), false);
+            return q.push(NativeMemory.read(r2, q.valueSize()), r3);
+        });
+        b.add(HelperIds.MAP_POP_ELEM, "bpf_map_pop_elem", (call, r1, r2, r3, r4, r5) -> take(call, maps, "bpf_map_pop_elem", r1, r2, true));
+        b.add(HelperIds.MAP_PEEK_ELEM, "bpf_map_peek_elem", (call, r1, r2, r3, r4, r5) -> take(call, maps, "bpf_map_peek_elem", r1, r2, false));
+    }
+
+    /** The lock is a 4-byte aligned word the program may write (the verifier checks it is a map value's bpf_spin_lock). */
+    private static void lockArgument(HelperCall call, String helper, long lock) {
+        call.checkArgument(helper + " lock (r1)", lock, 4, true);
+        if ((lock & 3) != 0) throw call.badArgument(String.format("%s: lock (r1) 0x%x is not 4-byte aligned", helper, lock));
+    }
+
+    private static long take(HelperCall call, MapTable maps, String helper, long r1, long r2, boolean delete) {
+        QueueStackMap q = queue(call, maps, helper, r1);
+        if (delete) writable(call, q, helper);
+        call.checkArgument(helper + " value (r2)", r2, q.valueSize(), true);
+        byte[] out = new byte[q.valueSize()];
+        int r = q.get(out, delete);
+        NativeMemory.write(r2, out, 0, out.length); // zeroes when empty, as the kernel's memset
+        return r;
+    }
+
+    /** Lookup/update/delete take array and hash maps only (check_map_func_compatibility). */
+    private static BpfMap keyed(HelperCall call, MapTable maps, String helper, long handle) {
+        BpfMap m = maps.resolve(call, helper, handle);
+        MapType t = m.type();
+        if (!(t.isHash() || t == MapType.ARRAY || t == MapType.PERCPU_ARRAY)) {
+            throw call.badArgument(helper + " cannot be used with " + m.describe());
+        }
+        return m;
+    }
+
+    private static QueueStackMap queue(HelperCall call, MapTable maps, String helper, long handle) {
+        return maps.resolve(call, helper, handle, QueueStackMap.class, "QUEUE or STACK");
+    }
+
+    /** BPF_F_RDONLY_PROG maps refuse program writes ("write into map forbidden" in the kernel verifier). */
+    private static <M extends BpfMap> M writable(HelperCall call, M m, String helper) {
+        if (m.definition().readOnlyForPrograms()) throw call.badArgument(helper + ": " + m.describe() + " is read-only for programs (BPF_F_RDONLY_PROG)");
+        return m;
+    }
+}

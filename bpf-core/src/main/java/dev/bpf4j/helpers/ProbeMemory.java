@@ -1,0 +1,104 @@
+package dev.bpf4j.helpers;
+
+import dev.bpf4j.maps.Errno;
+import dev.bpf4j.runtime.HelperCall;
+import dev.bpf4j.runtime.NativeMemory;
+
+/**
+ * Fault-free reads of memory a program names but may not own ({@code bpf_probe_read*}, {@code %s}
+ * arguments). A read never crashes the JVM: a source range that lies inside a region or live stack frame
+ * of the run ({@link HelperCall#accessible}) is copied directly; any other range is read, in
+ * {@link Mode#PROCESS} mode, by the kernel through {@code process_vm_readv} on our own pid, which
+ * returns {@code EFAULT} for unmapped or unreadable pages instead of faulting. In
+ * {@link Mode#REGIONS_ONLY} mode such reads fail. A failed read is {@code -EFAULT}.
+ */
+public final class ProbeMemory {
+    /** What a probe read may reach beyond the run's regions and frames. */
+    public enum Mode {
+        /** Only the run's own regions and live stack frames. */
+        REGIONS_ONLY,
+        /** Any readable memory of this process, checked by the kernel ({@code process_vm_readv}). */
+        PROCESS
+    }
+
+    private static final int PAGE = 4096;
+    private final Mode mode;
+
+    public ProbeMemory(Mode mode) { this.mode = mode; }
+
+    public Mode mode() { return mode; }
+
+    /** Copies {@code size} bytes from {@code src} to {@code dst} (already checked writable); false on fault. */
+    public boolean copy(HelperCall call, long dst, long src, long size) {
+        if (size == 0) return true;
+        if (call.accessible(src, size, false)) {
+            NativeMemory.copy(src, dst, size);
+            return true;
+        }
+        return mode == Mode.PROCESS && Libc.readProcessMemory(dst, src, size);
+    }
+
+    /** {@code bpf_probe_read*}: 0, or {@code -EFAULT} with {@code dst} zero-filled. */
+    public int read(HelperCall call, long dst, long size, long src) {
+        if (copy(call, dst, src, size)) return 0;
+        NativeMemory.setMemory(dst, size, (byte) 0);
+        return -Errno.EFAULT;
+    }
+
+    /**
+     * {@code bpf_probe_read*_str}: reads at most {@code size} bytes up to a NUL, writes at most {@code size - 1} string bytes and
+     * its NUL; returns the length including the NUL ({@code size} when truncated), 0 for size 0, or
+     * {@code -EFAULT} with {@code dst} zero-filled. Reads page by page so a string ending just before an
+     * unreadable page is still read.
+     */
+    public int readStr(HelperCall call, long dst, long size, long src) {
+        if (size == 0) return 0;
+        long n = 0;
+        // like strncpy_from_kernel_nofault: read byte after byte until NUL or size bytes (the last becomes NUL)
+        while (n < size) {
+            long chunk = Math.min(size - n, PAGE - ((src + n) & (PAGE - 1)));
+            if (!copyChunk(call, dst + n, src + n, chunk)) {
+                NativeMemory.setMemory(dst, size, (byte) 0);
+                return -Errno.EFAULT;
+            }
+            for (long k = 0; k < chunk; k++) {
+                if (NativeMemory.getByte(dst + n + k) == 0) return (int) (n + k + 1);
+            }
+            n += chunk;
+        }
+        NativeMemory.putByte(dst + size - 1, (byte) 0);
+        return (int) size;
+    }
+
+    /** A chunk inside one page: direct if accessible, else byte by byte so a region ending mid-page works. */
+    private boolean copyChunk(HelperCall call, long dst, long src, long chunk) {
+        if (copy(call, dst, src, chunk)) return true;
+        for (long k = 0; k < chunk; k++) {
+            if (!copy(call, dst + k, src + k, 1)) return false;
+            if (NativeMemory.getByte(dst + k) == 0) return true;
+        }
+        return true;
+    }
+
+    /** A Java string read from {@code src} (at most {@code max} bytes, stopping at NUL), or null on fault. */
+    public byte[] readString(HelperCall call, long src, int max) {
+        if (max <= 0) return new byte[0];
+        long buf = NativeMemory.allocate(max + 1L);
+        try {
+            int n = readStr(call, buf, max + 1L, src);
+            return n < 0 ? null : NativeMemory.read(buf, n - 1);
+        } finally {
+            NativeMemory.free(buf);
+        }
+    }
+
+    /** Exactly {@code n} bytes from {@code src}, or null on fault. */
+    public byte[] readBytes(HelperCall call, long src, int n) {
+        long buf = NativeMemory.allocate(Math.max(1, n));
+        try {
+            return copy(call, buf, src, n) ? NativeMemory.read(buf, n) : null;
+        } finally {
+            NativeMemory.free(buf);
+        }
+    }
+}

@@ -1,0 +1,124 @@
+package dev.bpf4j.maps;
+
+import dev.bpf4j.runtime.MemoryRegion;
+import dev.bpf4j.runtime.NativeMemory;
+
+import java.util.List;
+
+/**
+ * {@code BPF_MAP_TYPE_ARRAY} and {@code BPF_MAP_TYPE_PERCPU_ARRAY} ({@code kernel/bpf/arraymap.c}):
+ * {@code max_entries} preallocated, zeroed values of {@code round_up(value_size, 8)} bytes indexed by a
+ * u32 key. Every element always exists, so delete is {@code -EINVAL} and {@code BPF_NOEXIST} is
+ * {@code -EEXIST}. Per-CPU: element {@code i} of CPU {@code c} is slot {@code i * cpus + c}.
+ */
+public final class ArrayMap extends BpfMap {
+    private final NativeArena arena;
+    private final int stride;
+    private final int cpus;
+
+    public ArrayMap(MapDefinition def) {
+        super(def);
+        boolean percpu = def.type() == MapType.PERCPU_ARRAY;
+        CreateChecks.require(def, def.type() == MapType.ARRAY || percpu, "not an array map type");
+        CreateChecks.flags(def, CreateChecks.ARRAY_MASK);
+        CreateChecks.require(def, def.maxEntries() != 0 && def.keySize() == 4 && def.valueSize() != 0,
+                "array maps need key_size 4, value_size > 0 and max_entries > 0");
+        CreateChecks.require(def, !(percpu && (def.flags() & (MapFlags.BPF_F_MMAPABLE | CreateChecks.BPF_F_INNER_MAP)) != 0),
+                "per-CPU arrays cannot be mmapable or inner maps");
+        if (percpu && def.valueStride() > CreateChecks.PCPU_MIN_UNIT_SIZE) {
+            throw CreateChecks.fail(def, Errno.E2BIG, "per-CPU value_size above " + CreateChecks.PCPU_MIN_UNIT_SIZE);
+        }
+        if (Integer.toUnsignedLong(def.valueSize()) >= CreateChecks.KMALLOC_MAX_SIZE) {
+            throw CreateChecks.fail(def, Errno.E2BIG, "value_size too large");
+        }
+        this.stride = def.valueStride();
+        this.cpus = percpu ? Cpus.possible() : 1;
+        this.arena = new NativeArena(CreateChecks.arenaBytes(def, Integer.toUnsignedLong(def.maxEntries()) * cpus, stride));
+    }
+
+    /** Base of the value arena (element 0, CPU 0): the JIT may inline lookups as {@code base + index * stride}. */
+    public long valuesBase() { return arena.base(); }
+
+    /** {@code round_up(value_size, 8)}. */
+    public int stride() { return stride; }
+
+    /** Address of element {@code index} for CPU {@code cpu} (0 for plain arrays). */
+    public long elementAddress(int index, int cpu) {
+        checkOpen();
+        if (Integer.toUnsignedLong(index) >= Integer.toUnsignedLong(def.maxEntries()) || cpu < 0 || cpu >= cpus) {
+            throw new IndexOutOfBoundsException(describe() + ": no element " + Integer.toUnsignedString(index) + " cpu " + cpu);
+        }
+        return slot(index, cpu);
+    }
+
+    @Override public List<MemoryRegion> regions() { return List.of(region("values", arena.base(), arena.size())); }
+
+    private long slot(int index, int cpu) { return arena.base() + ((long) index * cpus + cpu) * stride; }
+
+    private static int index(byte[] key) {
+        return (key[0] & 0xff) | (key[1] & 0xff) << 8 | (key[2] & 0xff) << 16 | (key[3] & 0xff) << 24;
+    }
+
+    private boolean inRange(int index) {
+        return Integer.toUnsignedLong(index) < Integer.toUnsignedLong(def.maxEntries());
+    }
+
+    @Override protected long valueAddress(byte[] key, boolean fromProgram) {
+        int i = index(key);
+        return inRange(i) ? slot(i, cpus == 1 ? 0 : Cpus.current()) : 0;
+    }
+
+    @Override protected byte[] read(byte[] key) { return read(key, false); }
+
+    @Override protected byte[] read(byte[] key, boolean locked) {
+        int i = index(key);
+        if (!inRange(i)) return null;
+        if (cpus == 1) {
+            byte[] out = new byte[def.valueSize()];
+            if (locked) SpinLock.copyOutLocked(slot(i, 0), out, 0, def.valueSize(), def.spinLockOffset());
+            else SpinLock.copyOut(slot(i, 0), out, 0, def.valueSize(), def.spinLockOffset());
+            return out;
+        }
+        byte[] out = new byte[stride * cpus];
+        for (int c = 0; c < cpus; c++) NativeMemory.read(slot(i, c), out, c * stride, def.valueSize());
+        return out;
+    }
+
+    @Override protected int write(byte[] key, byte[] value, long flags, boolean allCpus) {
+        // arraymap.c: unknown flags -EINVAL; index past the end -E2BIG; BPF_NOEXIST -EEXIST (all exist);
+        // BPF_F_LOCK needs a bpf_spin_lock in the value (-EINVAL without) and copies under it.
+        long unknown = cpus == 1 ? flags & ~MapFlags.BPF_F_LOCK : flags;
+        if (Long.compareUnsigned(unknown, MapFlags.BPF_EXIST) > 0) return -Errno.EINVAL;
+        int i = index(key);
+        if (!inRange(i)) return -Errno.E2BIG;
+        if ((flags & MapFlags.BPF_NOEXIST) != 0) return -Errno.EEXIST;
+        if ((flags & MapFlags.BPF_F_LOCK) != 0) {
+            if (!def.hasSpinLock()) return -Errno.EINVAL;
+            SpinLock.copyInLocked(slot(i, 0), value, 0, def.valueSize(), def.spinLockOffset());
+            return 0;
+        }
+        if (cpus == 1) {
+            SpinLock.copyIn(slot(i, 0), value, 0, def.valueSize(), def.spinLockOffset());
+        } else if (!allCpus) {
+            NativeMemory.write(slot(i, Cpus.current()), value, 0, def.valueSize());
+        } else {
+            for (int c = 0; c < cpus; c++) NativeMemory.write(slot(i, c), value, c * stride, def.valueSize());
+        }
+        return 0;
+    }
+
+    @Override protected int remove(byte[] key) { return -Errno.EINVAL; }
+
+    @Override protected int next(byte[] key, byte[] out) {
+        long max = Integer.toUnsignedLong(def.maxEntries());
+        long i = key == null ? max : Integer.toUnsignedLong(index(key));
+        long n;
+        if (i >= max) n = 0;
+        else if (i == max - 1) return -Errno.ENOENT;
+        else n = i + 1;
+        out[0] = (byte) n; out[1] = (byte) (n >>> 8); out[2] = (byte) (n >>> 16); out[3] = (byte) (n >>> 24);
+        return 0;
+    }
+
+    @Override protected void free() { arena.free(); }
+}

@@ -1,0 +1,23 @@
+package dev.bpf4j.jit;
+
+import java.util.Objects;
+
+/**
+ * Where the JIT's {@code call imm} goes: a native function address taking BPF r1-r5 in the SysV
+ * argument registers and returning r0 in rax. Java helpers are bound to the bridge closure (which
+ * also receives the helper id in r9); hot helpers can be bound to generated native code instead.
+ *
+ * @param keepAlive whatever must stay strongly reachable while code calls {@code address}
+ *                  (a closure handle, executable pages)
+ */
+public record HelperBinding(int id, String name, long address, boolean javaBridge, Object keepAlive) {
+    public HelperBinding {
+        Objects.requireNonNull(name);
+        if (address == 0) throw new IllegalArgumentException("helper " + name + " bound to address 0");
+    }
+
+    /** A helper implemented as native code at {@code address}. */
+    public static HelperBinding nativeCode(int id, String name, long address, Object keepAlive) {
+        return new HelperBinding(id, name, address, false, keepAlive);
+    }
+}

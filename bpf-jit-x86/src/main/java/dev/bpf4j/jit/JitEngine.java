@@ -1,0 +1,79 @@
+package dev.bpf4j.jit;
+
+import dev.bpf4j.isa.Insn;
+import dev.bpf4j.isa.Opcodes;
+import dev.bpf4j.jit.compiler.CompiledProgram;
+import dev.bpf4j.jit.compiler.JitCompiler;
+import dev.bpf4j.jit.runtime.HelperBridge;
+import dev.bpf4j.jit.runtime.JitExecutable;
+import dev.bpf4j.program.Program;
+import dev.bpf4j.runtime.BpfLoadException;
+import dev.bpf4j.runtime.Engine;
+import dev.bpf4j.runtime.HelperSpec;
+import dev.bpf4j.runtime.LoadOptions;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The x86-64 JIT engine ("jit"): compiles a validated program to native code with a real rbp
+ * frame per function, maps it W^X and registers every function with the code map. Java helpers
+ * are called through one jffi closure; {@link #withNativeHelper} binds a helper id to native code
+ * instead (hot helpers, tests that inspect the machine state).
+ */
+public final class JitEngine implements Engine {
+    private final Map<Integer, HelperBinding> nativeHelpers;
+
+    public JitEngine() { this(Map.of()); }
+
+    private JitEngine(Map<Integer, HelperBinding> nativeHelpers) { this.nativeHelpers = Map.copyOf(nativeHelpers); }
+
+    /** A copy of this engine that calls native code at {@code binding.address()} for helper {@code binding.id()}. */
+    public JitEngine withNativeHelper(HelperBinding binding) {
+        Map<Integer, HelperBinding> m = new HashMap<>(nativeHelpers);
+        m.put(binding.id(), binding);
+        return new JitEngine(m);
+    }
+
+    @Override public String name() { return "jit"; }
+
+    @Override public JitExecutable load(Program program, LoadOptions options) {
+        Map<Integer, HelperSpec> javaHelpers = new HashMap<>();
+        Map<Integer, HelperBinding> bindings = bindHelpers(program, options, javaHelpers);
+        CompiledProgram compiled = JitCompiler.compile(program, bindings, options.entryArgs());
+        return new JitExecutable(program, compiled, javaHelpers, bindings);
+    }
+
+    /** Compiles without mapping the code: the machine code and its layout (for disassemblers and tests). */
+    public CompiledProgram compile(Program program, LoadOptions options) {
+        return JitCompiler.compile(program, bindHelpers(program, options, new HashMap<>()), options.entryArgs());
+    }
+
+    /** The target of every helper the program calls; Java helpers are also collected into {@code javaHelpers}. */
+    private Map<Integer, HelperBinding> bindHelpers(Program program, LoadOptions options, Map<Integer, HelperSpec> javaHelpers) {
+        Map<Integer, HelperBinding> bindings = new HashMap<>();
+        List<Insn> insns = program.insns();
+        for (int pc = 0; pc < insns.size(); pc++) {
+            Insn i = insns.get(pc);
+            if (i.opcode() == (Opcodes.JMP | Opcodes.CALL) && i.src() == Opcodes.CALL_HELPER) {
+                int id = i.imm();
+                if (!bindings.containsKey(id)) bindings.put(id, bind(program, pc, id, options, javaHelpers));
+            }
+            if (i.isLddw()) pc++;
+        }
+        return bindings;
+    }
+
+    private HelperBinding bind(Program program, int pc, int id, LoadOptions options, Map<Integer, HelperSpec> javaHelpers) {
+        HelperBinding nativeBinding = nativeHelpers.get(id);
+        if (nativeBinding != null) return nativeBinding;
+        Optional<HelperSpec> spec = options.helpers().lookup(id);
+        if (spec.isEmpty()) {
+            throw new BpfLoadException("program '" + program.name() + "' pc " + pc + ": unknown helper id " + id);
+        }
+        javaHelpers.put(id, spec.get());
+        return new HelperBinding(id, spec.get().name(), HelperBridge.address(), true, null);
+    }
+}

@@ -1,0 +1,48 @@
+package dev.bpf4j.jit.compiler;
+
+import dev.bpf4j.isa.Insn;
+import dev.bpf4j.isa.Opcodes;
+import dev.bpf4j.jit.HelperBinding;
+import dev.bpf4j.jit.x86.AluOp;
+import dev.bpf4j.jit.x86.Cond;
+import dev.bpf4j.jit.x86.Reg;
+import dev.bpf4j.jit.x86.X86Encoder;
+import dev.bpf4j.runtime.Limits;
+
+/** Helper calls (a plain SysV call) and bpf-to-bpf calls (budget and depth checked, then call rel32). */
+final class CallEmitter {
+    private CallEmitter() {}
+
+    static void emit(JitContext c, int pc, Insn i) {
+        switch (i.src()) {
+            case Opcodes.CALL_HELPER: helper(c, pc, i.imm()); break;
+            case Opcodes.PSEUDO_CALL: local(c, pc, pc + 1 + i.imm()); break;
+            default: throw c.error(pc, "unsupported call kind src=" + i.src() + " (kfuncs are not supported)");
+        }
+    }
+
+    private static void helper(JitContext c, int pc, int id) {
+        X86Encoder e = c.e;
+        HelperBinding b = c.helpers.get(id);
+        if (b == null) throw c.error(pc, "unknown helper id " + id);
+        e.storeImm(8, JitContext.env(EnvLayout.CUR_PC), pc);          /* mov qword [r12 + CUR_PC], pc */
+        e.store(8, JitContext.env(EnvLayout.CUR_RBP), Reg.RBP);       /* mov [r12 + CUR_RBP], rbp */
+        if (b.javaBridge()) e.movImm32(RegMap.HELPER_ID, id);         /* mov r9d, id */
+        e.movabs(RegMap.AUX2, b.address());                           /* movabs r11, helper */
+        e.callR(RegMap.AUX2);                                         /* call r11 */
+        e.aluMI(AluOp.CMP, true, JitContext.env(EnvLayout.STATUS), 0); /* cmp qword [r12 + STATUS], 0 */
+        e.jccRel32(Cond.NE, c.stub(Stub.ERROR_EXIT));                 /* jne error_exit */
+    }
+
+    private static void local(JitContext c, int pc, int target) {
+        X86Encoder e = c.e;
+        c.budgetEvent(pc);
+        e.aluMI(AluOp.CMP, true, JitContext.env(EnvLayout.DEPTH), Limits.MAX_CALL_FRAMES); /* cmp qword [r12 + DEPTH], 8 */
+        int ok = e.jccForward8(Cond.B);                               /* jb .ok */
+        c.raise(Stub.RAISE_CALL_DEPTH, pc);
+        e.bind(ok);                                                   /* .ok: */
+        e.aluMI(AluOp.ADD, true, JitContext.env(EnvLayout.DEPTH), 1); /* add qword [r12 + DEPTH], 1 */
+        e.callRel32(c.functionEntry(target));                         /* call subprogram */
+        e.aluMI(AluOp.SUB, true, JitContext.env(EnvLayout.DEPTH), 1); /* sub qword [r12 + DEPTH], 1 */
+    }
+}

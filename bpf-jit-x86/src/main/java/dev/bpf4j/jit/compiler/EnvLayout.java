@@ -1,0 +1,54 @@
+package dev.bpf4j.jit.compiler;
+
+/**
+ * The per-run environment block that r12 points at: status and error words the native code
+ * writes, counters it updates, the fast-path region cache and the region table it checks
+ * accesses against. All fields are 8 bytes, little-endian.
+ */
+public final class EnvLayout {
+    private EnvLayout() {}
+
+    /** 0 while running normally; one of the STATUS_* values once the run must end. */
+    public static final int STATUS = 0;
+    public static final int ERR_KIND = 8;
+    /** Descriptor of the failed access or the pc of the failed jump/call: see {@link AccessDescriptor}. */
+    public static final int ERR_DESC = 16;
+    public static final int ERR_ADDR = 24;
+    /** Budget events left; a {@code sub ..., 1} that borrows ends the run. */
+    public static final int BUDGET = 32;
+    /** rbp of the main program's frame: the end of the live-frame chain. */
+    public static final int ENTRY_RBP = 40;
+    /** Live BPF frames, the entry frame included. */
+    public static final int DEPTH = 48;
+    /** pc of the helper call in progress. */
+    public static final int CUR_PC = 56;
+    /** rbp of the function making the helper call: the innermost live frame. */
+    public static final int CUR_RBP = 64;
+    /** r0 requested by {@code HelperCall.exit}. */
+    public static final int EXIT_R0 = 72;
+    /** Scratch slot (saved rax in fetch loops). */
+    public static final int SCRATCH = 80;
+    /** Fast-path region for reads: first address, last address an 8-byte access may start at. */
+    public static final int FAST_R_START = 88;
+    public static final int FAST_R_LAST = 96;
+    public static final int FAST_W_START = 104;
+    public static final int FAST_W_LAST = 112;
+    /** Initial r1..r5. */
+    public static final int ARGS = 120;
+    /** rbp of the native frame that saved the caller's callee-saved registers: where the error exit returns from. */
+    public static final int EXIT_RBP = 160;
+    public static final int REGION_COUNT = 168;
+    /** Region table: {start, end, writable} per region. */
+    public static final int REGIONS = 176;
+    public static final int REGION_SIZE = 24;
+    public static final int REGION_END = 8;
+    public static final int REGION_WRITABLE = 16;
+
+    public static final long STATUS_NATIVE_ERROR = 1, STATUS_HELPER_ERROR = 2, STATUS_EXIT = 3;
+
+    /** Error kinds the native code records (ErrorKind ordinals are not used: keep this stable). */
+    public static final long KIND_OUT_OF_BOUNDS = 1, KIND_BUDGET = 2, KIND_CALL_DEPTH = 3,
+            KIND_MISALIGNED_ATOMIC = 4;
+
+    public static int sizeFor(int regions) { return REGIONS + regions * REGION_SIZE; }
+}

@@ -1,0 +1,110 @@
+package dev.bpf4j.jit.compiler;
+
+import dev.bpf4j.jit.x86.AluOp;
+import dev.bpf4j.jit.x86.Cond;
+import dev.bpf4j.program.StackUse;
+import dev.bpf4j.jit.x86.Mem;
+import dev.bpf4j.jit.x86.Reg;
+import dev.bpf4j.jit.x86.X86Encoder;
+import dev.bpf4j.unwind.CfaRule;
+
+import java.util.List;
+
+/** Prologues and epilogues: a real rbp frame in every function, so frame-pointer unwinders walk through. */
+final class FrameEmitter {
+    private FrameEmitter() {}
+
+    /** Initial r1..r5 come from jffi (r1 = ctx in rdi) and the env block (r2..r5). */
+    private static final Reg[] ENTRY_ARG_REGS = {Reg.RDI, Reg.RSI, Reg.RDX, Reg.RCX, Reg.R8};
+
+    static void prologue(JitContext c, FunctionSpan f, int entryArgs) {
+        X86Encoder e = c.e;
+        FunctionFrame frame = c.frames[f.index()];
+        e.push(Reg.RBP);                                        /* push rbp */
+        e.movRR(true, Reg.RBP, Reg.RSP);                        /* mov rbp, rsp */
+        c.fpStart[f.index()] = c.pos();
+        e.aluRI(AluOp.SUB, true, Reg.RSP, frame.frameBytes());  /* sub rsp, 512 (+ alignment pad) */
+        zeroFrame(e, StackUse.bytesToZero(c.insns, f.startPc(), f.endPc()));
+        for (Reg r : frame.saved()) e.push(r);                  /* push callee-saved */
+        if (f.isMain() && !c.entryTrampoline) {
+            e.movRR(true, RegMap.ENV, Reg.RSI);                 /* mov r12, rsi (env) */
+            e.store(8, JitContext.env(EnvLayout.ENTRY_RBP), Reg.RBP); /* mov [r12 + ENTRY_RBP], rbp */
+            e.store(8, JitContext.env(EnvLayout.EXIT_RBP), Reg.RBP);  /* mov [r12 + EXIT_RBP], rbp */
+            loadEntryArgs(e, entryArgs);
+        }
+    }
+
+    /** Zeroes {@code [rbp - bytes, rbp)}: a frame reads as zero until written, in both engines. */
+    static void zeroFrame(X86Encoder e, int bytes) {
+        if (bytes == 0) return;
+        e.aluRR(AluOp.XOR, false, Reg.R11, Reg.R11);            /* xor r11d, r11d */
+        if (bytes <= 64) {
+            for (int off = 8; off <= bytes; off += 8) e.store(8, Mem.of(Reg.RBP, -off), Reg.R11); /* mov [rbp - off], r11 */
+            return;
+        }
+        e.lea(Reg.R10, Mem.of(Reg.RBP, -bytes));                /* lea r10, [rbp - bytes] */
+        int loop = e.position();
+        e.store(8, Mem.of(Reg.R10, 0), Reg.R11);                /* loop: mov [r10], r11 */
+        e.aluRI(AluOp.ADD, true, Reg.R10, 8);                   /* add r10, 8 */
+        e.aluRR(AluOp.CMP, true, Reg.R10, Reg.RBP);             /* cmp r10, rbp */
+        e.jccRel8(Cond.NE, loop);                               /* jne loop */
+    }
+
+    private static void loadEntryArgs(X86Encoder e, int entryArgs) {
+        for (int i = 1; i < entryArgs; i++) {
+            e.load(true, ENTRY_ARG_REGS[i], JitContext.env(EnvLayout.ARGS + 8 * i)); /* mov r(i+1), [r12 + ARGS + 8i] */
+        }
+    }
+
+    /** Frame depth below the trampoline's rbp: alignment pad plus the five saved registers. */
+    static final int TRAMPOLINE_DEPTH = 8 + 8 * 5;
+
+    /**
+     * When the main program is also a call target it is compiled as an ordinary function, and this
+     * trampoline (at offset 0, the entry point) does the entry work instead: save every callee-saved
+     * register, set up r12 and the frame markers, load the arguments, call main, return its r0.
+     */
+    static void entryTrampoline(JitContext c, int entryArgs) {
+        X86Encoder e = c.e;
+        e.push(Reg.RBP);                                        /* push rbp */
+        e.movRR(true, Reg.RBP, Reg.RSP);                        /* mov rbp, rsp */
+        e.aluRI(AluOp.SUB, true, Reg.RSP, 8);                   /* sub rsp, 8 (keep calls aligned) */
+        for (Reg r : RegMap.ENTRY_SAVED) e.push(r);             /* push callee-saved */
+        e.movRR(true, RegMap.ENV, Reg.RSI);                     /* mov r12, rsi (env) */
+        e.store(8, JitContext.env(EnvLayout.EXIT_RBP), Reg.RBP); /* mov [r12 + EXIT_RBP], rbp */
+        e.lea(Reg.RAX, Mem.of(Reg.RSP, -16));                   /* lea rax, [rsp - 16] (main's rbp-to-be) */
+        e.store(8, JitContext.env(EnvLayout.ENTRY_RBP), Reg.RAX); /* mov [r12 + ENTRY_RBP], rax */
+        loadEntryArgs(e, entryArgs);
+        e.callRel32(c.functionEntry(0));                        /* call main */
+        for (int i = RegMap.ENTRY_SAVED.length - 1; i >= 0; i--) e.pop(RegMap.ENTRY_SAVED[i]); /* pop callee-saved */
+        c.trampolineLeave = c.pos();
+        e.leave();                                              /* leave */
+        e.ret();                                                /* ret */
+    }
+
+    static void epilogue(JitContext c, FunctionSpan f) {
+        X86Encoder e = c.e;
+        List<Reg> saved = c.frames[f.index()].saved();
+        for (int i = saved.size() - 1; i >= 0; i--) e.pop(saved.get(i)); /* pop callee-saved */
+        c.leaveAt[f.index()] = c.pos();
+        e.leave();                                              /* leave */
+        e.ret();                                                /* ret */
+    }
+
+    /** The one error exit: back to the entry frame, restore what it saved, return to Java (status is in env). */
+    static void errorExit(JitContext c) {
+        X86Encoder e = c.e;
+        int depth = c.entryTrampoline ? TRAMPOLINE_DEPTH : c.frames[0].bodyDepth();
+        int begin = c.pos();
+        e.load(true, Reg.RBP, JitContext.env(EnvLayout.EXIT_RBP));      /* mov rbp, [r12 + EXIT_RBP] */
+        e.lea(Reg.RSP, Mem.of(Reg.RBP, -depth));                        /* lea rsp, [rbp - depth] */
+        e.aluRR(AluOp.XOR, false, Reg.RAX, Reg.RAX);                    /* xor eax, eax */
+        List<Reg> saved = List.of(RegMap.ENTRY_SAVED);
+        for (int i = saved.size() - 1; i >= 0; i--) e.pop(saved.get(i)); /* pop callee-saved */
+        int leave = c.pos();
+        e.leave();                                                      /* leave */
+        e.ret();                                                        /* ret */
+        c.stubRows.add(new int[]{begin, leave + 1, CfaRule.FRAME_POINTER.ordinal()});
+        c.stubRows.add(new int[]{leave + 1, leave + 2, CfaRule.RETURN_AT_SP.ordinal()});
+    }
+}

@@ -1,0 +1,83 @@
+package dev.bpf4j.jit.compiler;
+
+import dev.bpf4j.isa.Insn;
+import dev.bpf4j.jit.HelperBinding;
+import dev.bpf4j.program.Program;
+import dev.bpf4j.runtime.BpfLoadException;
+import dev.bpf4j.unwind.CfaRule;
+import dev.bpf4j.unwind.UnwindRow;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Compiles a validated program to x86-64. Jump sizes converge over passes, as in the kernel: each
+ * pass sizes its jumps from the previous pass's offsets until two passes agree; a final pass then
+ * checks that every slot landed exactly where the converged pass predicted.
+ */
+public final class JitCompiler {
+    private JitCompiler() {}
+
+    private static final int MAX_PASSES = 20;
+
+    public static CompiledProgram compile(Program program, Map<Integer, HelperBinding> helpers, int entryArgs) {
+        Insn[] insns = program.toArray();
+        if (insns.length == 0) throw new BpfLoadException("program '" + program.name() + "': empty program");
+        if (insns.length > AccessDescriptor.MAX_PC) {
+            throw new BpfLoadException("program '" + program.name() + "': " + insns.length + " slots is too long for the JIT");
+        }
+        EngineGuard.check(program.name(), insns);
+        List<FunctionSpan> functions = Subprograms.split(program.name(), insns);
+        FunctionFrame[] frames = new FunctionFrame[functions.size()];
+        for (FunctionSpan f : functions) {
+            boolean entry = f.isMain() && !Subprograms.mainIsCalled(insns);
+            frames[f.index()] = entry ? FunctionFrame.entry() : FunctionFrame.subprogram(insns, f);
+        }
+        int[] passes = {0};
+        JitContext converged = converge(program.name(), insns, functions, frames, helpers, entryArgs, false, passes);
+        if (converged == null) converged = converge(program.name(), insns, functions, frames, helpers, entryArgs, true, passes);
+        if (converged == null) throw new BpfLoadException("program '" + program.name() + "': jump sizes did not converge");
+        JitContext fin = new JitContext(program.name(), insns, functions, frames, helpers, converged.forceLongJumps, converged);
+        Translator.translate(fin, entryArgs);
+        for (int pc = 0; pc <= insns.length; pc++) {
+            if (fin.start[pc] != converged.start[pc]) {
+                throw new IllegalStateException("program '" + program.name() + "' pc " + pc + ": JIT emitted at offset "
+                        + fin.start[pc] + " but the converged pass predicted " + converged.start[pc]);
+            }
+        }
+        if (!fin.sameLayoutAs(converged)) throw new IllegalStateException("program '" + program.name() + "': final JIT pass moved code");
+        return new CompiledProgram(fin.buf.toByteArray(), layout(fin), passes[0] + 1);
+    }
+
+    private static JitContext converge(String name, Insn[] insns, List<FunctionSpan> functions, FunctionFrame[] frames,
+                                       Map<Integer, HelperBinding> helpers, int entryArgs, boolean forceLong, int[] passes) {
+        JitContext prev = null;
+        for (int pass = 0; pass < MAX_PASSES; pass++) {
+            passes[0]++;
+            JitContext c = new JitContext(name, insns, functions, frames, helpers, forceLong, prev);
+            Translator.translate(c, entryArgs);
+            if (prev != null && c.sameLayoutAs(prev)) return c;
+            prev = c;
+        }
+        return null;
+    }
+
+    private static JitLayout layout(JitContext c) {
+        List<FunctionLayout> fns = new ArrayList<>();
+        for (FunctionSpan f : c.functions) {
+            int entry = c.funcEntry[f.index()];
+            int end = c.leaveAt[f.index()] + 2; // leave; ret
+            fns.add(new FunctionLayout(f.index(), f.startPc(), f.endPc(), entry, end - entry, c.fpStart[f.index()], c.leaveAt[f.index()]));
+        }
+        int stubStart = c.stubs.get(Stub.ERROR_EXIT);
+        List<UnwindRow> rows = new ArrayList<>();
+        for (int[] r : c.stubRows) rows.add(new UnwindRow(r[0] - stubStart, r[1] - stubStart, CfaRule.values()[r[2]]));
+        int[] pcOffsets = c.start.clone();
+        Optional<FunctionLayout> trampoline = c.entryTrampoline
+                ? Optional.of(new FunctionLayout(-1, 0, 0, 0, c.trampolineLeave + 2, 4, c.trampolineLeave))
+                : Optional.empty();
+        return new JitLayout(fns, pcOffsets, stubStart, c.pos() - stubStart, rows, c.pos(), trampoline);
+    }
+}

@@ -1,0 +1,161 @@
+package dev.bpf4j.jit.compiler;
+
+import dev.bpf4j.isa.Insn;
+import dev.bpf4j.jit.HelperBinding;
+import dev.bpf4j.jit.x86.AluOp;
+import dev.bpf4j.jit.x86.CodeBuffer;
+import dev.bpf4j.jit.x86.Cond;
+import dev.bpf4j.jit.x86.Mem;
+import dev.bpf4j.jit.x86.X86Encoder;
+import dev.bpf4j.runtime.BpfLoadException;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * State of one translation pass: the encoder, the offsets this pass produces and the offsets of
+ * the previous pass, which every jump uses to pick its size (the kernel's {@code addrs[]}).
+ */
+final class JitContext {
+    final String programName;
+    final Insn[] insns;
+    final List<FunctionSpan> functions;
+    final Map<Integer, HelperBinding> helpers;
+    final FunctionFrame[] frames;
+    final boolean forceLongJumps;
+    /** The main program is also called as a function: a separate entry trampoline does the entry work. */
+    final boolean entryTrampoline;
+    /** Offset of the trampoline's {@code leave} (when there is one). */
+    int trampolineLeave;
+
+    final CodeBuffer buf = new CodeBuffer();
+    final X86Encoder e = new X86Encoder(buf);
+
+    final int[] start, end;
+    final int[] prevStart, prevEnd;
+    final int[] funcEntry, prevFuncEntry;
+    final int[] epilogue, prevEpilogue;
+    /** Per function: offset just after {@code mov rbp, rsp}, and of its {@code leave}. */
+    final int[] fpStart, leaveAt;
+    /** Unwind rows of the stub block, absolute offsets: {start, end, CfaRule ordinal} each. */
+    final List<int[]> stubRows = new ArrayList<>();
+    final Map<Stub, Integer> stubs = new EnumMap<>(Stub.class);
+    final Map<Stub, Integer> prevStubs;
+
+    /** True for the second slot of an lddw (never a jump target). */
+    final boolean[] secondSlot;
+
+    /** The function being translated. */
+    FunctionSpan current;
+
+    JitContext(String programName, Insn[] insns, List<FunctionSpan> functions, FunctionFrame[] frames,
+               Map<Integer, HelperBinding> helpers,
+               boolean forceLongJumps, JitContext previous) {
+        this.programName = programName;
+        this.insns = insns;
+        this.functions = functions;
+        this.helpers = helpers;
+        this.frames = frames;
+        this.forceLongJumps = forceLongJumps;
+        this.entryTrampoline = Subprograms.mainIsCalled(insns);
+        this.secondSlot = new boolean[insns.length + 1];
+        for (int pc = 0; pc < insns.length; pc++) {
+            if (insns[pc].isLddw()) secondSlot[++pc] = true;
+        }
+        int n = insns.length;
+        start = new int[n + 1];
+        end = new int[n + 1];
+        funcEntry = new int[functions.size()];
+        epilogue = new int[functions.size()];
+        fpStart = new int[functions.size()];
+        leaveAt = new int[functions.size()];
+        if (previous == null) {
+            // First pass: a pessimistic guess (64 bytes a slot, as the kernel starts) so jumps start long.
+            prevStart = new int[n + 1];
+            prevEnd = new int[n + 1];
+            for (int i = 0; i <= n; i++) { prevStart[i] = i * 64 + 64; prevEnd[i] = i * 64 + 128; }
+            prevFuncEntry = new int[functions.size()];
+            prevEpilogue = new int[functions.size()];
+            for (FunctionSpan f : functions) {
+                prevFuncEntry[f.index()] = f.startPc() * 64;
+                prevEpilogue[f.index()] = f.endPc() * 64 + 64;
+            }
+            prevStubs = new EnumMap<>(Stub.class);
+            for (Stub s : Stub.values()) prevStubs.put(s, n * 64 + 256 + s.ordinal() * 64);
+        } else {
+            prevStart = previous.start;
+            prevEnd = previous.end;
+            prevFuncEntry = previous.funcEntry;
+            prevEpilogue = previous.epilogue;
+            prevStubs = previous.stubs;
+        }
+    }
+
+    int pos() { return buf.size(); }
+
+    /** True when this pass laid out every slot, function and stub where the previous one did. */
+    boolean sameLayoutAs(JitContext other) {
+        return Arrays.equals(start, other.start) && Arrays.equals(end, other.end)
+                && Arrays.equals(funcEntry, other.funcEntry) && Arrays.equals(epilogue, other.epilogue)
+                && stubs.equals(other.stubs);
+    }
+
+    BpfLoadException error(int pc, String reason) {
+        return new BpfLoadException("program '" + programName + "' pc " + pc + ": " + reason);
+    }
+
+    static Mem env(int field) { return Mem.of(RegMap.ENV, field); }
+
+    // ---- jumps that converge over passes ----------------------------------------------------
+
+    /** Distance from the end of the instruction at {@code pc} to the start of {@code targetPc}, per the previous pass. */
+    int jumpDistance(int pc, int targetPc) { return prevStart[targetPc] - prevEnd[pc]; }
+
+    /** Distance from the end of {@code pc} to the current function's epilogue, per the previous pass. */
+    int exitDistance(int pc) { return prevEpilogue[current.index()] - prevEnd[pc]; }
+
+    /**
+     * {@code jcc} (or {@code jmp} when {@code c} is null) whose end lies {@code rel} bytes before
+     * its target; it must be the last bytes of the BPF instruction for {@code rel} to hold.
+     */
+    void jumpBy(Cond c, int rel) {
+        boolean shortForm = !forceLongJumps && X86Encoder.fitsRel8(rel);
+        int here = pos();
+        if (c == null) {
+            if (shortForm) e.jmpRel8(here + 2 + rel);
+            else e.jmpRel32(here + 5 + rel);
+        } else {
+            if (shortForm) e.jccRel8(c, here + 2 + rel);
+            else e.jccRel32(c, here + 6 + rel);
+        }
+    }
+
+    /** Offset of a stub as the previous pass placed it (exact in the final pass). */
+    int stub(Stub s) { return prevStubs.get(s); }
+
+    /** Entry offset of the function that starts at {@code pc}, per the previous pass. */
+    int functionEntry(int pc) {
+        for (FunctionSpan f : functions) if (f.startPc() == pc) return prevFuncEntry[f.index()];
+        throw new IllegalStateException("no function starts at pc " + pc);
+    }
+
+    /** {@code mov r11d, pc; jmp stub}: the shared raise path for budget and depth errors. */
+    void raise(Stub s, int pc) {
+        e.movImm32(RegMap.AUX2, pc);          /* mov r11d, pc */
+        e.jmpRel32(stub(s));                  /* jmp stub */
+    }
+
+    /**
+     * One budget event: {@code sub qword [r12 + BUDGET], 1} borrows when the budget was already
+     * used up, and the run ends at {@code pc}.
+     */
+    void budgetEvent(int pc) {
+        e.aluMI(AluOp.SUB, true, env(EnvLayout.BUDGET), 1); /* sub qword [r12 + BUDGET], 1 */
+        int ok = e.jccForward8(Cond.AE);                                   /* jae ok */
+        raise(Stub.RAISE_BUDGET, pc);
+        e.bind(ok);
+    }
+}

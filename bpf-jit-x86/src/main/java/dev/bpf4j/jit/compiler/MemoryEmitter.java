@@ -1,0 +1,97 @@
+package dev.bpf4j.jit.compiler;
+
+import dev.bpf4j.isa.Insn;
+import dev.bpf4j.isa.Opcodes;
+import dev.bpf4j.jit.x86.AluOp;
+import dev.bpf4j.jit.x86.Cond;
+import dev.bpf4j.jit.x86.Mem;
+import dev.bpf4j.jit.x86.Reg;
+import dev.bpf4j.jit.x86.X86Encoder;
+import dev.bpf4j.runtime.Limits;
+
+/**
+ * Loads, stores and lddw. An r10 + constant access inside the frame needs no check (the validator
+ * proves it); every other access computes its address into r10 and is checked first: inline
+ * against the cached region and the current frame, out of line ({@code MEM_CHECK}) against every
+ * region and every live frame.
+ */
+final class MemoryEmitter {
+    private MemoryEmitter() {}
+
+    static void emit(JitContext c, int pc, Insn i) {
+        X86Encoder e = c.e;
+        int cls = i.cls();
+        int mode = Opcodes.mode(i.opcode());
+        int size = Opcodes.sizeBytes(i.opcode());
+        if (cls == Opcodes.LD) {
+            if (!i.isLddw()) throw c.error(pc, String.format("unsupported legacy packet load 0x%02x", i.opcode()));
+            if (pc + 1 >= c.insns.length) throw c.error(pc, "lddw without its second slot");
+            e.loadImm64(RegMap.x86(i.dst()), i.imm64(c.insns[pc + 1])); /* mov dst, imm64 */
+            return;
+        }
+        if (cls == Opcodes.STX && mode == Opcodes.ATOMIC) {
+            AtomicEmitter.emit(c, pc, i, size);
+            return;
+        }
+        if (cls == Opcodes.LDX) {
+            if (mode != Opcodes.MEM && !(mode == Opcodes.MEMSX && size < 8)) {
+                throw c.error(pc, String.format("unsupported load mode 0x%02x", i.opcode()));
+            }
+            Mem m = address(c, pc, i.src(), i.off(), size, false);
+            load(e, mode == Opcodes.MEMSX, size, RegMap.x86(i.dst()), m);
+            return;
+        }
+        if (mode != Opcodes.MEM) throw c.error(pc, String.format("unsupported store mode 0x%02x", i.opcode()));
+        Mem m = address(c, pc, i.dst(), i.off(), size, true);
+        if (cls == Opcodes.ST) e.storeImm(size, m, i.imm());          /* mov size [m], imm */
+        else e.store(size, m, RegMap.x86(i.src()));                   /* mov size [m], src */
+    }
+
+    private static void load(X86Encoder e, boolean signExtend, int size, Reg dst, Mem m) {
+        switch (size) {
+            case 1: if (signExtend) e.loadSx8(dst, m); else e.loadZx8(dst, m); break;   /* movsx|movzx dst, byte [m] */
+            case 2: if (signExtend) e.loadSx16(dst, m); else e.loadZx16(dst, m); break; /* movsx|movzx dst, word [m] */
+            case 4: if (signExtend) e.loadSx32(dst, m); else e.load(false, dst, m); break; /* movsxd dst | mov dst32, dword [m] */
+            default: e.load(true, dst, m);                                              /* mov dst, qword [m] */
+        }
+    }
+
+    /** True for an r10-relative access that lies inside the frame: no run-time check. */
+    static boolean provenStackAccess(int baseReg, int off, int size) {
+        return baseReg == 10 && off >= -Limits.STACK_SIZE && off + size <= 0;
+    }
+
+    /** The operand for the access, checked when it is not a proven stack access. */
+    static Mem address(JitContext c, int pc, int baseReg, int off, int size, boolean write) {
+        if (provenStackAccess(baseReg, off, size)) return Mem.of(Reg.RBP, off);
+        return checkedAddress(c, pc, baseReg, off, size, write);
+    }
+
+    /** Computes {@code base + off} into r10 and checks it: returns {@code [r10]}. */
+    static Mem checkedAddress(JitContext c, int pc, int baseReg, int off, int size, boolean write) {
+        X86Encoder e = c.e;
+        Reg base = RegMap.x86(baseReg);
+        Reg addr = RegMap.AUX;
+        if (off == 0) e.movRR(true, addr, base);                      /* mov r10, base */
+        else e.lea(addr, Mem.of(base, off));                          /* lea r10, [base + off] */
+        int start = write ? EnvLayout.FAST_W_START : EnvLayout.FAST_R_START;
+        int last = write ? EnvLayout.FAST_W_LAST : EnvLayout.FAST_R_LAST;
+        e.aluRM(AluOp.CMP, true, addr, JitContext.env(start));       /* cmp r10, [r12 + FAST_START] */
+        int notRegion = e.jccForward8(Cond.B);                        /* jb .frame */
+        e.aluRM(AluOp.CMP, true, addr, JitContext.env(last));        /* cmp r10, [r12 + FAST_LAST] */
+        int ok1 = e.jccForward8(Cond.BE);                             /* jbe .ok */
+        e.bind(notRegion);                                            /* .frame: the current frame is always live */
+        e.lea(RegMap.AUX2, Mem.of(Reg.RBP, -Limits.STACK_SIZE));      /* lea r11, [rbp - 512] */
+        e.aluRR(AluOp.CMP, true, addr, RegMap.AUX2);                  /* cmp r10, r11 */
+        int slow = e.jccForward8(Cond.B);                             /* jb .slow */
+        e.lea(RegMap.AUX2, Mem.of(Reg.RBP, -size));                   /* lea r11, [rbp - size] */
+        e.aluRR(AluOp.CMP, true, addr, RegMap.AUX2);                  /* cmp r10, r11 */
+        int ok2 = e.jccForward8(Cond.BE);                             /* jbe .ok */
+        e.bind(slow);                                                 /* .slow: */
+        e.movImm32(RegMap.AUX2, AccessDescriptor.encode(pc, size, write)); /* mov r11d, descriptor */
+        e.callRel32(c.stub(Stub.MEM_CHECK));                          /* call mem_check */
+        e.bind(ok1);                                                  /* .ok: */
+        e.bind(ok2);
+        return Mem.of(addr, 0);
+    }
+}

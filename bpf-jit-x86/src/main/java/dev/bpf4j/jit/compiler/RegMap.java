@@ -1,0 +1,46 @@
+package dev.bpf4j.jit.compiler;
+
+import dev.bpf4j.jit.x86.Reg;
+
+/**
+ * The BPF-to-x86 register table (the kernel x86 JIT's, DESIGN.md "JIT ABI"). R1-R5 are the SysV
+ * argument registers, so a helper is a plain {@code call}; R6-R9 and R10 are callee-saved, so they
+ * survive helper calls; R0 is the return register.
+ */
+public final class RegMap {
+    private RegMap() {}
+
+    private static final Reg[] BPF_TO_X86 = {
+        Reg.RAX,  // R0  return value
+        Reg.RDI,  // R1  arg 1 / ctx
+        Reg.RSI,  // R2  arg 2
+        Reg.RDX,  // R3  arg 3
+        Reg.RCX,  // R4  arg 4 (clashes with cl for shifts)
+        Reg.R8,   // R5  arg 5
+        Reg.RBX,  // R6  callee-saved
+        Reg.R13,  // R7  callee-saved
+        Reg.R14,  // R8  callee-saved
+        Reg.R15,  // R9  callee-saved
+        Reg.RBP,  // R10 frame pointer (read-only)
+    };
+
+    /** Scratch: address of a checked access, shift save, helper target. */
+    public static final Reg AUX = Reg.R10;
+    /** Scratch: divisor, access descriptor, error pc. */
+    public static final Reg AUX2 = Reg.R11;
+    /** The run's environment block (callee-saved, so helpers keep it). */
+    public static final Reg ENV = Reg.R12;
+    /** SysV 6th argument: carries the helper id to the Java bridge. */
+    public static final Reg HELPER_ID = Reg.R9;
+
+    /** Callee-saved registers the entry function saves, in push order. */
+    public static final Reg[] ENTRY_SAVED = {Reg.RBX, Reg.R12, Reg.R13, Reg.R14, Reg.R15};
+
+    public static Reg x86(int bpfReg) {
+        if (bpfReg < 0 || bpfReg > 10) throw new IllegalArgumentException("no BPF register r" + bpfReg);
+        return BPF_TO_X86[bpfReg];
+    }
+
+    /** True for R6-R9, which a function must save before it writes them. */
+    public static boolean calleeSaved(int bpfReg) { return bpfReg >= 6 && bpfReg <= 9; }
+}

@@ -1,0 +1,147 @@
+package dev.bpf4j.jit.compiler;
+
+import dev.bpf4j.jit.x86.AluOp;
+import dev.bpf4j.jit.x86.Cond;
+import dev.bpf4j.jit.x86.Mem;
+import dev.bpf4j.jit.x86.Reg;
+import dev.bpf4j.jit.x86.X86Encoder;
+import dev.bpf4j.runtime.Limits;
+import dev.bpf4j.unwind.CfaRule;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/** The shared routines after the functions: error exit, raise paths, the slow memory check. */
+final class StubEmitter {
+    private StubEmitter() {}
+
+    static void emit(JitContext c) {
+        c.stubs.put(Stub.ERROR_EXIT, c.pos());
+        FrameEmitter.errorExit(c);
+        raise(c, Stub.RAISE_BUDGET, EnvLayout.KIND_BUDGET);
+        raise(c, Stub.RAISE_CALL_DEPTH, EnvLayout.KIND_CALL_DEPTH);
+        raiseMisaligned(c);
+        memCheck(c);
+    }
+
+    /** Jumped to from a function body with r11 = pc: rbp is still that function's frame. */
+    private static void raise(JitContext c, Stub s, long kind) {
+        X86Encoder e = c.e;
+        int begin = c.pos();
+        c.stubs.put(s, begin);
+        e.storeImm(8, JitContext.env(EnvLayout.ERR_KIND), (int) kind);                 /* mov qword [r12 + ERR_KIND], kind */
+        e.store(8, JitContext.env(EnvLayout.ERR_DESC), RegMap.AUX2);                   /* mov [r12 + ERR_DESC], r11 */
+        e.storeImm(8, JitContext.env(EnvLayout.STATUS), (int) EnvLayout.STATUS_NATIVE_ERROR); /* mov qword [r12 + STATUS], 1 */
+        e.jmpRel32(c.stubs.get(Stub.ERROR_EXIT));                                      /* jmp error_exit */
+        c.stubRows.add(new int[]{begin, c.pos(), CfaRule.FRAME_POINTER.ordinal()});
+    }
+
+    /** Jumped to with r10 = address, r11d = access descriptor of a misaligned atomic. */
+    private static void raiseMisaligned(JitContext c) {
+        X86Encoder e = c.e;
+        int begin = c.pos();
+        c.stubs.put(Stub.RAISE_MISALIGNED, begin);
+        e.store(8, JitContext.env(EnvLayout.ERR_ADDR), RegMap.AUX);                    /* mov [r12 + ERR_ADDR], r10 */
+        e.store(8, JitContext.env(EnvLayout.ERR_DESC), RegMap.AUX2);                   /* mov [r12 + ERR_DESC], r11 */
+        e.storeImm(8, JitContext.env(EnvLayout.ERR_KIND), (int) EnvLayout.KIND_MISALIGNED_ATOMIC); /* mov qword [r12 + ERR_KIND], 4 */
+        e.storeImm(8, JitContext.env(EnvLayout.STATUS), (int) EnvLayout.STATUS_NATIVE_ERROR); /* mov qword [r12 + STATUS], 1 */
+        e.jmpRel32(c.stubs.get(Stub.ERROR_EXIT));                                      /* jmp error_exit */
+        c.stubRows.add(new int[]{begin, c.pos(), CfaRule.FRAME_POINTER.ordinal()});
+    }
+
+    /**
+     * {@code mem_check}: r10 = address, r11d = access descriptor. Returns (all registers but r10/r11
+     * and flags kept) when {@code [r10, r10 + size)} lies in one region of the run with the needed
+     * permission, caching that region for the inline fast path, or in one live BPF frame (walking
+     * the rbp chain up to the entry frame). Otherwise records OUT_OF_BOUNDS and leaves the run.
+     * It has its own rbp frame, so unwinding from inside it is exact.
+     */
+    private static void memCheck(JitContext c) {
+        X86Encoder e = c.e;
+        int begin = c.pos();
+        c.stubs.put(Stub.MEM_CHECK, begin);
+        Reg addr = RegMap.AUX, desc = RegMap.AUX2;
+        e.push(Reg.RBP);                                                  /* push rbp */
+        int afterPush = c.pos();
+        e.movRR(true, Reg.RBP, Reg.RSP);                                  /* mov rbp, rsp */
+        int fp = c.pos();
+        e.push(Reg.RAX);                                                  /* push rax */
+        e.push(Reg.RCX);                                                  /* push rcx */
+        e.push(Reg.RDX);                                                  /* push rdx */
+        List<Integer> toFail = new ArrayList<>(), toDone = new ArrayList<>();
+        e.movRR(false, Reg.RAX, desc);                                    /* mov eax, r11d */
+        e.aluRI(AluOp.AND, false, Reg.RAX, AccessDescriptor.SIZE_MASK);   /* and eax, 15 (size) */
+        e.movRR(true, Reg.RDX, addr);                                     /* mov rdx, r10 */
+        e.aluRR(AluOp.ADD, true, Reg.RDX, Reg.RAX);                       /* add rdx, rax (end) */
+        toFail.add(e.jccForward32(Cond.B));                                /* jc .fail (wraps) */
+        e.load(true, Reg.RCX, JitContext.env(EnvLayout.REGION_COUNT));   /* mov rcx, [r12 + REGION_COUNT] */
+        e.lea(Reg.RAX, JitContext.env(EnvLayout.REGIONS));                /* lea rax, [r12 + REGIONS] */
+        int loop = c.pos();                                               /* .region: */
+        e.testRR(true, Reg.RCX, Reg.RCX);                                 /* test rcx, rcx */
+        int toFrames = e.jccForward32(Cond.E);                             /* je .frames */
+        e.aluRM(AluOp.CMP, true, addr, Mem.of(Reg.RAX, 0));               /* cmp r10, [rax] (start) */
+        int next1 = e.jccForward32(Cond.B);                                /* jb .next */
+        e.aluRM(AluOp.CMP, true, Reg.RDX, Mem.of(Reg.RAX, EnvLayout.REGION_END)); /* cmp rdx, [rax + 8] (end) */
+        int next2 = e.jccForward32(Cond.A);                                /* ja .next */
+        e.testRI(false, desc, AccessDescriptor.WRITE_BIT);                /* test r11d, WRITE */
+        int hitRead = e.jccForward8(Cond.E);                              /* je .hit_read */
+        e.aluMI(AluOp.CMP, true, Mem.of(Reg.RAX, EnvLayout.REGION_WRITABLE), 0); /* cmp qword [rax + 16], 0 */
+        int next3 = e.jccForward8(Cond.E);                                /* je .next */
+        cacheRegion(e, EnvLayout.FAST_W_START, EnvLayout.FAST_W_LAST, toDone);
+        e.bind(hitRead);                                                  /* .hit_read: */
+        cacheRegion(e, EnvLayout.FAST_R_START, EnvLayout.FAST_R_LAST, toDone);
+        e.bind32(next1); e.bind32(next2); e.bind(next3);                      /* .next: */
+        e.aluRI(AluOp.ADD, true, Reg.RAX, EnvLayout.REGION_SIZE);         /* add rax, 24 */
+        e.aluRI(AluOp.SUB, true, Reg.RCX, 1);                             /* sub rcx, 1 */
+        e.jmpTo(loop);                                                     /* jmp .region */
+        e.bind32(toFrames);                                                 /* .frames: */
+        e.load(true, Reg.RAX, Mem.of(Reg.RBP, 0));                        /* mov rax, [rbp] (caller's frame) */
+        int frame = c.pos();                                              /* .frame: */
+        e.lea(Reg.RCX, Mem.of(Reg.RAX, -Limits.STACK_SIZE));              /* lea rcx, [rax - 512] */
+        e.aluRR(AluOp.CMP, true, addr, Reg.RCX);                          /* cmp r10, rcx */
+        int outer1 = e.jccForward8(Cond.B);                               /* jb .outer */
+        e.aluRR(AluOp.CMP, true, Reg.RDX, Reg.RAX);                       /* cmp rdx, rax */
+        toDone.add(e.jccForward32(Cond.BE));                               /* jbe .done (inside this frame) */
+        e.bind(outer1);                                                   /* .outer: */
+        e.aluRM(AluOp.CMP, true, Reg.RAX, JitContext.env(EnvLayout.ENTRY_RBP)); /* cmp rax, [r12 + ENTRY_RBP] */
+        toFail.add(e.jccForward32(Cond.E));                                /* je .fail (entry frame was the last) */
+        e.load(true, Reg.RAX, Mem.of(Reg.RAX, 0));                        /* mov rax, [rax] (next frame out) */
+        e.jmpTo(frame);                                                    /* jmp .frame */
+        for (int p : toDone) e.bind32(p);                                   /* .done: */
+        e.pop(Reg.RDX);                                                   /* pop rdx */
+        e.pop(Reg.RCX);                                                   /* pop rcx */
+        e.pop(Reg.RAX);                                                   /* pop rax */
+        int leave = c.pos();
+        e.leave();                                                        /* leave */
+        e.ret();                                                          /* ret */
+        for (int p : toFail) e.bind32(p);                                   /* .fail: */
+        e.store(8, JitContext.env(EnvLayout.ERR_ADDR), addr);             /* mov [r12 + ERR_ADDR], r10 */
+        e.store(8, JitContext.env(EnvLayout.ERR_DESC), desc);             /* mov [r12 + ERR_DESC], r11 */
+        e.storeImm(8, JitContext.env(EnvLayout.ERR_KIND), (int) EnvLayout.KIND_OUT_OF_BOUNDS); /* mov qword [r12 + ERR_KIND], 1 */
+        e.storeImm(8, JitContext.env(EnvLayout.STATUS), (int) EnvLayout.STATUS_NATIVE_ERROR); /* mov qword [r12 + STATUS], 1 */
+        e.jmpRel32(c.stubs.get(Stub.ERROR_EXIT));                         /* jmp error_exit */
+        int end = c.pos();
+        c.stubRows.add(new int[]{begin, afterPush, CfaRule.RETURN_AT_SP.ordinal()});
+        c.stubRows.add(new int[]{afterPush, fp, CfaRule.RETURN_AT_SP_PLUS_8.ordinal()});
+        c.stubRows.add(new int[]{fp, leave + 1, CfaRule.FRAME_POINTER.ordinal()});
+        c.stubRows.add(new int[]{leave + 1, leave + 2, CfaRule.RETURN_AT_SP.ordinal()});
+        c.stubRows.add(new int[]{leave + 2, end, CfaRule.FRAME_POINTER.ordinal()});
+    }
+
+    /**
+     * rax points at the region that allowed the access: make it the fast-path region when it is at
+     * least 8 bytes long (the fast path checks {@code start <= addr <= end - 8}), then return.
+     */
+    private static void cacheRegion(X86Encoder e, int startField, int lastField, List<Integer> toDone) {
+        e.load(true, Reg.RCX, Mem.of(Reg.RAX, EnvLayout.REGION_END));     /* mov rcx, [rax + 8] (end) */
+        e.aluRM(AluOp.SUB, true, Reg.RCX, Mem.of(Reg.RAX, 0));            /* sub rcx, [rax] (length) */
+        e.aluRI(AluOp.CMP, true, Reg.RCX, 8);                             /* cmp rcx, 8 */
+        toDone.add(e.jccForward32(Cond.B));                                /* jb .done */
+        e.load(true, Reg.RCX, Mem.of(Reg.RAX, 0));                        /* mov rcx, [rax] */
+        e.store(8, JitContext.env(startField), Reg.RCX);                  /* mov [r12 + FAST_START], rcx */
+        e.load(true, Reg.RCX, Mem.of(Reg.RAX, EnvLayout.REGION_END));     /* mov rcx, [rax + 8] */
+        e.aluRI(AluOp.SUB, true, Reg.RCX, 8);                             /* sub rcx, 8 */
+        e.store(8, JitContext.env(lastField), Reg.RCX);                   /* mov [r12 + FAST_LAST], rcx */
+        toDone.add(e.jmpForward32());                                      /* jmp .done */
+    }
+}

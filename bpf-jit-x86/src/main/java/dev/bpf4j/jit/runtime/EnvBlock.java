@@ -1,0 +1,109 @@
+package dev.bpf4j.jit.runtime;
+
+import dev.bpf4j.jit.compiler.EnvLayout;
+import dev.bpf4j.runtime.MemoryRegion;
+import dev.bpf4j.runtime.NativeMemory;
+import dev.bpf4j.runtime.RunContext;
+
+import java.lang.ref.Cleaner;
+import java.util.ArrayDeque;
+import java.util.List;
+
+/**
+ * The off-heap environment block of one run (layout: {@link EnvLayout}). Blocks are pooled per
+ * thread; a helper that starts another run on the same thread simply takes a second block. The
+ * native memory of blocks still pooled when their thread dies is freed by a cleaner.
+ */
+final class EnvBlock {
+    private static final ThreadLocal<ArrayDeque<EnvBlock>> POOL = ThreadLocal.withInitial(ArrayDeque::new);
+    private static final int POOLED_PER_THREAD = 4;
+    private static final Cleaner CLEANER = Cleaner.create();
+
+    private final long address;
+    private final int capacity;
+    private final Cleaner.Cleanable cleanable;
+    /** The region list whose table (and fast-path cache) the block holds. */
+    private List<MemoryRegion> boundRegions;
+
+    private EnvBlock(int capacity) {
+        this.capacity = capacity;
+        this.address = NativeMemory.allocate(EnvLayout.sizeFor(capacity));
+        this.cleanable = CLEANER.register(this, new Free(address));
+    }
+
+    /** Frees the block's memory; holds no reference to the block itself. */
+    private static final class Free implements Runnable {
+        private final long address;
+
+        Free(long address) { this.address = address; }
+
+        @Override public void run() { NativeMemory.free(address); }
+    }
+
+    static EnvBlock acquire(int regions) {
+        ArrayDeque<EnvBlock> pool = POOL.get();
+        EnvBlock b = pool.pollFirst();
+        if (b != null && b.capacity >= regions) return b;
+        if (b != null) b.free();
+        return new EnvBlock(Math.max(regions, 8));
+    }
+
+    static void release(EnvBlock b) {
+        ArrayDeque<EnvBlock> pool = POOL.get();
+        if (pool.size() < POOLED_PER_THREAD) pool.addFirst(b);
+        else b.free();
+    }
+
+    private void free() { cleanable.clean(); }
+
+    long address() { return address; }
+
+    long get(int field) { return NativeMemory.getLong(address + field); }
+
+    void set(int field, long value) { NativeMemory.putLong(address + field, value); }
+
+    /**
+     * Fills the block for a new run of {@code ctx}. The error words are only read once the status
+     * says so, and the native code sets the frame words itself; the region table is rewritten only
+     * when the run's (immutable) region list differs from the one the block already holds.
+     */
+    void prepare(RunContext ctx) {
+        set(EnvLayout.STATUS, 0);
+        set(EnvLayout.BUDGET, ctx.budget());
+        set(EnvLayout.DEPTH, 1);
+        for (int i = 0; i < 5; i++) set(EnvLayout.ARGS + 8 * i, ctx.arg(i));
+        List<MemoryRegion> regions = ctx.regions();
+        if (regions == boundRegions) return;
+        boundRegions = regions;
+        set(EnvLayout.REGION_COUNT, regions.size());
+        MemoryRegion fastRead = null, fastWrite = null;
+        for (int i = 0; i < regions.size(); i++) {
+            MemoryRegion r = regions.get(i);
+            long base = address + EnvLayout.REGIONS + (long) i * EnvLayout.REGION_SIZE;
+            NativeMemory.putLong(base, r.start());
+            NativeMemory.putLong(base + EnvLayout.REGION_END, r.end());
+            NativeMemory.putLong(base + EnvLayout.REGION_WRITABLE, r.writable() ? 1 : 0);
+            if (cacheable(r)) {
+                if (fastRead == null) fastRead = r;
+                if (fastWrite == null && r.writable()) fastWrite = r;
+            }
+        }
+        setFast(EnvLayout.FAST_R_START, EnvLayout.FAST_R_LAST, fastRead);
+        setFast(EnvLayout.FAST_W_START, EnvLayout.FAST_W_LAST, fastWrite);
+    }
+
+    /** The fast path checks {@code start <= addr <= end - 8}: only regions of 8+ bytes that do not wrap. */
+    private static boolean cacheable(MemoryRegion r) {
+        return r.length() >= 8 && Long.compareUnsigned(r.end(), r.start()) > 0;
+    }
+
+    private void setFast(int startField, int lastField, MemoryRegion r) {
+        if (r == null) {
+            set(startField, -1L);   // no address is >= 0xffff... and <= 0
+            set(lastField, 0);
+        } else {
+            set(startField, r.start());
+            set(lastField, r.end() - 8);
+        }
+    }
+}

@@ -1,0 +1,147 @@
+package dev.bpf4j.jit.runtime;
+
+import com.kenai.jffi.CallContext;
+import com.kenai.jffi.CallingConvention;
+import com.kenai.jffi.Invoker;
+import com.kenai.jffi.Type;
+import dev.bpf4j.jit.HelperBinding;
+import dev.bpf4j.jit.ProgramTag;
+import dev.bpf4j.jit.compiler.CompiledProgram;
+import dev.bpf4j.jit.compiler.FunctionLayout;
+import dev.bpf4j.jit.compiler.JitLayout;
+import dev.bpf4j.program.Program;
+import dev.bpf4j.runtime.Executable;
+import dev.bpf4j.runtime.HelperSpec;
+import dev.bpf4j.runtime.RunContext;
+import dev.bpf4j.unwind.CodeMap;
+import dev.bpf4j.unwind.CodeRegion;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.locks.StampedLock;
+
+/**
+ * A program in executable memory, registered with the code map. {@link #run} calls the entry
+ * function {@code long fn(void *ctx, void *env)} through jffi; runs may overlap on many threads
+ * (each has its own env block); {@link #close} waits for them, unregisters and unmaps the code.
+ */
+public final class JitExecutable implements Executable {
+    public static final String MODULE = "bpf4j-jit";
+    private static final CallContext ENTRY = CallContext.getCallContext(Type.SINT64,
+            new Type[]{Type.POINTER, Type.POINTER}, CallingConvention.DEFAULT, false);
+    private static final Invoker INVOKER = Invoker.getInstance();
+
+    private final Program program;
+    private final CompiledProgram compiled;
+    private final Map<Integer, HelperSpec> javaHelpers;
+    private final Map<Integer, HelperBinding> bindings; // strongly held: code calls their addresses
+    private final ExecutableMemory memory;
+    private final List<CodeRegion> regions;
+    /** Runs hold it shared; close holds it exclusively, so code is never unmapped under a run. */
+    private final StampedLock lifecycle = new StampedLock();
+    private volatile boolean closed;
+
+    public JitExecutable(Program program, CompiledProgram compiled, Map<Integer, HelperSpec> javaHelpers,
+                         Map<Integer, HelperBinding> bindings) {
+        this.program = program;
+        this.compiled = compiled;
+        this.javaHelpers = Map.copyOf(javaHelpers);
+        this.bindings = Map.copyOf(bindings);
+        this.memory = ExecutableMemory.of(compiled.code());
+        this.regions = codeRegions(program, compiled.layout(), memory.address());
+        List<CodeRegion> done = new ArrayList<>();
+        try {
+            for (CodeRegion r : regions) { CodeMap.global().register(r); done.add(r); }
+        } catch (RuntimeException e) {
+            done.forEach(CodeMap.global()::unregister);
+            memory.close();
+            throw e;
+        }
+    }
+
+    @Override public Program program() { return program; }
+
+    /** Address of the entry function (the main program). */
+    public long entryAddress() { return memory.address(); }
+
+    public JitLayout layout() { return compiled.layout(); }
+
+    public CompiledProgram compiled() { return compiled; }
+
+    /** The code-map regions of this program: one per function, then the stub block. */
+    public List<CodeRegion> codeRegions() { return regions; }
+
+    public Map<Integer, HelperBinding> helperBindings() { return bindings; }
+
+    @Override public long run(RunContext context) {
+        long stamp = lifecycle.readLock();
+        try {
+            if (closed) throw new IllegalStateException("program '" + program.name() + "' is closed");
+            EnvBlock env = EnvBlock.acquire(context.regions().size());
+            try {
+                env.prepare(context);
+                JitRun run = new JitRun(this, program.name(), javaHelpers, env, context);
+                JitRun previous = run.enter();
+                try {
+                    long r0 = INVOKER.invokeN2(ENTRY, memory.address(), context.arg(0), env.address());
+                    return run.finish(r0);
+                } finally {
+                    run.deactivate();
+                    JitRun.restore(previous);
+                }
+            } finally {
+                EnvBlock.release(env);
+            }
+        } finally {
+            lifecycle.unlockRead(stamp);
+        }
+    }
+
+    @Override public void close() {
+        if (JitRun.isRunningOnThisThread(this)) {
+            // A helper closing the program it runs in would wait for itself forever.
+            throw new IllegalStateException("program '" + program.name() + "' cannot be closed from inside one of its own runs");
+        }
+        long stamp = lifecycle.writeLock();
+        try {
+            if (closed) return;
+            closed = true;
+            for (CodeRegion r : regions) CodeMap.global().unregister(r);
+            memory.close();
+        } finally {
+            lifecycle.unlockWrite(stamp);
+        }
+    }
+
+    private static List<CodeRegion> codeRegions(Program program, JitLayout layout, long base) {
+        List<CodeRegion> out = new ArrayList<>();
+        String name = symbolName(program.name());
+        String mainTag = ProgramTag.of(program.insns());
+        int[] starts = layout.functions().stream().mapToInt(FunctionLayout::startPc).toArray();
+        for (FunctionLayout f : layout.functions()) {
+            // As kallsyms: main carries the program's tag, each subprogram its own.
+            String tag = f.isMain() ? mainTag : ProgramTag.ofSubprogram(program.insns(), f.startPc(), f.endPc(), starts);
+            String symbol = "bpf_prog_" + tag + "_" + (f.isMain() ? name : "F");
+            out.add(new CodeRegion(base + f.codeOffset(), f.codeSize(), symbol, MODULE, f.unwindRows()));
+        }
+        if (layout.entryTrampoline().isPresent()) {
+            FunctionLayout t = layout.entryTrampoline().get();
+            out.add(new CodeRegion(base + t.codeOffset(), t.codeSize(), "bpf_prog_" + mainTag + "_" + name + "__entry", MODULE, t.unwindRows()));
+        }
+        out.add(new CodeRegion(base + layout.stubOffset(), layout.stubSize(),
+                "bpf_prog_" + mainTag + "_" + name + "__stubs", MODULE, layout.stubRows()));
+        return out;
+    }
+
+    /** Longest program name the kernel keeps (BPF_OBJ_NAME_LEN - 1), as kallsyms and perf show it. */
+    static final int KERNEL_NAME_LEN = 15;
+
+    /** Kernel program names are {@code [A-Za-z0-9_.]} and at most 15 characters; anything else becomes '_'. */
+    static String symbolName(String name) {
+        StringBuilder s = new StringBuilder(name.length());
+        for (char ch : name.toCharArray()) s.append(Character.isLetterOrDigit(ch) && ch < 128 || ch == '_' || ch == '.' ? ch : '_');
+        if (s.length() > KERNEL_NAME_LEN) s.setLength(KERNEL_NAME_LEN);
+        return s.length() == 0 ? "prog" : s.toString();
+    }
+}

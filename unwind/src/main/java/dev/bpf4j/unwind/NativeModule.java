@@ -1,0 +1,89 @@
+package dev.bpf4j.unwind;
+
+import dev.bpf4j.elf.ElfFile;
+import dev.bpf4j.elf.ElfFormatException;
+import dev.bpf4j.elf.ElfKind;
+import dev.bpf4j.elf.ElfProgramHeader;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * One ELF file mapped into this process (the executable, a shared library). Its function symbols
+ * and program headers are read on first use and kept; a file that cannot be read or parsed gives
+ * a module without symbols, and {@link #loadError()} says why.
+ */
+public final class NativeModule {
+    /** Files larger than this are not read for symbols. */
+    static final long MAX_FILE = 1L << 30;
+
+    private final String path;
+    private final String name;
+    /** Where the bytes can still be read when the file was unlinked or replaced after mapping. */
+    private final String mapFilesPath;
+    private volatile Image image;
+
+    private record Image(FunctionSymbols symbols, List<ElfProgramHeader> loads, String error) {}
+
+    NativeModule(String path, String mapFilesPath) {
+        this.path = path.endsWith(" (deleted)") ? path.substring(0, path.length() - " (deleted)".length()) : path;
+        int slash = this.path.lastIndexOf('/');
+        this.name = slash >= 0 ? this.path.substring(slash + 1) : this.path;
+        this.mapFilesPath = mapFilesPath;
+    }
+
+    /** The file's path as {@code /proc/self/maps} shows it. */
+    public String path() { return path; }
+
+    /** The file's base name ("libc.so.6"), used in printed frames. */
+    public String name() { return name; }
+
+    public FunctionSymbols symbols() { return image().symbols; }
+
+    /** Why symbols could not be read, or null. */
+    public String loadError() { return image().error; }
+
+    /**
+     * The load bias of a mapping of file offset {@code fileOffset} at {@code start}: what to add to an
+     * ELF virtual address to get a process address. From the PT_LOAD header that maps that offset;
+     * when the headers are unknown, the usual {@code p_vaddr == p_offset} of shared objects is assumed.
+     */
+    public long bias(long start, long fileOffset) {
+        for (ElfProgramHeader ph : image().loads) {
+            if (ph.mapsFileOffset(fileOffset, ProcessCode.PAGE_SIZE)) return start - fileOffset + ph.offset() - ph.vaddr();
+        }
+        return start - fileOffset;
+    }
+
+    private Image image() {
+        Image i = image;
+        if (i == null) {
+            synchronized (this) {
+                if (image == null) image = load();
+                i = image;
+            }
+        }
+        return i;
+    }
+
+    private Image load() {
+        String error = null;
+        for (String candidate : new String[] {path, mapFilesPath}) {
+            if (candidate == null) continue;
+            try {
+                Path p = Path.of(candidate);
+                if (Files.size(p) > MAX_FILE) return new Image(FunctionSymbols.EMPTY, List.of(), candidate + ": larger than " + MAX_FILE + " bytes");
+                ElfFile elf = ElfFile.parse(Files.readAllBytes(p), ElfKind.NATIVE_X86_64);
+                List<ElfProgramHeader> loads = elf.programHeaders().stream().filter(ElfProgramHeader::isLoad).toList();
+                return new Image(FunctionSymbols.of(elf), loads, null);
+            } catch (IOException | ElfFormatException | SecurityException e) {
+                if (error == null) error = candidate + ": " + e.getMessage();
+            }
+        }
+        return new Image(FunctionSymbols.EMPTY, List.of(), error);
+    }
+
+    @Override public String toString() { return path; }
+}

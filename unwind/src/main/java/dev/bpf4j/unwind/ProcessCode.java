@@ -1,0 +1,111 @@
+package dev.bpf4j.unwind;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * Where code lives in this process: the JIT's regions ({@link CodeMap}) and every executable
+ * mapping of {@code /proc/self/maps} — file-backed ones as {@link NativeModule}s (symbols loaded
+ * lazily, one module per file), anonymous ones (the JVM's code cache, {@code [vdso]}) as bare code.
+ * Libraries loaded later are found by re-reading the maps on a miss, at most once per
+ * {@link #minRescanNanos} so that walks over garbage addresses cannot make it re-read the maps
+ * in a loop. Mappings removed by {@code dlclose} stay known until the next re-read.
+ */
+public final class ProcessCode {
+    static final long PAGE_SIZE = 4096;
+    private static final ProcessCode GLOBAL = new ProcessCode(CodeMap.global(), ProcMaps::read, TimeUnit.MILLISECONDS.toNanos(5));
+
+    /** An executable mapping; {@code module} is null for anonymous code. */
+    public record NativeMapping(ProcMaps.Mapping mapping, NativeModule module) {
+        /** What to add to the module's ELF virtual addresses to get addresses of this mapping. */
+        public long bias() { return module == null ? 0 : module.bias(mapping.start(), mapping.offset()); }
+    }
+
+    private record Snapshot(long[] starts, long[] ends, NativeMapping[] mappings) {}
+
+    private final CodeMap jit;
+    private final Supplier<List<ProcMaps.Mapping>> maps;
+    private final long minRescanNanos;
+    private final Map<String, NativeModule> modules = new HashMap<>();
+    private volatile Snapshot snapshot;
+    private volatile long lastScan;
+    private volatile int scans;
+
+    /** @param maps where mappings come from ({@link ProcMaps#read} for this process) */
+    public ProcessCode(CodeMap jit, Supplier<List<ProcMaps.Mapping>> maps, long minRescanNanos) {
+        this.jit = jit;
+        this.maps = maps;
+        this.minRescanNanos = minRescanNanos;
+    }
+
+    /** The process-wide view over {@link CodeMap#global()} and {@code /proc/self/maps}. */
+    public static ProcessCode global() { return GLOBAL; }
+
+    public CodeMap jit() { return jit; }
+
+    /** True when {@code ip} is inside a JIT region or an executable mapping. */
+    public boolean isCode(long ip) {
+        return jit.find(ip).isPresent() || nativeMapping(ip).isPresent();
+    }
+
+    public Optional<CodeRegion> jitRegion(long ip) { return jit.find(ip); }
+
+    /** The executable mapping holding {@code ip}, re-reading the maps once if none does. */
+    public Optional<NativeMapping> nativeMapping(long ip) {
+        Snapshot s = snapshot;
+        if (s == null) s = rescan();
+        NativeMapping m = find(s, ip);
+        if (m == null && System.nanoTime() - lastScan >= minRescanNanos) m = find(rescan(), ip);
+        return Optional.ofNullable(m);
+    }
+
+    /** Re-reads the mappings now. */
+    public void refresh() { rescan(); }
+
+    /** How many times the mappings were read (for tests and diagnostics). */
+    public int scans() { return scans; }
+
+    /** The modules known so far, one per mapped file. */
+    public synchronized List<NativeModule> modules() { return new ArrayList<>(modules.values()); }
+
+    private static NativeMapping find(Snapshot s, long ip) {
+        int lo = 0, hi = s.starts.length - 1;
+        while (lo <= hi) {
+            int mid = (lo + hi) >>> 1;
+            if (Long.compareUnsigned(ip, s.starts[mid]) < 0) hi = mid - 1;
+            else if (Long.compareUnsigned(ip, s.ends[mid]) >= 0) lo = mid + 1;
+            else return s.mappings[mid];
+        }
+        return null;
+    }
+
+    private synchronized Snapshot rescan() {
+        List<NativeMapping> exec = new ArrayList<>();
+        for (ProcMaps.Mapping m : maps.get()) {
+            if (!m.executable()) continue;
+            NativeModule module = null;
+            if (m.fileBacked()) {
+                String mapFiles = String.format("/proc/self/map_files/%x-%x", m.start(), m.end());
+                // One module per file: the same path with another device or inode is a different file.
+                module = modules.computeIfAbsent(m.dev() + ":" + m.inode() + ":" + m.path(), k -> new NativeModule(m.path(), mapFiles));
+            }
+            exec.add(new NativeMapping(m, module));
+        }
+        exec.sort((a, b) -> Long.compareUnsigned(a.mapping().start(), b.mapping().start()));
+        long[] starts = new long[exec.size()], ends = new long[exec.size()];
+        for (int i = 0; i < exec.size(); i++) {
+            starts[i] = exec.get(i).mapping().start();
+            ends[i] = exec.get(i).mapping().end();
+        }
+        Snapshot s = new Snapshot(starts, ends, exec.toArray(new NativeMapping[0]));
+        snapshot = s;
+        lastScan = System.nanoTime();
+        scans++;
+        return s;
+    }
+}

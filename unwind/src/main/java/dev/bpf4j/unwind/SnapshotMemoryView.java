@@ -1,0 +1,29 @@
+package dev.bpf4j.unwind;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+/** A copy of stack memory taken at {@code base} (a sample's stack dump): reads outside it fail softly. */
+public final class SnapshotMemoryView implements MemoryView {
+    private final long base;
+    private final ByteBuffer data;
+
+    public SnapshotMemoryView(long base, byte[] bytes) {
+        this.base = base;
+        this.data = ByteBuffer.wrap(bytes.clone()).order(ByteOrder.LITTLE_ENDIAN);
+    }
+
+    @Override public boolean contains(long address) {
+        long off = address - base;
+        return Long.compareUnsigned(address, base) >= 0 && off >= 0 && off <= data.capacity() - 8L;
+    }
+
+    @Override public long readLong(long address) {
+        if (!contains(address)) throw new IndexOutOfBoundsException(String.format("0x%x outside the snapshot", address));
+        return data.getLong((int) (address - base));
+    }
+
+    public long base() { return base; }
+
+    public int size() { return data.capacity(); }
+}

@@ -1,0 +1,62 @@
+package dev.bpf4j.unwind;
+
+import org.junit.jupiter.api.Assumptions;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/** Compiles C test libraries at test time; tests skip when gcc is missing. */
+final class Gcc {
+    private Gcc() {}
+
+    static final List<String> FLAGS = List.of("-O1", "-fno-omit-frame-pointer", "-mno-omit-leaf-frame-pointer", "-fPIC", "-shared");
+
+    /** {@code lib<name>.so} built from {@code source} in a fresh temp dir (removed when the JVM exits). */
+    static Path sharedLibrary(String name, String source) {
+        Assumptions.assumeTrue(available(), "gcc is not installed: skipping the native-library test");
+        try {
+            Path dir = Files.createTempDirectory("bpf4j-unwind-");
+            Path c = dir.resolve(name + ".c"), so = dir.resolve("lib" + name + ".so");
+            Files.writeString(c, source);
+            List<String> cmd = new java.util.ArrayList<>(List.of("gcc"));
+            cmd.addAll(FLAGS);
+            cmd.addAll(List.of("-o", so.toString(), c.toString()));
+            run(cmd);
+            for (Path p : List.of(so, c, dir)) p.toFile().deleteOnExit();
+            return so;
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    static boolean available() {
+        try {
+            return new ProcessBuilder("gcc", "--version").redirectErrorStream(true).start().waitFor() == 0;
+        } catch (IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    /** Runs a tool and returns its standard output; a failure fails the test with the tool's output. */
+    static String run(List<String> cmd) {
+        try {
+            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (!p.waitFor(60, TimeUnit.SECONDS)) throw new AssertionError(cmd + " timed out");
+            if (p.exitValue() != 0) throw new AssertionError(cmd + " failed:\n" + out);
+            return out;
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+}
