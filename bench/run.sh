@@ -35,6 +35,7 @@ load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
 load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
 {
   python3 "$here/report.py" "$out/facts.json" "$out/results.json"
+  echo
   echo "* Machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'),"\
        "$(java -version 2>&1 | head -1); load average $load_before before and $load_after after the run"\
        "(the machine is shared: expect noise). $(date -u '+%Y-%m-%d %H:%M UTC')."
