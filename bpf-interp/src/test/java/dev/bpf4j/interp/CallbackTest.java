@@ -349,4 +349,17 @@ class CallbackTest {
                 .isInstanceOf(dev.bpf4j.runtime.BpfLoadException.class)
                 .hasMessageContaining("pc 0").hasMessageContaining("function address (lddw src=4) target 6 is outside the program");
     }
+
+    @Test
+    void everyCallbackFrameStartsZeroed() {
+        // cb: out[0] += stack[-8]; stack[-8] = 99 — the next callback's frame must read 0 again
+        ProgramBuilder main = new ProgramBuilder().mov64(R6, R1).mov64(R1, 3);
+        func(main, R2, 0).mov64(R3, R6).mov64(R4, 0).call(HelperIds.LOOP).exit();
+        ProgramBuilder cb = new ProgramBuilder()
+                .ldxdw(R3, R10, -8).ldxdw(R4, R2, 0).add64(R4, R3).stxdw(R2, 0, R4)
+                .st(dev.bpf4j.isa.Opcodes.DW, R10, -8, 99)
+                .mov64(R0, 0).exit();
+        assertThat(run(link("test", main, cb))).isEqualTo(3);
+        assertThat(out(0)).isZero();
+    }
 }
