@@ -8,22 +8,28 @@ import java.util.Optional;
 
 /**
  * One invocation's inputs: the initial r1-r5, the memory regions the program may touch besides its
- * stack, the budget of taken back-edges plus calls, and the run's <em>stack source</em> for
- * {@code bpf_get_stackid}/{@code bpf_get_stack}: the probe-site {@link PtRegs} when the caller has
- * them (unwound over the live thread stack, or over {@link #stackSnapshot()} when one is given),
- * else the Java caller's stack. Engines do not modify it.
+ * stack, the budget of taken back-edges plus calls, and the packet the legacy loads
+ * {@code LD ABS/IND} read (none by default: every such load is out of range), and the run's
+ * <em>stack source</em> for {@code bpf_get_stackid}/{@code bpf_get_stack}: the probe-site
+ * {@link PtRegs} when the caller has them (unwound over the live thread stack, or over
+ * {@link #stackSnapshot()} when one is given), else the Java caller's stack. Engines do not modify it.
  */
 public final class RunContext {
     private final long[] args;
     private final List<MemoryRegion> regions;
     private final long budget;
+    private final long packetAddress;
+    private final long packetLength;
     private final PtRegs registers;
     private final MemoryView stackSnapshot;
 
-    private RunContext(long[] args, List<MemoryRegion> regions, long budget, PtRegs registers, MemoryView stackSnapshot) {
+    private RunContext(long[] args, List<MemoryRegion> regions, long budget, long packetAddress, long packetLength,
+                       PtRegs registers, MemoryView stackSnapshot) {
         this.args = args;
         this.regions = List.copyOf(regions);
         this.budget = budget;
+        this.packetAddress = packetAddress;
+        this.packetLength = packetLength;
         this.registers = registers;
         this.stackSnapshot = stackSnapshot;
     }
@@ -36,6 +42,12 @@ public final class RunContext {
     public List<MemoryRegion> regions() { return regions; }
 
     public long budget() { return budget; }
+
+    /** Start of the packet {@code LD ABS/IND} read (0 when there is none). */
+    public long packetAddress() { return packetAddress; }
+
+    /** Bytes of that packet; 0 when there is none. */
+    public long packetLength() { return packetLength; }
 
     /** The registers of the probe site the run stands for; empty for a plain run from Java. */
     public Optional<PtRegs> registers() { return Optional.ofNullable(registers); }
@@ -50,6 +62,8 @@ public final class RunContext {
         private final long[] args = new long[5];
         private final List<MemoryRegion> regions = new ArrayList<>();
         private long budget = Limits.DEFAULT_BUDGET;
+        private long packetAddress;
+        private long packetLength;
         private PtRegs registers;
         private MemoryView stackSnapshot;
 
@@ -68,6 +82,19 @@ public final class RunContext {
             return this;
         }
 
+        /**
+         * The packet the legacy loads {@code LD ABS/IND} read: {@code length} bytes of native memory
+         * at {@code address}, big-endian as on the wire. It is not a region: plain loads reach it
+         * only if a region covers it too (the object layer adds one for {@code data..data_end}).
+         */
+        public Builder packet(long address, long length) {
+            if (length < 0) throw new IllegalArgumentException("negative packet length");
+            if (address == 0 && length != 0) throw new IllegalArgumentException("packet of " + length + " bytes at address 0");
+            this.packetAddress = address;
+            this.packetLength = length;
+            return this;
+        }
+
         /** The probe-site registers the stack helpers unwind from (null: the Java caller's stack). */
         public Builder registers(PtRegs registers) { this.registers = registers; return this; }
 
@@ -79,7 +106,7 @@ public final class RunContext {
             if (stackSnapshot != null && registers == null) {
                 throw new IllegalStateException("a stack snapshot needs the registers (ip, sp, bp) to unwind it from");
             }
-            return new RunContext(args.clone(), regions, budget, registers, stackSnapshot);
+            return new RunContext(args.clone(), regions, budget, packetAddress, packetLength, registers, stackSnapshot);
         }
     }
 }
