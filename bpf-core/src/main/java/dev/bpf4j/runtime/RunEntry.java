@@ -7,10 +7,12 @@ import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
 /**
- * Marks a class whose methods stand between user code and {@link Executable#run} (a program
- * wrapper, a probe dispatcher). A Java caller stack (a run without registers) drops such frames
- * just outside the run, as it drops every {@link Executable}'s own frames, so the innermost frame
- * of the trace is the user code that asked for the run.
+ * Marks a runtime class whose frames never show in a Java caller stack (a run without registers):
+ * a program wrapper or probe dispatcher standing between user code and {@link Executable#run}, an
+ * engine's loop or helper bridge. Such frames are dropped wherever they are outside the innermost
+ * run — as are the frames of every {@link Executable} and {@link HelperCall} class — so the
+ * innermost frame of the trace is the user code that asked for the run, and a run nested in a
+ * helper shows the same frames under every engine.
  */
 @Documented
 @Retention(RetentionPolicy.RUNTIME)

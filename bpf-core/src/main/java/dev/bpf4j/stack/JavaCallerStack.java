@@ -1,6 +1,7 @@
 package dev.bpf4j.stack;
 
 import dev.bpf4j.runtime.Executable;
+import dev.bpf4j.runtime.HelperCall;
 import dev.bpf4j.runtime.RunEntry;
 import dev.bpf4j.unwind.SyntheticFrames;
 
@@ -14,9 +15,10 @@ import java.util.Set;
  * innermost first, each interned to its {@link SyntheticFrames} ip, starting at the frame that
  * called {@link Executable#run}. Everything from the innermost {@code Executable.run} inward — the
  * helper, the interpreter loop, or the JIT's native-call, jffi closure and helper-bridge frames — is
- * dropped, and so are the frames just outside it that belong to the runtime ({@link Executable}
- * classes, {@link RunEntry} classes, jffi). The trace therefore depends only on the Java call path,
- * never on the engine.
+ * dropped, and so is every frame outside it that belongs to the runtime ({@link Executable},
+ * {@link HelperCall} and {@link RunEntry} classes, jffi) — the wrappers just outside the run, and
+ * the outer engine's frames when the run is nested in a helper of another run. The trace therefore
+ * depends only on the Java call path, never on the engine.
  */
 public final class JavaCallerStack {
     private static final StackWalker WALKER = StackWalker.getInstance(Set.of(StackWalker.Option.RETAIN_CLASS_REFERENCE));
@@ -44,7 +46,7 @@ public final class JavaCallerStack {
             if (!inRun) return out;
             while (it.hasNext() && out.size() < maxDepth) {
                 StackWalker.StackFrame f = it.next();
-                if (out.isEmpty() && isRuntimeFrame(f)) continue;
+                if (isRuntimeFrame(f)) continue;
                 out.add(f);
             }
             return out;
@@ -58,10 +60,10 @@ public final class JavaCallerStack {
         return f.getMethodName().equals("run") && Executable.class.isAssignableFrom(f.getDeclaringClass());
     }
 
-    /** Frames between the user's call and the innermost run: wrappers and bridges of the runtime. */
+    /** Frames of the runtime outside the innermost run: wrappers, outer engines' loops and bridges. */
     private static boolean isRuntimeFrame(StackWalker.StackFrame f) {
         Class<?> c = f.getDeclaringClass();
-        return Executable.class.isAssignableFrom(c) || c.isAnnotationPresent(RunEntry.class)
-                || c.getName().startsWith("com.kenai.jffi.");
+        return Executable.class.isAssignableFrom(c) || HelperCall.class.isAssignableFrom(c)
+                || c.isAnnotationPresent(RunEntry.class) || c.getName().startsWith("com.kenai.jffi.");
     }
 }

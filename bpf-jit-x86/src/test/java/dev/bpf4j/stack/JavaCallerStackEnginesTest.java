@@ -1,8 +1,11 @@
 package dev.bpf4j.stack;
 
+import dev.bpf4j.isa.Assembler;
 import dev.bpf4j.maps.Errno;
 import dev.bpf4j.runtime.Engine;
 import dev.bpf4j.runtime.Executable;
+import dev.bpf4j.runtime.HelperRegistry;
+import dev.bpf4j.runtime.LoadOptions;
 import dev.bpf4j.runtime.MemoryRegion;
 import dev.bpf4j.runtime.NativeMemory;
 import dev.bpf4j.runtime.RunContext;
@@ -49,6 +52,27 @@ class JavaCallerStackEnginesTest {
             assertThat(names).as("no engine frame").noneMatch(n -> n.startsWith("dev.bpf4j.interp.") || n.startsWith("dev.bpf4j.jit.")
                     || n.startsWith("com.kenai.jffi.") || n.startsWith("dev.bpf4j.stack.StackHelpers"));
             assertThat(frames).allMatch(Frame::known);
+        }
+    }
+
+    @Test
+    void aRunNestedInAHelperShowsTheHelperAndNoFrameOfEitherEngine() {
+        try (Engines env = new Engines(127, 64)) {
+            List<Long> ids = new ArrayList<>();
+            for (Engine e : Engines.ALL) {
+                try (Executable inner = env.load(e, env.getStackId(BPF_F_USER_STACK))) {
+                    HelperRegistry h = env.helpers.toBuilder().add(100, "nested", (call, a, b, c, d, f) -> inner.run(PLAIN)).build();
+                    try (Executable outer = e.load(Assembler.assembleProgram("outer", "call 100\nexit"), LoadOptions.defaults().withHelpers(h))) {
+                        ids.add(outer.run(PLAIN));
+                    }
+                }
+            }
+            assertThat(ids.get(0)).isGreaterThanOrEqualTo(0);
+            assertThat(ids).as("interp vs JIT").containsOnly(ids.get(0));
+            List<String> names = StackTraceView.of(env.stacks).frames(ids.get(0).intValue()).stream().map(Frame::toString).toList();
+            assertThat(names.get(0)).as(names.toString()).startsWith(ME + ".lambda$aRunNestedInAHelperShowsTheHelperAndNoFrameOfEitherEngine$");
+            assertThat(names.get(1)).as(names.toString()).startsWith(ME + ".aRunNestedInAHelperShowsTheHelperAndNoFrameOfEitherEngine(");
+            assertThat(names).noneMatch(n -> n.startsWith("dev.bpf4j.interp.") || n.startsWith("dev.bpf4j.jit.") || n.startsWith("com.kenai.jffi."));
         }
     }
 
