@@ -11,8 +11,8 @@ import java.util.function.Consumer;
  * ({@link HelperIds}). Map helpers resolve map handles through the object's {@link MapTable}.
  *
  * <p>Not here, because they need engine support (callbacks into BPF code, program switching):
- * {@code bpf_loop}, {@code bpf_for_each_map_elem}, {@code bpf_tail_call}; and the stack helpers
- * ({@code bpf_get_stackid}, {@code bpf_get_stack}), which belong to the unwinding work.
+ * {@code bpf_loop}, {@code bpf_for_each_map_elem}, {@code bpf_tail_call}. The stack helpers
+ * ({@code bpf_get_stackid}, {@code bpf_get_stack}) live in {@link dev.bpf4j.stack.StackHelpers}.
  */
 public final class BpfHelpers {
     private BpfHelpers() {}
@@ -41,6 +41,7 @@ public final class BpfHelpers {
         TaskHelpers.register(b);
         ProbeHelpers.register(b, mem);
         PrintkHelpers.register(b, mem, options.traceSink());
+        dev.bpf4j.stack.StackHelpers.register(b, maps);
         return b;
     }
 

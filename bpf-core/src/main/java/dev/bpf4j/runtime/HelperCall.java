@@ -20,6 +20,12 @@ public interface HelperCall {
     /** Ends the run after this helper returns, with r0 = {@code r0} (the conformance suites' "unwind"). */
     void exit(long r0);
 
+    /**
+     * The context the run was started with (its registers and stack snapshot are the stack source of
+     * {@code bpf_get_stackid}/{@code bpf_get_stack}); null when the engine does not expose it.
+     */
+    default RunContext runContext() { return null; }
+
     /** Throws a {@link ErrorKind#BAD_HELPER_ARGUMENT} error naming this call. */
     default BpfRuntimeException badArgument(String reason) {
         return new BpfRuntimeException(ErrorKind.BAD_HELPER_ARGUMENT, programName(), pc(), 0, reason);

@@ -38,12 +38,14 @@ final class Machine implements HelperCall {
     private int helperPc;
     boolean exited;
     long exitValue;
+    private RunContext context;
 
     Machine(DecodedProgram prog) { this.prog = prog; }
 
     /** Prepares registers, frames and regions for a fresh run of {@code ctx}. */
     void reset(RunContext ctx) {
         java.util.Arrays.fill(regs, 0);
+        context = ctx;
         for (int i = 0; i < prog.entryArgs; i++) regs[1 + i] = ctx.arg(i);
         regs[10] = stack.frameTop(0);
         depth = 1;
@@ -162,6 +164,7 @@ final class Machine implements HelperCall {
 
     @Override public String programName() { return prog.name; }
     @Override public int pc() { return helperPc; }
+    @Override public RunContext runContext() { return context; }
 
     /** The run-time memory check; an empty range is not accessible, as in {@link MemoryRegion#allows}. */
     @Override public boolean accessible(long address, long size, boolean write) {

@@ -122,6 +122,11 @@ final class JitRun implements HelperCall {
         return (int) env.get(EnvLayout.CUR_PC);
     }
 
+    @Override public RunContext runContext() {
+        checkActive();
+        return context;
+    }
+
     @Override public void exit(long r0) {
         checkActive();
         env.set(EnvLayout.EXIT_R0, r0);
