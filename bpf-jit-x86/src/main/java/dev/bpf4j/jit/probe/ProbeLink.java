@@ -6,6 +6,7 @@ import dev.bpf4j.jit.runtime.JitExecutable;
 import dev.bpf4j.runtime.BpfRuntimeException;
 import dev.bpf4j.runtime.Limits;
 import dev.bpf4j.runtime.MemoryRegion;
+import dev.bpf4j.runtime.PtRegs;
 import dev.bpf4j.runtime.RunContext;
 
 import java.util.Optional;
@@ -79,10 +80,11 @@ public final class ProbeLink implements AutoCloseable {
         Upcall.unregister(upcallId);
     }
 
-    /** The upcall path: one run with r1 = the hit's pt_regs. */
+    /** The upcall path: one run with r1 = the hit's pt_regs, which are also the run's registers. */
     void runInJava(long ptRegs) {
         try {
-            RunContext.Builder ctx = RunContext.builder().arg(1, ptRegs)
+            // registers: the stack helpers unwind from the probe site, over the live stack (the hit's frames are below us).
+            RunContext.Builder ctx = RunContext.builder().arg(1, ptRegs).registers(PtRegs.read(ptRegs))
                     .region(new MemoryRegion("pt_regs", ptRegs, PtRegsLayout.SIZE, false));
             for (MemoryRegion r : program.regions()) ctx.region(r);
             program.executable().run(ctx.build());
