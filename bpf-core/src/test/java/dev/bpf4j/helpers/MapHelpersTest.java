@@ -116,6 +116,8 @@ class MapHelpersTest {
         assertThat(reg.lookup(165).orElseThrow().name()).isEqualTo("bpf_snprintf");
         assertThat(reg.lookup(125).orElseThrow().name()).isEqualTo("bpf_ktime_get_boot_ns");
         assertThat(reg.contains(TAIL_CALL)).isFalse(); // needs engine support
-        assertThat(reg.all()).hasSize(28);
+        assertThat(reg.lookup(27).orElseThrow().name()).isEqualTo("bpf_get_stackid");
+        assertThat(reg.lookup(67).orElseThrow().name()).isEqualTo("bpf_get_stack");
+        assertThat(reg.all()).hasSize(30);
     }
 }
