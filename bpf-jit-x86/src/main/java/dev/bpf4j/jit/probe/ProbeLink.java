@@ -71,7 +71,7 @@ public final class ProbeLink implements AutoCloseable {
         if (program.direct()) {
             return new TrampolineEmitter.JitCall(((JitExecutable) program.executable()).entryAddress(), env.address(), env.bytes(), stats.address());
         }
-        return new TrampolineEmitter.UpcallCall(Upcall.address(), upcallId, stats.address());
+        return new TrampolineEmitter.UpcallCall(Upcall.address(), upcallId);
     }
 
     /** After detach: the program may be closed; the native blocks stay for trampolines that may still run. */
@@ -82,6 +82,7 @@ public final class ProbeLink implements AutoCloseable {
 
     /** The upcall path: one run with r1 = the hit's pt_regs, which are also the run's registers. */
     void runInJava(long ptRegs) {
+        stats.add(ProbeStats.HITS, 1);
         try {
             // registers: the stack helpers unwind from the probe site, over the live stack (the hit's frames are below us).
             RunContext.Builder ctx = RunContext.builder().arg(1, ptRegs).registers(PtRegs.read(ptRegs))

@@ -45,7 +45,7 @@ final class TrampolineEmitter {
     record JitCall(long entry, long envTemplate, int envBytes, long stats) implements Call {}
 
     /** A call of the upcall closure {@code void upcall(long pt_regs, long link)}. */
-    record UpcallCall(long closure, long link, long stats) implements Call {}
+    record UpcallCall(long closure, long link) implements Call {}
 
     record Code(byte[] bytes, List<UnwindRow> rows) {}
 
@@ -158,9 +158,6 @@ final class TrampolineEmitter {
         e.lea(Reg.RDI, Mem.of(Reg.RBP, PT));                 /* lea rdi, [rbp + pt_regs] */
         e.movabs(Reg.RSI, c.link());                         /* movabs rsi, link id */
         e.movabs(Reg.RAX, c.closure());                      /* movabs rax, upcall */
-        e.callR(Reg.RAX);                                    /* call rax (rsp is 16-aligned) */
-        e.movabs(Reg.RCX, c.stats());                        /* movabs rcx, stats */
-        e.movImm32(Reg.RDX, 1);                              /* mov edx, 1 */
-        e.aluMR(AluOp.ADD, true, Mem.of(Reg.RCX, ProbeStats.HITS), Reg.RDX, true); /* lock add [rcx + hits], rdx */
+        e.callR(Reg.RAX);                                    /* call rax (rsp is 16-aligned); Java counts the hit if it runs */
     }
 }

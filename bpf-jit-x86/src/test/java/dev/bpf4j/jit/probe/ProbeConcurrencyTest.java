@@ -30,6 +30,7 @@ class ProbeConcurrencyTest {
         AtomicReference<Throwable> failure = new AtomicReference<>();
         AtomicLong calls = new AtomicLong();
         List<Thread> callers = new ArrayList<>();
+        List<ProbeLink> links = new ArrayList<>();
         for (int t = 0; t < 2; t++) {
             Thread th = new Thread(() -> {
                 try {
@@ -45,10 +46,10 @@ class ProbeConcurrencyTest {
             th.start();
             callers.add(th);
         }
-        List<ProbeLink> links = new ArrayList<>();
-        try (Executable jit = Engines.JIT_DIRECT.load(ProbeCountTest.counter(1, block), LoadOptions.defaults());
-             Executable interp = Engines.INTERP.load(ProbeCountTest.counter(2, block), LoadOptions.defaults())) {
-            for (int round = 0; round < 100 && failure.get() == null; round++) {
+        Executable jit = Engines.JIT_DIRECT.load(ProbeCountTest.counter(1, block), LoadOptions.defaults());
+        Executable interp = Engines.INTERP.load(ProbeCountTest.counter(2, block), LoadOptions.defaults());
+        try {
+            for (int round = 0; round < 30 && failure.get() == null; round++) {
                 ProbeLink a = NativeProbes.attach(mid, "mid", ProbeProgram.of(jit, regions));
                 ProbeLink b = NativeProbes.attach(mid, "mid", ProbeProgram.of(interp, regions));
                 Thread.sleep(1);
@@ -58,9 +59,12 @@ class ProbeConcurrencyTest {
                 links.add(b);
             }
         } finally {
+            // Stop the callers before the programs close: a thread may still be in a retired trampoline.
             stop.set(true);
             for (Thread th : callers) th.join();
         }
+        jit.close();
+        interp.close();
         assertThat(failure.get()).isNull();
         // Read once every caller has stopped: a thread may finish a hit in a just-retired trampoline.
         long hits = links.stream().mapToLong(ProbeLink::hits).sum();
