@@ -19,7 +19,8 @@ import java.util.List;
  * <pre>
  *  push rbp; mov rbp, rsp          A = S - 8: a standard frame, [A] = parent rbp, [A + 8] = site + 5
  *  pushfq; sub rsp, FRAME          flags, then the frame below (rsp 16-aligned: S is)
- *  save every register into pt_regs; ip = function, sp = S + 8, bp = parent rbp, flags
+ *  save every register into pt_regs; ip = function, sp = S + 8, bp = parent rbp, flags;
+ *  save xmm0-15 (float arguments: the JVM behind an upcall may use any of them)
  *  F1 = {parent rbp, parent ra}    the traced function's frame, as ftrace builds it for fentry
  *  F2 = {F1, site + 6}             the trampoline's frame for frame-pointer-only unwinders
  *  mov rbp, rsp                    rbp = F2: program frames chain F2 -> F1 -> parent -> ...
@@ -61,7 +62,8 @@ final class TrampolineEmitter {
     static Code emit(PatchSite site, List<Call> calls) {
         int envBytes = 0;
         for (Call c : calls) if (c instanceof JitCall) envBytes = Math.max(envBytes, ((JitCall) c).envBytes());
-        int frame = (ENV + envBytes + 15) & ~15;            // keeps F2 16-byte aligned (A - 8 is)
+        int xmm = (ENV + envBytes + 15) & ~15;              // xmm0-15: SysV makes them all caller-saved
+        int frame = xmm + 16 * 16;                          // a multiple of 16: keeps F2 16-byte aligned (A - 8 is)
         int aToF2 = 8 + frame;                               // A - F2
         CodeBuffer b = new CodeBuffer();
         X86Encoder e = new X86Encoder(b);
@@ -74,6 +76,7 @@ final class TrampolineEmitter {
         for (int i = 0; i < SAVED.length; i++) {
             e.store(8, Mem.of(Reg.RSP, PT + SAVED_AT[i]), SAVED[i]); /* mov [rsp + pt_regs.r], r */
         }
+        for (int x = 0; x < 16; x++) movdqu(b, true, x, xmm + 16 * x);   /* movdqu [rsp + xmm + 16x], xmmX */
         e.load(true, Reg.RAX, Mem.of(Reg.RBP, 0));           /* mov rax, [rbp] (parent rbp) */
         e.store(8, Mem.of(Reg.RSP, PT + PtRegsLayout.BP), Reg.RAX); /* mov [pt_regs.bp], rax */
         e.store(8, Mem.of(Reg.RSP, F1), Reg.RAX);            /* mov [F1], rax */
@@ -98,6 +101,7 @@ final class TrampolineEmitter {
             if (c instanceof JitCall) jitCall(e, b, (JitCall) c);
             else upcall(e, (UpcallCall) c);
         }
+        for (int x = 0; x < 16; x++) movdqu(b, false, x, xmm + 16 * x);  /* movdqu xmmX, [rsp + xmm + 16x] (rsp = F2) */
         b.emit8(0xff); b.emit8(0xb5); b.emit32(PT + PtRegsLayout.FLAGS); /* push qword [rbp + pt_regs.flags] (disp32) */
         b.emit8(0x9d);                                       /* popfq */
         for (int i = SAVED.length - 1; i >= 0; i--) {
@@ -150,6 +154,16 @@ final class TrampolineEmitter {
     private static void copy(X86Encoder e, int envField, int statsField) {
         e.load(true, Reg.RAX, env(envField));                /* mov rax, [env.field] */
         e.store(8, Mem.of(Reg.RCX, statsField), Reg.RAX);    /* mov [rcx + last], rax */
+    }
+
+    /** {@code movdqu [rsp + disp32], xmmN} (store) or {@code movdqu xmmN, [rsp + disp32]}: the encoder has no SSE forms. */
+    private static void movdqu(CodeBuffer b, boolean store, int xmmN, int disp) {
+        b.emit8(0xf3);                                       /* F3 prefix */
+        if (xmmN >= 8) b.emit8(0x44);                        /* REX.R */
+        b.emit8(0x0f); b.emit8(store ? 0x7f : 0x6f);         /* movdqu m128, xmm | movdqu xmm, m128 */
+        b.emit8(0x84 | ((xmmN & 7) << 3));                   /* ModRM: mod 10, reg xmm, rm 100 (SIB) */
+        b.emit8(0x24);                                       /* SIB: base rsp, no index */
+        b.emit32(disp);
     }
 
     private static Mem env(int field) { return Mem.of(Reg.RBP, ENV + field); }

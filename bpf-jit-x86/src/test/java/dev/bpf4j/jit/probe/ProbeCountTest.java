@@ -130,6 +130,24 @@ class ProbeCountTest {
         assertThat(ProcessText.read(fn + 4, 5)).isEqualTo(PatchSite.NOP5);
     }
 
+    /** Floating-point arguments (xmm0) survive the probe, whatever the program's engine does with xmm registers. */
+    @ParameterizedTest
+    @EnumSource(Engines.class)
+    void floatingPointArgumentsSurvive(Engines engine) {
+        long scaled = TestLib.address("scaled"), scale = TestLib.address("scale");
+        long block = NativeMemory.allocate(BLOCK);
+        NativeMemory.setMemory(block, BLOCK, (byte) 0);
+        List<MemoryRegion> regions = List.of(new MemoryRegion("counters", block, BLOCK, true));
+        try (Executable x = engine.load(counter(0, block), LoadOptions.defaults());
+             ProbeLink link = NativeProbes.attach(scaled, "scaled", engine.probe(x, regions))) {
+            for (int i = 0; i < 1000; i++) assertThat(TestLib.call2(scale, 3 + i, 4)).isEqualTo(2L * (4L * (3 + i)) + 1);
+            assertThat(link.hits()).isEqualTo(1000);
+            assertThat(NativeMemory.getLong(block + 32)).as("di = n").isEqualTo(4);
+        } finally {
+            NativeMemory.free(block);
+        }
+    }
+
     private static List<Long> counts(long block) {
         return List.of(NativeMemory.getLong(block), NativeMemory.getLong(block + 8), NativeMemory.getLong(block + 16));
     }

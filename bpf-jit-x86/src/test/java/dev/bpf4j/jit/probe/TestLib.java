@@ -21,7 +21,7 @@ import java.util.concurrent.TimeUnit;
  * shared library whose calls go through the PLT).
  *
  * <p>Call tree: {@code top(a) = mid(a) + mid(a + 1)}, {@code mid(a) = leaf(a, 7) + 1},
- * {@code leaf(a, b) = 3a + b}. {@code plain} has no patchable entry, {@code singles} five 1-byte
+ * {@code leaf(a, b) = 3a + b}. {@code scale(x, n) = 2 (x n + 0.5)} passes a double to {@code scaled} in xmm0. {@code plain} has no patchable entry, {@code singles} five 1-byte
  * nops; {@code cet_leaf} (built with {@code -fcf-protection}) starts with endbr64.
  */
 final class TestLib {
@@ -30,6 +30,8 @@ final class TestLib {
             "NI long leaf(long a, long b) { return a * 3 + b; }",
             "NI long mid(long a) { return leaf(a, 7) + 1; }",
             "NI long top(long a) { return mid(a) + mid(a + 1); }",
+            "NI double scaled(double x, long n) { return x * n + 0.5; }",
+            "NI long scale(long x, long n) { return (long) (scaled((double) x, n) * 2); }",
             "NI __attribute__((no_instrument_function)) long plain(long a) { return a + 1; }",
             "NI __attribute__((no_instrument_function, patchable_function_entry(5, 0))) long singles(long a) { return a + 2; }",
             "");
