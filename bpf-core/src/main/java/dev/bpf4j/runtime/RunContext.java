@@ -1,21 +1,37 @@
 package dev.bpf4j.runtime;
 
+import dev.bpf4j.unwind.MemoryView;
+
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * One invocation's inputs: the initial r1-r5, the memory regions the program may touch besides its
- * stack, and the budget of taken back-edges plus calls. Engines do not modify it.
+ * stack, the budget of taken back-edges plus calls, and the packet the legacy loads
+ * {@code LD ABS/IND} read (none by default: every such load is out of range), and the run's
+ * <em>stack source</em> for {@code bpf_get_stackid}/{@code bpf_get_stack}: the probe-site
+ * {@link PtRegs} when the caller has them (unwound over the live thread stack, or over
+ * {@link #stackSnapshot()} when one is given), else the Java caller's stack. Engines do not modify it.
  */
 public final class RunContext {
     private final long[] args;
     private final List<MemoryRegion> regions;
     private final long budget;
+    private final long packetAddress;
+    private final long packetLength;
+    private final PtRegs registers;
+    private final MemoryView stackSnapshot;
 
-    private RunContext(long[] args, List<MemoryRegion> regions, long budget) {
+    private RunContext(long[] args, List<MemoryRegion> regions, long budget, long packetAddress, long packetLength,
+                       PtRegs registers, MemoryView stackSnapshot) {
         this.args = args;
         this.regions = List.copyOf(regions);
         this.budget = budget;
+        this.packetAddress = packetAddress;
+        this.packetLength = packetLength;
+        this.registers = registers;
+        this.stackSnapshot = stackSnapshot;
     }
 
     public static Builder builder() { return new Builder(); }
@@ -27,10 +43,29 @@ public final class RunContext {
 
     public long budget() { return budget; }
 
+    /** Start of the packet {@code LD ABS/IND} read (0 when there is none). */
+    public long packetAddress() { return packetAddress; }
+
+    /** Bytes of that packet; 0 when there is none. */
+    public long packetLength() { return packetLength; }
+
+    /** The registers of the probe site the run stands for; empty for a plain run from Java. */
+    public Optional<PtRegs> registers() { return Optional.ofNullable(registers); }
+
+    /**
+     * Stack memory to unwind {@link #registers()} over instead of the calling thread's live stack
+     * (a sample's copy of the stack, or a stack built for a test).
+     */
+    public Optional<MemoryView> stackSnapshot() { return Optional.ofNullable(stackSnapshot); }
+
     public static final class Builder {
         private final long[] args = new long[5];
         private final List<MemoryRegion> regions = new ArrayList<>();
         private long budget = Limits.DEFAULT_BUDGET;
+        private long packetAddress;
+        private long packetLength;
+        private PtRegs registers;
+        private MemoryView stackSnapshot;
 
         /** Sets r{@code reg} (1-5) at entry. */
         public Builder arg(int reg, long value) {
@@ -47,6 +82,31 @@ public final class RunContext {
             return this;
         }
 
-        public RunContext build() { return new RunContext(args.clone(), regions, budget); }
+        /**
+         * The packet the legacy loads {@code LD ABS/IND} read: {@code length} bytes of native memory
+         * at {@code address}, big-endian as on the wire. It is not a region: plain loads reach it
+         * only if a region covers it too (the object layer adds one for {@code data..data_end}).
+         */
+        public Builder packet(long address, long length) {
+            if (length < 0) throw new IllegalArgumentException("negative packet length");
+            if (address == 0 && length != 0) throw new IllegalArgumentException("packet of " + length + " bytes at address 0");
+            this.packetAddress = address;
+            this.packetLength = length;
+            return this;
+        }
+
+        /** The probe-site registers the stack helpers unwind from (null: the Java caller's stack). */
+        public Builder registers(PtRegs registers) { this.registers = registers; return this; }
+
+        /** Memory holding the stack that {@link #registers} point into (null: the live thread stack). */
+        public Builder stackSnapshot(MemoryView snapshot) { this.stackSnapshot = snapshot; return this; }
+
+        /** Fails when a snapshot is given without registers to start the unwind from. */
+        public RunContext build() {
+            if (stackSnapshot != null && registers == null) {
+                throw new IllegalStateException("a stack snapshot needs the registers (ip, sp, bp) to unwind it from");
+            }
+            return new RunContext(args.clone(), regions, budget, packetAddress, packetLength, registers, stackSnapshot);
+        }
     }
 }
