@@ -59,6 +59,12 @@ public final class BpfProgram implements AutoCloseable {
     /** Name of the engine runs use unless {@link RunOptions#engine()} says otherwise. */
     public String engine() { return objectOptions.engine().name(); }
 
+    /**
+     * The executable on the object's engine: what prog-array slots hold (a tail call can only enter a
+     * program of the running engine, so tail calls made under an engine override fail with HELPER_FAILED).
+     */
+    public Executable defaultExecutable() { return executable(objectOptions.engine()); }
+
     private Executable executable(Engine engine) {
         return executables.computeIfAbsent(engine.name(), n -> {
             try {
@@ -83,6 +89,7 @@ public final class BpfProgram implements AutoCloseable {
         try (RunFrame frame = ProgramContexts.frame(spec.name(), spec.type(), options)) {
             RunContext.Builder b = RunContext.builder().arg(1, frame.ctx()).budget(objectOptions.budget());
             for (MemoryRegion r : frame.regions()) b.region(r);
+            if (frame.packetLength() > 0) b.packet(frame.packetStart(), frame.packetLength());
             for (MemoryRegion r : maps.regions()) b.region(r);
             RunContext context = b.build();
             long r0 = 0;

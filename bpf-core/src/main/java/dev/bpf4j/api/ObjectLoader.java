@@ -5,9 +5,11 @@ import dev.bpf4j.maps.BpfMap;
 import dev.bpf4j.maps.BpfMapException;
 import dev.bpf4j.maps.MapDefinition;
 import dev.bpf4j.maps.MapTable;
+import dev.bpf4j.maps.ProgArrayMap;
 import dev.bpf4j.object.BpfObjectSpec;
 import dev.bpf4j.object.MapSpec;
 import dev.bpf4j.object.ProgramSpec;
+import dev.bpf4j.object.ProgramType;
 import dev.bpf4j.runtime.BpfLoadException;
 import dev.bpf4j.runtime.HelperRegistry;
 import dev.bpf4j.runtime.LoadOptions;
@@ -30,16 +32,37 @@ final class ObjectLoader {
             HelperRegistry.Builder b = HelperRegistry.builder();
             BpfHelpers.register(b, maps, BpfHelpers.Options.defaults().withTraceSink(options.traceSink()));
             options.helperExtras().accept(b);
-            LoadOptions loadOptions = new LoadOptions(b.build(), 1, false);
+            HelperRegistry helpers = b.build();
             for (ProgramSpec p : spec.programs()) {
                 if (!p.autoload()) continue;
+                LoadOptions loadOptions = new LoadOptions(helpers, 1, false, legacyPacketLoads(p.type()));
                 programs.add(new BpfProgram(p, MapRelocator.relocate(p, maps), maps, loadOptions, options));
             }
+            fillProgArrays(spec, maps, programs);
             return new BpfObject(spec, maps, programs);
         } catch (RuntimeException e) {
             programs.forEach(BpfProgram::close);
             maps.close();
             throw e;
+        }
+    }
+
+    /** The kernel's may_access_skb: LD ABS/IND only in socket filters and tc programs. */
+    private static boolean legacyPacketLoads(ProgramType t) {
+        return t == ProgramType.SOCKET_FILTER || t == ProgramType.SCHED_CLS || t == ProgramType.SCHED_ACT;
+    }
+
+    /** libbpf's init_prog_array_slots: each {@code .values} entry of a prog array gets the loaded program. */
+    private static void fillProgArrays(BpfObjectSpec spec, MapTable maps, List<BpfProgram> programs) {
+        for (MapSpec m : spec.maps()) {
+            if (m.type() != dev.bpf4j.object.MapType.PROG_ARRAY || m.initialSlots().isEmpty()) continue;
+            ProgArrayMap array = (ProgArrayMap) maps.map(m.name()).orElseThrow();
+            for (var slot : m.initialSlotsSorted().entrySet()) {
+                BpfProgram target = programs.stream().filter(p -> p.name().equals(slot.getValue())).findFirst()
+                        .orElseThrow(() -> new BpfLoadException("load maps: prog array '" + m.name() + "' slot " + slot.getKey()
+                                + " names program '" + slot.getValue() + "', which is not loaded"));
+                array.set(slot.getKey(), target.defaultExecutable(), 0);
+            }
         }
     }
 

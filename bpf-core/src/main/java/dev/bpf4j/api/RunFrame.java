@@ -31,6 +31,12 @@ abstract class RunFrame implements AutoCloseable {
     /** Regions of this run besides the maps'. */
     abstract List<MemoryRegion> regions();
 
+    /** Where {@code LD ABS/IND} read: skb->data (0 when the type has no such packet). */
+    long packetStart() { return 0; }
+
+    /** Bytes {@code LD ABS/IND} may read (skb->len); 0 when none. */
+    long packetLength() { return 0; }
+
     /** The packet after the run, or null when the type has none. */
     byte[] dataOut() { return null; }
 

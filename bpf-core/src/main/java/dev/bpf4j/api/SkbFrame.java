@@ -107,6 +107,10 @@ final class SkbFrame extends RunFrame {
 
     @Override long ctx() { return base(); }
 
+    @Override long packetStart() { return l2 ? packet() : packet() + ETH_HLEN; }
+
+    @Override long packetLength() { return l2 ? size : size - ETH_HLEN; }
+
     @Override List<MemoryRegion> regions() {
         long start = l2 ? packet() : packet() + ETH_HLEN;
         return List.of(new MemoryRegion("__sk_buff", base(), SIZE, true),

@@ -1,12 +1,17 @@
 /* PROG_ARRAY: the entry program tail-calls a parser by EtherType; a failed tail call falls through. */
 #include "common.h"
 
+int tail_ipv4(struct xdp_md *ctx);
+int tail_ipv6(struct xdp_md *ctx);
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
 	__uint(max_entries, 4);
 	__uint(key_size, sizeof(__u32));
 	__array(values, int (void *));
-} jump_table SEC(".maps");
+} jump_table SEC(".maps") = {
+	.values = { [0] = (void *)&tail_ipv4, [1] = (void *)&tail_ipv6 },
+};
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -55,11 +60,3 @@ int tail_entry(struct xdp_md *ctx)
 	return XDP_PASS;
 }
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
-	__uint(max_entries, 4);
-	__uint(key_size, sizeof(__u32));
-	__array(values, int (void *));
-} jump_init SEC(".maps") = {
-	.values = { [0] = (void *)&tail_ipv4, [1] = (void *)&tail_ipv6 },
-};

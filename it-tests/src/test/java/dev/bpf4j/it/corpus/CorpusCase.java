@@ -9,10 +9,10 @@ import java.util.function.Consumer;
 /**
  * One corpus program and the runs to make on it (in order, on one loaded object), plus an optional
  * check of the reference (interpreter) outcome, so a wrong answer both engines share still fails.
- * {@code pending} is null, or the engine feature the case waits for.
+ * {@code pending} is null, or the JIT feature the case waits for (the JIT comparison is skipped).
  */
 record CorpusCase(String object, String program, List<RunOptions> runs, Consumer<Outcome> expect, String pending) {
-    /** A case that needs an engine feature not landed yet: {@code pending} names it. */
+    /** A case the JIT cannot run yet: {@code pending} names the missing feature. */
     CorpusCase pending(String feature) { return new CorpusCase(object, program, runs, expect, feature); }
 
     static final Path DIR = Path.of("src/test/resources/objects/corpus");

@@ -17,7 +17,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * against the case's expectations.
  */
 class CorpusDifferentialTest {
-    static List<CorpusCase> cases() { return Corpus.all().stream().filter(c -> c.pending() == null).toList(); }
+    static List<CorpusCase> cases() { return Corpus.all(); }
 
     static List<Engine> engines() {
         return Engines.available().stream().filter(e -> !e.name().equals("kernel")).toList();
@@ -36,6 +36,10 @@ class CorpusDifferentialTest {
         c.expect().accept(reference);
         for (Engine e : engines()) {
             if (e.name().equals("interp")) continue;
+            if (e.name().equals("jit") && c.pending() != null) {
+                System.out.println("corpus " + c + ": not compared on the JIT: " + c.pending());
+                continue;
+            }
             assertThat(outcome(c, e)).as("%s on %s vs interp", c, e.name()).isEqualTo(reference);
         }
     }
