@@ -13,8 +13,8 @@ import java.util.List;
 
 /**
  * The process {@link PerfCallchainTest} samples: a JIT-compiled program main → sub1 → sub2 → sub3
- * whose innermost subprogram spins in a long loop, loaded with a perf map and run for
- * {@code args[0]} milliseconds. Prints {@code pid N}, {@code symbol NAME} for main, sub1, sub2, sub3 (in that
+ * whose innermost subprogram spins in a long loop, run for {@code args[0]} milliseconds and loaded
+ * with a perf map unless {@code args[1]} is {@code jitdump} (then {@code -Dbpf4j.jitdump=true} names it). Prints {@code pid N}, {@code symbol NAME} for main, sub1, sub2, sub3 (in that
  * order), then {@code runs N}.
  */
 public final class NestedLoopChild {
@@ -24,7 +24,8 @@ public final class NestedLoopChild {
     public static void main(String[] args) {
         long millis = Long.parseLong(args[0]);
         System.out.println("pid " + ProcessHandle.current().pid());
-        try (JitExecutable x = new JitEngine().load(program(), LoadOptions.defaults().withPerfMap(true))) {
+        boolean perfMap = args.length < 2 || args[1].equals("perfmap");
+        try (JitExecutable x = new JitEngine().load(program(), LoadOptions.defaults().withPerfMap(perfMap))) {
             List<CodeRegion> regions = x.codeRegions();
             for (int i = 0; i < 4; i++) System.out.println("symbol " + regions.get(i).symbol());
             RunContext ctx = RunContext.builder().budget(Long.MAX_VALUE).build();

@@ -1,12 +1,9 @@
 package dev.bpf4j.it.perf;
 
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -31,20 +28,16 @@ class PerfCallchainTest {
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void perfNamesTheJitFunctionsAndWalksNestedSubprogramsInOrder(@TempDir Path dir) throws Exception {
-        Assumptions.assumeTrue(System.getProperty("os.arch").equals("amd64"), "the JIT is x86-64 only");
-        Assumptions.assumeTrue(onPath("perf"), "perf is not installed: skipping the perf callchain test");
+        PerfTool.assumePerf();
         Path data = dir.resolve("perf.data");
-        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        Result rec = exec(dir, 45, "perf", "record", "-q", "-e", "cpu-clock", "--call-graph=fp", "-o", data.toString(), "--",
-                java.toString(), "-XX:+PreserveFramePointer", "-cp", System.getProperty("java.class.path"),
-                NestedLoopChild.class.getName(), Long.toString(RUN_MILLIS));
-        if (rec.status != 0 && refused(rec.output)) {
-            Assumptions.abort("perf record is refused here (exit " + rec.status + "): " + firstLine(rec.output));
-        }
+        PerfTool.Result rec = PerfTool.exec(dir, 45, "perf", "record", "-q", "-e", "cpu-clock", "--call-graph=fp", "-o", data.toString(), "--",
+                PerfTool.java(), "-XX:+PreserveFramePointer", "-cp", System.getProperty("java.class.path"),
+                NestedLoopChild.class.getName(), Long.toString(RUN_MILLIS), "perfmap");
+        PerfTool.assumeRecorded(rec);
         List<String> symbols = new ArrayList<>();
-        Matcher m = Pattern.compile("(?m)^symbol (\\S+)$").matcher(rec.output);
+        Matcher m = Pattern.compile("(?m)^symbol (\\S+)$").matcher(rec.output());
         while (m.find()) symbols.add(m.group(1));
-        Matcher pid = Pattern.compile("(?m)^pid (\\d+)$").matcher(rec.output);
+        Matcher pid = Pattern.compile("(?m)^pid (\\d+)$").matcher(rec.output());
         Path perfMap = pid.find() ? Path.of("/tmp/perf-" + pid.group(1) + ".map") : null;
         try {
             check(rec, symbols, data, dir);
@@ -53,18 +46,18 @@ class PerfCallchainTest {
         }
     }
 
-    private static void check(Result rec, List<String> symbols, Path data, Path dir) throws Exception {
-        assertThat(rec.status).as("perf record + child:\n%s", rec.output).isZero();
-        assertThat(symbols).as("child output:\n%s", rec.output).hasSize(4);
+    private static void check(PerfTool.Result rec, List<String> symbols, Path data, Path dir) throws Exception {
+        assertThat(rec.status()).as("perf record + child:\n%s", rec.output()).isZero();
+        assertThat(symbols).as("child output:\n%s", rec.output()).hasSize(4);
         String main = symbols.get(0), sub1 = symbols.get(1), sub2 = symbols.get(2), sub3 = symbols.get(3);
         assertThat(main).matches("bpf_prog_[0-9a-f]{16}_nested_spin");
         assertThat(List.of(sub1, sub2, sub3)).allMatch(s -> s.matches("bpf_prog_[0-9a-f]{16}_F")).doesNotHaveDuplicates();
 
-        Result script = exec(dir, 40, "perf", "script", "-i", data.toString(), "-F", "ip,sym");
-        assertThat(script.status).as("perf script:\n%s", firstLine(script.output)).isZero();
+        PerfTool.Result script = PerfTool.exec(dir, 40, "perf", "script", "-i", data.toString(), "-F", "ip,sym");
+        assertThat(script.status()).as("perf script:\n%s", PerfTool.firstLine(script.output())).isZero();
         int inSub3 = 0, inOrder = 0;
         List<String> bad = new ArrayList<>();
-        for (List<String> chain : samples(script.output)) {
+        for (List<String> chain : samples(script.output())) {
             int at = chain.indexOf(sub3);
             if (at < 0) continue;
             inSub3++;
@@ -73,7 +66,7 @@ class PerfCallchainTest {
             else if (bad.size() < 5) bad.add(chain.toString());
         }
         for (String s : symbols) {
-            assertThat(script.output.contains(s)).as("perf script names %s (from the child's perf map)", s).isTrue();
+            assertThat(script.output().contains(s)).as("perf script names %s (from the child's perf map)", s).isTrue();
         }
         assertThat(inSub3).as("samples in the innermost loop").isGreaterThan(100);
         // A sample on a function's push rbp or ret loses one caller in the kernel's walk: rare in a long loop.
@@ -96,37 +89,5 @@ class PerfCallchainTest {
         }
         if (!cur.isEmpty()) out.add(cur);
         return out;
-    }
-
-    private record Result(int status, String output) {}
-
-    private static Result exec(Path dir, int seconds, String... command) throws IOException, InterruptedException {
-        Path out = Files.createTempFile(dir, "out", ".txt");
-        Process p = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).redirectOutput(out.toFile()).start();
-        if (!p.waitFor(seconds, TimeUnit.SECONDS)) {
-            p.descendants().forEach(ProcessHandle::destroyForcibly);
-            p.destroyForcibly();
-            throw new AssertionError(String.join(" ", command) + " did not finish in " + seconds + " s");
-        }
-        return new Result(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8));
-    }
-
-    private static boolean onPath(String tool) {
-        for (String d : System.getenv().getOrDefault("PATH", "").split(":")) {
-            if (!d.isEmpty() && Files.isExecutable(Path.of(d, tool))) return true;
-        }
-        return false;
-    }
-
-    private static boolean refused(String output) {
-        String o = output.toLowerCase();
-        return o.contains("perf_event_paranoid") || o.contains("permission denied") || o.contains("operation not permitted")
-                || o.contains("no permission") || o.contains("not supported");
-    }
-
-    private static String firstLine(String s) {
-        String t = s.strip();
-        int nl = t.indexOf('\n');
-        return nl < 0 ? t : t.substring(0, nl);
     }
 }
