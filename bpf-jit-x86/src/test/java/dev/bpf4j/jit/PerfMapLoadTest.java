@@ -6,6 +6,7 @@ import dev.bpf4j.runtime.LoadOptions;
 import dev.bpf4j.runtime.RunContext;
 import dev.bpf4j.unwind.CodeRegion;
 import dev.bpf4j.unwind.perf.PerfMapWriter;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Files;
@@ -16,6 +17,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /** {@link LoadOptions#perfMap()} names every function and the stub block of a load in /tmp/perf-<pid>.map. */
 class PerfMapLoadTest {
+    /** The test JVM's perf map is a by-product: leave no file in /tmp (later writes go to the unlinked file). */
+    @AfterAll static void removePerfMap() throws Exception { Files.deleteIfExists(PerfMapWriter.defaultPath()); }
+
     @Test void everyRegionOfAPerfMapLoadIsInTheProcessPerfMap() throws Exception {
         Program p = prog("perfmapped", mov64(1, 3), callLocal(1), exit(), mov64r(0, 1), exit());
         try (JitExecutable x = new JitEngine().load(p, LoadOptions.defaults().withPerfMap(true))) {

@@ -1,6 +1,7 @@
 package dev.bpf4j.cli;
 
 import dev.bpf4j.unwind.perf.PerfMapWriter;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -12,6 +13,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /** {@code run --perf-map} and {@code conformance --perf-map} name the JIT code in /tmp/perf-<pid>.map. */
 class PerfMapFlagTest {
+    /** The test JVM's perf map is a by-product: leave no file in /tmp (later writes go to the unlinked file). */
+    @AfterAll static void removePerfMap() throws Exception { Files.deleteIfExists(PerfMapWriter.defaultPath()); }
+
     private static Path data(Path dir, String name) throws Exception {
         Path f = dir.resolve(name + ".data");
         Files.writeString(f, "-- asm\nmov %r6, 3\ncall local f\nadd %r0, %r6\nexit\nf:\nmov %r0, 4\nexit\n-- result\n0x7\n");
