@@ -10,8 +10,9 @@ import java.util.function.Consumer;
  * Registers bpf4j's kernel helpers into a {@link HelperRegistry} under their kernel ids
  * ({@link HelperIds}). Map helpers resolve map handles through the object's {@link MapTable}.
  *
- * <p>Not here, because they need engine support (callbacks into BPF code, program switching):
- * {@code bpf_loop}, {@code bpf_for_each_map_elem}, {@code bpf_tail_call}; and the stack helpers
+ * <p>{@code bpf_loop}, {@code bpf_for_each_map_elem} and {@code bpf_tail_call} need the engine's
+ * support ({@link dev.bpf4j.runtime.HelperCall#callSubprogram}, {@link dev.bpf4j.runtime.HelperCall#tailCall});
+ * on an engine without it they end the run with HELPER_FAILED. Not here: the stack helpers
  * ({@code bpf_get_stackid}, {@code bpf_get_stack}), which belong to the unwinding work.
  */
 public final class BpfHelpers {
@@ -41,6 +42,8 @@ public final class BpfHelpers {
         TaskHelpers.register(b);
         ProbeHelpers.register(b, mem);
         PrintkHelpers.register(b, mem, options.traceSink());
+        CallbackHelpers.register(b, maps);
+        TailCallHelper.register(b, maps);
         return b;
     }
 

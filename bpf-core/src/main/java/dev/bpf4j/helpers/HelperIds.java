@@ -37,5 +37,7 @@ public final class HelperIds {
     public static final int RINGBUF_SUBMIT = 132;
     public static final int RINGBUF_DISCARD = 133;
     public static final int RINGBUF_QUERY = 134;
+    public static final int FOR_EACH_MAP_ELEM = 164;
     public static final int SNPRINTF = 165;
+    public static final int LOOP = 181;
 }

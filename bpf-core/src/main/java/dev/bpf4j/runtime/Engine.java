@@ -16,4 +16,11 @@ public interface Engine {
      * Throws {@link BpfLoadException} when it cannot (e.g. an unknown helper id).
      */
     Executable load(Program program, LoadOptions options);
+
+    /**
+     * True when a prog-array slot holding {@code target} can be entered by this engine's
+     * {@code bpf_tail_call}: an {@link Executable} this engine loaded. Loaders use it to refuse a
+     * foreign program at update time; the run checks again. Engines without tail calls say false.
+     */
+    default boolean canTailCallInto(Object target) { return false; }
 }

@@ -20,6 +20,49 @@ public interface HelperCall {
     /** Ends the run after this helper returns, with r0 = {@code r0} (the conformance suites' "unwind"). */
     void exit(long r0);
 
+    /**
+     * Runs the subprogram behind {@code handle} as a bpf-to-bpf call made at this helper's pc, with
+     * r1-r5 = the arguments, and returns its r0 (the callbacks of {@code bpf_loop} and
+     * {@code bpf_for_each_map_elem}). {@code handle} is the value an {@code lddw rX, src=4}
+     * (function address) of the running program loaded: an engine-private value (the interpreter's
+     * tagged pc, the JIT's native address). The call spends one unit of budget and opens a frame,
+     * exactly as {@code call local} does (budget first, then the 8-frame limit, both reported at
+     * this helper's pc); the caller's r6-r10 are preserved. Errors of the subprogram end the run.
+     * A handle that is not a function address of the running program is BAD_HELPER_ARGUMENT.
+     * Engines without callbacks keep this default, which ends the run with HELPER_FAILED.
+     */
+    default long callSubprogram(long handle, long r1, long r2, long r3, long r4, long r5) {
+        throw new BpfRuntimeException(ErrorKind.HELPER_FAILED, programName(), pc(), 0,
+                "this engine does not run callbacks (bpf_loop, bpf_for_each_map_elem)");
+    }
+
+    /**
+     * The engine half of {@code bpf_tail_call}, called after the helper has checked the index
+     * against {@code max_entries}. Counts one tail call of this run; when the run already made
+     * {@link Limits#MAX_TAIL_CALLS}, or {@code target} is null (empty slot: it still counts, as in the
+     * kernel), returns false and the program continues after the call. Otherwise, after the helper
+     * returns, the running program is replaced by {@code target} — the executable stored in the
+     * prog-array slot, which must come from the same engine (else HELPER_FAILED) — starting at its
+     * pc 0 with the same registers (r1 = the context) and the same stack frame; returns true. Only
+     * the main program's frame may tail call: from a subprogram or callback it is HELPER_FAILED.
+     * Engines without tail calls keep this default, which ends the run with HELPER_FAILED.
+     */
+    default boolean tailCall(Object target) {
+        throw new BpfRuntimeException(ErrorKind.HELPER_FAILED, programName(), pc(), 0,
+                "this engine does not support bpf_tail_call");
+    }
+
+    /**
+     * A buffer of {@code size} bytes (1 to {@link Limits#STACK_SIZE}) private to this helper call,
+     * which the program may read — not write — until the helper returns: the key
+     * {@code bpf_for_each_map_elem} hands its callback lives here. Calling it again during the same
+     * helper call returns the same buffer. Engines without it keep this default (HELPER_FAILED).
+     */
+    default long scratch(int size) {
+        throw new BpfRuntimeException(ErrorKind.HELPER_FAILED, programName(), pc(), 0,
+                "this engine has no helper scratch buffers");
+    }
+
     /** Throws a {@link ErrorKind#BAD_HELPER_ARGUMENT} error naming this call. */
     default BpfRuntimeException badArgument(String reason) {
         return new BpfRuntimeException(ErrorKind.BAD_HELPER_ARGUMENT, programName(), pc(), 0, reason);

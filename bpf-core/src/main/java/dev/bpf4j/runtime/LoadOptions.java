@@ -3,18 +3,24 @@ package dev.bpf4j.runtime;
 import java.util.Objects;
 
 /**
- * Load-time choices: the helpers the program may call and how many argument registers are set at
- * entry (1 for kernel programs: r1 = ctx; 2 for the conformance suites: r1 = mem, r2 = length).
+ * Load-time choices: the helpers the program may call, how many argument registers are set at
+ * entry (1 for kernel programs: r1 = ctx; 2 for the conformance suites: r1 = mem, r2 = length),
+ * whether to write perf-map lines, and whether the legacy packet loads {@code LD ABS/IND} (socket
+ * filters) are allowed; they read the run's packet ({@link RunContext#packetAddress()}).
  */
-public record LoadOptions(HelperRegistry helpers, int entryArgs, boolean perfMap) {
+public record LoadOptions(HelperRegistry helpers, int entryArgs, boolean perfMap, boolean legacyPacketLoads) {
     public LoadOptions {
         Objects.requireNonNull(helpers);
         if (entryArgs < 0 || entryArgs > 5) throw new IllegalArgumentException("entryArgs must be 0-5");
     }
 
-    public static LoadOptions defaults() { return new LoadOptions(HelperRegistry.EMPTY, 1, false); }
+    /** Without legacy packet loads, as before they existed. */
+    public LoadOptions(HelperRegistry helpers, int entryArgs, boolean perfMap) { this(helpers, entryArgs, perfMap, false); }
 
-    public LoadOptions withHelpers(HelperRegistry h) { return new LoadOptions(h, entryArgs, perfMap); }
-    public LoadOptions withEntryArgs(int n) { return new LoadOptions(helpers, n, perfMap); }
-    public LoadOptions withPerfMap(boolean on) { return new LoadOptions(helpers, entryArgs, on); }
+    public static LoadOptions defaults() { return new LoadOptions(HelperRegistry.EMPTY, 1, false, false); }
+
+    public LoadOptions withHelpers(HelperRegistry h) { return new LoadOptions(h, entryArgs, perfMap, legacyPacketLoads); }
+    public LoadOptions withEntryArgs(int n) { return new LoadOptions(helpers, n, perfMap, legacyPacketLoads); }
+    public LoadOptions withPerfMap(boolean on) { return new LoadOptions(helpers, entryArgs, on, legacyPacketLoads); }
+    public LoadOptions withLegacyPacketLoads(boolean on) { return new LoadOptions(helpers, entryArgs, perfMap, on); }
 }

@@ -5,17 +5,22 @@ import java.util.List;
 
 /**
  * One invocation's inputs: the initial r1-r5, the memory regions the program may touch besides its
- * stack, and the budget of taken back-edges plus calls. Engines do not modify it.
+ * stack, the budget of taken back-edges plus calls, and the packet the legacy loads
+ * {@code LD ABS/IND} read (none by default: every such load is out of range). Engines do not modify it.
  */
 public final class RunContext {
     private final long[] args;
     private final List<MemoryRegion> regions;
     private final long budget;
+    private final long packetAddress;
+    private final long packetLength;
 
-    private RunContext(long[] args, List<MemoryRegion> regions, long budget) {
+    private RunContext(long[] args, List<MemoryRegion> regions, long budget, long packetAddress, long packetLength) {
         this.args = args;
         this.regions = List.copyOf(regions);
         this.budget = budget;
+        this.packetAddress = packetAddress;
+        this.packetLength = packetLength;
     }
 
     public static Builder builder() { return new Builder(); }
@@ -27,10 +32,18 @@ public final class RunContext {
 
     public long budget() { return budget; }
 
+    /** Start of the packet {@code LD ABS/IND} read (0 when there is none). */
+    public long packetAddress() { return packetAddress; }
+
+    /** Bytes of that packet; 0 when there is none. */
+    public long packetLength() { return packetLength; }
+
     public static final class Builder {
         private final long[] args = new long[5];
         private final List<MemoryRegion> regions = new ArrayList<>();
         private long budget = Limits.DEFAULT_BUDGET;
+        private long packetAddress;
+        private long packetLength;
 
         /** Sets r{@code reg} (1-5) at entry. */
         public Builder arg(int reg, long value) {
@@ -47,6 +60,19 @@ public final class RunContext {
             return this;
         }
 
-        public RunContext build() { return new RunContext(args.clone(), regions, budget); }
+        /**
+         * The packet the legacy loads {@code LD ABS/IND} read: {@code length} bytes of native memory
+         * at {@code address}, big-endian as on the wire. It is not a region: plain loads reach it
+         * only if a region covers it too (the object layer adds one for {@code data..data_end}).
+         */
+        public Builder packet(long address, long length) {
+            if (length < 0) throw new IllegalArgumentException("negative packet length");
+            if (address == 0 && length != 0) throw new IllegalArgumentException("packet of " + length + " bytes at address 0");
+            this.packetAddress = address;
+            this.packetLength = length;
+            return this;
+        }
+
+        public RunContext build() { return new RunContext(args.clone(), regions, budget, packetAddress, packetLength); }
     }
 }

@@ -49,7 +49,7 @@ final class MemoryRules {
         }
         if (insn.src() == PSEUDO_IMM64) return InsnForm.LDDW;
         String name = PSEUDO_NAMES[insn.src()];
-        if (!features.pseudoLddw()) {
+        if (!features.allowsPseudo(insn.src())) {
             throw reject.at(pc, "lddw src=" + insn.src() + " (" + name + ") is unresolved: it needs the object loader to "
                     + "resolve it; only src=0 (a plain 64-bit immediate) can run here");
         }

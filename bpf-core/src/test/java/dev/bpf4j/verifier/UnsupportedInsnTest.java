@@ -1,11 +1,13 @@
 package dev.bpf4j.verifier;
 
 import dev.bpf4j.isa.Insn;
+import dev.bpf4j.program.Program;
 import dev.bpf4j.runtime.LoadOptions;
 import org.junit.jupiter.api.Test;
 
 import static dev.bpf4j.verifier.V.*;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** Known instruction families that cannot run here yet, and the features that switch some of them on. */
 class UnsupportedInsnTest {
@@ -41,7 +43,30 @@ class UnsupportedInsnTest {
     }
 
     @Test
-    void defaultFeaturesComeFromLoadOptions() {
-        assertThat(ValidatorFeatures.from(LoadOptions.defaults())).isEqualTo(ValidatorFeatures.DEFAULT);
+    void featuresComeFromLoadOptions() {
+        assertThat(ValidatorFeatures.from(LoadOptions.defaults())).isEqualTo(ValidatorFeatures.DEFAULT.withFuncAddresses(true));
+        assertThat(ValidatorFeatures.from(LoadOptions.defaults().withLegacyPacketLoads(true)))
+                .isEqualTo(ValidatorFeatures.DEFAULT.withFuncAddresses(true).withLegacyPacketLoads(true));
+    }
+
+    @Test
+    void legacyLoadsThroughLoadOptions() {
+        Program p = prog(movReg(6, 1), new Insn(0x30, 0, 0, 0, 14), EXIT);
+        assertThatThrownBy(() -> Validator.validate(p, OPTIONS)).isInstanceOf(VerifierException.class).hasMessageContaining("legacy packet load");
+        Validator.validate(p, OPTIONS.withLegacyPacketLoads(true));
+    }
+
+    @Test
+    void functionAddressesButNoOtherPseudoSourcesThroughLoadOptions() {
+        Program func = prog(new Insn(0x18, 1, 4, 0, 3), new Insn(0, 0, 0, 0, 0), mov(0, 0), EXIT, mov(0, 1), EXIT);
+        assertThat(Validator.analyze(func, OPTIONS).subprogramStarts()).containsExactly(0, 4);
+        for (int src : new int[] {1, 2, 3, 5, 6}) {
+            Program other = prog(new Insn(0x18, 1, src, 0, 0), new Insn(0, 0, 0, 0, 0), mov(0, 0), EXIT);
+            assertThatThrownBy(() -> Validator.validate(other, OPTIONS)).isInstanceOf(VerifierException.class)
+                    .hasMessageContaining("lddw src=" + src).hasMessageContaining("unresolved");
+        }
+        // the second slot of a function address stays reserved
+        Program bad = prog(new Insn(0x18, 1, 4, 0, 3), new Insn(0, 0, 0, 0, 7), mov(0, 0), EXIT, mov(0, 1), EXIT);
+        assertThatThrownBy(() -> Validator.validate(bad, OPTIONS)).isInstanceOf(VerifierException.class).hasMessageContaining("function");
     }
 }

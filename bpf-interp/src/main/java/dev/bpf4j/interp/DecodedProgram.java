@@ -4,22 +4,33 @@ import dev.bpf4j.runtime.BpfException;
 import dev.bpf4j.runtime.Helper;
 import dev.bpf4j.runtime.HelperSpec;
 
+import java.util.concurrent.atomic.AtomicLong;
+
 /**
  * A program pre-decoded for the dispatch loop: parallel arrays indexed by pc, with one extra
  * {@link InsnCode#TRAP} slot past the end. Immutable, shared by every thread that runs it.
  */
 final class DecodedProgram {
+    /** Callback handles: {@code 0xbf} tag, a per-program serial, then the target pc in the low 24 bits. */
+    static final int PC_BITS = 24;
+    private static final long TAG = 0xbfL << 56;
+    private static final AtomicLong SERIALS = new AtomicLong();
+
     final String name;
     /** Packed words, see {@link InsnCode}. */
     final long[] code;
-    /** The 64-bit immediate of each lddw slot (0 elsewhere). */
+    /** The 64-bit immediate of each lddw slot (0 elsewhere); for a function address, its callback handle. */
     final long[] wide;
     /** The helper body of each {@code call helper} slot, null elsewhere. */
     final Helper[] helpers;
     final HelperSpec[] helperSpecs;
     final int entryArgs;
+    /** The high bits every callback handle of this program carries. */
+    final long handleBase;
+    /** Pcs that an {@code lddw src=4} names: the only valid callback targets. */
+    private final boolean[] callbackTarget;
 
-    DecodedProgram(String name, long[] code, long[] wide, HelperSpec[] helperSpecs, int entryArgs) {
+    DecodedProgram(String name, long[] code, long[] wide, HelperSpec[] helperSpecs, int entryArgs, boolean[] callbackTarget) {
         this.name = name;
         this.code = code;
         this.wide = wide;
@@ -27,10 +38,22 @@ final class DecodedProgram {
         this.helpers = new Helper[helperSpecs.length];
         for (int i = 0; i < helperSpecs.length; i++) helpers[i] = helperSpecs[i] == null ? null : helperSpecs[i].body();
         this.entryArgs = entryArgs;
+        this.callbackTarget = callbackTarget;
+        this.handleBase = TAG | ((SERIALS.incrementAndGet() & 0xffffffffL) << PC_BITS);
     }
 
     /** Number of real instruction slots. */
     int length() { return code.length - 1; }
+
+    /** The handle an {@code lddw src=4} to {@code pc} loads. */
+    long handle(int pc) { return handleBase | pc; }
+
+    /** The subprogram start behind {@code handle}, or -1 when it is not a function address of this program. */
+    int callbackPc(long handle) {
+        if ((handle & ~((1L << PC_BITS) - 1)) != handleBase) return -1;
+        int pc = (int) (handle & ((1L << PC_BITS) - 1));
+        return pc < length() && callbackTarget[pc] ? pc : -1;
+    }
 
     /** The error for executing a TRAP slot or an opcode the dispatch loop does not know. */
     BpfException illegal(int pc) {

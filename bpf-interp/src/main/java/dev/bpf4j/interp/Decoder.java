@@ -24,6 +24,8 @@ final class Decoder {
     private final long[] wide;
     private final HelperSpec[] helpers;
     private final boolean[] secondSlot;
+    /** Targets of {@code lddw src=4} (function addresses), by pc of the lddw; -1 elsewhere. */
+    private final long[] funcTarget;
 
     private Decoder(Program program, LoadOptions options) {
         this.program = program;
@@ -34,6 +36,8 @@ final class Decoder {
         this.wide = new long[insns.length + 1];
         this.helpers = new HelperSpec[insns.length + 1];
         this.secondSlot = new boolean[insns.length + 1];
+        this.funcTarget = new long[insns.length + 1];
+        java.util.Arrays.fill(funcTarget, -1);
     }
 
     static DecodedProgram decode(Program program, LoadOptions options) {
@@ -42,6 +46,7 @@ final class Decoder {
 
     private DecodedProgram run() {
         if (insns.length == 0) throw error(0, "empty program");
+        if (insns.length >= 1 << DecodedProgram.PC_BITS) throw error(0, "program of " + insns.length + " slots is too large");
         for (int pc = 0; pc < insns.length; pc++) {
             if (secondSlot[pc]) continue;
             decode(pc, insns[pc]);
@@ -50,9 +55,17 @@ final class Decoder {
         for (int pc = 0; pc < insns.length; pc++) {
             if (!secondSlot[pc]) checkTarget(pc, insns[pc]);
         }
+        boolean[] callbackTarget = new boolean[insns.length];
+        for (int pc = 0; pc < insns.length; pc++) {
+            if (funcTarget[pc] < 0) continue;
+            checkInside(pc, funcTarget[pc], "function address (lddw src=4) target");
+            callbackTarget[(int) funcTarget[pc]] = true;
+        }
         long[] packed = new long[code.length];
         for (int pc = 0; pc < code.length; pc++) packed[pc] = ((long) (int) imm[pc] << 32) | (code[pc] & 0xffffffffL);
-        return new DecodedProgram(program.name(), packed, wide, helpers, options.entryArgs());
+        DecodedProgram d = new DecodedProgram(program.name(), packed, wide, helpers, options.entryArgs(), callbackTarget);
+        for (int pc = 0; pc < insns.length; pc++) if (funcTarget[pc] >= 0) wide[pc] = d.handle((int) funcTarget[pc]);
+        return d;
     }
 
     private void decode(int pc, Insn in) {
@@ -72,14 +85,30 @@ final class Decoder {
     }
 
     private void decodeLd(int pc, Insn in) {
-        if (in.opcode() != LDDW) throw error(pc, String.format("opcode 0x%02x: legacy packet loads (ABS/IND) are not supported", in.opcode()));
-        if (in.src() != PSEUDO_IMM64) throw error(pc, "lddw with src " + in.src() + " (map/BTF reference) must be relocated before loading");
+        if (in.opcode() != LDDW) {
+            decodeLegacyLoad(pc, in);
+            return;
+        }
+        if (in.src() != PSEUDO_IMM64 && in.src() != PSEUDO_FUNC) {
+            throw error(pc, "lddw with src " + in.src() + " (map/BTF reference) must be relocated before loading");
+        }
         if (pc + 1 >= insns.length || insns[pc + 1].opcode() != 0) throw error(pc, "lddw without its second slot");
         writesReg(pc, in.dst());
-        wide[pc] = in.imm64(insns[pc + 1]);
+        if (in.src() == PSEUDO_FUNC) funcTarget[pc] = pc + 1L + in.imm(); // resolved to a handle once decoded
+        else wide[pc] = in.imm64(insns[pc + 1]);
         code[pc] = word(LDDW, in.dst(), 0, 0);
         code[pc + 1] = word(InsnCode.TRAP, 0, 0, 0);
         secondSlot[pc + 1] = true;
+    }
+
+    /** LD ABS/IND B/H/W: only when the load options allow them; they write r0. */
+    private void decodeLegacyLoad(int pc, Insn in) {
+        int op = in.opcode();
+        if ((mode(op) != ABS && mode(op) != IND) || size(op) == DW) throw error(pc, String.format("unknown LD opcode 0x%02x", op));
+        if (!options.legacyPacketLoads()) {
+            throw error(pc, String.format("opcode 0x%02x: legacy packet loads (LD ABS/IND) need LoadOptions.withLegacyPacketLoads(true)", op));
+        }
+        code[pc] = word(op, 0, in.src(), 0);
     }
 
     private int decodeLdx(int pc, Insn in) {
@@ -193,8 +222,12 @@ final class Decoder {
         } else {
             target = pc + 1L + in.off();
         }
-        if (target < 0 || target >= insns.length) throw error(pc, "jump target " + target + " is outside the program");
-        if (secondSlot[(int) target]) throw error(pc, "jump target " + target + " is the second slot of an lddw");
+        checkInside(pc, target, "jump target");
+    }
+
+    private void checkInside(int pc, long target, String what) {
+        if (target < 0 || target >= insns.length) throw error(pc, what + " " + target + " is outside the program");
+        if (secondSlot[(int) target]) throw error(pc, what + " " + target + " is the second slot of an lddw");
     }
 
     /** The low 32 bits of a packed word (the imm half is added at the end). */

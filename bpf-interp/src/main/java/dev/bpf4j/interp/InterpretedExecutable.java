@@ -42,4 +42,9 @@ final class InterpretedExecutable implements Executable {
     }
 
     @Override public void close() { cleanable.clean(); }
+
+    boolean isClosed() { return machines.isClosed(); }
+
+    /** For a tail call into this program from another run's machine. */
+    DecodedProgram decoded() { return decoded; }
 }

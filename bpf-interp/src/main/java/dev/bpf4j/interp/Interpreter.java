@@ -17,10 +17,16 @@ final class Interpreter {
     static final long MASK32 = 0xffffffffL;
 
     /** Runs {@code p} on a reset machine; returns r0. {@code budget} = back-edges plus calls allowed. */
-    static long execute(DecodedProgram p, Machine m, long budget) {
-        final long[] code = p.code;
+    static long execute(DecodedProgram p, Machine m, long budget) { return execute(p, m, 0, budget, 1); }
+
+    /**
+     * Runs from {@code pc} until the frame at depth {@code base} exits (1: the main program; deeper:
+     * a callback, see {@link Machine#callSubprogram}) and returns r0; leaves the unspent budget in
+     * {@link Machine#budgetLeft}. A tail call replaces {@code p} and restarts at pc 0.
+     */
+    static long execute(DecodedProgram p, Machine m, int pc, long budget, int base) {
+        long[] code = p.code;
         final long[] r = m.regs;
-        int pc = 0;
         for (;;) {
             final long w = code[pc];
             final int lo = (int) w;
@@ -87,6 +93,14 @@ final class Interpreter {
                     case ALU | END | TO_BE: r[d] = AluOps.bswap(r[d], (int) (w >> 32)); break;
                     // ---- lddw ----
                     case LDDW: r[d] = p.wide[pc]; pc += 2; continue;
+                    // ---- legacy packet loads: out of range exits the frame with r0 = 0 ----
+                    case LD | ABS | B: case LD | ABS | H: case LD | ABS | W:
+                    case LD | IND | B: case LD | IND | H: case LD | IND | W:
+                        if (m.loadPacket(w)) break;
+                        r[0] = 0;
+                        if (m.depth == base) { m.budgetLeft = budget; return 0; }
+                        pc = m.leaveCall();
+                        continue;
                     // ---- loads and stores relative to r10, proven in-frame at load time ----
                     case STACK_LDX_B: r[d] = NativeMemory.getByte(r[s] + (lo >> 16)) & 0xffL; break;
                     case STACK_LDX_H: r[d] = NativeMemory.getShort(r[s] + (lo >> 16)) & 0xffffL; break;
@@ -172,15 +186,23 @@ final class Interpreter {
                     // ---- calls and exit ----
                     case JMP | CALL:
                         if (s == CALL_HELPER) {
+                            m.budgetLeft = budget; // callbacks spend the same budget
                             r[0] = m.callHelper(pc);
-                            if (m.exited) return m.exitValue;
+                            budget = m.budgetLeft;
+                            if (m.stop) {
+                                if (m.exited) return m.exitValue;
+                                p = m.enterTailCall(); // same registers, same frame
+                                code = p.code;
+                                pc = 0;
+                                continue;
+                            }
                             break;
                         }
                         if (--budget < 0) throw m.overBudget(pc); // budget before depth
                         pc = m.enterCall(w, pc);
                         continue;
                     case JMP | EXIT:
-                        if (m.depth == 1) return r[0];
+                        if (m.depth == base) { m.budgetLeft = budget; return r[0]; }
                         pc = m.leaveCall();
                         continue;
                     default:

@@ -23,4 +23,7 @@ public final class InterpreterEngine implements Engine {
         Objects.requireNonNull(options, "options");
         return new InterpretedExecutable(program, Decoder.decode(program, options));
     }
+
+    /** Any program this engine loaded (the engine keeps no per-instance state). */
+    @Override public boolean canTailCallInto(Object target) { return target instanceof InterpretedExecutable; }
 }

@@ -23,7 +23,10 @@ import static dev.bpf4j.isa.Opcodes.STX;
  * pool them so concurrent runs each get their own.
  */
 final class Machine implements HelperCall {
-    final DecodedProgram prog;
+    /** The program this machine's executable loaded; each run starts with it. */
+    private final DecodedProgram home;
+    /** The running program: {@link #home}, or the target of the last tail call. */
+    DecodedProgram prog;
     final StackFrames stack = new StackFrames();
     final long[] regs = new long[11];
     /** r6-r9 of each caller, 4 per frame. */
@@ -36,19 +39,36 @@ final class Machine implements HelperCall {
     private int regionCount;
     private List<MemoryRegion> boundRegions;
     private int helperPc;
+    /** Set by a helper that ended the run ({@link #exit}) or asked for a tail call: the loop must look. */
+    boolean stop;
     boolean exited;
     long exitValue;
+    private DecodedProgram pendingTailCall;
+    private int tailCalls;
+    /** Bit d set: the scratch buffer of the helper call made at frame depth d is readable. */
+    private int scratchLive;
+    private long packetAddress, packetLength;
 
-    Machine(DecodedProgram prog) { this.prog = prog; }
+    Machine(DecodedProgram prog) {
+        this.home = prog;
+        this.prog = prog;
+    }
 
     /** Prepares registers, frames and regions for a fresh run of {@code ctx}. */
     void reset(RunContext ctx) {
         java.util.Arrays.fill(regs, 0);
         for (int i = 0; i < prog.entryArgs; i++) regs[1 + i] = ctx.arg(i);
         regs[10] = stack.frameTop(0);
+        stack.zeroFrame(0);
         depth = 1;
-        exited = false;
-        budget = ctx.budget();
+        prog = home;
+        stop = exited = false;
+        pendingTailCall = null;
+        tailCalls = 0;
+        scratchLive = 0;
+        budgetLimit = budgetLeft = ctx.budget();
+        packetAddress = ctx.packetAddress();
+        packetLength = ctx.packetLength();
         List<MemoryRegion> rs = ctx.regions();
         if (rs != boundRegions) bind(rs); // RunContext's list is immutable: same list, same table
     }
@@ -81,7 +101,8 @@ final class Machine implements HelperCall {
                     && Long.compareUnsigned(a, regionStart[i]) >= 0
                     && Long.compareUnsigned(end, regionEnd[i]) <= 0) return true;
         }
-        return stack.inLiveFrame(a, end, depth);
+        if (stack.inLiveFrame(a, end, depth)) return true;
+        return !write && scratchLive != 0 && stack.inLiveScratch(a, end, scratchLive);
     }
 
     long check(long a, int size, boolean write, int pc) {
@@ -120,9 +141,14 @@ final class Machine implements HelperCall {
     // ---- calls ----
 
     /** The run's budget of back-edges plus calls, for the error message. */
-    long budget;
+    private long budgetLimit;
+    /**
+     * What is left of the budget while a helper runs: the dispatch loop keeps the count in a local
+     * and stores it here around each helper call, so that callbacks spend the same budget.
+     */
+    long budgetLeft;
 
-    BpfRuntimeException overBudget(int pc) { return BpfRuntimeException.budgetExceeded(prog.name, pc, budget); }
+    BpfRuntimeException overBudget(int pc) { return BpfRuntimeException.budgetExceeded(prog.name, pc, budgetLimit); }
 
     /** {@code call local}: saves r6-r9 and the return pc, opens a fresh frame; returns the target pc. */
     int enterCall(long w, int pc) {
@@ -130,6 +156,7 @@ final class Machine implements HelperCall {
         System.arraycopy(regs, 6, saved, depth * 4, 4);
         returnPc[depth] = pc + 1;
         regs[10] = stack.frameTop(depth);
+        stack.zeroFrame(depth);
         depth++;
         return InsnCode.imm(w);
     }
@@ -142,12 +169,18 @@ final class Machine implements HelperCall {
         return returnPc[depth];
     }
 
-    /** {@code call helper}: r0 = helper(r1..r5). A helper error ends the run; other exceptions become HELPER_FAILED. */
+    /**
+     * {@code call helper}: r0 = helper(r1..r5). A helper error ends the run; other exceptions become
+     * HELPER_FAILED. Afterwards {@link #stop} tells the loop about an exit or a tail call.
+     */
     long callHelper(int pc) {
         Helper h = prog.helpers[pc];
         helperPc = pc;
+        int d = depth;
         try {
             return h.call(this, regs[1], regs[2], regs[3], regs[4], regs[5]);
+        } catch (ExitSignal e) { // a helper inside a callback ended the run: exited is set
+            return 0;
         } catch (BpfRuntimeException e) {
             throw e;
         } catch (RuntimeException e) {
@@ -155,7 +188,98 @@ final class Machine implements HelperCall {
                     "helper " + prog.helperSpecs[pc].name() + " (id " + prog.helperSpecs[pc].id() + ") threw " + e);
             failure.initCause(e);
             throw failure;
+        } finally {
+            scratchLive &= ~(1 << d);
         }
+    }
+
+    // ---- callbacks, tail calls, scratch (docs/runtime-semantics.md) ----
+
+    @Override public long callSubprogram(long handle, long r1, long r2, long r3, long r4, long r5) {
+        DecodedProgram p = prog;
+        int callPc = helperPc;
+        int target = p.callbackPc(handle);
+        if (target < 0) {
+            throw badArgument(String.format("callback 0x%x is not a function address (lddw src=4) of program '%s'", handle, p.name));
+        }
+        if (--budgetLeft < 0) throw overBudget(callPc); // budget before depth, as call local
+        if (depth == Limits.MAX_CALL_FRAMES) throw BpfRuntimeException.callDepthExceeded(p.name, callPc, Limits.MAX_CALL_FRAMES);
+        long r6 = regs[6], r7 = regs[7], r8 = regs[8], r9 = regs[9], r10 = regs[10];
+        int outer = depth;
+        regs[1] = r1; regs[2] = r2; regs[3] = r3; regs[4] = r4; regs[5] = r5;
+        regs[10] = stack.frameTop(depth);
+        stack.zeroFrame(depth);
+        depth++;
+        try {
+            long r0 = Interpreter.execute(p, this, target, budgetLeft, depth);
+            if (exited) throw ExitSignal.INSTANCE;
+            return r0;
+        } finally {
+            depth = outer;
+            regs[6] = r6; regs[7] = r7; regs[8] = r8; regs[9] = r9; regs[10] = r10;
+            helperPc = callPc;
+        }
+    }
+
+    @Override public boolean tailCall(Object target) {
+        if (depth != 1) {
+            throw new BpfRuntimeException(ErrorKind.HELPER_FAILED, prog.name, helperPc, 0, "bpf_tail_call from frame depth " + depth
+                    + " (a subprogram or callback): bpf4j allows tail calls only from the main program's frame");
+        }
+        if (tailCalls >= Limits.MAX_TAIL_CALLS) return false;
+        tailCalls++; // an empty slot counts too, as in the kernel
+        if (target == null) return false;
+        if (!(target instanceof InterpretedExecutable)) {
+            throw new BpfRuntimeException(ErrorKind.HELPER_FAILED, prog.name, helperPc, 0, "bpf_tail_call: the prog-array slot holds "
+                    + target.getClass().getName() + ", not a program loaded by the interp engine (fill prog arrays with executables of the engine that runs them)");
+        }
+        InterpretedExecutable next = (InterpretedExecutable) target;
+        if (next.isClosed()) {
+            throw new BpfRuntimeException(ErrorKind.HELPER_FAILED, prog.name, helperPc, 0,
+                    "bpf_tail_call: target program '" + next.program().name() + "' was closed while still in a prog array");
+        }
+        pendingTailCall = next.decoded();
+        stop = true;
+        return true;
+    }
+
+    /** After a helper asked for a tail call: the running program becomes the target, same registers and frame. */
+    DecodedProgram enterTailCall() {
+        prog = pendingTailCall;
+        pendingTailCall = null;
+        stop = false;
+        return prog;
+    }
+
+    @Override public long scratch(int size) {
+        if (size < 1 || size > Limits.STACK_SIZE) {
+            throw badArgument("scratch buffer of " + size + " bytes (1 to " + Limits.STACK_SIZE + ")");
+        }
+        scratchLive |= 1 << depth;
+        return stack.scratch(depth);
+    }
+
+    // ---- LD ABS/IND (docs/runtime-semantics.md "Legacy packet loads") ----
+
+    /**
+     * Loads 1, 2 or 4 big-endian bytes of the run's packet into r0 and returns true, or returns
+     * false when {@code [offset, offset + size)} is not inside it. The offset is the imm (plus src
+     * for IND) truncated to a signed 32-bit int, as the kernel's bpf_skb_load_helper_* take it.
+     */
+    boolean loadPacket(long w) {
+        int op = InsnCode.opcode(w);
+        long off = InsnCode.imm(w);
+        if ((op & 0xe0) == dev.bpf4j.isa.Opcodes.IND) off += regs[InsnCode.src(w)];
+        int offset = (int) off;
+        int size = dev.bpf4j.isa.Opcodes.sizeBytes(op);
+        if (offset < 0 || offset + (long) size > packetLength) return false;
+        long a = packetAddress + offset;
+        switch (size) {
+            case 1: regs[0] = NativeMemory.getByte(a) & 0xffL; break;
+            case 2: regs[0] = Short.reverseBytes(NativeMemory.getShort(a)) & 0xffffL; break;
+            default: regs[0] = Integer.reverseBytes(NativeMemory.getInt(a)) & 0xffffffffL;
+        }
+        return true;
     }
 
     // ---- HelperCall ----
@@ -169,7 +293,7 @@ final class Machine implements HelperCall {
     }
 
     @Override public void exit(long r0) {
-        exited = true;
+        exited = stop = true;
         exitValue = r0;
     }
 

@@ -8,6 +8,7 @@ import dev.bpf4j.runtime.NativeMemory;
  * {@link Limits#STACK_SIZE} bytes, the main program's at the top and each callee below its caller,
  * as on a native stack. A {@link #GAP}-byte hole between frames stands for the saved rbp and return
  * address of the JIT's frames: it is never accessible, so an access straddling two frames fails.
+ * A separate block holds one {@link Limits#STACK_SIZE}-byte helper scratch buffer per frame depth.
  */
 final class StackFrames {
     static final int GAP = 16;
@@ -18,14 +19,31 @@ final class StackFrames {
     final long base;
     /** r10 of the main program's frame: the end of the block. */
     final long top;
+    /** Scratch buffer of depth d (1..MAX_CALL_FRAMES) at scratchBase + (d - 1) * STACK_SIZE. */
+    private final long scratchBase;
 
     StackFrames() {
         this.base = NativeMemory.allocate(BYTES);
         this.top = base + BYTES;
+        this.scratchBase = NativeMemory.allocate((long) Limits.STACK_SIZE * Limits.MAX_CALL_FRAMES);
+    }
+
+    /** The helper scratch buffer of frame depth {@code depth} (1 = main program). */
+    long scratch(int depth) { return scratchBase + (long) (depth - 1) * Limits.STACK_SIZE; }
+
+    /** True when {@code [a, end)} lies inside one scratch buffer whose depth bit is set in {@code live}. */
+    boolean inLiveScratch(long a, long end, int live) {
+        long off = a - scratchBase;
+        if (off < 0 || off >= (long) Limits.STACK_SIZE * Limits.MAX_CALL_FRAMES) return false;
+        int k = (int) (off / Limits.STACK_SIZE);
+        return (live & (1 << (k + 1))) != 0 && end - scratchBase <= (long) (k + 1) * Limits.STACK_SIZE;
     }
 
     /** r10 of frame {@code k} (0 = main program). */
     long frameTop(int k) { return top - (long) k * STRIDE; }
+
+    /** Zeroes frame {@code k}: every frame reads as zero until written (docs/runtime-semantics.md). */
+    void zeroFrame(int k) { NativeMemory.setMemory(frameTop(k) - Limits.STACK_SIZE, Limits.STACK_SIZE, (byte) 0); }
 
     /**
      * True when {@code [a, end)} (a non-empty range that does not wrap) lies inside one of the
@@ -39,5 +57,8 @@ final class StackFrames {
         return a >= frameEnd - Limits.STACK_SIZE && end <= frameEnd;
     }
 
-    void free() { NativeMemory.free(base); }
+    void free() {
+        NativeMemory.free(base);
+        NativeMemory.free(scratchBase);
+    }
 }
