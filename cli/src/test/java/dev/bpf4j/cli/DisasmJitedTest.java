@@ -97,6 +97,15 @@ class DisasmJitedTest {
         assertThat(codeBytes(r.out())).isEqualTo(expectedImage());
     }
 
+    @Test void programsCallingHelpersBeyondTheConformanceOnesAreListedToo(@TempDir Path dir) throws Exception {
+        Path f = dir.resolve("helpers.data");
+        Files.writeString(f, "-- asm\ncall 1\ncall 1\ncall 14\nexit\n-- result\n0x0\n");
+        System.setProperty(ObjdumpX86.PROPERTY, "none");
+        CliRunner r = CliRunner.run("disasm", "--jited", f.toString());
+        assertThat(r.status()).as(r.err()).isZero();
+        assertThat(r.out()).contains("; pc 0: call 1\n").contains("; pc 2: call 14\n");
+    }
+
     @Test void jitedTakesNoValue(@TempDir Path dir) throws Exception {
         CliRunner r = CliRunner.run("disasm", "--jited=yes", dataFile(dir).toString());
         assertThat(r.status()).isEqualTo(2);
