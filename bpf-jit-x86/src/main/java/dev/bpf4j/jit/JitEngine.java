@@ -11,6 +11,7 @@ import dev.bpf4j.runtime.BpfLoadException;
 import dev.bpf4j.runtime.Engine;
 import dev.bpf4j.runtime.HelperSpec;
 import dev.bpf4j.runtime.LoadOptions;
+import dev.bpf4j.unwind.perf.PerfInterop;
 
 import java.util.HashMap;
 import java.util.List;
@@ -22,6 +23,10 @@ import java.util.Optional;
  * frame per function, maps it W^X and registers every function with the code map. Java helpers
  * are called through one jffi closure; {@link #withNativeHelper} binds a helper id to native code
  * instead (hot helpers, tests that inspect the machine state).
+ *
+ * <p>Perf interop: {@link LoadOptions#perfMap()} starts the process's {@code /tmp/perf-<pid>.map};
+ * the system property {@code bpf4j.jitdump=true} its jitdump file (see {@link PerfInterop}). Both
+ * stay on for the rest of the process and cover every JIT function and stub block.
  */
 public final class JitEngine implements Engine {
     private final Map<Integer, HelperBinding> nativeHelpers;
@@ -43,6 +48,9 @@ public final class JitEngine implements Engine {
         Map<Integer, HelperSpec> javaHelpers = new HashMap<>();
         Map<Integer, HelperBinding> bindings = bindHelpers(program, options, javaHelpers);
         CompiledProgram compiled = JitCompiler.compile(program, bindings, options.entryArgs());
+        // Perf writers listen to the code map, so they are on before this program's regions register.
+        if (options.perfMap()) PerfInterop.enablePerfMap();
+        if (PerfInterop.jitDumpRequested()) PerfInterop.enableJitDump();
         return new JitExecutable(program, compiled, javaHelpers, bindings);
     }
 

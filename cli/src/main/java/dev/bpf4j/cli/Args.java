@@ -2,6 +2,7 @@ package dev.bpf4j.cli;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -11,9 +12,13 @@ import java.util.Set;
 public final class Args {
     private final Map<String, String> options = new HashMap<>();
     private final List<String> positionals = new ArrayList<>();
+    private final Set<String> flagsGiven = new HashSet<>();
 
     /** Parses {@code args}; every option must be one of {@code valued} and take a value. */
-    public Args(List<String> args, Set<String> valued) {
+    public Args(List<String> args, Set<String> valued) { this(args, valued, Set.of()); }
+
+    /** As {@link #Args(List, Set)}, also accepting the value-less options in {@code flags}. */
+    public Args(List<String> args, Set<String> valued, Set<String> flags) {
         for (int i = 0; i < args.size(); i++) {
             String a = args.get(i);
             if (a.equals("--")) {
@@ -28,6 +33,11 @@ public final class Args {
                     name = a.substring(0, eq);
                     value = a.substring(eq + 1);
                 }
+                if (value == null && flags.contains(name)) {
+                    if (!flagsGiven.add(name)) throw new UsageException("option '" + name + "' given twice");
+                    continue;
+                }
+                if (flags.contains(name)) throw new UsageException("option '" + name + "' takes no value");
                 if (!valued.contains(name)) throw new UsageException("unknown option '" + name + "'");
                 if (value == null) {
                     if (i + 1 >= args.size()) throw new UsageException("option '" + name + "' needs a value");
@@ -43,6 +53,9 @@ public final class Args {
     public Optional<String> option(String name) { return Optional.ofNullable(options.get(name)); }
 
     public List<String> positionals() { return positionals; }
+
+    /** Whether the value-less option {@code name} was given. */
+    public boolean flag(String name) { return flagsGiven.contains(name); }
 
     /** The single positional argument, or a usage error naming {@code what}. */
     public String single(String what) {

@@ -13,16 +13,18 @@ import java.util.Set;
 final class DisasmCommand implements Command {
     @Override public String name() { return "disasm"; }
     @Override public String summary() { return "disassemble a .bin (or the program of a .data file)"; }
-    @Override public String usage() { return "bpf4j disasm FILE.bin|FILE.data|OBJ.o [--syntax asm|llvm]"; }
+    @Override public String usage() { return "bpf4j disasm FILE.bin|FILE.data|OBJ.o [--syntax asm|llvm] [--jited]"; }
 
     @Override public int run(List<String> argv, PrintStream out, PrintStream err) {
-        Args args = new Args(argv, Set.of("--syntax"));
+        Args args = new Args(argv, Set.of("--syntax"), Set.of("--jited"));
         String syntax = args.option("--syntax").orElse("asm");
         if (!syntax.equals("asm") && !syntax.equals("llvm")) throw new UsageException("unknown syntax '" + syntax + "' (expected asm or llvm)");
         Path file = Path.of(args.single("FILE"));
         if (ObjectDisasm.isElf(file)) return ObjectDisasm.run(file, out);
         ProgramInput input = ProgramInput.load(file);
-        if (syntax.equals("llvm")) {
+        if (args.flag("--jited")) {
+            out.print(JitedDisasm.listing(input.program()));
+        } else if (syntax.equals("llvm")) {
             out.print(TextAssembly.llvmListing(input.program()));
         } else {
             for (String line : TextAssembly.print(input.program())) out.println(line);

@@ -36,9 +36,8 @@ final class ObjectRun {
     private ObjectRun() {}
 
     static int run(Path file, List<String> argv, PrintStream out, PrintStream err) {
-        List<String> rest = new ArrayList<>(argv);
-        boolean dumpMaps = rest.remove("--dump-maps");
-        Args args = new Args(rest, Set.of("--program", "--engine", "--data-in", "--ctx-in", "--repeat"));
+        Args args = new Args(argv, Set.of("--program", "--engine", "--data-in", "--ctx-in", "--repeat"), Set.of("--dump-maps"));
+        boolean dumpMaps = args.flag("--dump-maps");
         String engine = args.option("--engine").orElse("interp");
         RunOptions options = RunOptions.defaults();
         if (args.option("--data-in").isPresent()) options = options.withDataIn(read(args.option("--data-in").get()));

@@ -5,6 +5,7 @@ import dev.bpf4j.cli.conformance.MemoryBlock;
 import dev.bpf4j.runtime.Bpf;
 import dev.bpf4j.runtime.Engine;
 import dev.bpf4j.runtime.Executable;
+import dev.bpf4j.runtime.LoadOptions;
 
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -16,20 +17,21 @@ import java.util.Set;
 final class RunCommand implements Command {
     @Override public String name() { return "run"; }
     @Override public String summary() { return "run a .data, .bin or .s program and print r0"; }
-    @Override public String usage() { return "bpf4j run FILE [--engine interp|jit|all] [--mem HEXFILE]\n       " + ObjectRun.USAGE; }
+    @Override public String usage() { return "bpf4j run FILE [--engine interp|jit|all] [--mem HEXFILE] [--perf-map]\n       " + ObjectRun.USAGE; }
 
     @Override public int run(List<String> argv, PrintStream out, PrintStream err) {
         // An ELF object goes through the object API (maps, program types, contexts): ObjectRun.
         if (!argv.isEmpty() && !argv.get(0).startsWith("-") && ObjectDisasm.isElf(Path.of(argv.get(0)))) {
             return ObjectRun.run(Path.of(argv.get(0)), argv.subList(1, argv.size()), out, err);
         }
-        Args args = new Args(argv, Set.of("--engine", "--mem"));
+        Args args = new Args(argv, Set.of("--engine", "--mem"), Set.of(PerfMapFlag.NAME));
+        LoadOptions options = ConformanceHelpers.loadOptions().withPerfMap(PerfMapFlag.given(args, err));
         Path file = Path.of(args.single("FILE"));
         List<Engine> engines = Engines.select(args.option("--engine").orElse("interp"));
         ProgramInput input = ProgramInput.load(file);
         if (args.option("--mem").isPresent()) input = input.withMem(ProgramInput.loadMem(Path.of(args.option("--mem").get())));
         if (engines.size() == 1) {
-            out.println(format(runOnce(input, engines.get(0))));
+            out.println(format(runOnce(input, engines.get(0), options)));
             return 0;
         }
         // Several engines: one line each, and a non-zero status when any fails or they disagree.
@@ -37,7 +39,7 @@ final class RunCommand implements Command {
         Set<String> outcomes = new HashSet<>();
         for (Engine engine : engines) {
             try {
-                long r0 = runOnce(input, engine);
+                long r0 = runOnce(input, engine, options);
                 out.println(engine.name() + ": " + format(r0));
                 outcomes.add(format(r0));
             } catch (RuntimeException e) {
@@ -53,9 +55,9 @@ final class RunCommand implements Command {
         return status;
     }
 
-    private static long runOnce(ProgramInput input, Engine engine) {
+    private static long runOnce(ProgramInput input, Engine engine, LoadOptions options) {
         try (MemoryBlock mem = MemoryBlock.of(input.mem());
-             Executable exe = Bpf.load(input.program(), engine, ConformanceHelpers.loadOptions())) {
+             Executable exe = Bpf.load(input.program(), engine, options)) {
             return exe.run(mem.context());
         }
     }

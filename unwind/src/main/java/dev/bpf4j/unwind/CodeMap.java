@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * The generated-code regions of this process, by address. Thread-safe: code generators register
@@ -15,6 +16,7 @@ public final class CodeMap {
 
     private final ConcurrentSkipListMap<Long, CodeRegion> byStart =
             new ConcurrentSkipListMap<>(Long::compareUnsigned);
+    private final List<CodeMapListener> listeners = new CopyOnWriteArrayList<>();
 
     /** The process-wide map every JIT registers with. */
     public static CodeMap global() { return GLOBAL; }
@@ -27,12 +29,42 @@ public final class CodeMap {
                 throw new IllegalStateException("code region " + region.symbol() + " overlaps " + clash.get().symbol());
             }
             byStart.put(region.start(), region);
+            for (CodeMapListener l : listeners) notify(l, region, true);
         }
     }
 
     /** Removes {@code region}; returns false when it was not registered. */
     public boolean unregister(CodeRegion region) {
-        return byStart.remove(region.start(), region);
+        synchronized (this) {
+            boolean removed = byStart.remove(region.start(), region);
+            if (removed) for (CodeMapListener l : listeners) notify(l, region, false);
+            return removed;
+        }
+    }
+
+    /**
+     * Adds {@code listener} and replays every region already registered to it, so it sees the
+     * whole map whenever it joins. Adding the same listener twice has no effect.
+     */
+    public void addListener(CodeMapListener listener) {
+        synchronized (this) {
+            if (listeners.contains(listener)) return;
+            listeners.add(listener);
+            for (CodeRegion r : byStart.values()) notify(listener, r, true);
+        }
+    }
+
+    /** Removes {@code listener}; returns false when it was not added. */
+    public boolean removeListener(CodeMapListener listener) {
+        synchronized (this) { return listeners.remove(listener); }
+    }
+
+    private static void notify(CodeMapListener l, CodeRegion r, boolean registered) {
+        try {
+            if (registered) l.registered(r); else l.unregistered(r);
+        } catch (RuntimeException e) {
+            System.err.println("bpf4j: code map listener " + l + " failed on " + r.symbol() + ": " + e);
+        }
     }
 
     /** The region containing {@code ip}. */

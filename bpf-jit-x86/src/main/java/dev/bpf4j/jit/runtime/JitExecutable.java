@@ -136,7 +136,11 @@ public final class JitExecutable implements Executable {
         }
     }
 
-    private static List<CodeRegion> codeRegions(Program program, JitLayout layout, long base) {
+    /**
+     * The code-map regions (symbols, extents, unwind rows) of {@code program} compiled to {@code layout}
+     * at {@code base}: what {@link #codeRegions()} holds once mapped; disassemblers pass base 0.
+     */
+    public static List<CodeRegion> codeRegions(Program program, JitLayout layout, long base) {
         List<CodeRegion> out = new ArrayList<>();
         String name = symbolName(program.name());
         String mainTag = ProgramTag.of(program.insns());

@@ -1,0 +1,133 @@
+package dev.bpf4j.cli;
+
+import dev.bpf4j.cli.conformance.ConformanceHelpers;
+import dev.bpf4j.cli.jited.ObjdumpX86;
+import dev.bpf4j.isa.Assembler;
+import dev.bpf4j.jit.JitEngine;
+import dev.bpf4j.jit.compiler.CompiledProgram;
+import dev.bpf4j.program.Program;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** {@code bpf4j disasm --jited}: with objdump the instructions, without it hex; every byte of the image, under its symbol and pc. */
+class DisasmJitedTest {
+    private static final String ASM = """
+            mov %r6, 3
+            call local f
+            add %r0, %r6
+            exit
+            f:
+            ldxw %r0, [%r1+4]
+            exit
+            """;
+    private static final Pattern CODE = Pattern.compile("^\\s*([0-9a-f]+):\\t([0-9a-f ]+?)\\s*(?:\\t(.*))?$");
+
+    @AfterEach void clearTool() { System.clearProperty(ObjdumpX86.PROPERTY); }
+
+    private static Path dataFile(Path dir) throws Exception {
+        Path f = dir.resolve("twofn.data");
+        Files.writeString(f, "-- asm\n" + ASM + "-- mem\n00 00 00 00 07 00 00 00\n-- result\n0xa\n");
+        return f;
+    }
+
+    private static byte[] expectedImage() {
+        Program p = Assembler.assembleProgram("twofn", ASM);
+        CompiledProgram c = new JitEngine().compile(p, ConformanceHelpers.loadOptions());
+        return c.code();
+    }
+
+    @Test void withObjdumpEachFunctionIsHeadedBySymbolAndItsPcsAreFollowedByX86Instructions(@TempDir Path dir) throws Exception {
+        Assumptions.assumeTrue(ObjdumpX86.find().isPresent(), "objdump (binutils) is not installed");
+        CliRunner r = CliRunner.run("disasm", "--jited", dataFile(dir).toString());
+        assertThat(r.status()).as(r.err()).isZero();
+        String out = r.out();
+        assertThat(out).containsPattern("(?m)^bpf_prog_[0-9a-f]{16}_twofn:\n\\s+0:\t55\\s+\tpush rbp\n\\s+1:\t48 89 e5\\s+\tmov rbp,rsp$");
+        assertThat(out).containsPattern("(?m)^bpf_prog_[0-9a-f]{16}_F:$");
+        assertThat(out).containsPattern("(?m)^bpf_prog_[0-9a-f]{16}_twofn__stubs:$");
+        assertThat(out).contains("; pc 0: r6 = 0x3\n").contains("; pc 4: r0 = *(u32 *)(r1 + 4)\n").contains("; pc 3: exit\n");
+        // pc 0 becomes a 32-bit move into rbx (R6).
+        assertThat(out).containsPattern("; pc 0: r6 = 0x3\n\\s+[0-9a-f]+:\t[0-9a-f ]+\t(mov ebx,0x3|mov rbx,0x3)\n");
+        assertThat(out).containsPattern("(?m)\tret$");
+        assertThat(codeBytes(out)).isEqualTo(expectedImage());
+        assertThat(codeLines(out)).allSatisfy(m -> assertThat(m.group(3)).as("instruction text").isNotBlank());
+    }
+
+    @Test void withoutObjdumpTheBytesArePrintedInHexUnderTheSameHeadersAndPcs(@TempDir Path dir) throws Exception {
+        System.setProperty(ObjdumpX86.PROPERTY, "none");
+        CliRunner r = CliRunner.run("disasm", "--jited", dataFile(dir).toString());
+        assertThat(r.status()).as(r.err()).isZero();
+        String out = r.out();
+        assertThat(out).containsPattern("(?m)^bpf_prog_[0-9a-f]{16}_twofn:\n\\s+0:\t55 48 89 e5");
+        assertThat(out).containsPattern("(?m)^bpf_prog_[0-9a-f]{16}_F:\n");
+        assertThat(out).contains("; pc 0: r6 = 0x3\n").contains("; pc 4: r0 = *(u32 *)(r1 + 4)\n");
+        assertThat(codeBytes(out)).isEqualTo(expectedImage());
+        assertThat(codeLines(out)).allSatisfy(m -> {
+            assertThat(m.group(3)).isNull();
+            assertThat(m.group(2).split(" ")).hasSizeLessThanOrEqualTo(16);
+        });
+    }
+
+    @Test void aMissingObjdumpFallsBackToHex(@TempDir Path dir) throws Exception {
+        System.setProperty(ObjdumpX86.PROPERTY, dir.resolve("no-such-objdump").toString());
+        CliRunner r = CliRunner.run("disasm", "--jited", dataFile(dir).toString());
+        assertThat(r.status()).as(r.err()).isZero();
+        assertThat(codeBytes(r.out())).isEqualTo(expectedImage());
+        assertThat(codeLines(r.out())).allSatisfy(m -> assertThat(m.group(3)).isNull());
+    }
+
+    @Test void rawBytecodeWorksToo(@TempDir Path dir) throws Exception {
+        Path bin = dir.resolve("twofn.bin");
+        Files.write(bin, Assembler.assembleBytes(ASM));
+        System.setProperty(ObjdumpX86.PROPERTY, "none");
+        CliRunner r = CliRunner.run("disasm", "--jited", bin.toString());
+        assertThat(r.status()).as(r.err()).isZero();
+        assertThat(codeBytes(r.out())).isEqualTo(expectedImage());
+    }
+
+    @Test void programsCallingHelpersBeyondTheConformanceOnesAreListedToo(@TempDir Path dir) throws Exception {
+        Path f = dir.resolve("helpers.data");
+        Files.writeString(f, "-- asm\ncall 1\ncall 1\ncall 14\nexit\n-- result\n0x0\n");
+        System.setProperty(ObjdumpX86.PROPERTY, "none");
+        CliRunner r = CliRunner.run("disasm", "--jited", f.toString());
+        assertThat(r.status()).as(r.err()).isZero();
+        assertThat(r.out()).contains("; pc 0: call 1\n").contains("; pc 2: call 14\n");
+    }
+
+    @Test void jitedTakesNoValue(@TempDir Path dir) throws Exception {
+        CliRunner r = CliRunner.run("disasm", "--jited=yes", dataFile(dir).toString());
+        assertThat(r.status()).isEqualTo(2);
+        assertThat(r.err()).contains("option '--jited' takes no value");
+    }
+
+    private static List<Matcher> codeLines(String listing) {
+        List<Matcher> out = new ArrayList<>();
+        for (String line : listing.split("\n")) {
+            Matcher m = CODE.matcher(line);
+            if (m.matches()) out.add(m);
+        }
+        return out;
+    }
+
+    /** The listed bytes in order, checking that each line starts where the previous one ended. */
+    private static byte[] codeBytes(String listing) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        for (Matcher m : codeLines(listing)) {
+            assertThat(Integer.parseInt(m.group(1), 16)).as("offset of %s", m.group()).isEqualTo(bytes.size());
+            bytes.writeBytes(HexFormat.of().parseHex(m.group(2).replace(" ", "")));
+        }
+        return bytes.toByteArray();
+    }
+}
