@@ -1,5 +1,11 @@
 package dev.bpf4j.it;
 
+import dev.bpf4j.api.BpfObject;
+import dev.bpf4j.api.RunOptions;
+import dev.bpf4j.api.RunResult;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
 import dev.bpf4j.interp.InterpreterEngine;
 import dev.bpf4j.isa.Assembler;
 import dev.bpf4j.isa.ProgramBuilder;
@@ -36,6 +42,22 @@ class ReadmeExampleTest {
         try (Executable exe = Bpf.load(sum, new InterpreterEngine(), LoadOptions.defaults())) {
             long r0 = exe.run(RunContext.builder().arg(1, 100).build());
             assertThat(r0).isEqualTo(5050);
+        }
+    }
+
+    @Test
+    void readmeObjectExampleRunsOnBothEngines() {
+        Path object = Path.of("src/test/resources/objects/corpus/xdp_proto_count.o");
+        for (String engine : new String[]{"interp", "jit"}) {
+            byte[] packet = new byte[64];
+            packet[12] = 0x08;
+            try (BpfObject obj = BpfObject.open(object).maxEntries("proto_counts", 4).load(engine)) {
+                RunResult r = obj.program("xdp_proto_count").run(RunOptions.packet(packet));
+                assertThat(r.retval()).as(engine).isEqualTo(2);
+                ByteBuffer v = ByteBuffer.wrap(obj.map("proto_counts").lookup(new byte[4]).orElseThrow()).order(ByteOrder.LITTLE_ENDIAN);
+                assertThat(v.getLong(0)).as(engine + " packets").isEqualTo(1);
+                assertThat(v.getLong(8)).as(engine + " bytes").isEqualTo(64);
+            }
         }
     }
 
