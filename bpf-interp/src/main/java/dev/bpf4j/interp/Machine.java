@@ -59,6 +59,7 @@ final class Machine implements HelperCall {
         java.util.Arrays.fill(regs, 0);
         for (int i = 0; i < prog.entryArgs; i++) regs[1 + i] = ctx.arg(i);
         regs[10] = stack.frameTop(0);
+        stack.zeroFrame(0);
         depth = 1;
         prog = home;
         stop = exited = false;
@@ -155,6 +156,7 @@ final class Machine implements HelperCall {
         System.arraycopy(regs, 6, saved, depth * 4, 4);
         returnPc[depth] = pc + 1;
         regs[10] = stack.frameTop(depth);
+        stack.zeroFrame(depth);
         depth++;
         return InsnCode.imm(w);
     }

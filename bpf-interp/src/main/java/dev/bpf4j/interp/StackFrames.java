@@ -42,6 +42,9 @@ final class StackFrames {
     /** r10 of frame {@code k} (0 = main program). */
     long frameTop(int k) { return top - (long) k * STRIDE; }
 
+    /** Zeroes frame {@code k}: every frame reads as zero until written (docs/runtime-semantics.md). */
+    void zeroFrame(int k) { NativeMemory.setMemory(frameTop(k) - Limits.STACK_SIZE, Limits.STACK_SIZE, (byte) 0); }
+
     /**
      * True when {@code [a, end)} (a non-empty range that does not wrap) lies inside one of the
      * {@code live} innermost-to-outermost frames 0 .. live-1.

@@ -1,6 +1,8 @@
 package dev.bpf4j.jit.compiler;
 
 import dev.bpf4j.jit.x86.AluOp;
+import dev.bpf4j.jit.x86.Cond;
+import dev.bpf4j.program.StackUse;
 import dev.bpf4j.jit.x86.Mem;
 import dev.bpf4j.jit.x86.Reg;
 import dev.bpf4j.jit.x86.X86Encoder;
@@ -22,6 +24,7 @@ final class FrameEmitter {
         e.movRR(true, Reg.RBP, Reg.RSP);                        /* mov rbp, rsp */
         c.fpStart[f.index()] = c.pos();
         e.aluRI(AluOp.SUB, true, Reg.RSP, frame.frameBytes());  /* sub rsp, 512 (+ alignment pad) */
+        zeroFrame(e, StackUse.bytesToZero(c.insns, f.startPc(), f.endPc()));
         for (Reg r : frame.saved()) e.push(r);                  /* push callee-saved */
         if (f.isMain() && !c.entryTrampoline) {
             e.movRR(true, RegMap.ENV, Reg.RSI);                 /* mov r12, rsi (env) */
@@ -29,6 +32,22 @@ final class FrameEmitter {
             e.store(8, JitContext.env(EnvLayout.EXIT_RBP), Reg.RBP);  /* mov [r12 + EXIT_RBP], rbp */
             loadEntryArgs(e, entryArgs);
         }
+    }
+
+    /** Zeroes {@code [rbp - bytes, rbp)}: a frame reads as zero until written, in both engines. */
+    static void zeroFrame(X86Encoder e, int bytes) {
+        if (bytes == 0) return;
+        e.aluRR(AluOp.XOR, false, Reg.R11, Reg.R11);            /* xor r11d, r11d */
+        if (bytes <= 64) {
+            for (int off = 8; off <= bytes; off += 8) e.store(8, Mem.of(Reg.RBP, -off), Reg.R11); /* mov [rbp - off], r11 */
+            return;
+        }
+        e.lea(Reg.R10, Mem.of(Reg.RBP, -bytes));                /* lea r10, [rbp - bytes] */
+        int loop = e.position();
+        e.store(8, Mem.of(Reg.R10, 0), Reg.R11);                /* loop: mov [r10], r11 */
+        e.aluRI(AluOp.ADD, true, Reg.R10, 8);                   /* add r10, 8 */
+        e.aluRR(AluOp.CMP, true, Reg.R10, Reg.RBP);             /* cmp r10, rbp */
+        e.jccRel8(Cond.NE, loop);                               /* jne loop */
     }
 
     private static void loadEntryArgs(X86Encoder e, int entryArgs) {

@@ -1,0 +1,28 @@
+package dev.bpf4j.cli.conformance;
+
+import dev.bpf4j.runtime.HelperRegistry;
+import dev.bpf4j.runtime.LoadOptions;
+
+/** The helpers and load options the public conformance suites assume. */
+public final class ConformanceHelpers {
+    private ConformanceHelpers() {}
+
+    /** Helper id of the suites' {@code unwind}. */
+    public static final int UNWIND = 5;
+
+    /**
+     * Helper 5 returns its first argument; when that is 0 the whole program ends at once with
+     * r0 = 0 (uBPF's convention, which the suites' {@code call_unwind*} tests rely on).
+     */
+    public static final HelperRegistry HELPERS = HelperRegistry.builder()
+            .add(UNWIND, "unwind", (call, r1, r2, r3, r4, r5) -> {
+                if (r1 == 0) call.exit(0);
+                return r1;
+            })
+            .build();
+
+    /** r1 = memory block, r2 = its length; helper 5. */
+    public static LoadOptions loadOptions() {
+        return LoadOptions.defaults().withHelpers(HELPERS).withEntryArgs(2);
+    }
+}

@@ -1,0 +1,53 @@
+package dev.bpf4j.it;
+
+import dev.bpf4j.interp.InterpreterEngine;
+import dev.bpf4j.isa.Assembler;
+import dev.bpf4j.isa.ProgramBuilder;
+import dev.bpf4j.program.Program;
+import dev.bpf4j.runtime.Bpf;
+import dev.bpf4j.runtime.Executable;
+import dev.bpf4j.runtime.LoadOptions;
+import dev.bpf4j.runtime.RunContext;
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static dev.bpf4j.isa.Reg.R0;
+import static dev.bpf4j.isa.Reg.R1;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The Java API example of README.md, kept compiling and correct. */
+class ReadmeExampleTest {
+    @Test
+    void readmeExampleRuns() {
+        Program sum = Assembler.assembleProgram("sum", """
+                mov %r0, 0
+                loop:
+                add %r0, %r1
+                sub %r1, 1
+                jne %r1, 0, loop
+                exit
+                """);
+        Program same = new ProgramBuilder()
+                .mov64(R0, 0).label("loop").add64(R0, R1).sub64(R1, 1).jne(R1, 0, "loop").exit()
+                .build("sum");
+        assertThat(same.insns()).isEqualTo(sum.insns());
+        try (Executable exe = Bpf.load(sum, new InterpreterEngine(), LoadOptions.defaults())) {
+            long r0 = exe.run(RunContext.builder().arg(1, 100).build());
+            assertThat(r0).isEqualTo(5050);
+        }
+    }
+
+    @Test
+    void readmeTestCommandIsTheOneCiRuns() throws Exception {
+        Path root = Path.of("..").toAbsolutePath().normalize();
+        String readme = Files.readString(root.resolve("README.md"));
+        String ci = Files.readString(root.resolve(".ci/run"));
+        String command = "mvn -B -ntp verify";
+        assertThat(readme).contains("```sh\n" + command + "\n```");
+        assertThat(ci.strip()).endsWith("\n" + command);
+        assertThat(readme).contains("./bpf4j run examples/fib.data");
+        assertThat(Files.exists(root.resolve("examples/fib.data"))).isTrue();
+    }
+}
