@@ -115,7 +115,9 @@ class MapHelpersTest {
         assertThat(reg.lookup(130).orElseThrow().name()).isEqualTo("bpf_ringbuf_output");
         assertThat(reg.lookup(165).orElseThrow().name()).isEqualTo("bpf_snprintf");
         assertThat(reg.lookup(125).orElseThrow().name()).isEqualTo("bpf_ktime_get_boot_ns");
-        assertThat(reg.contains(TAIL_CALL)).isFalse(); // needs engine support
-        assertThat(reg.all()).hasSize(28);
+        assertThat(reg.lookup(TAIL_CALL).orElseThrow().name()).isEqualTo("bpf_tail_call");
+        assertThat(reg.lookup(164).orElseThrow().name()).isEqualTo("bpf_for_each_map_elem");
+        assertThat(reg.lookup(181).orElseThrow().name()).isEqualTo("bpf_loop");
+        assertThat(reg.all()).hasSize(31);
     }
 }

@@ -208,6 +208,7 @@ final class Machine implements HelperCall {
         int outer = depth;
         regs[1] = r1; regs[2] = r2; regs[3] = r3; regs[4] = r4; regs[5] = r5;
         regs[10] = stack.frameTop(depth);
+        stack.zeroFrame(depth);
         depth++;
         try {
             long r0 = Interpreter.execute(p, this, target, budgetLeft, depth);

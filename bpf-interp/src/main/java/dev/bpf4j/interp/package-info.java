@@ -10,7 +10,10 @@
  *       {@link dev.bpf4j.interp.AtomicOps} hold the semantics of every operation, once.</li>
  *   <li>{@code Machine} is one run's state: registers, the off-heap {@code StackFrames}, call
  *       frames, memory checks and the {@link dev.bpf4j.runtime.HelperCall} a helper sees.
- *       Executables pool machines, so runs from several threads never share a stack.</li>
+ *       Executables pool machines, so runs from several threads never share a stack. It also runs
+ *       callbacks (a nested {@code Interpreter.execute} that returns when the callback's frame
+ *       exits), switches programs on a tail call, keeps the helper scratch buffers and does the
+ *       legacy packet loads.</li>
  * </ul>
  *
  * The stack is zeroed when a machine is created, not between runs: as in the kernel, reading

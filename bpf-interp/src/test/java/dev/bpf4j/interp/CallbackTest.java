@@ -308,4 +308,58 @@ class CallbackTest {
             other.close();
         }
     }
+
+    @Test
+    void anExitInsideACallbackEndsTheWholeRun() {
+        // helper 5 ends the run with r0 = its r1 when r1 != 0: the callback calls it at index 2
+        ProgramBuilder main = new ProgramBuilder().mov64(R6, R1).mov64(R1, 10);
+        func(main, R2, 0).mov64(R3, R6).mov64(R4, 0).call(HelperIds.LOOP).mov64(R0, -1).exit();
+        ProgramBuilder cb = new ProgramBuilder()
+                .ldxdw(R3, R2, 0).add64(R3, 1).stxdw(R2, 0, R3)
+                .jne(R1, 2, "go")
+                .mov64(R1, 55).call(5)
+                .label("go").mov64(R0, 0).exit();
+        LoadOptions o = LoadOptions.defaults().withHelpers(BpfHelpers.registry(maps).toBuilder()
+                .add(5, "stop", (c, r1, r2, r3, r4, r5) -> { c.exit(r1); return 0; }).build());
+        try (Executable e = Bpf.load(link("test", main, cb), Runner.ENGINE, o)) {
+            assertThat(e.run(RunContext.builder().arg(1, out).region(new MemoryRegion("out", out, 16, true)).build())).isEqualTo(55);
+        }
+        assertThat(out(0)).isEqualTo(3);
+    }
+
+    @Test
+    void aHandleOfAnotherProgramIsRefused() {
+        // program A leaks its callback handle through out[0]; program B passes it to bpf_loop
+        ProgramBuilder a = new ProgramBuilder().mov64(R6, R1);
+        func(a, R2, 0).stxdw(R6, 0, R2).mov64(R0, 0).exit();
+        run(link("test", a, new ProgramBuilder().mov64(R0, 1).exit()));
+        long handle = out(0);
+        ProgramBuilder b = new ProgramBuilder().mov64(R6, R1).mov64(R1, 1).ldxdw(R2, R6, 0).mov64(R3, 0).mov64(R4, 0)
+                .call(HelperIds.LOOP).exit();
+        ProgramBuilder cb = new ProgramBuilder().mov64(R0, 1).exit();
+        Program pb = link("test", b, cb);
+        assertThat(Errors.expect(ErrorKind.BAD_HELPER_ARGUMENT, 5, () -> run(pb)).getMessage()).contains(String.format("0x%x", handle));
+    }
+
+    @Test
+    void functionAddressOutsideTheProgramIsALoadError() {
+        Program p = new Program("test", List.of(new dev.bpf4j.isa.Insn(0x18, 2, 4, 0, 5), new dev.bpf4j.isa.Insn(0, 0, 0, 0, 0),
+                new dev.bpf4j.isa.Insn(0xb7, 0, 0, 0, 0), new dev.bpf4j.isa.Insn(0x95, 0, 0, 0, 0)));
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Runner.ENGINE.load(p, LoadOptions.defaults()))
+                .isInstanceOf(dev.bpf4j.runtime.BpfLoadException.class)
+                .hasMessageContaining("pc 0").hasMessageContaining("function address (lddw src=4) target 6 is outside the program");
+    }
+
+    @Test
+    void everyCallbackFrameStartsZeroed() {
+        // cb: out[0] += stack[-8]; stack[-8] = 99 — the next callback's frame must read 0 again
+        ProgramBuilder main = new ProgramBuilder().mov64(R6, R1).mov64(R1, 3);
+        func(main, R2, 0).mov64(R3, R6).mov64(R4, 0).call(HelperIds.LOOP).exit();
+        ProgramBuilder cb = new ProgramBuilder()
+                .ldxdw(R3, R10, -8).ldxdw(R4, R2, 0).add64(R4, R3).stxdw(R2, 0, R4)
+                .st(dev.bpf4j.isa.Opcodes.DW, R10, -8, 99)
+                .mov64(R0, 0).exit();
+        assertThat(run(link("test", main, cb))).isEqualTo(3);
+        assertThat(out(0)).isZero();
+    }
 }
