@@ -169,6 +169,23 @@ class TailCallTest {
         return new Program("tramp", p);
     }
 
+    /** A helper that asks for a tail call and then ends the run: the exit wins, on both engines. */
+    @Test
+    void exitWinsOverATailCallOfTheSameHelperCall() {
+        for (Engine engine : List.of(Both.INTERP, Jit.ENGINE)) {
+            try (Executable target = engine.load(stackReader(0), LoadOptions.defaults())) {
+                dev.bpf4j.runtime.HelperRegistry h = dev.bpf4j.runtime.HelperRegistry.builder().add(201, "tail_then_exit", (call, a, b, c, d, e) -> {
+                    assertThat(call.tailCall(target)).isTrue();
+                    call.exit(9);
+                    return 0;
+                }).build();
+                try (Executable m = engine.load(I.prog("both", I.call(201), I.mov64(0, 1), I.exit()), LoadOptions.defaults().withHelpers(h))) {
+                    assertThat(m.run(RunContext.builder().build())).as(engine.name()).isEqualTo(9);
+                }
+            }
+        }
+    }
+
     @Test
     void onlyFromTheMainFrame() {
         assertThat(agree(TailCallTest::fromSubprogram, 0, List.of(TailCallTest::stackReader))).startsWith("HELPER_FAILED@fromsub:");
