@@ -186,6 +186,51 @@ class TailCallTest {
         }
     }
 
+    /** Tail-calls the empty slot 1 {@code empties} times, then slot 0: r0 = 0xfa11 when the limit stopped that one. */
+    static LongFunction<Program> emptiesThenSlot0(int empties) {
+        return jmp -> new ProgramBuilder()
+                .mov64(R6, R1).mov64(R7, 0)
+                .label("again").mov64(R1, R6).lddw(R2, jmp).mov64(R3, 1).call(HelperIds.TAIL_CALL)
+                .add64(R7, 1).jlt(R7, empties, "again")
+                .mov64(R1, R6).lddw(R2, jmp).mov64(R3, 0).call(HelperIds.TAIL_CALL)
+                .mov64(R0, 0xfa11).exit().build("empties");
+    }
+
+    @Test
+    void emptySlotsCountTowardsTheLimit() {
+        List<LongFunction<Program>> slots = new ArrayList<>();
+        slots.add(TailCallTest::stackReader);
+        slots.add(null);
+        assertThat(agree(emptiesThenSlot0(32), 0, slots)).startsWith("r0=77 ");
+        assertThat(agree(emptiesThenSlot0(33), 0, slots)).startsWith("r0=fa11 ");
+    }
+
+    @Test
+    void aClosedTargetIsRefused() {
+        for (Engine engine : List.of(Both.INTERP, Jit.ENGINE)) {
+            long out = NativeMemory.allocate(OUT);
+            try (MapTable maps = MapTable.create(List.of(new MapDefinition("jmp", MapType.PROG_ARRAY, 4, 4, 4, 0)))) {
+                NativeMemory.setMemory(out, OUT, (byte) 0);
+                LoadOptions o = LoadOptions.defaults().withHelpers(BpfHelpers.registry(maps));
+                try (Executable m = engine.load(caller(maps.handle("jmp")), o)) {
+                    Executable target = engine.load(stackReader(0), o);
+                    ((ProgArrayMap) maps.map("jmp").orElseThrow()).set(0, target, 0);
+                    target.close();
+                    try {
+                        m.run(RunContext.builder().arg(1, out).region(new MemoryRegion("out", out, OUT, true)).build());
+                        throw new AssertionError(engine.name() + ": expected HELPER_FAILED");
+                    } catch (BpfRuntimeException e) {
+                        assertThat(e.kind().name()).as(engine.name()).isEqualTo("HELPER_FAILED");
+                        assertThat(e.pc()).as(engine.name()).isEqualTo(9);
+                        assertThat(e.getMessage()).as(engine.name()).contains("was closed");
+                    }
+                }
+            } finally {
+                NativeMemory.free(out);
+            }
+        }
+    }
+
     @Test
     void onlyFromTheMainFrame() {
         assertThat(agree(TailCallTest::fromSubprogram, 0, List.of(TailCallTest::stackReader))).startsWith("HELPER_FAILED@fromsub:");
