@@ -195,6 +195,37 @@ class CallbackTest {
                 .startsWith("r0=0 ");
     }
 
+    /** Over a hash map filled from Java: cb adds key * 1000 + value to out[0] and stops at key 3. */
+    @Test
+    void forEachOverAHashMap() {
+        String r = agree(m -> {
+            dev.bpf4j.maps.BpfMap hash = m.map("hash").orElseThrow();
+            for (int k = 1; k <= 5; k++) {
+                byte[] key = java.nio.ByteBuffer.allocate(4).order(java.nio.ByteOrder.LITTLE_ENDIAN).putInt(k).array();
+                byte[] value = java.nio.ByteBuffer.allocate(8).order(java.nio.ByteOrder.LITTLE_ENDIAN).putLong(k * 11L).array();
+                hash.update(key, value, 0);
+            }
+            ProgramBuilder main = new ProgramBuilder().mov64(R6, R1).lddw(R1, m.handle("hash"));
+            func(main, R2, 0).mov64(R3, R6).mov64(R4, 0).call(HelperIds.FOR_EACH_MAP_ELEM).stxdw(R6, 8, R0).mov64(R0, 0).exit();
+            ProgramBuilder cb = new ProgramBuilder()
+                    .ldxw(R5, R2, 0).mov64(R0, R5).mul64(R0, 1000).ldxdw(R1, R3, 0).add64(R0, R1)
+                    .ldxdw(R1, R4, 0).add64(R1, R0).stxdw(R4, 0, R1)
+                    .mov64(R0, 0).jne(R5, 3, "go").mov64(R0, 1).label("go").exit();
+            return link("hashwalk", main, cb);
+        });
+        assertThat(r).startsWith("r0=0 ");
+    }
+
+    @Test
+    void functionAddressesOutsideTheProgramAreRefusedAtLoad() {
+        Program outside = new Program("far", List.of(new Insn(Opcodes.LDDW, 2, Opcodes.PSEUDO_FUNC, 0, 40), new Insn(0, 0, 0, 0, 0), I.exit()));
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Jit.ENGINE.load(outside, LoadOptions.defaults()))
+                .isInstanceOf(dev.bpf4j.runtime.BpfLoadException.class).hasMessageContaining("pc 0").hasMessageContaining("outside the program");
+        Program secondSlot = new Program("mid", List.of(new Insn(Opcodes.LDDW, 2, Opcodes.PSEUDO_FUNC, 0, 0), new Insn(0, 0, 0, 0, 0), I.exit()));
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Jit.ENGINE.load(secondSlot, LoadOptions.defaults()))
+                .isInstanceOf(dev.bpf4j.runtime.BpfLoadException.class).hasMessageContaining("second slot");
+    }
+
     @Test
     void badHandlesAreBadArguments() {
         assertThat(agree(m -> I.prog("badcb", I.mov64(1, 2), I.lddw(2, 0x1234), I.mov64(3, 0), I.mov64(4, 0),
