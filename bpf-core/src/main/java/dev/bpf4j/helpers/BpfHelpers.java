@@ -12,8 +12,8 @@ import java.util.function.Consumer;
  *
  * <p>{@code bpf_loop}, {@code bpf_for_each_map_elem} and {@code bpf_tail_call} need the engine's
  * support ({@link dev.bpf4j.runtime.HelperCall#callSubprogram}, {@link dev.bpf4j.runtime.HelperCall#tailCall});
- * on an engine without it they end the run with HELPER_FAILED. Not here: the stack helpers
- * ({@code bpf_get_stackid}, {@code bpf_get_stack}), which belong to the unwinding work.
+ * on an engine without it they end the run with HELPER_FAILED. The stack helpers
+ * ({@code bpf_get_stackid}, {@code bpf_get_stack}) live in {@link dev.bpf4j.stack.StackHelpers}.
  */
 public final class BpfHelpers {
     private BpfHelpers() {}
@@ -44,6 +44,7 @@ public final class BpfHelpers {
         PrintkHelpers.register(b, mem, options.traceSink());
         CallbackHelpers.register(b, maps);
         TailCallHelper.register(b, maps);
+        dev.bpf4j.stack.StackHelpers.register(b, maps);
         return b;
     }
 

@@ -1,6 +1,7 @@
 package dev.bpf4j.maps;
 
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
@@ -17,6 +18,8 @@ public final class StackTraceMap extends BpfMap {
     }
 
     private final AtomicReferenceArray<Bucket> buckets;
+    /** The kernel's preallocated free list holds max_entries elements, fewer than the buckets when not a power of two. */
+    private final AtomicInteger freeElements;
 
     public StackTraceMap(MapDefinition def) {
         super(def);
@@ -28,6 +31,7 @@ public final class StackTraceMap extends BpfMap {
         int n = Integer.highestOneBit(def.maxEntries());
         if (n != def.maxEntries()) n <<= 1;
         this.buckets = new AtomicReferenceArray<>(n);
+        this.freeElements = new AtomicInteger(def.maxEntries());
     }
 
     public int buckets() { return buckets.length(); }
@@ -57,6 +61,18 @@ public final class StackTraceMap extends BpfMap {
         return inRange(id) && buckets.compareAndSet(id, expected, b);
     }
 
+    /** pcpu_freelist_pop: false (the helper's -ENOMEM) when all max_entries elements hold traces. */
+    public boolean takeElement() {
+        while (true) {
+            int n = freeElements.get();
+            if (n <= 0) return false;
+            if (freeElements.compareAndSet(n, n - 1)) return true;
+        }
+    }
+
+    /** pcpu_freelist_push: an element left its bucket (replaced or deleted). */
+    public void returnElement() { freeElements.incrementAndGet(); }
+
     public Optional<long[]> ips(int id) {
         Bucket b = bucket(id);
         return b == null ? Optional.empty() : Optional.of(b.ips().clone());
@@ -81,7 +97,9 @@ public final class StackTraceMap extends BpfMap {
     @Override protected int remove(byte[] key) {
         int id = le32(key);
         if (!inRange(id)) return -Errno.E2BIG;
-        return buckets.getAndSet(id, null) == null ? -Errno.ENOENT : 0;
+        if (buckets.getAndSet(id, null) == null) return -Errno.ENOENT;
+        returnElement();
+        return 0;
     }
 
     /** stack_map_get_next_key: the next non-empty bucket after {@code key}; from 0 when key is null, out of range or empty. */

@@ -21,6 +21,12 @@ public interface HelperCall {
     void exit(long r0);
 
     /**
+     * The context the run was started with (its registers and stack snapshot are the stack source of
+     * {@code bpf_get_stackid}/{@code bpf_get_stack}); null when the engine does not expose it.
+     */
+    default RunContext runContext() { return null; }
+
+    /**
      * Runs the subprogram behind {@code handle} as a bpf-to-bpf call made at this helper's pc, with
      * r1-r5 = the arguments, and returns its r0 (the callbacks of {@code bpf_loop} and
      * {@code bpf_for_each_map_elem}). {@code handle} is the value an {@code lddw rX, src=4}

@@ -1,12 +1,18 @@
 package dev.bpf4j.runtime;
 
+import dev.bpf4j.unwind.MemoryView;
+
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * One invocation's inputs: the initial r1-r5, the memory regions the program may touch besides its
  * stack, the budget of taken back-edges plus calls, and the packet the legacy loads
- * {@code LD ABS/IND} read (none by default: every such load is out of range). Engines do not modify it.
+ * {@code LD ABS/IND} read (none by default: every such load is out of range), and the run's
+ * <em>stack source</em> for {@code bpf_get_stackid}/{@code bpf_get_stack}: the probe-site
+ * {@link PtRegs} when the caller has them (unwound over the live thread stack, or over
+ * {@link #stackSnapshot()} when one is given), else the Java caller's stack. Engines do not modify it.
  */
 public final class RunContext {
     private final long[] args;
@@ -14,13 +20,18 @@ public final class RunContext {
     private final long budget;
     private final long packetAddress;
     private final long packetLength;
+    private final PtRegs registers;
+    private final MemoryView stackSnapshot;
 
-    private RunContext(long[] args, List<MemoryRegion> regions, long budget, long packetAddress, long packetLength) {
+    private RunContext(long[] args, List<MemoryRegion> regions, long budget, long packetAddress, long packetLength,
+                       PtRegs registers, MemoryView stackSnapshot) {
         this.args = args;
         this.regions = List.copyOf(regions);
         this.budget = budget;
         this.packetAddress = packetAddress;
         this.packetLength = packetLength;
+        this.registers = registers;
+        this.stackSnapshot = stackSnapshot;
     }
 
     public static Builder builder() { return new Builder(); }
@@ -38,12 +49,23 @@ public final class RunContext {
     /** Bytes of that packet; 0 when there is none. */
     public long packetLength() { return packetLength; }
 
+    /** The registers of the probe site the run stands for; empty for a plain run from Java. */
+    public Optional<PtRegs> registers() { return Optional.ofNullable(registers); }
+
+    /**
+     * Stack memory to unwind {@link #registers()} over instead of the calling thread's live stack
+     * (a sample's copy of the stack, or a stack built for a test).
+     */
+    public Optional<MemoryView> stackSnapshot() { return Optional.ofNullable(stackSnapshot); }
+
     public static final class Builder {
         private final long[] args = new long[5];
         private final List<MemoryRegion> regions = new ArrayList<>();
         private long budget = Limits.DEFAULT_BUDGET;
         private long packetAddress;
         private long packetLength;
+        private PtRegs registers;
+        private MemoryView stackSnapshot;
 
         /** Sets r{@code reg} (1-5) at entry. */
         public Builder arg(int reg, long value) {
@@ -73,6 +95,18 @@ public final class RunContext {
             return this;
         }
 
-        public RunContext build() { return new RunContext(args.clone(), regions, budget, packetAddress, packetLength); }
+        /** The probe-site registers the stack helpers unwind from (null: the Java caller's stack). */
+        public Builder registers(PtRegs registers) { this.registers = registers; return this; }
+
+        /** Memory holding the stack that {@link #registers} point into (null: the live thread stack). */
+        public Builder stackSnapshot(MemoryView snapshot) { this.stackSnapshot = snapshot; return this; }
+
+        /** Fails when a snapshot is given without registers to start the unwind from. */
+        public RunContext build() {
+            if (stackSnapshot != null && registers == null) {
+                throw new IllegalStateException("a stack snapshot needs the registers (ip, sp, bp) to unwind it from");
+            }
+            return new RunContext(args.clone(), regions, budget, packetAddress, packetLength, registers, stackSnapshot);
+        }
     }
 }

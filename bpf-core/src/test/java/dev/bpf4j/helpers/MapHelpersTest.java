@@ -118,6 +118,8 @@ class MapHelpersTest {
         assertThat(reg.lookup(TAIL_CALL).orElseThrow().name()).isEqualTo("bpf_tail_call");
         assertThat(reg.lookup(164).orElseThrow().name()).isEqualTo("bpf_for_each_map_elem");
         assertThat(reg.lookup(181).orElseThrow().name()).isEqualTo("bpf_loop");
-        assertThat(reg.all()).hasSize(31);
+        assertThat(reg.lookup(27).orElseThrow().name()).isEqualTo("bpf_get_stackid");
+        assertThat(reg.lookup(67).orElseThrow().name()).isEqualTo("bpf_get_stack");
+        assertThat(reg.all()).hasSize(33);
     }
 }

@@ -1,5 +1,6 @@
 package dev.bpf4j.interp;
 
+import dev.bpf4j.runtime.RunEntry;
 import dev.bpf4j.runtime.NativeMemory;
 
 import static dev.bpf4j.interp.InsnCode.*;
@@ -11,6 +12,7 @@ import static dev.bpf4j.isa.Opcodes.*;
  * routes operands. It must stay under HotSpot's 8,000-byte huge-method limit (larger methods are
  * never JIT-compiled), which {@code DispatchMethodSizeTest} enforces: rare cases call out.
  */
+@RunEntry // the engine loop / helper bridge: never a frame of a Java caller stack
 final class Interpreter {
     private Interpreter() {}
 

@@ -48,6 +48,7 @@ final class Machine implements HelperCall {
     /** Bit d set: the scratch buffer of the helper call made at frame depth d is readable. */
     private int scratchLive;
     private long packetAddress, packetLength;
+    private RunContext context;
 
     Machine(DecodedProgram prog) {
         this.home = prog;
@@ -57,6 +58,7 @@ final class Machine implements HelperCall {
     /** Prepares registers, frames and regions for a fresh run of {@code ctx}. */
     void reset(RunContext ctx) {
         java.util.Arrays.fill(regs, 0);
+        context = ctx;
         for (int i = 0; i < prog.entryArgs; i++) regs[1 + i] = ctx.arg(i);
         regs[10] = stack.frameTop(0);
         stack.zeroFrame(0);
@@ -286,6 +288,7 @@ final class Machine implements HelperCall {
 
     @Override public String programName() { return prog.name; }
     @Override public int pc() { return helperPc; }
+    @Override public RunContext runContext() { return context; }
 
     /** The run-time memory check; an empty range is not accessible, as in {@link MemoryRegion#allows}. */
     @Override public boolean accessible(long address, long size, boolean write) {

@@ -1,5 +1,6 @@
 package dev.bpf4j.jit.runtime;
 
+import dev.bpf4j.runtime.RunEntry;
 import com.kenai.jffi.CallContext;
 import com.kenai.jffi.CallingConvention;
 import com.kenai.jffi.Closure;
@@ -13,6 +14,7 @@ import com.kenai.jffi.Type;
  * lets an exception escape into native code: the run records it and the JIT code leaves through
  * its error exit when it sees the status word.
  */
+@RunEntry // the engine loop / helper bridge: never a frame of a Java caller stack
 public final class HelperBridge implements Closure {
     private static final HelperBridge INSTANCE = new HelperBridge();
     /** Strongly held for the life of the process: JIT code calls its address. */

@@ -45,6 +45,8 @@ public final class JitExecutable implements Executable {
     /** Runs hold it shared; close holds it exclusively, so code is never unmapped under a run. */
     private final StampedLock lifecycle = new StampedLock();
     private volatile boolean closed;
+    /** Callers that jump to {@link #entryAddress()} themselves (native probes): close refuses while any remain. */
+    private final java.util.concurrent.atomic.AtomicInteger pins = new java.util.concurrent.atomic.AtomicInteger();
 
     public JitExecutable(Program program, CompiledProgram compiled, Map<Integer, HelperSpec> javaHelpers,
                          Map<Integer, HelperBinding> bindings) {
@@ -152,6 +154,23 @@ public final class JitExecutable implements Executable {
         }
     }
 
+    /**
+     * Keeps the code mapped for a caller that calls {@link #entryAddress()} directly instead of
+     * through {@link #run} (a native probe's trampoline): {@link #close} refuses until the returned
+     * action has run.
+     */
+    public Runnable pin(String by) {
+        long stamp = lifecycle.readLock();
+        try {
+            if (closed) throw new IllegalStateException("program '" + program.name() + "' is closed");
+            pins.incrementAndGet();
+        } finally {
+            lifecycle.unlockRead(stamp);
+        }
+        java.util.concurrent.atomic.AtomicBoolean released = new java.util.concurrent.atomic.AtomicBoolean();
+        return () -> { if (released.compareAndSet(false, true)) pins.decrementAndGet(); };
+    }
+
     @Override public void close() {
         if (JitRun.isRunningOnThisThread(this)) {
             // A helper closing the program it runs in would wait for itself forever.
@@ -160,6 +179,9 @@ public final class JitExecutable implements Executable {
         long stamp = lifecycle.writeLock();
         try {
             if (closed) return;
+            if (pins.get() > 0) {
+                throw new IllegalStateException("program '" + program.name() + "' is still called directly by " + pins.get() + " native probe(s): detach them first");
+            }
             closed = true;
             for (CodeRegion r : regions) CodeMap.global().unregister(r);
             memory.close();

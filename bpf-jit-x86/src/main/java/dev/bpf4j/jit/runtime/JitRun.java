@@ -73,8 +73,9 @@ final class JitRun implements HelperCall {
     }
 
     static void restore(JitRun previous) {
-        if (previous == null) CURRENT.remove();
-        else CURRENT.set(previous);
+        // set(null), never remove(): removing makes the next run's get() create a fresh map entry
+        // and sweep stale slots, which cost ~0.5 µs per run.
+        CURRENT.set(previous);
     }
 
     /** Called by the bridge closure for {@code call id}. */
@@ -159,6 +160,11 @@ final class JitRun implements HelperCall {
     @Override public int pc() {
         checkActive();
         return (int) env.get(EnvLayout.CUR_PC);
+    }
+
+    @Override public RunContext runContext() {
+        checkActive();
+        return context;
     }
 
     @Override public void exit(long r0) {

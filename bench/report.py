@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""Turns JMH's JSON results (-rf json) plus WorkloadFacts' JSON into the Markdown benchmark report."""
+import json
+import math
+import sys
+
+WORKLOADS = ["fnv1a", "parse", "xorshift", "sort"]
+LABELS = {"fnv1a": "FNV-1a, 1500 B", "parse": "IPv4/TCP parse, 64 B", "xorshift": "xorshift, 10,000 rounds",
+          "sort": "bubble sort, 64 u32"}
+TARGET_JIT_GCC = 1.15
+TARGET_INTERP_JIT = 30.0
+TARGET_NS_PER_INSN = 1.5
+
+
+def load_scores(path, best=False):
+    """(benchmark class, param tuple) -> (score ns/op, error); with best, (fastest iteration, nan)."""
+    scores = {}
+    for r in json.load(open(path)):
+        cls = r["benchmark"].split(".")[-2]
+        params = r.get("params", {})
+        key = (cls, params.get("workload"), params.get("engine") or params.get("bpfEngine"))
+        m = r["primaryMetric"]
+        if best:
+            scores[key] = (min(x for fork in m["rawData"] for x in fork), float("nan"))
+            continue
+        err = m.get("scoreError")
+        err = float(err) if isinstance(err, (int, float)) else float("nan")  # "NaN" with one iteration
+        scores[key] = (float(m["score"]), err)
+    return scores
+
+
+def fmt(v):
+    if v is None:
+        return "—"
+    score, err = v
+    if math.isnan(err):
+        return f"{score:,.0f}" if score >= 1000 else f"{score:.1f}"
+    if score >= 1000:
+        return f"{score:,.0f} ± {err:,.0f}"
+    return f"{score:.1f} ± {err:.1f}"
+
+
+def ratio(a, b):
+    return None if a is None or b is None else a[0] / b[0]
+
+
+def fmt_ratio(r, target=None, higher_is_better=False):
+    if r is None:
+        return "—"
+    if r == "noise":
+        return "— (below noise)"
+    text = f"{r:.2f}×" if r < 100 else f"{r:.0f}×"
+    if target is not None:
+        met = r >= target if higher_is_better else r <= target
+        text += " ✓" if met else " ✗"
+    return text
+
+
+def best_table(s):
+    """Ratios from each benchmark's fastest measurement iteration: on a shared machine other
+    processes only ever add time, so the minimum is the least disturbed sample."""
+    wl = lambda w, e: s.get(("WorkloadBenchmark", w, e))
+    print("| workload (fastest iteration) | interp ns/op | JIT ns/op | gcc ns/op | JIT/gcc | interp/JIT |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for w in WORKLOADS:
+        i, j, g = wl(w, "interp"), wl(w, "jit"), wl(w, "gcc")
+        print(f"| {LABELS[w]} | {fmt(i)} | {fmt(j)} | {fmt(g)} | {fmt_ratio(ratio(j, g), TARGET_JIT_GCC)} "
+              f"| {fmt_ratio(ratio(i, j), TARGET_INTERP_JIT, True)} |")
+    e = {k: s.get(("EmptyCallBenchmark", None, k)) for k in ("interp", "jit", "gcc")}
+    h = {k: s.get(("HelperCallBenchmark", None, k)) for k in ("interp", "jit")}
+    print(f"| empty program call | {fmt(e['interp'])} | {fmt(e['jit'])} | {fmt(e['gcc'])} | | |")
+    print(f"| program with one Java helper call | {fmt(h['interp'])} | {fmt(h['jit'])} | | | |")
+
+
+def main(facts_path, results_path):
+    facts = json.load(open(facts_path))
+    s = load_scores(results_path)
+    wl = lambda w, e: s.get(("WorkloadBenchmark", w, e))
+    empty = {e: s.get(("EmptyCallBenchmark", None, e)) for e in ("interp", "jit", "gcc")}
+    helper = {e: s.get(("HelperCallBenchmark", None, e)) for e in ("interp", "jit")}
+
+    print("| workload | interp ns/op | JIT ns/op | gcc ns/op | JIT/gcc | interp/JIT | JIT/gcc net of entry "
+          "| BPF insns executed | interp ns/insn | interp ns/insn net of entry |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    misses = []
+    for w in WORKLOADS:
+        i, j, g = wl(w, "interp"), wl(w, "jit"), wl(w, "gcc")
+        insns = facts["workloads"][w]["insns"]
+        per = None if i is None else i[0] / insns
+        net = None if i is None or empty["interp"] is None else (i[0] - empty["interp"][0]) / insns
+        jg, ij = ratio(j, g), ratio(i, j)
+        jg_net = None
+        if None not in (j, g, empty["jit"], empty["gcc"]):
+            num, den = j[0] - empty["jit"][0], g[0] - empty["gcc"][0]
+            jg_net = num / den if num > 0 and den > 0 else "noise"  # entry cost larger than the whole op
+        print(f"| {LABELS[w]} | {fmt(i)} | {fmt(j)} | {fmt(g)} | {fmt_ratio(jg, TARGET_JIT_GCC)} "
+              f"| {fmt_ratio(ij, TARGET_INTERP_JIT, True)} | {fmt_ratio(jg_net)} | {insns:,} "
+              f"| {'—' if per is None else f'{per:.2f}' + (' ✓' if per < TARGET_NS_PER_INSN else ' ✗')} "
+              f"| {'—' if net is None else f'{net:.2f}'} |")
+        if jg is not None and jg > TARGET_JIT_GCC:
+            misses.append(f"{w}: JIT/gcc {jg:.2f}× (target ≤ {TARGET_JIT_GCC}×)")
+        if ij is not None and ij < TARGET_INTERP_JIT:
+            misses.append(f"{w}: interp/JIT {ij:.1f}× (target ≥ {TARGET_INTERP_JIT:.0f}×)")
+        if per is not None and per >= TARGET_NS_PER_INSN:
+            misses.append(f"{w}: interpreter {per:.2f} ns/insn (target < {TARGET_NS_PER_INSN})")
+
+    print()
+    print(f"* Call from Java into the empty program `r0 = 0; exit`: interp {fmt(empty['interp'])} ns, "
+          f"JIT {fmt(empty['jit'])} ns; gcc empty C function through jffi {fmt(empty['gcc'])} ns.")
+    parts = []
+    for e, name in (("interp", "interp"), ("jit", "JIT")):
+        if helper[e] is not None and empty[e] is not None:
+            d = helper[e][0] - empty[e][0]
+            note = ", i.e. below the noise" if d <= 0 else ""
+            parts.append(f"{name} {d:.1f} ns ({fmt(helper[e])} ns for the program "
+                         f"minus {empty[e][0]:.1f} ns empty{note})")
+        else:
+            parts.append(f"{name} —")
+    print("* One call of a trivial Java helper (helper program minus empty program): " + "; ".join(parts) + ".")
+    engines = ", ".join(facts["engines"]) + (", gcc" if facts["gcc"] else "")
+    print(f"* Engines measured: {engines}. gcc flags: `{facts['gcc_flags']}`. "
+          "All engines, gcc and the step counter returned the same value for every workload before timing.")
+    print("* Targets (✓ met / ✗ missed): JIT ≤ 1.15× gcc, JIT ≥ 30× faster than the interpreter, "
+          "interpreter < 1.5 ns per executed BPF instruction (ns/op ÷ instructions, entry cost included). "
+          "The \"net of entry\" columns subtract each engine's empty-call time (gcc: the empty C function), "
+          "to separate code quality from the cost of getting in and out.")
+    if misses:
+        print("* Missed: " + "; ".join(misses) + ".")
+    if "jit" not in facts["engines"]:
+        print("* The JIT engine was not on the class path: its columns are empty.")
+    print()
+    best_table(load_scores(results_path, best=True))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3:
+        sys.exit("usage: report.py facts.json results.json")
+    main(sys.argv[1], sys.argv[2])

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Builds bench/target/benchmarks.jar, runs the JMH benchmarks (average time, ns/op) on the engines
+# that are present, and prints a Markdown report (also written to target/jmh/report.md).
+#   bench/run.sh                 # the full run, ~3-4 minutes on 2 cores
+#   JMH_TIMING="-wi 1 -w 200ms -i 1 -r 200ms" bench/run.sh   # other iteration settings (a smoke run)
+#   SKIP_BUILD=1 bench/run.sh    # reuse an existing benchmarks.jar
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(dirname "$here")"
+jar="$here/target/benchmarks.jar"
+out="$here/target/jmh"
+mkdir -p "$out"
+
+if [[ -z "${SKIP_BUILD:-}" ]]; then
+  (cd "$root" && mvn -q -pl bench -am package -DskipTests)
+fi
+
+# Engines on the class path, the agreed results and the interpreter's dynamic instruction counts.
+# Fails (non-zero) if the engines, gcc and the step counter disagree on any workload.
+java -cp "$jar" dev.bpf4j.bench.WorkloadFacts > "$out/facts.json"
+bpf_engines="$(python3 -c 'import json,sys; print(",".join(json.load(open(sys.argv[1]))["engines"]))' "$out/facts.json")"
+engines="$bpf_engines"
+if python3 -c 'import json,sys; sys.exit(0 if json.load(open(sys.argv[1]))["gcc"] else 1)' "$out/facts.json"; then
+  engines="$engines,gcc"
+fi
+
+timing="${JMH_TIMING:--wi 3 -w 1s -i 5 -r 1s}"
+# shellcheck disable=SC2206 # word splitting of $timing is intended
+cmd=(java -jar "$jar" -f 1 $timing -bm avgt -tu ns
+     -p "engine=$engines" -p "bpfEngine=$bpf_engines"
+     -rf json -rff "$out/results.json" 'dev\.bpf4j\.bench\..*Benchmark')
+echo "+ ${cmd[*]}" >&2
+load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
+"${cmd[@]}" > "$out/jmh.log"
+load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
+{
+  python3 "$here/report.py" "$out/facts.json" "$out/results.json"
+  echo
+  echo "* Machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'),"\
+       "$(java -version 2>&1 | head -1); load average $load_before before and $load_after after the run"\
+       "(the machine is shared: expect noise). $(date -u '+%Y-%m-%d %H:%M UTC')."
+} | tee "$out/report.md"

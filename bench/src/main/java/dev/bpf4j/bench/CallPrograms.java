@@ -1,0 +1,30 @@
+package dev.bpf4j.bench;
+
+import dev.bpf4j.isa.ProgramBuilder;
+import dev.bpf4j.program.Program;
+import dev.bpf4j.runtime.HelperRegistry;
+
+import static dev.bpf4j.isa.Reg.R0;
+
+/** The two tiny programs of the call-overhead benchmarks. */
+public final class CallPrograms {
+    private CallPrograms() {}
+
+    /** Helper id of {@link #IDENTITY_HELPERS}: returns its r1. */
+    public static final int IDENTITY_ID = 1;
+
+    /** One trivial Java helper, {@code bench_identity(r1) = r1}. */
+    public static final HelperRegistry IDENTITY_HELPERS = HelperRegistry.builder()
+            .add(IDENTITY_ID, "bench_identity", (call, r1, r2, r3, r4, r5) -> r1)
+            .build();
+
+    /** {@code r0 = 0; exit}: the cost of entering and leaving an engine. */
+    public static Program empty() {
+        return new ProgramBuilder().mov64(R0, 0).exit().build("empty");
+    }
+
+    /** {@code call bench_identity; exit}: the empty program's cost plus one Java helper call. */
+    public static Program helperOnce() {
+        return new ProgramBuilder().call(IDENTITY_ID).exit().build("helper_once");
+    }
+}

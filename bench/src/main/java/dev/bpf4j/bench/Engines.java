@@ -1,0 +1,39 @@
+package dev.bpf4j.bench;
+
+import dev.bpf4j.runtime.Engine;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.ServiceLoader;
+
+/**
+ * The BPF engines on the class path, found by name through {@link ServiceLoader}, so the benchmarks
+ * compile and run whether or not the JIT ({@code jit}) has landed yet.
+ */
+public final class Engines {
+    private Engines() {}
+
+    /** Pseudo-engine name of the gcc baseline in the benchmark parameters. */
+    public static final String GCC = "gcc";
+
+    public static Optional<Engine> find(String name) {
+        for (Engine e : ServiceLoader.load(Engine.class)) {
+            if (e.name().equals(name)) return Optional.of(e);
+        }
+        return Optional.empty();
+    }
+
+    /** The engine named {@code name}, or a clear error listing what is available. */
+    public static Engine require(String name) {
+        return find(name).orElseThrow(() -> new IllegalStateException(
+                "no BPF engine named '" + name + "' on the class path (available: " + names() + ")"));
+    }
+
+    /** Names of every registered engine, in ServiceLoader order. */
+    public static List<String> names() {
+        List<String> names = new ArrayList<>();
+        for (Engine e : ServiceLoader.load(Engine.class)) names.add(e.name());
+        return names;
+    }
+}

@@ -1,0 +1,58 @@
+package dev.bpf4j.bench;
+
+import dev.bpf4j.runtime.Bpf;
+import dev.bpf4j.runtime.Executable;
+import dev.bpf4j.runtime.LoadOptions;
+import dev.bpf4j.runtime.RunContext;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A program that calls one trivial Java helper once ({@code call bench_identity; exit}). The cost
+ * of the helper call itself is this minus {@link EmptyCallBenchmark} for the same engine (the
+ * report does the subtraction). The parameter is named apart from {@code engine} so that
+ * {@code -p engine=...,gcc} never reaches it: gcc has no BPF helpers.
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(1)
+public class HelperCallBenchmark {
+    private static final long ARG = 42;
+
+    @Param({"interp", "jit"})
+    public String bpfEngine;
+
+    private Executable exe;
+    private RunContext context;
+
+    @Setup(Level.Trial)
+    public void setUp() {
+        context = RunContext.builder().arg(1, ARG).build();
+        exe = Bpf.load(CallPrograms.helperOnce(), Engines.require(bpfEngine),
+                LoadOptions.defaults().withHelpers(CallPrograms.IDENTITY_HELPERS));
+        long got = exe.run(context);
+        if (got != ARG) throw new IllegalStateException("helper program on " + bpfEngine + " returned " + got + ", expected " + ARG);
+    }
+
+    @Benchmark
+    public long call() { return exe.run(context); }
+
+    @TearDown(Level.Trial)
+    public void tearDown() { exe.close(); }
+}

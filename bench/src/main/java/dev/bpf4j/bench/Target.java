@@ -1,0 +1,63 @@
+package dev.bpf4j.bench;
+
+import dev.bpf4j.runtime.Bpf;
+import dev.bpf4j.runtime.Engine;
+import dev.bpf4j.runtime.Executable;
+import dev.bpf4j.runtime.LoadOptions;
+
+/**
+ * One workload made runnable on one engine over one input: a loaded BPF program with its run
+ * context, or the gcc function with the buffer's address and length. {@link #run()} is what the
+ * benchmarks time.
+ */
+public interface Target extends AutoCloseable {
+    long run();
+
+    @Override void close();
+
+    /** The workload's BPF program loaded into {@code engine} (validated first, entry r1/r2). */
+    static Target bpf(Engine engine, Workload workload, DataBuffer data) {
+        Executable exe = Bpf.load(workload.program(), engine, LoadOptions.defaults().withEntryArgs(2));
+        return new BpfTarget(exe, data);
+    }
+
+    /** The workload's gcc-compiled function. */
+    static Target gcc(GccLibrary library, Workload workload, DataBuffer data) {
+        return new GccTarget(library.function(workload.nativeSymbol()), data.address(), data.length());
+    }
+
+    /** {@link #bpf} or {@link #gcc} by engine name; a missing engine is a clear error. */
+    static Target create(String engine, Workload workload, DataBuffer data, GccLibrary gcc) {
+        if (Engines.GCC.equals(engine)) return gcc(gcc, workload, data);
+        return bpf(Engines.require(engine), workload, data);
+    }
+
+    final class BpfTarget implements Target {
+        private final Executable exe;
+        private final dev.bpf4j.runtime.RunContext context;
+
+        BpfTarget(Executable exe, DataBuffer data) {
+            this.exe = exe;
+            this.context = data.context();
+        }
+
+        @Override public long run() { return exe.run(context); }
+
+        @Override public void close() { exe.close(); }
+    }
+
+    final class GccTarget implements Target {
+        private final GccLibrary.NativeFunction function;
+        private final long address, length;
+
+        GccTarget(GccLibrary.NativeFunction function, long address, long length) {
+            this.function = function;
+            this.address = address;
+            this.length = length;
+        }
+
+        @Override public long run() { return function.call(address, length); }
+
+        @Override public void close() {}
+    }
+}

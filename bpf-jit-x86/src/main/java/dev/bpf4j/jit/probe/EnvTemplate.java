@@ -1,0 +1,56 @@
+package dev.bpf4j.jit.probe;
+
+import dev.bpf4j.jit.compiler.EnvLayout;
+import dev.bpf4j.runtime.Limits;
+import dev.bpf4j.runtime.MemoryRegion;
+import dev.bpf4j.runtime.NativeMemory;
+
+import java.util.List;
+
+/**
+ * The env block a direct probe call starts from, copied onto the trampoline's stack on every hit:
+ * a fresh run (status 0, full budget, depth 1) whose region table is the hit's pt_regs (slot 0,
+ * filled in by the trampoline, also the fast read region) followed by the program's regions.
+ */
+final class EnvTemplate implements AutoCloseable {
+    private final long address;
+    private final int bytes;
+    private boolean freed;
+
+    EnvTemplate(List<MemoryRegion> regions) {
+        int count = 1 + regions.size();
+        this.bytes = EnvLayout.sizeFor(count);
+        this.address = NativeMemory.allocate(bytes);
+        NativeMemory.setMemory(address, bytes, (byte) 0);
+        put(EnvLayout.BUDGET, Limits.DEFAULT_BUDGET);
+        put(EnvLayout.DEPTH, 1);
+        put(EnvLayout.REGION_COUNT, count);
+        put(EnvLayout.FAST_W_START, -1L);   // no address is >= 0xffff... and <= 0
+        put(EnvLayout.FAST_W_LAST, 0);
+        boolean fastWrite = false;
+        for (int i = 0; i < regions.size(); i++) {
+            MemoryRegion r = regions.get(i);
+            int base = EnvLayout.REGIONS + (i + 1) * EnvLayout.REGION_SIZE;
+            put(base, r.start());
+            put(base + EnvLayout.REGION_END, r.end());
+            put(base + EnvLayout.REGION_WRITABLE, r.writable() ? 1 : 0);
+            if (!fastWrite && r.writable() && r.length() >= 8 && Long.compareUnsigned(r.end(), r.start()) > 0) {
+                put(EnvLayout.FAST_W_START, r.start());
+                put(EnvLayout.FAST_W_LAST, r.end() - 8);
+                fastWrite = true;
+            }
+        }
+    }
+
+    private void put(int field, long v) { NativeMemory.putLong(address + field, v); }
+
+    long address() { return address; }
+
+    int bytes() { return bytes; }
+
+    @Override public synchronized void close() {
+        if (freed) return;
+        freed = true;
+        NativeMemory.free(address);
+    }
+}

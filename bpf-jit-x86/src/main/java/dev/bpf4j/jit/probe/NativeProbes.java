@@ -1,0 +1,51 @@
+package dev.bpf4j.jit.probe;
+
+import com.kenai.jffi.Library;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Attaches programs to the entry of native functions (fentry-style): the function's patchable
+ * 5-byte nop becomes a {@code call} to a trampoline that saves the registers into a
+ * {@code pt_regs}, builds the frames ftrace builds for fentry (so stack walks from inside show the
+ * traced function and its parent), runs every attached program with ctx = &pt_regs, restores every
+ * register and continues the function. See {@link NativeProbe} for the concurrency rule.
+ */
+public final class NativeProbes {
+    private NativeProbes() {}
+
+    private static final Map<Long, NativeProbe> BY_FUNCTION = new HashMap<>();
+
+    /** Attaches {@code program} to the function at {@code function} ({@code name} is used in symbols and errors). */
+    public static synchronized ProbeLink attach(long function, String name, ProbeProgram program) {
+        NativeProbe probe = BY_FUNCTION.get(function);
+        if (probe == null) probe = new NativeProbe(PatchSite.inspect(name, function));
+        ProbeLink link = probe.attach(program);
+        BY_FUNCTION.put(function, probe);
+        return link;
+    }
+
+    static synchronized void detach(NativeProbe probe, ProbeLink link) {
+        probe.detach(link);
+        if (probe.isEmpty()) BY_FUNCTION.remove(probe.site().function(), probe);
+    }
+
+    /** Attaches to {@code symbol} of the library at {@code library} (loaded if it is not yet). */
+    public static ProbeLink attach(String library, String symbol, ProbeProgram program) {
+        return attach(address(library, symbol), symbol, program);
+    }
+
+    /** The address of {@code symbol} in {@code library}, or a clear error. */
+    public static long address(String library, String symbol) {
+        Library lib = Library.getCachedInstance(library, Library.LAZY | Library.LOCAL);
+        if (lib == null) throw new IllegalArgumentException("cannot load '" + library + "': " + Library.getLastError());
+        long a = lib.getSymbolAddress(symbol);
+        if (a == 0) throw new IllegalArgumentException("'" + library + "' has no symbol '" + symbol + "'");
+        return a;
+    }
+
+    /** The probe on {@code function}, if any program is attached. */
+    static synchronized Optional<NativeProbe> probe(long function) { return Optional.ofNullable(BY_FUNCTION.get(function)); }
+}

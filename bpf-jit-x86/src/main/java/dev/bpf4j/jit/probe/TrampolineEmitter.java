@@ -1,0 +1,177 @@
+package dev.bpf4j.jit.probe;
+
+import dev.bpf4j.jit.compiler.EnvLayout;
+import dev.bpf4j.jit.x86.AluOp;
+import dev.bpf4j.jit.x86.CodeBuffer;
+import dev.bpf4j.jit.x86.Cond;
+import dev.bpf4j.jit.x86.Mem;
+import dev.bpf4j.jit.x86.Reg;
+import dev.bpf4j.jit.x86.X86Encoder;
+import dev.bpf4j.unwind.CfaRule;
+import dev.bpf4j.unwind.UnwindRow;
+
+import java.util.List;
+
+/**
+ * The fentry trampoline of one patched function, entered by the {@code call} at its patch site
+ * with {@code [rsp]} = site + 5 and {@code [rsp + 8]} = the parent's return address (S = rsp at entry):
+ *
+ * <pre>
+ *  push rbp; mov rbp, rsp          A = S - 8: a standard frame, [A] = parent rbp, [A + 8] = site + 5
+ *  pushfq; sub rsp, FRAME          flags, then the frame below (rsp 16-aligned: S is)
+ *  save every register into pt_regs; ip = function, sp = S + 8, bp = parent rbp, flags;
+ *  save xmm0-15 (float arguments: the JVM behind an upcall may use any of them)
+ *  F1 = {parent rbp, parent ra}    the traced function's frame, as ftrace builds it for fentry
+ *  F2 = {F1, site + 6}             the trampoline's frame for frame-pointer-only unwinders
+ *  mov rbp, rsp                    rbp = F2: program frames chain F2 -> F1 -> parent -> ...
+ *  per attached program: JIT: env on the stack, call entry(&pt_regs, env), count failures;
+ *                        other engines: call the upcall closure (&pt_regs, link id)
+ *  restore flags and registers; lea rbp, [A]; leave; ret   back to site + 5
+ * </pre>
+ *
+ * F2's return address is site + 6, not site + 5: the patch site is registered in the code map with
+ * the entry rule (return address at [rsp]), right for the real return address site + 5 (looked up
+ * at site + 4) and for pt_regs.ip; site + 6 is looked up at site + 5, outside it, so a walk through
+ * F2 takes the traced function's frame pointer to F1 and so to the parent. With these, every
+ * instruction is covered by one of the three rules: entry, after push rbp, frame pointer (A until
+ * {@code mov rbp, rsp}, F2 after it, A again from the final lea).
+ */
+final class TrampolineEmitter {
+    private TrampolineEmitter() {}
+
+    /** One attached program as the trampoline calls it. */
+    sealed interface Call permits JitCall, UpcallCall {}
+
+    /** A direct call into JIT code with an env block built on the stack from {@code envTemplate}. */
+    record JitCall(long entry, long envTemplate, int envBytes, long stats) implements Call {}
+
+    /** A call of the upcall closure {@code void upcall(long pt_regs, long link)}. */
+    record UpcallCall(long closure, long link) implements Call {}
+
+    record Code(byte[] bytes, List<UnwindRow> rows) {}
+
+    static final int F2 = 0, F1 = 16, PT = 32, ENV = PT + PtRegsLayout.SIZE;
+    /** Every register but rsp and rbp (saved by the frame), with its pt_regs slot. */
+    private static final Reg[] SAVED = {Reg.R15, Reg.R14, Reg.R13, Reg.R12, Reg.RBX, Reg.R11, Reg.R10, Reg.R9, Reg.R8,
+            Reg.RAX, Reg.RCX, Reg.RDX, Reg.RSI, Reg.RDI};
+    private static final int[] SAVED_AT = {
+            PtRegsLayout.R15, PtRegsLayout.R14, PtRegsLayout.R13, PtRegsLayout.R12, PtRegsLayout.BX, PtRegsLayout.R11,
+            PtRegsLayout.R10, PtRegsLayout.R9, PtRegsLayout.R8, PtRegsLayout.AX, PtRegsLayout.CX, PtRegsLayout.DX,
+            PtRegsLayout.SI, PtRegsLayout.DI};
+
+    static Code emit(PatchSite site, List<Call> calls) {
+        int envBytes = 0;
+        for (Call c : calls) if (c instanceof JitCall) envBytes = Math.max(envBytes, ((JitCall) c).envBytes());
+        int xmm = (ENV + envBytes + 15) & ~15;              // xmm0-15: SysV makes them all caller-saved
+        int frame = xmm + 16 * 16;                          // a multiple of 16: keeps F2 16-byte aligned (A - 8 is)
+        int aToF2 = 8 + frame;                               // A - F2
+        CodeBuffer b = new CodeBuffer();
+        X86Encoder e = new X86Encoder(b);
+        e.push(Reg.RBP);                                     /* push rbp */
+        int afterPush = e.position();
+        e.movRR(true, Reg.RBP, Reg.RSP);                     /* mov rbp, rsp (A) */
+        int fp = e.position();
+        b.emit8(0x9c);                                       /* pushfq */
+        e.aluRI(AluOp.SUB, true, Reg.RSP, frame);            /* sub rsp, frame */
+        for (int i = 0; i < SAVED.length; i++) {
+            e.store(8, Mem.of(Reg.RSP, PT + SAVED_AT[i]), SAVED[i]); /* mov [rsp + pt_regs.r], r */
+        }
+        for (int x = 0; x < 16; x++) movdqu(b, true, x, xmm + 16 * x);   /* movdqu [rsp + xmm + 16x], xmmX */
+        e.load(true, Reg.RAX, Mem.of(Reg.RBP, 0));           /* mov rax, [rbp] (parent rbp) */
+        e.store(8, Mem.of(Reg.RSP, PT + PtRegsLayout.BP), Reg.RAX); /* mov [pt_regs.bp], rax */
+        e.store(8, Mem.of(Reg.RSP, F1), Reg.RAX);            /* mov [F1], rax */
+        e.load(true, Reg.RAX, Mem.of(Reg.RBP, 16));          /* mov rax, [rbp + 16] (parent ra) */
+        e.store(8, Mem.of(Reg.RSP, F1 + 8), Reg.RAX);        /* mov [F1 + 8], rax */
+        e.lea(Reg.RAX, Mem.of(Reg.RSP, F1));                 /* lea rax, [F1] */
+        e.store(8, Mem.of(Reg.RSP, F2), Reg.RAX);            /* mov [F2], rax */
+        e.load(true, Reg.RAX, Mem.of(Reg.RBP, 8));           /* mov rax, [rbp + 8] (site + 5) */
+        e.lea(Reg.RAX, Mem.of(Reg.RAX, 1));                  /* lea rax, [rax + 1] (site + 6) */
+        e.store(8, Mem.of(Reg.RSP, F2 + 8), Reg.RAX);        /* mov [F2 + 8], rax */
+        e.movabs(Reg.RAX, site.function());                  /* movabs rax, function */
+        e.store(8, Mem.of(Reg.RSP, PT + PtRegsLayout.IP), Reg.RAX); /* mov [pt_regs.ip], rax */
+        e.lea(Reg.RAX, Mem.of(Reg.RBP, 16));                 /* lea rax, [rbp + 16] (sp at entry) */
+        e.store(8, Mem.of(Reg.RSP, PT + PtRegsLayout.SP), Reg.RAX); /* mov [pt_regs.sp], rax */
+        e.load(true, Reg.RAX, Mem.of(Reg.RBP, -8));          /* mov rax, [rbp - 8] (flags) */
+        e.store(8, Mem.of(Reg.RSP, PT + PtRegsLayout.FLAGS), Reg.RAX); /* mov [pt_regs.flags], rax */
+        e.storeImm(8, Mem.of(Reg.RSP, PT + PtRegsLayout.ORIG_AX), 0);  /* mov qword [pt_regs.orig_ax], 0 */
+        e.storeImm(8, Mem.of(Reg.RSP, PT + PtRegsLayout.CS), PtRegsLayout.USER_CS); /* mov qword [pt_regs.cs], 0x33 */
+        e.storeImm(8, Mem.of(Reg.RSP, PT + PtRegsLayout.SS), PtRegsLayout.USER_DS); /* mov qword [pt_regs.ss], 0x2b */
+        e.movRR(true, Reg.RBP, Reg.RSP);                     /* mov rbp, rsp (F2) */
+        for (Call c : calls) {
+            if (c instanceof JitCall) jitCall(e, b, (JitCall) c);
+            else upcall(e, (UpcallCall) c);
+        }
+        for (int x = 0; x < 16; x++) movdqu(b, false, x, xmm + 16 * x);  /* movdqu xmmX, [rsp + xmm + 16x] (rsp = F2) */
+        b.emit8(0xff); b.emit8(0xb5); b.emit32(PT + PtRegsLayout.FLAGS); /* push qword [rbp + pt_regs.flags] (disp32) */
+        b.emit8(0x9d);                                       /* popfq */
+        for (int i = SAVED.length - 1; i >= 0; i--) {
+            e.load(true, SAVED[i], Mem.of(Reg.RBP, PT + SAVED_AT[i])); /* mov r, [rbp + pt_regs.r] */
+        }
+        e.lea(Reg.RBP, Mem.of(Reg.RBP, aToF2));              /* lea rbp, [rbp + A - F2] (A) */
+        int leave = e.position();
+        e.leave();                                           /* leave */
+        e.ret();                                             /* ret (to site + 5) */
+        List<UnwindRow> rows = List.of(
+                new UnwindRow(0, afterPush, CfaRule.RETURN_AT_SP),
+                new UnwindRow(afterPush, fp, CfaRule.RETURN_AT_SP_PLUS_8),
+                new UnwindRow(fp, leave + 1, CfaRule.FRAME_POINTER),
+                new UnwindRow(leave + 1, leave + 2, CfaRule.RETURN_AT_SP));
+        return new Code(b.toByteArray(), rows);
+    }
+
+    /** Builds the env block at [rbp + ENV] from the template, points its pt_regs region at this hit's, calls the program. */
+    private static void jitCall(X86Encoder e, CodeBuffer b, JitCall c) {
+        e.lea(Reg.RDI, Mem.of(Reg.RBP, ENV));                /* lea rdi, [rbp + env] */
+        e.movabs(Reg.RSI, c.envTemplate());                  /* movabs rsi, template */
+        e.movImm32(Reg.RCX, c.envBytes() / 8);               /* mov ecx, qwords */
+        b.emit8(0xf3); b.emit8(0x48); b.emit8(0xa5);         /* rep movsq (DF is clear: SysV) */
+        e.lea(Reg.RAX, Mem.of(Reg.RBP, PT));                 /* lea rax, [rbp + pt_regs] */
+        e.store(8, env(EnvLayout.REGIONS), Reg.RAX);      /* mov [env.regions[0].start], rax */
+        e.store(8, env(EnvLayout.FAST_R_START), Reg.RAX); /* mov [env.fast_r_start], rax */
+        e.lea(Reg.RCX, Mem.of(Reg.RAX, PtRegsLayout.SIZE));  /* lea rcx, [rax + 168] */
+        e.store(8, env(EnvLayout.REGIONS + EnvLayout.REGION_END), Reg.RCX); /* mov [env.regions[0].end], rcx */
+        e.lea(Reg.RCX, Mem.of(Reg.RAX, PtRegsLayout.SIZE - 8)); /* lea rcx, [rax + 160] */
+        e.store(8, env(EnvLayout.FAST_R_LAST), Reg.RCX);  /* mov [env.fast_r_last], rcx */
+        e.movRR(true, Reg.RDI, Reg.RAX);                     /* mov rdi, rax (ctx) */
+        e.lea(Reg.RSI, Mem.of(Reg.RBP, ENV));                /* lea rsi, [rbp + env] */
+        e.movabs(Reg.RAX, c.entry());                        /* movabs rax, entry */
+        e.callR(Reg.RAX);                                    /* call rax */
+        e.movabs(Reg.RCX, c.stats());                        /* movabs rcx, stats */
+        e.movImm32(Reg.RDX, 1);                              /* mov edx, 1 */
+        e.aluMR(AluOp.ADD, true, Mem.of(Reg.RCX, ProbeStats.HITS), Reg.RDX, true); /* lock add [rcx + hits], rdx */
+        e.load(true, Reg.RAX, env(EnvLayout.STATUS)); /* mov rax, [env.status] */
+        e.aluRI(AluOp.SUB, true, Reg.RAX, 1);                /* sub rax, 1 */
+        e.aluRI(AluOp.CMP, true, Reg.RAX, 1);                /* cmp rax, 1 (native or helper error) */
+        int ok = e.jccForward8(Cond.A);                      /* ja .ok */
+        e.aluMR(AluOp.ADD, true, Mem.of(Reg.RCX, ProbeStats.ERRORS), Reg.RDX, true); /* lock add [rcx + errors], rdx */
+        copy(e, EnvLayout.STATUS, ProbeStats.LAST_STATUS);
+        copy(e, EnvLayout.ERR_KIND, ProbeStats.LAST_KIND);
+        copy(e, EnvLayout.ERR_DESC, ProbeStats.LAST_DESC);
+        copy(e, EnvLayout.ERR_ADDR, ProbeStats.LAST_ADDR);
+        e.bind(ok);                                          /* .ok: */
+    }
+
+    private static void copy(X86Encoder e, int envField, int statsField) {
+        e.load(true, Reg.RAX, env(envField));                /* mov rax, [env.field] */
+        e.store(8, Mem.of(Reg.RCX, statsField), Reg.RAX);    /* mov [rcx + last], rax */
+    }
+
+    /** {@code movdqu [rsp + disp32], xmmN} (store) or {@code movdqu xmmN, [rsp + disp32]}: the encoder has no SSE forms. */
+    private static void movdqu(CodeBuffer b, boolean store, int xmmN, int disp) {
+        b.emit8(0xf3);                                       /* F3 prefix */
+        if (xmmN >= 8) b.emit8(0x44);                        /* REX.R */
+        b.emit8(0x0f); b.emit8(store ? 0x7f : 0x6f);         /* movdqu m128, xmm | movdqu xmm, m128 */
+        b.emit8(0x84 | ((xmmN & 7) << 3));                   /* ModRM: mod 10, reg xmm, rm 100 (SIB) */
+        b.emit8(0x24);                                       /* SIB: base rsp, no index */
+        b.emit32(disp);
+    }
+
+    private static Mem env(int field) { return Mem.of(Reg.RBP, ENV + field); }
+
+    private static void upcall(X86Encoder e, UpcallCall c) {
+        e.lea(Reg.RDI, Mem.of(Reg.RBP, PT));                 /* lea rdi, [rbp + pt_regs] */
+        e.movabs(Reg.RSI, c.link());                         /* movabs rsi, link id */
+        e.movabs(Reg.RAX, c.closure());                      /* movabs rax, upcall */
+        e.callR(Reg.RAX);                                    /* call rax (rsp is 16-aligned); Java counts the hit if it runs */
+    }
+}

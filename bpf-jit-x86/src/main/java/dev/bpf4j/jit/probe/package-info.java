@@ -1,0 +1,21 @@
+/**
+ * Native probes, fentry-style: {@link dev.bpf4j.jit.probe.NativeProbes#attach} turns the 5-byte
+ * patchable nop at a native function's entry (gcc {@code -pg -mfentry -mnop-mcount}, after
+ * {@code endbr64} with {@code -fcf-protection}) into a {@code call} to a trampoline generated with
+ * the JIT's encoder, mapped within ±2 GiB of the function and written through
+ * {@code /proc/self/mem} (the text page stays {@code r-x}).
+ *
+ * <p>The trampoline saves every register into a kernel-layout {@code pt_regs} on its stack
+ * (ip = the function, sp and bp as at its entry), builds the two frames ftrace builds for fentry
+ * (traced function, then the trampoline) so frame-pointer walks from inside keep the parent, runs
+ * each attached program with ctx = &amp;pt_regs — a JIT program with native helpers only by a
+ * direct call of its entry with an env block built on the stack, anything else through one jffi
+ * upcall closure that runs it with {@code RunContext} registers = the pt_regs — then restores every
+ * register and flag and returns to the function. It is registered in the code map with rows
+ * exact at every instruction, and the patched call site with the entry rule.
+ *
+ * <p>A failing program ends its run only: {@link dev.bpf4j.jit.probe.ProbeLink} counts hits,
+ * errors and missed (recursive) hits and keeps the last error. gcc refuses
+ * {@code -mnop-mcount} with {@code -fPIC}: build probed libraries {@code -fno-pic}.
+ */
+package dev.bpf4j.jit.probe;

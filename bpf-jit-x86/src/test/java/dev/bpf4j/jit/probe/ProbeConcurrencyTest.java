@@ -1,0 +1,78 @@
+package dev.bpf4j.jit.probe;
+
+import dev.bpf4j.runtime.Executable;
+import dev.bpf4j.runtime.LoadOptions;
+import dev.bpf4j.runtime.MemoryRegion;
+import dev.bpf4j.runtime.NativeMemory;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Threads keep calling the tree while another attaches and detaches programs on it (direct JIT and
+ * upcall): every call returns the right value and the counters add up to the hits the links saw.
+ * Also the per-thread JIT env blocks live on each thread's stack, so concurrent hits never share one.
+ */
+class ProbeConcurrencyTest {
+    @Test
+    void callsStayCorrectWhileProgramsComeAndGo() throws Exception {
+        long top = TestLib.address("top"), mid = TestLib.address("mid");
+        long block = NativeMemory.allocate(96);
+        NativeMemory.setMemory(block, 96, (byte) 0);
+        List<MemoryRegion> regions = List.of(new MemoryRegion("counters", block, 96, true));
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        AtomicLong calls = new AtomicLong();
+        List<Thread> callers = new ArrayList<>();
+        List<ProbeLink> links = new ArrayList<>();
+        for (int t = 0; t < 2; t++) {
+            Thread th = new Thread(() -> {
+                try {
+                    for (long a = 0; !stop.get(); a++) {
+                        long r = TestLib.call1(top, a);
+                        if (r != (3 * a + 8) + (3 * (a + 1) + 8)) throw new AssertionError("top(" + a + ") = " + r);
+                        calls.incrementAndGet();
+                    }
+                } catch (Throwable e) {
+                    failure.compareAndSet(null, e);
+                }
+            });
+            th.start();
+            callers.add(th);
+        }
+        Executable jit = Engines.JIT_DIRECT.load(ProbeCountTest.counter(1, block), LoadOptions.defaults());
+        Executable interp = Engines.INTERP.load(ProbeCountTest.counter(2, block), LoadOptions.defaults());
+        try {
+            for (int round = 0; round < 30 && failure.get() == null; round++) {
+                ProbeLink a = NativeProbes.attach(mid, "mid", ProbeProgram.of(jit, regions));
+                ProbeLink b = NativeProbes.attach(mid, "mid", ProbeProgram.of(interp, regions));
+                Thread.sleep(1);
+                a.close();
+                b.close();
+                links.add(a);
+                links.add(b);
+            }
+        } finally {
+            // Stop the callers before the programs close: a thread may still be in a retired trampoline.
+            stop.set(true);
+            for (Thread th : callers) th.join();
+        }
+        jit.close();
+        interp.close();
+        assertThat(failure.get()).isNull();
+        // Read once every caller has stopped: a thread may finish a hit in a just-retired trampoline.
+        long hits = links.stream().mapToLong(ProbeLink::hits).sum();
+        assertThat(links.stream().mapToLong(ProbeLink::errors).sum()).isZero();
+        assertThat(calls.get()).isPositive();
+        assertThat(NativeMemory.getLong(block + 8) + NativeMemory.getLong(block + 16)).isEqualTo(hits);
+        assertThat(hits).isPositive();
+        assertThat(ProcessText.read(mid, 5)).isEqualTo(PatchSite.NOP5);
+        NativeMemory.free(block);
+    }
+}

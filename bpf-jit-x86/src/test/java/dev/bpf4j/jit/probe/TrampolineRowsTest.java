@@ -1,0 +1,110 @@
+package dev.bpf4j.jit.probe;
+
+import dev.bpf4j.unwind.CodeRegion;
+import dev.bpf4j.unwind.SnapshotMemoryView;
+import dev.bpf4j.unwind.StackTrace;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * For every instruction of a live trampoline, the register set a sampler would see there unwinds
+ * through the code map's rows to exactly the chain the hit's pt_regs gives (traced function,
+ * parent, ... up to the JVM). The instruction boundaries come from GNU objdump; rsp and rbp at each
+ * one are replayed from the instructions that move them, starting from the hit's real stack. Before
+ * the ftrace frames are in place their slots are blanked, so no rule can lean on them early.
+ */
+class TrampolineRowsTest {
+    private static final Pattern LINE = Pattern.compile("^\\s*([0-9a-f]+):\\s+(?:[0-9a-f]{2} )+\\s*(.*)$");
+
+    record Insn(int offset, String text) {}
+
+    @Test
+    void everyInstructionUnwindsToTheTracedFunctionAndItsCallers() {
+        ProbeUnwindTest.captureInLeaf((hit, capture) -> {
+            CodeRegion tramp = NativeProbes.probe(TestLib.address("leaf")).orElseThrow().trampolineRegion();
+            List<Insn> insns = disassemble(ProcessText.read(tramp.start(), (int) tramp.size()));
+            SnapshotMemoryView stack = hit.stack();
+            long f2 = stack.readLong(hit.rbp());                     // the program's caller frame
+            long s = hit.reg(PtRegsLayout.SP) - 8, pbp = hit.reg(PtRegsLayout.BP);
+            StackTrace reference = ProbeUnwindTest.UNWINDER.unwind(hit.reg(PtRegsLayout.IP), s + 8, pbp, stack);
+            assertThat(ProbeUnwindTest.names(reference).subList(0, 3)).containsExactly("leaf", "mid", "top");
+            SnapshotMemoryView early = blanked(stack, f2, TrampolineEmitter.PT);
+            long rsp = s, rbp = pbp;
+            boolean framesBuilt = false;
+            int checked = 0;
+            for (Insn i : insns) {
+                long ip = tramp.start() + i.offset();
+                StackTrace t = ProbeUnwindTest.UNWINDER.unwind(ip, rsp, rbp, framesBuilt ? stack : early);
+                assertThat(ProbeUnwindTest.names(t).get(0)).isEqualTo("bpf_trampoline_leaf");
+                assertThat(t.ips().subList(2, t.ips().size())).as("+%d %s", i.offset(), i.text())
+                        .isEqualTo(reference.ips().subList(1, reference.ips().size()));
+                assertThat(ProbeUnwindTest.names(t).get(1)).isEqualTo("leaf");
+                checked++;
+                String x = i.text();
+                if (x.startsWith("push")) rsp -= 8;
+                else if (x.startsWith("popf")) rsp += 8;
+                else if (x.equals("mov    %rsp,%rbp")) { rbp = rsp; framesBuilt |= rsp == f2; }
+                else if (x.startsWith("sub ") && x.endsWith(",%rsp")) rsp -= Long.decode(x.substring(x.indexOf('$') + 1, x.indexOf(',')));
+                else if (x.startsWith("lea ") && x.endsWith("(%rbp),%rbp")) rbp += Long.decode(x.substring(x.indexOf(' ') + 1, x.indexOf('(')).trim());
+                else if (x.startsWith("leave")) { rsp = rbp + 8; rbp = pbp; }
+                else assertThat(x).as("an instruction the replay does not model moves rsp or rbp").doesNotContain(",%rsp").doesNotContain(",%rbp");
+            }
+            assertThat(framesBuilt).isTrue();
+            assertThat(checked).isGreaterThan(40);
+            assertThat(insns.get(insns.size() - 1).text()).startsWith("ret");
+        });
+    }
+
+    /** A copy of the stack with the ftrace frame slots [f2, f2 + size) zeroed. */
+    private static SnapshotMemoryView blanked(SnapshotMemoryView s, long f2, int size) {
+        byte[] bytes = new byte[s.size()];
+        for (int off = 0; off + 8 <= bytes.length; off += 8) {
+            long a = s.base() + off;
+            long v = a >= f2 && a < f2 + size ? 0 : s.readLong(a);
+            for (int b = 0; b < 8; b++) bytes[off + b] = (byte) (v >>> (8 * b));
+        }
+        return new SnapshotMemoryView(s.base(), bytes);
+    }
+
+    static List<Insn> disassemble(byte[] code) {
+        Assumptions.assumeTrue(tool("objdump"), "GNU objdump is not installed");
+        try {
+            Path f = Files.createTempFile("bpf4j-tramp-", ".bin");
+            try {
+                Files.write(f, code);
+                String out = TestLib.run(List.of("objdump", "-D", "-b", "binary", "-m", "i386:x86-64", f.toString()));
+                List<Insn> insns = new ArrayList<>();
+                for (String line : out.split("\n")) {
+                    Matcher m = LINE.matcher(line);
+                    if (m.matches() && !m.group(2).isBlank()) insns.add(new Insn(Integer.parseInt(m.group(1), 16), m.group(2).trim().replaceAll("\\s+#.*$", "")));
+                }
+                return insns;
+            } finally {
+                Files.deleteIfExists(f);
+            }
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    private static boolean tool(String name) {
+        try {
+            return new ProcessBuilder(name, "--version").redirectErrorStream(true).start().waitFor() == 0;
+        } catch (IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+}
