@@ -231,6 +231,18 @@ class TailCallTest {
         }
     }
 
+    /** The target sees the caller's bytes where it wrote and zero elsewhere, also deep in the frame. */
+    @Test
+    void untouchedBytesReadAsZeroInTheTarget() {
+        LongFunction<Program> deepWriter = jmp -> new ProgramBuilder()
+                .mov64(R6, R1).st(Opcodes.DW, R10, -400, 0x55)
+                .lddw(R2, jmp).mov64(R3, 0).mov64(R1, R6).call(HelperIds.TAIL_CALL).mov64(R0, 1).exit().build("deep");
+        LongFunction<Program> deepReader = jmp -> new ProgramBuilder()
+                .ldxdw(R2, R10, -400).stxdw(R1, 16, R2).ldxdw(R2, R10, -512).stxdw(R1, 24, R2)
+                .mov64(R0, 2).exit().build("deepreader");
+        assertThat(agree(deepWriter, 0, List.of(deepReader))).isEqualTo("r0=2 out=" + "00".repeat(16) + "5500000000000000" + "00".repeat(8));
+    }
+
     @Test
     void onlyFromTheMainFrame() {
         assertThat(agree(TailCallTest::fromSubprogram, 0, List.of(TailCallTest::stackReader))).startsWith("HELPER_FAILED@fromsub:");

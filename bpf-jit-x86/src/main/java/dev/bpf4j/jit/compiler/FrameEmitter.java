@@ -24,7 +24,7 @@ final class FrameEmitter {
         e.movRR(true, Reg.RBP, Reg.RSP);                        /* mov rbp, rsp */
         c.fpStart[f.index()] = c.pos();
         e.aluRI(AluOp.SUB, true, Reg.RSP, frame.frameBytes());  /* sub rsp, 512 (+ alignment pad) */
-        zeroFrame(e, StackUse.bytesToZero(c.insns, f.startPc(), f.endPc()));
+        zeroFrame(e, f.isMain() ? MainFrameZeroing.bytes(c.insns, f.endPc()) : StackUse.bytesToZero(c.insns, f.startPc(), f.endPc()));
         for (Reg r : frame.saved()) e.push(r);                  /* push callee-saved */
         if (f.isMain() && !c.entryTrampoline) {
             e.movRR(true, RegMap.ENV, Reg.RSI);                 /* mov r12, rsi (env) */

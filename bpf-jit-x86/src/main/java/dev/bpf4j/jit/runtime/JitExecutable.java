@@ -11,6 +11,7 @@ import dev.bpf4j.jit.ProgramTag;
 import dev.bpf4j.jit.compiler.CompiledProgram;
 import dev.bpf4j.jit.compiler.FunctionLayout;
 import dev.bpf4j.jit.compiler.JitLayout;
+import dev.bpf4j.jit.compiler.MainFrameZeroing;
 import dev.bpf4j.program.Program;
 import dev.bpf4j.runtime.Executable;
 import dev.bpf4j.runtime.HelperSpec;
@@ -42,6 +43,8 @@ public final class JitExecutable implements Executable {
     private final List<CodeRegion> regions;
     /** Native addresses of the functions an {@code lddw src=4} names: the valid callback handles. */
     private final long[] callbackHandles;
+    /** Bytes of the main frame its prologue zeroes (see MainFrameZeroing). */
+    private final int mainZeroed;
     /** Runs hold it shared; close holds it exclusively, so code is never unmapped under a run. */
     private final StampedLock lifecycle = new StampedLock();
     private volatile boolean closed;
@@ -57,6 +60,7 @@ public final class JitExecutable implements Executable {
         this.memory = ExecutableMemory.of(compiled.code());
         this.regions = codeRegions(program, compiled.layout(), memory.address());
         this.callbackHandles = callbackHandles(program, compiled.layout(), memory.address());
+        this.mainZeroed = MainFrameZeroing.bytes(program.toArray());
         List<CodeRegion> done = new ArrayList<>();
         try {
             for (CodeRegion r : regions) { CodeMap.global().register(r); done.add(r); }
@@ -83,6 +87,8 @@ public final class JitExecutable implements Executable {
     long tailCallAddress() { return memory.address() + compiled.layout().pcOffsets()[0]; }
 
     Map<Integer, HelperSpec> javaHelpers() { return javaHelpers; }
+
+    int mainZeroed() { return mainZeroed; }
 
     /** The callback entry stub: {@code long entry(fn, env)} (the stub block starts with it). */
     long callbackEntryAddress() { return memory.address() + compiled.layout().stubOffset(); }

@@ -35,6 +35,8 @@ final class JitRun implements HelperCall {
     private boolean active = true;
     private int failedHelper;
     private final TailCalls tailCalls = new TailCalls();
+    /** True once the main frame is zero wherever no program wrote (after the first tail call). */
+    private boolean frameDefined;
 
     JitRun(JitExecutable owner, String programName, Map<Integer, HelperSpec> helpers, EnvBlock env, RunContext context) {
         this.owner = owner;
@@ -107,6 +109,14 @@ final class JitRun implements HelperCall {
      * untouched by a helper call, so the target starts with the same r1-r5).
      */
     private void enterTailCall(JitExecutable next, long r1, long r2, long r3, long r4, long r5) {
+        if (!frameDefined) {
+            frameDefined = true;
+            // First tail call of the run: the loaded program's prologue zeroed only what it touches;
+            // the target may read any byte, which must be zero unless the caller wrote it.
+            long frameTop = env.get(EnvLayout.ENTRY_RBP);
+            int zeroed = running.mainZeroed();
+            if (zeroed < Limits.STACK_SIZE) NativeMemory.setMemory(frameTop - Limits.STACK_SIZE, Limits.STACK_SIZE - zeroed, (byte) 0);
+        }
         long[] args = {r1, r2, r3, r4, r5};
         for (int i = 0; i < 5; i++) env.set(EnvLayout.ARGS + 8 * i, args[i]);
         env.set(EnvLayout.TAIL_TARGET, next.tailCallAddress());
