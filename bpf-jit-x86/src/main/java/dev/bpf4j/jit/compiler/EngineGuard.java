@@ -15,7 +15,7 @@ import static dev.bpf4j.isa.Opcodes.*;
 final class EngineGuard {
     private EngineGuard() {}
 
-    static void check(String program, Insn[] insns) {
+    static void check(String program, Insn[] insns, boolean legacyPacketLoads) {
         for (int pc = 0; pc < insns.length; pc++) {
             Insn in = insns[pc];
             int op = in.opcode();
@@ -23,10 +23,12 @@ final class EngineGuard {
             switch (Opcodes.cls(op)) {
                 case LD:
                     if (op == LDDW) {
-                        if (in.src() != PSEUDO_IMM64) throw error(program, pc, "lddw with src " + in.src() + " (map/BTF reference) must be relocated before loading");
+                        if (in.src() != PSEUDO_IMM64 && in.src() != PSEUDO_FUNC) throw error(program, pc, "lddw with src " + in.src() + " (map/BTF reference) must be relocated before loading");
                         if (pc + 1 >= insns.length || insns[pc + 1].opcode() != 0) throw error(program, pc, "lddw without its second slot");
                         writes(program, pc, in.dst());
                         pc++;
+                    } else {
+                        legacyLoad(program, pc, op, legacyPacketLoads);
                     }
                     break;
                 case LDX:
@@ -52,6 +54,16 @@ final class EngineGuard {
                 default:
                     break;
             }
+        }
+    }
+
+    /** LD ABS/IND B/H/W, only when the load options allow them (the interpreter's decoder rule). */
+    private static void legacyLoad(String program, int pc, int op, boolean allowed) {
+        if ((Opcodes.mode(op) != ABS && Opcodes.mode(op) != IND) || Opcodes.size(op) == DW) {
+            throw error(program, pc, String.format("unknown LD opcode 0x%02x", op));
+        }
+        if (!allowed) {
+            throw error(program, pc, String.format("opcode 0x%02x: legacy packet loads (LD ABS/IND) need LoadOptions.withLegacyPacketLoads(true)", op));
         }
     }
 

@@ -37,14 +37,26 @@ public final class EnvLayout {
     public static final int ARGS = 120;
     /** rbp of the native frame that saved the caller's callee-saved registers: where the error exit returns from. */
     public static final int EXIT_RBP = 160;
-    public static final int REGION_COUNT = 168;
+    /** The packet LD ABS/IND read: start address and length in bytes (RunContext.packet). */
+    public static final int PKT_ADDR = 168;
+    public static final int PKT_LEN = 176;
+    /** rsp of that native frame once it pushed the callee-saved registers: the error exit pops from here. */
+    public static final int EXIT_RSP = 184;
+    /** Native address of the tail-call entry to jump to when STATUS is STATUS_TAIL_CALL. */
+    public static final int TAIL_TARGET = 192;
+    /** Helper scratch buffers (HelperCall.scratch): one of 512 bytes per frame depth 1..8, from this address. */
+    public static final int SCRATCH_BASE = 200;
+    /** Bit d set: the buffer of the helper call made at depth d is readable (for the call's duration). */
+    public static final int SCRATCH_LIVE = 208;
+    public static final int REGION_COUNT = 216;
     /** Region table: {start, end, writable} per region. */
-    public static final int REGIONS = 176;
+    public static final int REGIONS = 224;
     public static final int REGION_SIZE = 24;
     public static final int REGION_END = 8;
     public static final int REGION_WRITABLE = 16;
 
-    public static final long STATUS_NATIVE_ERROR = 1, STATUS_HELPER_ERROR = 2, STATUS_EXIT = 3;
+    public static final long STATUS_NATIVE_ERROR = 1, STATUS_HELPER_ERROR = 2, STATUS_EXIT = 3,
+            STATUS_TAIL_CALL = 4;
 
     /** Error kinds the native code records (ErrorKind ordinals are not used: keep this stable). */
     public static final long KIND_OUT_OF_BOUNDS = 1, KIND_BUDGET = 2, KIND_CALL_DEPTH = 3,

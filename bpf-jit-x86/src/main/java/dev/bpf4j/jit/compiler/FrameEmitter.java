@@ -24,12 +24,13 @@ final class FrameEmitter {
         e.movRR(true, Reg.RBP, Reg.RSP);                        /* mov rbp, rsp */
         c.fpStart[f.index()] = c.pos();
         e.aluRI(AluOp.SUB, true, Reg.RSP, frame.frameBytes());  /* sub rsp, 512 (+ alignment pad) */
-        zeroFrame(e, StackUse.bytesToZero(c.insns, f.startPc(), f.endPc()));
+        zeroFrame(e, f.isMain() ? MainFrameZeroing.bytes(c.insns, f.endPc()) : StackUse.bytesToZero(c.insns, f.startPc(), f.endPc()));
         for (Reg r : frame.saved()) e.push(r);                  /* push callee-saved */
         if (f.isMain() && !c.entryTrampoline) {
             e.movRR(true, RegMap.ENV, Reg.RSI);                 /* mov r12, rsi (env) */
             e.store(8, JitContext.env(EnvLayout.ENTRY_RBP), Reg.RBP); /* mov [r12 + ENTRY_RBP], rbp */
             e.store(8, JitContext.env(EnvLayout.EXIT_RBP), Reg.RBP);  /* mov [r12 + EXIT_RBP], rbp */
+            e.store(8, JitContext.env(EnvLayout.EXIT_RSP), Reg.RSP);  /* mov [r12 + EXIT_RSP], rsp */
             loadEntryArgs(e, entryArgs);
         }
     }
@@ -56,9 +57,6 @@ final class FrameEmitter {
         }
     }
 
-    /** Frame depth below the trampoline's rbp: alignment pad plus the five saved registers. */
-    static final int TRAMPOLINE_DEPTH = 8 + 8 * 5;
-
     /**
      * When the main program is also a call target it is compiled as an ordinary function, and this
      * trampoline (at offset 0, the entry point) does the entry work instead: save every callee-saved
@@ -72,6 +70,7 @@ final class FrameEmitter {
         for (Reg r : RegMap.ENTRY_SAVED) e.push(r);             /* push callee-saved */
         e.movRR(true, RegMap.ENV, Reg.RSI);                     /* mov r12, rsi (env) */
         e.store(8, JitContext.env(EnvLayout.EXIT_RBP), Reg.RBP); /* mov [r12 + EXIT_RBP], rbp */
+        e.store(8, JitContext.env(EnvLayout.EXIT_RSP), Reg.RSP); /* mov [r12 + EXIT_RSP], rsp */
         e.lea(Reg.RAX, Mem.of(Reg.RSP, -16));                   /* lea rax, [rsp - 16] (main's rbp-to-be) */
         e.store(8, JitContext.env(EnvLayout.ENTRY_RBP), Reg.RAX); /* mov [r12 + ENTRY_RBP], rax */
         loadEntryArgs(e, entryArgs);
@@ -91,13 +90,26 @@ final class FrameEmitter {
         e.ret();                                                /* ret */
     }
 
-    /** The one error exit: back to the entry frame, restore what it saved, return to Java (status is in env). */
+    /**
+     * The one error exit: back to the native frame that saved the caller's registers (EXIT_RBP/EXIT_RSP:
+     * the entry frame, the trampoline or a callback entry), restore them, return to Java (status is in
+     * env). A pending tail call (only ever from the main program's body) also comes through here: it
+     * jumps to the target's tail-call entry instead, reusing the frame (see {@link #tailCallEntry}).
+     */
     static void errorExit(JitContext c) {
         X86Encoder e = c.e;
-        int depth = c.entryTrampoline ? TRAMPOLINE_DEPTH : c.frames[0].bodyDepth();
         int begin = c.pos();
+        e.aluMI(AluOp.CMP, true, JitContext.env(EnvLayout.STATUS), (int) EnvLayout.STATUS_TAIL_CALL); /* cmp qword [r12 + STATUS], 4 */
+        int exit = e.jccForward8(Cond.NE);                              /* jne .exit */
+        e.storeImm(8, JitContext.env(EnvLayout.STATUS), 0);             /* mov qword [r12 + STATUS], 0 */
+        for (int i = 0; i < ENTRY_ARG_REGS.length; i++) {
+            e.load(true, ENTRY_ARG_REGS[i], JitContext.env(EnvLayout.ARGS + 8 * i)); /* mov r(i+1), [r12 + ARGS + 8i] (the call's r1-r5) */
+        }
+        e.load(true, RegMap.AUX2, JitContext.env(EnvLayout.TAIL_TARGET)); /* mov r11, [r12 + TAIL_TARGET] */
+        e.jmpR(RegMap.AUX2);                                            /* jmp r11 */
+        e.bind(exit);                                                   /* .exit: */
         e.load(true, Reg.RBP, JitContext.env(EnvLayout.EXIT_RBP));      /* mov rbp, [r12 + EXIT_RBP] */
-        e.lea(Reg.RSP, Mem.of(Reg.RBP, -depth));                        /* lea rsp, [rbp - depth] */
+        e.load(true, Reg.RSP, JitContext.env(EnvLayout.EXIT_RSP));      /* mov rsp, [r12 + EXIT_RSP] */
         e.aluRR(AluOp.XOR, false, Reg.RAX, Reg.RAX);                    /* xor eax, eax */
         List<Reg> saved = List.of(RegMap.ENTRY_SAVED);
         for (int i = saved.size() - 1; i >= 0; i--) e.pop(saved.get(i)); /* pop callee-saved */

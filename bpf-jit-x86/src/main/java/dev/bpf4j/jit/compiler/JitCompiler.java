@@ -23,17 +23,24 @@ public final class JitCompiler {
     private static final int MAX_PASSES = 20;
 
     public static CompiledProgram compile(Program program, Map<Integer, HelperBinding> helpers, int entryArgs) {
+        return compile(program, helpers, entryArgs, false);
+    }
+
+    /** As above; {@code legacyPacketLoads} allows LD ABS/IND (LoadOptions.legacyPacketLoads). */
+    public static CompiledProgram compile(Program program, Map<Integer, HelperBinding> helpers, int entryArgs,
+                                          boolean legacyPacketLoads) {
         Insn[] insns = program.toArray();
         if (insns.length == 0) throw new BpfLoadException("program '" + program.name() + "': empty program");
         if (insns.length > AccessDescriptor.MAX_PC) {
             throw new BpfLoadException("program '" + program.name() + "': " + insns.length + " slots is too long for the JIT");
         }
-        EngineGuard.check(program.name(), insns);
+        EngineGuard.check(program.name(), insns, legacyPacketLoads);
         List<FunctionSpan> functions = Subprograms.split(program.name(), insns);
         FunctionFrame[] frames = new FunctionFrame[functions.size()];
         for (FunctionSpan f : functions) {
-            boolean entry = f.isMain() && !Subprograms.mainIsCalled(insns);
-            frames[f.index()] = entry ? FunctionFrame.entry() : FunctionFrame.subprogram(insns, f);
+            // Every main function has the entry frame shape, even when it is also called: a tail
+            // call jumps from one program's main body into another's and keeps the frame.
+            frames[f.index()] = f.isMain() ? FunctionFrame.entry() : FunctionFrame.subprogram(insns, f);
         }
         int[] passes = {0};
         JitContext converged = converge(program.name(), insns, functions, frames, helpers, entryArgs, false, passes);
@@ -71,7 +78,7 @@ public final class JitCompiler {
             int end = c.leaveAt[f.index()] + 2; // leave; ret
             fns.add(new FunctionLayout(f.index(), f.startPc(), f.endPc(), entry, end - entry, c.fpStart[f.index()], c.leaveAt[f.index()]));
         }
-        int stubStart = c.stubs.get(Stub.ERROR_EXIT);
+        int stubStart = c.stubs.get(Stub.CALLBACK_ENTRY); // the stub block starts with the callback entry
         List<UnwindRow> rows = new ArrayList<>();
         for (int[] r : c.stubRows) rows.add(new UnwindRow(r[0] - stubStart, r[1] - stubStart, CfaRule.values()[r[2]]));
         int[] pcOffsets = c.start.clone();

@@ -117,6 +117,9 @@ final class JitContext {
     /** Distance from the end of {@code pc} to the current function's epilogue, per the previous pass. */
     int exitDistance(int pc) { return prevEpilogue[current.index()] - prevEnd[pc]; }
 
+    /** Offset of the current function's epilogue, per the previous pass (for rel32 jumps from mid-slot). */
+    int epilogueOffset() { return prevEpilogue[current.index()]; }
+
     /**
      * {@code jcc} (or {@code jmp} when {@code c} is null) whose end lies {@code rel} bytes before
      * its target; it must be the last bytes of the BPF instruction for {@code rel} to hold.

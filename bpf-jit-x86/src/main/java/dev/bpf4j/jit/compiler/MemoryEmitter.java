@@ -24,8 +24,15 @@ final class MemoryEmitter {
         int mode = Opcodes.mode(i.opcode());
         int size = Opcodes.sizeBytes(i.opcode());
         if (cls == Opcodes.LD) {
-            if (!i.isLddw()) throw c.error(pc, String.format("unsupported legacy packet load 0x%02x", i.opcode()));
+            if (!i.isLddw()) {
+                LegacyLoadEmitter.emit(c, pc, i);
+                return;
+            }
             if (pc + 1 >= c.insns.length) throw c.error(pc, "lddw without its second slot");
+            if (Subprograms.isFunctionAddress(i)) {
+                e.leaRip(RegMap.x86(i.dst()), c.functionEntry(pc + 1 + i.imm())); /* lea dst, [rip + function] (a callback handle) */
+                return;
+            }
             e.loadImm64(RegMap.x86(i.dst()), i.imm64(c.insns[pc + 1])); /* mov dst, imm64 */
             return;
         }

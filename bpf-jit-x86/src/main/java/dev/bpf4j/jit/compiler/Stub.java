@@ -2,6 +2,8 @@ package dev.bpf4j.jit.compiler;
 
 /** The shared out-of-line routines emitted once per program after all functions. */
 enum Stub {
+    /** {@code long entry(fn, env)}: runs a callback function from Java (HelperCall.callSubprogram). First in the stub block. */
+    CALLBACK_ENTRY,
     /** Restores the entry frame's registers and returns to Java; the env says why. */
     ERROR_EXIT,
     /** r11d = pc: records BUDGET_EXCEEDED, then ERROR_EXIT. */

@@ -4,6 +4,7 @@ import dev.bpf4j.jit.x86.AluOp;
 import dev.bpf4j.jit.x86.Cond;
 import dev.bpf4j.jit.x86.Mem;
 import dev.bpf4j.jit.x86.Reg;
+import dev.bpf4j.jit.x86.Shift;
 import dev.bpf4j.jit.x86.X86Encoder;
 import dev.bpf4j.runtime.Limits;
 import dev.bpf4j.unwind.CfaRule;
@@ -16,6 +17,7 @@ final class StubEmitter {
     private StubEmitter() {}
 
     static void emit(JitContext c) {
+        CallbackEntryEmitter.emit(c);
         c.stubs.put(Stub.ERROR_EXIT, c.pos());
         FrameEmitter.errorExit(c);
         raise(c, Stub.RAISE_BUDGET, EnvLayout.KIND_BUDGET);
@@ -104,9 +106,11 @@ final class StubEmitter {
         toDone.add(e.jccForward32(Cond.BE));                               /* jbe .done (inside this frame) */
         e.bind(outer1);                                                   /* .outer: */
         e.aluRM(AluOp.CMP, true, Reg.RAX, JitContext.env(EnvLayout.ENTRY_RBP)); /* cmp rax, [r12 + ENTRY_RBP] */
-        toFail.add(e.jccForward32(Cond.E));                                /* je .fail (entry frame was the last) */
+        int toScratch = e.jccForward32(Cond.E);                            /* je .scratch (entry frame was the last) */
         e.load(true, Reg.RAX, Mem.of(Reg.RAX, 0));                        /* mov rax, [rax] (next frame out) */
         e.jmpTo(frame);                                                    /* jmp .frame */
+        e.bind32(toScratch);                                                /* .scratch: */
+        scratchCheck(e, toFail, toDone);
         for (int p : toDone) e.bind32(p);                                   /* .done: */
         e.pop(Reg.RDX);                                                   /* pop rdx */
         e.pop(Reg.RCX);                                                   /* pop rcx */
@@ -126,6 +130,35 @@ final class StubEmitter {
         c.stubRows.add(new int[]{fp, leave + 1, CfaRule.FRAME_POINTER.ordinal()});
         c.stubRows.add(new int[]{leave + 1, leave + 2, CfaRule.RETURN_AT_SP.ordinal()});
         c.stubRows.add(new int[]{leave + 2, end, CfaRule.FRAME_POINTER.ordinal()});
+    }
+
+    /**
+     * A read may also hit a live helper scratch buffer: buffer k = (addr - base) / 512 must hold the
+     * whole access and its depth bit k + 1 must be set in SCRATCH_LIVE. rax, rcx are free; rdx = end.
+     */
+    private static void scratchCheck(X86Encoder e, List<Integer> toFail, List<Integer> toDone) {
+        Reg addr = RegMap.AUX, desc = RegMap.AUX2;
+        e.testRI(false, desc, AccessDescriptor.WRITE_BIT);                /* test r11d, WRITE */
+        toFail.add(e.jccForward32(Cond.NE));                               /* jne .fail (buffers are read-only) */
+        e.movRR(true, Reg.RAX, addr);                                     /* mov rax, r10 */
+        e.aluRM(AluOp.SUB, true, Reg.RAX, JitContext.env(EnvLayout.SCRATCH_BASE)); /* sub rax, [r12 + SCRATCH_BASE] */
+        toFail.add(e.jccForward32(Cond.B));                                /* jb .fail (below the buffers) */
+        e.aluRI(AluOp.CMP, true, Reg.RAX, Limits.STACK_SIZE * Limits.MAX_CALL_FRAMES); /* cmp rax, 4096 */
+        toFail.add(e.jccForward32(Cond.AE));                               /* jae .fail (past them) */
+        e.movRR(true, Reg.RCX, Reg.RAX);                                  /* mov rcx, rax */
+        e.shiftImm(Shift.SHR, true, Reg.RCX, 9);                          /* shr rcx, 9 (k) */
+        e.movRR(true, Reg.RAX, Reg.RDX);                                  /* mov rax, rdx */
+        e.aluRM(AluOp.SUB, true, Reg.RAX, JitContext.env(EnvLayout.SCRATCH_BASE)); /* sub rax, [r12 + SCRATCH_BASE] */
+        e.aluRI(AluOp.SUB, true, Reg.RAX, 1);                             /* sub rax, 1 (last byte) */
+        e.shiftImm(Shift.SHR, true, Reg.RAX, 9);                          /* shr rax, 9 */
+        e.aluRR(AluOp.CMP, true, Reg.RAX, Reg.RCX);                       /* cmp rax, rcx */
+        toFail.add(e.jccForward32(Cond.NE));                               /* jne .fail (straddles two buffers) */
+        e.aluRI(AluOp.ADD, false, Reg.RCX, 1);                            /* add ecx, 1 (depth) */
+        e.load(true, Reg.RAX, JitContext.env(EnvLayout.SCRATCH_LIVE));   /* mov rax, [r12 + SCRATCH_LIVE] */
+        e.shiftCl(Shift.SHR, true, Reg.RAX);                              /* shr rax, cl */
+        e.testRI(false, Reg.RAX, 1);                                      /* test eax, 1 */
+        toFail.add(e.jccForward32(Cond.E));                                /* je .fail (not live) */
+        toDone.add(e.jmpForward32());                                      /* jmp .done */
     }
 
     /**

@@ -16,10 +16,18 @@ final class Subprograms {
         return i.opcode() == (Opcodes.JMP | Opcodes.CALL) && i.src() == Opcodes.PSEUDO_CALL;
     }
 
+    /** {@code lddw rX, src=4}: the address of a function, for callbacks (bpf_loop, bpf_for_each_map_elem). */
+    static boolean isFunctionAddress(Insn i) {
+        return i.opcode() == Opcodes.LDDW && i.src() == Opcodes.PSEUDO_FUNC;
+    }
+
+    /** A call local or function address: both name a function starting at pc + 1 + imm. */
+    private static boolean namesFunction(Insn i) { return isLocalCall(i) || isFunctionAddress(i); }
+
     /** True when some {@code call local} targets pc 0: the main program is then also called as a function. */
     static boolean mainIsCalled(Insn[] insns) {
         for (int pc = 0; pc < insns.length; pc++) {
-            if (isLocalCall(insns[pc]) && (long) pc + insns[pc].imm() + 1 == 0) return true;
+            if (namesFunction(insns[pc]) && (long) pc + insns[pc].imm() + 1 == 0) return true;
             if (insns[pc].isLddw()) pc++;
         }
         return false;
@@ -28,11 +36,17 @@ final class Subprograms {
     static List<FunctionSpan> split(String program, Insn[] insns) {
         TreeSet<Integer> starts = new TreeSet<>();
         starts.add(0);
+        boolean[] secondSlot = new boolean[insns.length + 1];
+        for (int pc = 0; pc < insns.length; pc++) if (insns[pc].isLddw()) secondSlot[++pc] = true;
         for (int pc = 0; pc < insns.length; pc++) {
-            if (isLocalCall(insns[pc])) {
+            if (namesFunction(insns[pc])) {
                 long target = (long) pc + insns[pc].imm() + 1;
+                String what = isLocalCall(insns[pc]) ? "call local target " : "function address (lddw src=4) target ";
                 if (target < 0 || target >= insns.length) {
-                    throw new BpfLoadException("program '" + program + "' pc " + pc + ": call local target " + target + " is outside the program");
+                    throw new BpfLoadException("program '" + program + "' pc " + pc + ": " + what + target + " is outside the program");
+                }
+                if (secondSlot[(int) target]) {
+                    throw new BpfLoadException("program '" + program + "' pc " + pc + ": " + what + target + " is the second slot of an lddw");
                 }
                 starts.add((int) target);
             }

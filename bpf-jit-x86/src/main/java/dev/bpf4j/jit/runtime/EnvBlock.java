@@ -1,6 +1,7 @@
 package dev.bpf4j.jit.runtime;
 
 import dev.bpf4j.jit.compiler.EnvLayout;
+import dev.bpf4j.runtime.Limits;
 import dev.bpf4j.runtime.MemoryRegion;
 import dev.bpf4j.runtime.NativeMemory;
 import dev.bpf4j.runtime.RunContext;
@@ -20,6 +21,8 @@ final class EnvBlock {
     private static final Cleaner CLEANER = Cleaner.create();
 
     private final long address;
+    /** The helper scratch buffers (EnvLayout.SCRATCH_BASE), allocated with the block. */
+    private final long scratch;
     private final int capacity;
     private final Cleaner.Cleanable cleanable;
     /** The region list whose table (and fast-path cache) the block holds. */
@@ -28,16 +31,24 @@ final class EnvBlock {
     private EnvBlock(int capacity) {
         this.capacity = capacity;
         this.address = NativeMemory.allocate(EnvLayout.sizeFor(capacity));
-        this.cleanable = CLEANER.register(this, new Free(address));
+        this.scratch = NativeMemory.allocate((long) Limits.STACK_SIZE * Limits.MAX_CALL_FRAMES);
+        this.cleanable = CLEANER.register(this, new Free(address, scratch));
+        set(EnvLayout.SCRATCH_BASE, scratch);
     }
 
     /** Frees the block's memory; holds no reference to the block itself. */
     private static final class Free implements Runnable {
-        private final long address;
+        private final long address, scratch;
 
-        Free(long address) { this.address = address; }
+        Free(long address, long scratch) {
+            this.address = address;
+            this.scratch = scratch;
+        }
 
-        @Override public void run() { NativeMemory.free(address); }
+        @Override public void run() {
+            NativeMemory.free(address);
+            NativeMemory.free(scratch);
+        }
     }
 
     static EnvBlock acquire(int regions) {
@@ -72,6 +83,9 @@ final class EnvBlock {
         set(EnvLayout.BUDGET, ctx.budget());
         set(EnvLayout.DEPTH, 1);
         for (int i = 0; i < 5; i++) set(EnvLayout.ARGS + 8 * i, ctx.arg(i));
+        set(EnvLayout.PKT_ADDR, ctx.packetAddress());
+        set(EnvLayout.PKT_LEN, ctx.packetLength());
+        set(EnvLayout.SCRATCH_LIVE, 0);
         List<MemoryRegion> regions = ctx.regions();
         if (regions == boundRegions) return;
         boundRegions = regions;

@@ -4,11 +4,14 @@ import com.kenai.jffi.CallContext;
 import com.kenai.jffi.CallingConvention;
 import com.kenai.jffi.Invoker;
 import com.kenai.jffi.Type;
+import dev.bpf4j.isa.Insn;
+import dev.bpf4j.isa.Opcodes;
 import dev.bpf4j.jit.HelperBinding;
 import dev.bpf4j.jit.ProgramTag;
 import dev.bpf4j.jit.compiler.CompiledProgram;
 import dev.bpf4j.jit.compiler.FunctionLayout;
 import dev.bpf4j.jit.compiler.JitLayout;
+import dev.bpf4j.jit.compiler.MainFrameZeroing;
 import dev.bpf4j.program.Program;
 import dev.bpf4j.runtime.Executable;
 import dev.bpf4j.runtime.HelperSpec;
@@ -38,6 +41,10 @@ public final class JitExecutable implements Executable {
     private final Map<Integer, HelperBinding> bindings; // strongly held: code calls their addresses
     private final ExecutableMemory memory;
     private final List<CodeRegion> regions;
+    /** Native addresses of the functions an {@code lddw src=4} names: the valid callback handles. */
+    private final long[] callbackHandles;
+    /** Bytes of the main frame its prologue zeroes (see MainFrameZeroing). */
+    private final int mainZeroed;
     /** Runs hold it shared; close holds it exclusively, so code is never unmapped under a run. */
     private final StampedLock lifecycle = new StampedLock();
     private volatile boolean closed;
@@ -52,6 +59,8 @@ public final class JitExecutable implements Executable {
         this.bindings = Map.copyOf(bindings);
         this.memory = ExecutableMemory.of(compiled.code());
         this.regions = codeRegions(program, compiled.layout(), memory.address());
+        this.callbackHandles = callbackHandles(program, compiled.layout(), memory.address());
+        this.mainZeroed = MainFrameZeroing.bytes(program.toArray());
         List<CodeRegion> done = new ArrayList<>();
         try {
             for (CodeRegion r : regions) { CodeMap.global().register(r); done.add(r); }
@@ -68,6 +77,57 @@ public final class JitExecutable implements Executable {
     public long entryAddress() { return memory.address(); }
 
     public JitLayout layout() { return compiled.layout(); }
+
+    /**
+     * Where a tail call into this program lands: its pc 0, past the prologue (kernel style). The
+     * calling program's main frame has the same shape — every main function saves all callee-saved
+     * registers below its 512-byte stack — so rbp, rsp, the saved registers and the stack contents
+     * carry over unchanged, as the interpreter keeps the frame.
+     */
+    long tailCallAddress() { return memory.address() + compiled.layout().pcOffsets()[0]; }
+
+    Map<Integer, HelperSpec> javaHelpers() { return javaHelpers; }
+
+    int mainZeroed() { return mainZeroed; }
+
+    /** The callback entry stub: {@code long entry(fn, env)} (the stub block starts with it). */
+    long callbackEntryAddress() { return memory.address() + compiled.layout().stubOffset(); }
+
+    /** True when {@code handle} is the address of a function this program's {@code lddw src=4} loads. */
+    boolean isCallbackHandle(long handle) {
+        for (long h : callbackHandles) if (h == handle) return true;
+        return false;
+    }
+
+    private static long[] callbackHandles(Program program, JitLayout layout, long base) {
+        List<Insn> insns = program.insns();
+        List<Long> out = new ArrayList<>();
+        for (int pc = 0; pc < insns.size(); pc++) {
+            Insn i = insns.get(pc);
+            if (i.opcode() == Opcodes.LDDW && i.src() == Opcodes.PSEUDO_FUNC) {
+                int target = pc + 1 + i.imm();
+                for (FunctionLayout f : layout.functions()) if (f.startPc() == target) out.add(base + f.codeOffset());
+            }
+            if (i.isLddw()) pc++;
+        }
+        return out.stream().mapToLong(Long::longValue).toArray();
+    }
+
+    /**
+     * Keeps this program's code mapped for the rest of a run that tail-called into it; 0 when it is
+     * closed or closing (the tail call then fails). Released with {@link #unpin}.
+     */
+    long pin() {
+        if (closed) return 0;
+        long stamp = lifecycle.tryReadLock();
+        if (stamp != 0 && closed) {
+            lifecycle.unlockRead(stamp);
+            return 0;
+        }
+        return stamp;
+    }
+
+    void unpin(long stamp) { lifecycle.unlockRead(stamp); }
 
     public CompiledProgram compiled() { return compiled; }
 
@@ -89,7 +149,7 @@ public final class JitExecutable implements Executable {
                     long r0 = INVOKER.invokeN2(ENTRY, memory.address(), context.arg(0), env.address());
                     return run.finish(r0);
                 } finally {
-                    run.deactivate();
+                    run.deactivate(); // also unpins the programs it tail-called into
                     JitRun.restore(previous);
                 }
             } finally {

@@ -22,18 +22,25 @@ final class JitRun implements HelperCall {
     private static final ThreadLocal<JitRun> CURRENT = new ThreadLocal<>();
 
     private final Object owner;
+    /** The running program: the loaded one, or the last tail call's target. */
+    private JitExecutable running;
     private JitRun previous;
-    private final String programName;
-    private final Map<Integer, HelperSpec> helpers;
+    /** The running program's name and helpers: the loaded program's, or the last tail call target's. */
+    private String programName;
+    private Map<Integer, HelperSpec> helpers;
     private final EnvBlock env;
     private final RunContext context;
     private Throwable failure;
     /** False once the run has returned: its env block may already serve another run. */
     private boolean active = true;
     private int failedHelper;
+    private final TailCalls tailCalls = new TailCalls();
+    /** True once the main frame is zero wherever no program wrote (after the first tail call). */
+    private boolean frameDefined;
 
-    JitRun(Object owner, String programName, Map<Integer, HelperSpec> helpers, EnvBlock env, RunContext context) {
+    JitRun(JitExecutable owner, String programName, Map<Integer, HelperSpec> helpers, EnvBlock env, RunContext context) {
         this.owner = owner;
+        this.running = owner;
         this.programName = programName;
         this.helpers = helpers;
         this.env = env;
@@ -51,12 +58,17 @@ final class JitRun implements HelperCall {
 
     /** True when a run of {@code owner} is in progress on this thread (possibly under nested runs). */
     static boolean isRunningOnThisThread(Object owner) {
-        for (JitRun r = CURRENT.get(); r != null; r = r.previous) if (r.owner == owner) return true;
+        for (JitRun r = CURRENT.get(); r != null; r = r.previous) {
+            if (r.owner == owner || r.tailCalls.pinned(owner)) return true;
+        }
         return false;
     }
 
     /** Ends this run's use of its env block. */
-    void deactivate() { active = false; }
+    void deactivate() {
+        active = false;
+        tailCalls.unpinAll();
+    }
 
     private void checkActive() {
         if (!active) throw new IllegalStateException("the run of '" + programName + "' this HelperCall belonged to has ended");
@@ -70,16 +82,48 @@ final class JitRun implements HelperCall {
 
     /** Called by the bridge closure for {@code call id}. */
     long callHelper(int id, long r1, long r2, long r3, long r4, long r5) {
+        long depth = env.get(EnvLayout.DEPTH);
         try {
             HelperSpec spec = helpers.get(id);
             if (spec == null) throw new IllegalStateException("helper " + id + " is not bound");
-            return spec.body().call(this, r1, r2, r3, r4, r5);
+            long r0 = spec.body().call(this, r1, r2, r3, r4, r5);
+            JitExecutable next = tailCalls.takePending();
+            if (next != null && env.get(EnvLayout.STATUS) == 0) enterTailCall(next, r1, r2, r3, r4, r5);
+            return r0;
+        } catch (CallbackExit exited) { // a helper inside a callback ended the run: STATUS_EXIT stays
+            return 0;
         } catch (Throwable t) {
             failure = t;
             failedHelper = id;
             env.set(EnvLayout.STATUS, EnvLayout.STATUS_HELPER_ERROR);
             return 0;
+        } finally {
+            long live = env.get(EnvLayout.SCRATCH_LIVE);
+            if (live != 0) env.set(EnvLayout.SCRATCH_LIVE, live & ~(1L << depth)); // the call's buffer dies with it
         }
+    }
+
+    /**
+     * The helper asked for a tail call and returned: the native code sees STATUS_TAIL_CALL and jumps
+     * to the target's tail-call entry with the call's r1-r5 (the interpreter's registers are
+     * untouched by a helper call, so the target starts with the same r1-r5).
+     */
+    private void enterTailCall(JitExecutable next, long r1, long r2, long r3, long r4, long r5) {
+        if (!frameDefined) {
+            frameDefined = true;
+            // First tail call of the run: the loaded program's prologue zeroed only what it touches;
+            // the target may read any byte, which must be zero unless the caller wrote it.
+            long frameTop = env.get(EnvLayout.ENTRY_RBP);
+            int zeroed = running.mainZeroed();
+            if (zeroed < Limits.STACK_SIZE) NativeMemory.setMemory(frameTop - Limits.STACK_SIZE, Limits.STACK_SIZE - zeroed, (byte) 0);
+        }
+        long[] args = {r1, r2, r3, r4, r5};
+        for (int i = 0; i < 5; i++) env.set(EnvLayout.ARGS + 8 * i, args[i]);
+        env.set(EnvLayout.TAIL_TARGET, next.tailCallAddress());
+        env.set(EnvLayout.STATUS, EnvLayout.STATUS_TAIL_CALL);
+        running = next;
+        programName = next.program().name();
+        helpers = next.javaHelpers();
     }
 
     /** The run's result once the native code has returned {@code r0}. */
@@ -88,19 +132,24 @@ final class JitRun implements HelperCall {
         if (status == 0) return r0;
         if (status == EnvLayout.STATUS_EXIT) return env.get(EnvLayout.EXIT_R0);
         if (status == EnvLayout.STATUS_HELPER_ERROR) throw helperFailure();
+        throw nativeError(status);
+    }
+
+    /** The error the native code recorded (STATUS_NATIVE_ERROR). */
+    private RuntimeException nativeError(long status) {
         long kind = env.get(EnvLayout.ERR_KIND);
         long desc = env.get(EnvLayout.ERR_DESC);
         if (kind == EnvLayout.KIND_OUT_OF_BOUNDS) {
-            throw BpfRuntimeException.outOfBounds(programName, AccessDescriptor.pc(desc), env.get(EnvLayout.ERR_ADDR),
+            return BpfRuntimeException.outOfBounds(programName, AccessDescriptor.pc(desc), env.get(EnvLayout.ERR_ADDR),
                     AccessDescriptor.size(desc), AccessDescriptor.write(desc));
         }
         if (kind == EnvLayout.KIND_MISALIGNED_ATOMIC) {
-            throw BpfRuntimeException.misalignedAtomic(programName, AccessDescriptor.pc(desc), env.get(EnvLayout.ERR_ADDR),
+            return BpfRuntimeException.misalignedAtomic(programName, AccessDescriptor.pc(desc), env.get(EnvLayout.ERR_ADDR),
                     AccessDescriptor.size(desc));
         }
-        if (kind == EnvLayout.KIND_BUDGET) throw BpfRuntimeException.budgetExceeded(programName, (int) desc, context.budget());
-        if (kind == EnvLayout.KIND_CALL_DEPTH) throw BpfRuntimeException.callDepthExceeded(programName, (int) desc, Limits.MAX_CALL_FRAMES);
-        throw new IllegalStateException("JIT run of '" + programName + "' ended with unknown status " + status + "/" + kind);
+        if (kind == EnvLayout.KIND_BUDGET) return BpfRuntimeException.budgetExceeded(programName, (int) desc, context.budget());
+        if (kind == EnvLayout.KIND_CALL_DEPTH) return BpfRuntimeException.callDepthExceeded(programName, (int) desc, Limits.MAX_CALL_FRAMES);
+        return new IllegalStateException("JIT run of '" + programName + "' ended with unknown status " + status + "/" + kind);
     }
 
     /** As the interpreter: BpfRuntimeException as is, Errors propagate, anything else becomes HELPER_FAILED. */
@@ -134,6 +183,82 @@ final class JitRun implements HelperCall {
         env.set(EnvLayout.STATUS, EnvLayout.STATUS_EXIT);
     }
 
+    /**
+     * As the interpreter's: checks the handle, spends one budget unit, opens a frame (budget first,
+     * then depth, both at this helper's pc), runs the function through the callback entry stub and
+     * returns its r0. The nested native entry becomes the error exit's target for its duration; the
+     * outer EXIT_RBP/EXIT_RSP, the helper's pc and frame and DEPTH are restored afterwards. An error
+     * in the callback is thrown from here (through the helper), as the interpreter does.
+     */
+    @Override public long callSubprogram(long handle, long r1, long r2, long r3, long r4, long r5) {
+        checkActive();
+        JitExecutable p = running;
+        if (!p.isCallbackHandle(handle)) {
+            throw badArgument(String.format("callback 0x%x is not a function address (lddw src=4) of program '%s'", handle, programName));
+        }
+        int callPc = pc();
+        long budget = env.get(EnvLayout.BUDGET);
+        if (budget <= 0) throw BpfRuntimeException.budgetExceeded(programName, callPc, context.budget());
+        long depth = env.get(EnvLayout.DEPTH);
+        if (depth >= Limits.MAX_CALL_FRAMES) throw BpfRuntimeException.callDepthExceeded(programName, callPc, Limits.MAX_CALL_FRAMES);
+        env.set(EnvLayout.BUDGET, budget - 1);
+        long exitRbp = env.get(EnvLayout.EXIT_RBP), exitRsp = env.get(EnvLayout.EXIT_RSP), curRbp = env.get(EnvLayout.CUR_RBP);
+        long[] args = {r1, r2, r3, r4, r5};
+        for (int i = 0; i < 5; i++) env.set(EnvLayout.ARGS + 8 * i, args[i]);
+        env.set(EnvLayout.DEPTH, depth + 1);
+        long r0;
+        RuntimeException failure = null;
+        try {
+            r0 = CallbackInvoker.call(p.callbackEntryAddress(), handle, env.address());
+            long status = env.get(EnvLayout.STATUS);
+            // built before CUR_PC is restored: errors name the pc inside the callback
+            if (status == EnvLayout.STATUS_EXIT) failure = CallbackExit.INSTANCE;
+            else if (status == EnvLayout.STATUS_HELPER_ERROR) failure = helperFailure();
+            else if (status != 0) failure = nativeError(status);
+        } finally {
+            env.set(EnvLayout.EXIT_RBP, exitRbp);
+            env.set(EnvLayout.EXIT_RSP, exitRsp);
+            env.set(EnvLayout.CUR_RBP, curRbp);
+            env.set(EnvLayout.CUR_PC, callPc);
+            env.set(EnvLayout.DEPTH, depth);
+        }
+        if (failure != null) throw failure;
+        return r0;
+    }
+
+    /** The buffer of the current frame depth, readable by the program until this helper returns. */
+    @Override public long scratch(int size) {
+        checkActive();
+        if (size < 1 || size > Limits.STACK_SIZE) {
+            throw badArgument("scratch buffer of " + size + " bytes (1 to " + Limits.STACK_SIZE + ")");
+        }
+        long depth = env.get(EnvLayout.DEPTH);
+        env.set(EnvLayout.SCRATCH_LIVE, env.get(EnvLayout.SCRATCH_LIVE) | (1L << depth));
+        return env.get(EnvLayout.SCRATCH_BASE) + (depth - 1) * Limits.STACK_SIZE;
+    }
+
+    /** As the interpreter: main frame only, 33 per run (empty slots count), same-engine targets that are open. */
+    @Override public boolean tailCall(Object target) {
+        checkActive();
+        long depth = env.get(EnvLayout.DEPTH);
+        if (depth != 1) {
+            throw new BpfRuntimeException(ErrorKind.HELPER_FAILED, programName, pc(), 0, "bpf_tail_call from frame depth " + depth
+                    + " (a subprogram or callback): bpf4j allows tail calls only from the main program's frame");
+        }
+        if (!tailCalls.count()) return false;
+        if (target == null) return false;
+        if (!(target instanceof JitExecutable)) {
+            throw new BpfRuntimeException(ErrorKind.HELPER_FAILED, programName, pc(), 0, "bpf_tail_call: the prog-array slot holds "
+                    + target.getClass().getName() + ", not a program loaded by the jit engine (fill prog arrays with executables of the engine that runs them)");
+        }
+        JitExecutable next = (JitExecutable) target;
+        if (!tailCalls.pin(next)) {
+            throw new BpfRuntimeException(ErrorKind.HELPER_FAILED, programName, pc(), 0,
+                    "bpf_tail_call: target program '" + next.program().name() + "' was closed while still in a prog array");
+        }
+        return true;
+    }
+
     /** The memory-check rule: inside one region (writable for writes) or one live BPF frame. */
     @Override public boolean accessible(long address, long size, boolean write) {
         checkActive();
@@ -153,6 +278,15 @@ final class JitRun implements HelperCall {
             if (rbp == entry) break;
             rbp = NativeMemory.getLong(rbp);
         }
-        return false;
+        return !write && inLiveScratch(address, end);
+    }
+
+    private boolean inLiveScratch(long address, long end) {
+        long live = env.get(EnvLayout.SCRATCH_LIVE);
+        if (live == 0) return false;
+        long off = address - env.get(EnvLayout.SCRATCH_BASE);
+        if (off < 0 || off >= (long) Limits.STACK_SIZE * Limits.MAX_CALL_FRAMES) return false;
+        long k = off / Limits.STACK_SIZE;
+        return (live & (1L << (k + 1))) != 0 && end - env.get(EnvLayout.SCRATCH_BASE) <= (k + 1) * Limits.STACK_SIZE;
     }
 }

@@ -33,6 +33,14 @@ public final class X86Encoder extends X86EncoderBase {
         buf.emit32(imm);
     }
 
+    /** {@code lea r64, [rip + disp32]} addressing the buffer offset {@code target}. */
+    public void leaRip(Reg dst, int target) {
+        buf.emit8(0x48 | (dst.extended() ? 0x04 : 0)); /* REX.W (+R) */
+        buf.emit8(0x8d); /* lea r64, m */
+        buf.emit8((dst.low3() << 3) | 0x05); /* ModRM: [rip + disp32] */
+        buf.emit32(target - (buf.size() + 4));
+    }
+
     /** {@code movabs r64, imm64}. */
     public void movabs(Reg dst, long imm) {
         rexR(true, dst, false);

@@ -77,6 +77,13 @@ public abstract class X86EncoderBase {
         modrmRR(2, target);
     }
 
+    /** {@code jmp r64}. */
+    public void jmpR(Reg target) {
+        rexR(false, target, false);
+        buf.emit8(0xff); /* jmp r/m64 (/4) */
+        modrmRR(4, target);
+    }
+
     /** {@code call rel32} to the absolute buffer offset {@code target}. */
     public void callRel32(int target) {
         buf.emit8(0xe8); /* call rel32 */

@@ -1,0 +1,54 @@
+package dev.bpf4j.jit.compiler;
+
+import dev.bpf4j.jit.x86.AluOp;
+import dev.bpf4j.jit.x86.Mem;
+import dev.bpf4j.jit.x86.Reg;
+import dev.bpf4j.jit.x86.X86Encoder;
+import dev.bpf4j.unwind.CfaRule;
+
+/**
+ * {@code long callback_entry(void *fn, void *env)}: how a Java helper runs a callback function
+ * (HelperCall.callSubprogram; the runtime has already spent the budget unit, raised DEPTH and
+ * written r1-r5 to the env's ARGS). It saves the caller's registers like the entry frame and makes
+ * itself the error exit's target (EXIT_RBP/EXIT_RSP — the runtime restores the outer ones), so an
+ * error in the callback returns here and the helper sees the status. The callback runs with rbp =
+ * the frame that made the helper call, so its frame links to the live BPF frames (memory checks
+ * walk that chain) and not to Java's.
+ */
+final class CallbackEntryEmitter {
+    private CallbackEntryEmitter() {}
+
+    private static final Reg[] ARG_REGS = {Reg.RDI, Reg.RSI, Reg.RDX, Reg.RCX, Reg.R8};
+
+    static void emit(JitContext c) {
+        X86Encoder e = c.e;
+        int begin = c.pos();
+        c.stubs.put(Stub.CALLBACK_ENTRY, begin);
+        e.push(Reg.RBP);                                                 /* push rbp */
+        int afterPush = c.pos();
+        e.movRR(true, Reg.RBP, Reg.RSP);                                 /* mov rbp, rsp */
+        int fp = c.pos();
+        for (Reg r : RegMap.ENTRY_SAVED) e.push(r);                      /* push callee-saved (the error exit pops them) */
+        e.movRR(true, RegMap.ENV, Reg.RSI);                              /* mov r12, rsi (env) */
+        e.store(8, JitContext.env(EnvLayout.EXIT_RBP), Reg.RBP);         /* mov [r12 + EXIT_RBP], rbp */
+        e.store(8, JitContext.env(EnvLayout.EXIT_RSP), Reg.RSP);         /* mov [r12 + EXIT_RSP], rsp */
+        e.aluRI(AluOp.SUB, true, Reg.RSP, 8);                            /* sub rsp, 8 (keep the call aligned) */
+        e.movRR(true, RegMap.AUX2, Reg.RDI);                             /* mov r11, rdi (fn) */
+        e.movRR(true, Reg.RBX, Reg.RBP);                                 /* mov rbx, rbp (callee-saved in every function) */
+        for (int i = 0; i < ARG_REGS.length; i++) {
+            e.load(true, ARG_REGS[i], JitContext.env(EnvLayout.ARGS + 8 * i)); /* mov r(i+1), [r12 + ARGS + 8i] */
+        }
+        e.load(true, Reg.RBP, JitContext.env(EnvLayout.CUR_RBP));        /* mov rbp, [r12 + CUR_RBP] (the helper caller's frame) */
+        e.callR(RegMap.AUX2);                                            /* call r11 */
+        e.movRR(true, Reg.RBP, Reg.RBX);                                 /* mov rbp, rbx */
+        e.lea(Reg.RSP, Mem.of(Reg.RBP, -8 * RegMap.ENTRY_SAVED.length)); /* lea rsp, [rbp - 40] */
+        for (int i = RegMap.ENTRY_SAVED.length - 1; i >= 0; i--) e.pop(RegMap.ENTRY_SAVED[i]); /* pop callee-saved */
+        int leave = c.pos();
+        e.leave();                                                       /* leave */
+        e.ret();                                                         /* ret */
+        c.stubRows.add(new int[]{begin, afterPush, CfaRule.RETURN_AT_SP.ordinal()});
+        c.stubRows.add(new int[]{afterPush, fp, CfaRule.RETURN_AT_SP_PLUS_8.ordinal()});
+        c.stubRows.add(new int[]{fp, leave + 1, CfaRule.FRAME_POINTER.ordinal()});
+        c.stubRows.add(new int[]{leave + 1, leave + 2, CfaRule.RETURN_AT_SP.ordinal()});
+    }
+}

@@ -1,0 +1,38 @@
+package dev.bpf4j.jit.compiler;
+
+import dev.bpf4j.isa.Insn;
+import dev.bpf4j.isa.Opcodes;
+import dev.bpf4j.program.StackUse;
+import dev.bpf4j.runtime.Limits;
+
+/**
+ * How much of the main frame the prologue zeroes. A tail-call target reuses the frame and may read
+ * any byte of it, which the interpreter shows as zero unless the caller wrote it. So the main
+ * function zeroes down to its deepest r10-relative access (stores too, not only loads as
+ * {@link StackUse#bytesToZero} needs): every byte below that one is untouched by the caller, and
+ * the runtime zeroes that rest on the run's first tail call (later callers are targets whose
+ * frame is then already fully defined).
+ */
+public final class MainFrameZeroing {
+    private MainFrameZeroing() {}
+
+    /** Bytes below rbp the main function (slots {@code [0, endPc)}) zeroes in its prologue; a multiple of 8. */
+    public static int bytes(Insn[] insns, int endPc) {
+        int z = StackUse.bytesToZero(insns, 0, endPc);
+        int deepest = 0;
+        for (int pc = 0; pc < endPc; pc++) {
+            Insn i = insns[pc];
+            int cls = i.cls();
+            boolean viaR10 = (cls == Opcodes.LDX && i.src() == 10) || ((cls == Opcodes.ST || cls == Opcodes.STX) && i.dst() == 10);
+            if (viaR10 && i.off() < 0) deepest = Math.max(deepest, -i.off());
+            if (i.isLddw()) pc++;
+        }
+        int rounded = Math.min(Limits.STACK_SIZE, (deepest + 7) & ~7);
+        return Math.max(z, rounded);
+    }
+
+    /** The same for a whole program: its main function ends where the first subprogram starts. */
+    public static int bytes(Insn[] insns) {
+        return bytes(insns, Subprograms.split("?", insns).get(0).endPc());
+    }
+}
