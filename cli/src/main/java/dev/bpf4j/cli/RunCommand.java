@@ -16,7 +16,7 @@ import java.util.Set;
 /** {@code bpf4j run}: runs one program with the conformance conventions and prints r0. */
 final class RunCommand implements Command {
     @Override public String name() { return "run"; }
-    @Override public String summary() { return "run a .data, .bin or .s program and print r0"; }
+    @Override public String summary() { return "run a .data, .bin or .s program and print r0, or test-run a program of an ELF object (OBJ.o)"; }
     @Override public String usage() { return "bpf4j run FILE [--engine interp|jit|all] [--mem HEXFILE] [--perf-map]\n       " + ObjectRun.USAGE; }
 
     @Override public int run(List<String> argv, PrintStream out, PrintStream err) {
