@@ -34,4 +34,20 @@ public final class StackUse {
         }
         return Math.min(Limits.STACK_SIZE, (depth + 7) & ~7);
     }
+
+    /**
+     * Bytes below r10 down to the deepest r10-relative access (load, store or atomic) in slots
+     * {@code [startPc, endPc)}, rounded up to 8: everything below it the function never touches.
+     */
+    public static int deepestAccess(Insn[] insns, int startPc, int endPc) {
+        int deepest = 0;
+        for (int pc = startPc; pc < endPc; pc++) {
+            Insn i = insns[pc];
+            int cls = i.cls();
+            boolean viaR10 = (cls == Opcodes.LDX && i.src() == 10) || ((cls == Opcodes.ST || cls == Opcodes.STX) && i.dst() == 10);
+            if (viaR10 && i.off() < 0) deepest = Math.max(deepest, -i.off());
+            if (i.isLddw()) pc++;
+        }
+        return Math.min(Limits.STACK_SIZE, (deepest + 7) & ~7);
+    }
 }

@@ -1,9 +1,7 @@
 package dev.bpf4j.jit.compiler;
 
 import dev.bpf4j.isa.Insn;
-import dev.bpf4j.isa.Opcodes;
 import dev.bpf4j.program.StackUse;
-import dev.bpf4j.runtime.Limits;
 
 /**
  * How much of the main frame the prologue zeroes. A tail-call target reuses the frame and may read
@@ -18,17 +16,7 @@ public final class MainFrameZeroing {
 
     /** Bytes below rbp the main function (slots {@code [0, endPc)}) zeroes in its prologue; a multiple of 8. */
     public static int bytes(Insn[] insns, int endPc) {
-        int z = StackUse.bytesToZero(insns, 0, endPc);
-        int deepest = 0;
-        for (int pc = 0; pc < endPc; pc++) {
-            Insn i = insns[pc];
-            int cls = i.cls();
-            boolean viaR10 = (cls == Opcodes.LDX && i.src() == 10) || ((cls == Opcodes.ST || cls == Opcodes.STX) && i.dst() == 10);
-            if (viaR10 && i.off() < 0) deepest = Math.max(deepest, -i.off());
-            if (i.isLddw()) pc++;
-        }
-        int rounded = Math.min(Limits.STACK_SIZE, (deepest + 7) & ~7);
-        return Math.max(z, rounded);
+        return Math.max(StackUse.bytesToZero(insns, 0, endPc), StackUse.deepestAccess(insns, 0, endPc));
     }
 
     /** The same for a whole program: its main function ends where the first subprogram starts. */
