@@ -46,6 +46,13 @@ final class EnvTemplate implements AutoCloseable {
 
     long address() { return address; }
 
+    /** The block as qwords: what the trampoline stores on each hit. */
+    long[] words() {
+        long[] w = new long[bytes / 8];
+        for (int i = 0; i < w.length; i++) w[i] = NativeMemory.getLong(address + 8L * i);
+        return w;
+    }
+
     int bytes() { return bytes; }
 
     @Override public synchronized void close() {
