@@ -18,7 +18,11 @@ import java.util.List;
  *
  * <pre>
  *  push rbp; mov rbp, rsp          A = S - 8: a standard frame, [A] = parent rbp, [A + 8] = site + 5
- *  pushfq; sub rsp, FRAME          flags (for pt_regs), then the frame below (rsp 16-aligned: S is)
+ *  pushfq; and rsp, -16; sub rsp, FRAME; mov [rsp + SAVED_A], rbp
+ *                                  flags (for pt_regs), then the frame, 16-aligned whatever S is:
+ *                                  gcc's -fipa-stack-alignment calls functions of its own unit with
+ *                                  rsp 8 bytes off when they need no alignment, and the jffi
+ *                                  closure and helpers do need it
  *  save rcx, rdx; lock add 1 to each direct program's hit counter (before the other stores)
  *  save the other registers into pt_regs; ip = function, sp = S + 8, bp = parent rbp, flags;
  *  save xmm0-7 (float arguments) unless every program is JIT code without helpers (no SSE)
@@ -27,7 +31,7 @@ import java.util.List;
  *  mov rbp, rsp                    rbp = F2: program frames chain F2 -> F1 -> parent -> ...
  *  per attached program: JIT: env stored on the stack as constants, call entry(&pt_regs, env),
  *                        count failures; other engines: call the upcall closure (&pt_regs, link id)
- *  restore xmm0-7 and registers; lea rbp, [A]; leave; ret   back to site + 5
+ *  restore xmm0-7 and registers; mov rbp, [rbp + SAVED_A] (A); leave; ret   back to site + 5
  * </pre>
  *
  * F2's return address is site + 6, not site + 5: the patch site is registered in the code map with
@@ -35,7 +39,7 @@ import java.util.List;
  * at site + 4) and for pt_regs.ip; site + 6 is looked up at site + 5, outside it, so a walk through
  * F2 takes the traced function's frame pointer to F1 and so to the parent. With these, every
  * instruction is covered by one of the three rules: entry, after push rbp, frame pointer (A until
- * {@code mov rbp, rsp}, F2 after it, A again from the final lea).
+ * {@code mov rbp, rsp}, F2 after it, A again from the final load of A).
  */
 final class TrampolineEmitter {
     private TrampolineEmitter() {}
@@ -75,9 +79,9 @@ final class TrampolineEmitter {
         // xmm0-7 carry float arguments; xmm8-15 are caller-saved and carry none, so the function
         // cannot expect them at its entry. JIT code has no SSE: only helpers and the JVM touch them.
         int xmmSaved = calls.stream().anyMatch(c -> !(c instanceof JitCall) || ((JitCall) c).nativeHelpers()) ? XMM_ARGS : 0;
-        int xmm = (ENV + envBytes + 15) & ~15;
-        int frame = xmm + 16 * xmmSaved;                    // a multiple of 16: keeps F2 16-byte aligned (A - 8 is)
-        int aToF2 = 8 + frame;                               // A - F2
+        int savedA = ENV + envBytes;                        // A, for the epilogue: the alignment gap varies
+        int xmm = (savedA + 8 + 15) & ~15;
+        int frame = xmm + 16 * xmmSaved;                    // a multiple of 16: F2 stays 16-byte aligned
         CodeBuffer b = new CodeBuffer();
         X86Encoder e = new X86Encoder(b);
         e.push(Reg.RBP);                                     /* push rbp */
@@ -85,7 +89,9 @@ final class TrampolineEmitter {
         e.movRR(true, Reg.RBP, Reg.RSP);                     /* mov rbp, rsp (A) */
         int fp = e.position();
         b.emit8(0x9c);                                       /* pushfq */
+        e.aluRI(AluOp.AND, true, Reg.RSP, -16);              /* and rsp, -16 */
         e.aluRI(AluOp.SUB, true, Reg.RSP, frame);            /* sub rsp, frame */
+        e.store(8, Mem.of(Reg.RSP, savedA), Reg.RBP);        /* mov [rsp + saved_a], rbp (A) */
         for (int i = 0; i < SAVED_FIRST; i++) {
             e.store(8, Mem.of(Reg.RSP, PT + SAVED_AT[i]), SAVED[i]); /* mov [rsp + pt_regs.r], r */
         }
@@ -124,7 +130,7 @@ final class TrampolineEmitter {
         for (int i = SAVED.length - 1; i >= 0; i--) {
             e.load(true, SAVED[i], Mem.of(Reg.RBP, PT + SAVED_AT[i])); /* mov r, [rbp + pt_regs.r] */
         }
-        e.lea(Reg.RBP, Mem.of(Reg.RBP, aToF2));              /* lea rbp, [rbp + A - F2] (A) */
+        e.load(true, Reg.RBP, Mem.of(Reg.RBP, savedA));      /* mov rbp, [rbp + saved_a] (A) */
         int leave = e.position();
         e.leave();                                           /* leave */
         e.ret();                                             /* ret (to site + 5) */
