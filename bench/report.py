@@ -163,7 +163,7 @@ def main(facts_path, results_path, kernel_path=None):
         print("* Missed: " + "; ".join(misses) + ".")
     if k:
         refused = [f"{w} ({k[w]['refused']})" for w in WORKLOADS if w in k and "refused" in k[w]]
-        print("* Kernel: each workload loaded into the Linux kernel (bpf-kernel, memory in an array map) and run with "
+        print("* Kernel: each workload loaded into the Linux kernel (bpf-kernel, the input in an array map, followed by 64 zero bytes: see bench/README.md) and run with "
               "BPF_PROG_TEST_RUN `repeat`; the kernel times the loop around the runs itself, so its ns/op is the kernel "
               "JIT's cost per run without any entry cost (no system call, no Java→native call: compare it with the "
               "\"net of entry\" figures; kernel/gcc divides by gcc's time minus its empty call), mean of the measurements (the fastest in the second table); the kernel "
