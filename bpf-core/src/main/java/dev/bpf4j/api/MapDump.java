@@ -64,15 +64,17 @@ public final class MapDump {
     }
 
     /** {@code {"name": ..., "entries": [{"key": ["0x01", ...], "value": [...]}, ...]}}; per-CPU: {@code "values": [{"cpu": 0, "value": [...]}]}. */
-    public static String json(BpfMap map) {
-        StringBuilder b = new StringBuilder("{\"name\": \"").append(map.name()).append("\", \"entries\": [");
-        List<Entry> entries = entries(map);
+    public static String json(BpfMap map) { return json(map.name(), map.type().isPercpu(), entries(map)); }
+
+    /** As {@link #json(BpfMap)}, for entries read elsewhere (a map in the kernel): {@code percpu} selects the per-CPU shape. */
+    public static String json(String name, boolean percpu, List<Entry> entries) {
+        StringBuilder b = new StringBuilder("{\"name\": \"").append(name).append("\", \"entries\": [");
         for (int i = 0; i < entries.size(); i++) {
             Entry e = entries.get(i);
             if (i > 0) b.append(", ");
             b.append('{');
             if (e.key() != null) b.append("\"key\": ").append(bytes(e.key())).append(", ");
-            if (map.type().isPercpu()) {
+            if (percpu) {
                 b.append("\"values\": [");
                 for (int cpu = 0; cpu < e.values().size(); cpu++) {
                     if (cpu > 0) b.append(", ");

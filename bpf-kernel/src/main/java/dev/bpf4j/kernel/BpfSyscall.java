@@ -36,7 +36,18 @@ public final class BpfSyscall {
 
     /** BPF_MAP_CREATE; returns the map fd. */
     public static int mapCreate(int mapType, int keySize, int valueSize, int maxEntries, int mapFlags, String name) {
+        return mapCreate(mapType, keySize, valueSize, maxEntries, mapFlags, name, 0, 0, 0);
+    }
+
+    /** BPF_MAP_CREATE with the map's BTF ({@code btfFd} 0: none) and its key and value type ids; returns the map fd. */
+    public static int mapCreate(int mapType, int keySize, int valueSize, int maxEntries, int mapFlags, String name,
+                                int btfFd, int btfKeyTypeId, int btfValueTypeId) {
         try (OffHeap attr = OffHeap.allocate(SIZE)) {
+            if (btfFd > 0) {
+                attr.putInt(MapCreate.BTF_FD, btfFd);
+                attr.putInt(MapCreate.BTF_KEY_TYPE_ID, btfKeyTypeId);
+                attr.putInt(MapCreate.BTF_VALUE_TYPE_ID, btfValueTypeId);
+            }
             attr.putInt(MapCreate.MAP_TYPE, mapType);
             attr.putInt(MapCreate.KEY_SIZE, keySize);
             attr.putInt(MapCreate.VALUE_SIZE, valueSize);
@@ -68,6 +79,59 @@ public final class BpfSyscall {
             attr.putLong(MapElem.VALUE, v.address());
             attr.putLong(MapElem.FLAGS, flags);
             bpfChecked("BPF_MAP_UPDATE_ELEM", BPF_MAP_UPDATE_ELEM, attr);
+        }
+    }
+
+    /**
+     * BPF_MAP_LOOKUP_AND_DELETE_ELEM without a key: pops a queue's oldest or a stack's newest value;
+     * null when the map is empty (ENOENT).
+     */
+    public static byte[] mapPop(int mapFd, int valueSize) {
+        try (OffHeap attr = OffHeap.allocate(SIZE); OffHeap v = OffHeap.allocate(valueSize)) {
+            attr.putInt(MapElem.MAP_FD, mapFd);
+            attr.putLong(MapElem.VALUE, v.address());
+            long r = bpf(BPF_MAP_LOOKUP_AND_DELETE_ELEM, attr);
+            if (r == -Errno.ENOENT) return null;
+            if (r < 0) throw new KernelBpfException("bpf(BPF_MAP_LOOKUP_AND_DELETE_ELEM)", (int) -r, null);
+            return v.bytes(0, valueSize);
+        }
+    }
+
+    /** BPF_MAP_UPDATE_ELEM without a key: pushes {@code value} onto a queue or stack. */
+    public static void mapPush(int mapFd, byte[] value) {
+        try (OffHeap attr = OffHeap.allocate(SIZE); OffHeap v = OffHeap.of(value)) {
+            attr.putInt(MapElem.MAP_FD, mapFd);
+            attr.putLong(MapElem.VALUE, v.address());
+            bpfChecked("BPF_MAP_UPDATE_ELEM", BPF_MAP_UPDATE_ELEM, attr);
+        }
+    }
+
+    /** BPF_MAP_FREEZE: user space may no longer write the map (libbpf freezes {@code .rodata}; bpf_snprintf wants its format in such a map). */
+    public static void mapFreeze(int mapFd) {
+        try (OffHeap attr = OffHeap.allocate(SIZE)) {
+            attr.putInt(MapElem.MAP_FD, mapFd);
+            bpfChecked("BPF_MAP_FREEZE", BPF_MAP_FREEZE, attr);
+        }
+    }
+
+    /**
+     * BPF_BTF_LOAD of raw BTF ({@code .BTF} layout: header, types, strings); returns the BTF fd. On a
+     * refusal the load is repeated with a log so that the exception says why.
+     */
+    public static int btfLoad(byte[] btf) {
+        for (int level = 0; ; level = 1) {
+            try (OffHeap attr = OffHeap.allocate(SIZE); OffHeap data = OffHeap.of(btf); OffHeap log = OffHeap.allocate(level > 0 ? LOG_SIZE : 0)) {
+                attr.putLong(BtfLoad.BTF, data.address());
+                attr.putInt(BtfLoad.BTF_SIZE, btf.length);
+                if (level > 0) {
+                    attr.putLong(BtfLoad.LOG_BUF, log.address());
+                    attr.putInt(BtfLoad.LOG_SIZE, LOG_SIZE);
+                    attr.putInt(BtfLoad.LOG_LEVEL, 1);
+                }
+                long r = bpf(BPF_BTF_LOAD, attr);
+                if (r >= 0) return (int) r;
+                if (level > 0) throw new KernelBpfException("bpf(BPF_BTF_LOAD)", (int) -r, log.cString().strip());
+            }
         }
     }
 
@@ -106,6 +170,7 @@ public final class BpfSyscall {
         for (int attempt = 0; ; attempt++) {
             try (OffHeap attr = OffHeap.allocate(SIZE); OffHeap insns = OffHeap.of(req.insns());
                  OffHeap license = OffHeap.cString(req.license());
+                 OffHeap funcInfo = OffHeap.of(req.funcInfo()); OffHeap lineInfo = OffHeap.of(req.lineInfo());
                  OffHeap log = OffHeap.allocate(level > 0 ? LOG_SIZE : 0)) {
                 attr.putInt(ProgLoad.PROG_TYPE, req.progType());
                 attr.putInt(ProgLoad.INSN_CNT, req.insnCount());
@@ -119,6 +184,15 @@ public final class BpfSyscall {
                 attr.putInt(ProgLoad.PROG_FLAGS, req.progFlags());
                 attr.putBytes(ProgLoad.PROG_NAME, objName(req.name()));
                 attr.putInt(ProgLoad.EXPECTED_ATTACH_TYPE, req.expectedAttachType());
+                if (req.btfFd() > 0) {
+                    attr.putInt(ProgLoad.PROG_BTF_FD, req.btfFd());
+                    attr.putInt(ProgLoad.FUNC_INFO_REC_SIZE, ProgLoadRequest.FUNC_INFO_SIZE);
+                    attr.putLong(ProgLoad.FUNC_INFO, funcInfo.address());
+                    attr.putInt(ProgLoad.FUNC_INFO_CNT, req.funcInfo().length / ProgLoadRequest.FUNC_INFO_SIZE);
+                    attr.putInt(ProgLoad.LINE_INFO_REC_SIZE, ProgLoadRequest.LINE_INFO_SIZE);
+                    attr.putLong(ProgLoad.LINE_INFO, lineInfo.address());
+                    attr.putInt(ProgLoad.LINE_INFO_CNT, req.lineInfo().length / ProgLoadRequest.LINE_INFO_SIZE);
+                }
                 long r = bpf(BPF_PROG_LOAD, attr);
                 if (r >= 0) return (int) r;
                 int errno = (int) -r;

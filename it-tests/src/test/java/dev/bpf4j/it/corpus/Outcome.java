@@ -32,15 +32,18 @@ record Outcome(List<String> runs, Map<String, List<String>> maps) {
             }
         }
         Map<String, List<String>> maps = new LinkedHashMap<>();
-        for (BpfMap m : obj.maps()) {
-            List<String> entries = new ArrayList<>();
-            for (MapDump.Entry e : MapDump.entries(m)) {
-                String key = e.key() == null ? "" : HEX.formatHex(e.key()) + "=";
-                entries.add(key + HEX.formatHex(m.type().isPercpu() ? sum(e.values()) : e.values().get(0)));
-            }
-            maps.put(m.name(), entries);
-        }
+        for (BpfMap m : obj.maps()) maps.put(m.name(), lines(MapDump.entries(m), m.type().isPercpu()));
         return new Outcome(runs, maps);
+    }
+
+    /** "key=value" per entry ("value" alone for queues, stacks and ring buffers); per-CPU values summed. */
+    static List<String> lines(List<MapDump.Entry> dump, boolean percpu) {
+        List<String> entries = new ArrayList<>();
+        for (MapDump.Entry e : dump) {
+            String key = e.key() == null ? "" : HEX.formatHex(e.key()) + "=";
+            entries.add(key + HEX.formatHex(percpu ? sum(e.values()) : e.values().get(0)));
+        }
+        return entries;
     }
 
     static byte[] sum(List<byte[]> values) {
