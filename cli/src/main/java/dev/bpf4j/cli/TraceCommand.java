@@ -126,7 +126,7 @@ final class TraceCommand implements Command {
     }
 
     /** Lines of {@link TraceRun.Result#comparable()} that only one engine has. */
-    private static List<String> differences(TraceRun.Result a, TraceRun.Result b) {
+    static List<String> differences(TraceRun.Result a, TraceRun.Result b) {
         List<String> out = new ArrayList<>();
         List<String> x = a.comparable(), y = b.comparable();
         for (String s : x) if (!y.contains(s)) out.add(a.engine() + " only: " + s);
