@@ -5,6 +5,7 @@ import com.kenai.jffi.CallingConvention;
 import com.kenai.jffi.Invoker;
 import com.kenai.jffi.Library;
 import com.kenai.jffi.Type;
+import dev.bpf4j.unwind.ExternalTool;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -14,7 +15,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
@@ -32,18 +32,7 @@ public final class GccLibrary {
     private GccLibrary(Library library) { this.library = library; }
 
     /** True when a {@code gcc} can be run. */
-    public static boolean gccAvailable() {
-        try {
-            Process p = new ProcessBuilder("gcc", "--version").redirectErrorStream(true).start();
-            p.getInputStream().transferTo(java.io.OutputStream.nullOutputStream());
-            return p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0;
-        } catch (IOException e) {
-            return false;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
-    }
+    public static boolean gccAvailable() { return ExternalTool.available("gcc"); }
 
     /** Compiles and opens the library; the temporary files are deleted once it is mapped. */
     public static GccLibrary compile() {
@@ -55,19 +44,12 @@ public final class GccLibrary {
             List<String> cmd = new ArrayList<>(List.of("gcc"));
             cmd.addAll(FLAGS);
             cmd.addAll(List.of("-o", so.toString(), dir.resolve("native.c").toString(), dir.resolve("baseline.c").toString()));
-            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-            String log = new String(p.getInputStream().readAllBytes());
-            if (!p.waitFor(120, TimeUnit.SECONDS) || p.exitValue() != 0) {
-                throw new IllegalStateException("gcc failed: " + String.join(" ", cmd) + "\n" + log);
-            }
+            ExternalTool.run(cmd);
             Library lib = Library.openLibrary(so.toString(), Library.NOW | Library.LOCAL);
             if (lib == null) throw new IllegalStateException("cannot open " + so + ": " + Library.getLastError());
             return new GccLibrary(lib);
         } catch (IOException e) {
             throw new UncheckedIOException("building the gcc baseline", e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while running gcc", e);
         } finally {
             if (dir != null) deleteTree(dir); // dlopen keeps its own mapping of the file
         }

@@ -1,17 +1,14 @@
 package dev.bpf4j.runtime;
 
+import dev.bpf4j.unwind.ExternalTool;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -79,7 +76,7 @@ class PtRegsTest {
     @Test
     void layoutMatchesTheUapiHeaderCompiledWithGcc() throws Exception {
         Assumptions.assumeTrue(Files.exists(Path.of("/usr/include/x86_64-linux-gnu/asm/ptrace.h")), "no uapi asm/ptrace.h");
-        Assumptions.assumeTrue(gcc(), "gcc is not installed");
+        Assumptions.assumeTrue(ExternalTool.available("gcc"), "gcc is not installed");
         StringBuilder c = new StringBuilder("#include <stdio.h>\n#include <stddef.h>\n#include <asm/ptrace.h>\nint main(void) {\n");
         c.append("  printf(\"size %zu\\n\", sizeof(struct pt_regs));\n");
         for (String f : OURS.keySet()) c.append("  printf(\"").append(f).append(" %zu\\n\", offsetof(struct pt_regs, ").append(f).append("));\n");
@@ -87,33 +84,14 @@ class PtRegsTest {
         Path dir = Files.createTempDirectory("bpf4j-ptregs-");
         Path src = dir.resolve("p.c"), exe = dir.resolve("p");
         Files.writeString(src, c.toString());
-        run(List.of("gcc", "-o", exe.toString(), src.toString()));
+        ExternalTool.run(List.of("gcc", "-o", exe.toString(), src.toString()));
         Map<String, Integer> theirs = new LinkedHashMap<>();
-        for (String line : run(List.of(exe.toString())).trim().split("\n")) {
+        for (String line : ExternalTool.run(List.of(exe.toString())).trim().split("\n")) {
             String[] kv = line.split(" ");
             theirs.put(kv[0], Integer.parseInt(kv[1]));
         }
         assertThat(theirs.remove("size")).isEqualTo(PtRegs.SIZE);
         assertThat(theirs).isEqualTo(OURS);
         for (Path p : List.of(exe, src, dir)) Files.deleteIfExists(p);
-    }
-
-    private static boolean gcc() {
-        try {
-            return new ProcessBuilder("gcc", "--version").redirectErrorStream(true).start().waitFor() == 0;
-        } catch (IOException e) {
-            return false;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
-    }
-
-    private static String run(List<String> cmd) throws Exception {
-        Process p = new ProcessBuilder(new ArrayList<>(cmd)).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!p.waitFor(60, TimeUnit.SECONDS)) throw new AssertionError(cmd + " timed out");
-        if (p.exitValue() != 0) throw new AssertionError(cmd + " failed:\n" + out);
-        return out;
     }
 }

@@ -1,16 +1,14 @@
 package dev.bpf4j.stack;
 
+import dev.bpf4j.unwind.ExternalTool;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
-import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -95,11 +93,11 @@ class JhashTest {
 
     @Test
     void matchesTheKernelCCompiledWithGcc() throws Exception {
-        Assumptions.assumeTrue(gccAvailable(), "gcc is not installed: skipping the C comparison");
+        Assumptions.assumeTrue(ExternalTool.available("gcc"), "gcc is not installed: skipping the C comparison");
         Path dir = Files.createTempDirectory("bpf4j-jhash-");
         Path src = dir.resolve("jhash.c"), exe = dir.resolve("jhash");
         Files.writeString(src, C);
-        run(List.of("gcc", "-O2", "-o", exe.toString(), src.toString()), null);
+        ExternalTool.run(List.of("gcc", "-O2", "-o", exe.toString(), src.toString()), null);
         long seed = new Random().nextLong();
         Random rnd = new Random(seed);
         List<int[]> keys = new ArrayList<>();
@@ -116,7 +114,7 @@ class JhashTest {
             for (int w : k) in.append(' ').append(Integer.toUnsignedString(w));
             in.append('\n');
         }
-        String[] out = run(List.of(exe.toString()), in.toString()).trim().split("\n");
+        String[] out = ExternalTool.run(List.of(exe.toString()), in.toString()).trim().split("\n");
         assertThat(out).hasSize(keys.size());
         for (int t = 0; t < keys.size(); t++) {
             assertThat(Jhash.jhash2(keys.get(t), keys.get(t).length, inits.get(t)))
@@ -124,29 +122,5 @@ class JhashTest {
                     .isEqualTo(Integer.parseUnsignedInt(out[t]));
         }
         for (Path p : List.of(exe, src, dir)) Files.deleteIfExists(p);
-    }
-
-    private static boolean gccAvailable() {
-        try {
-            return new ProcessBuilder("gcc", "--version").redirectErrorStream(true).start().waitFor() == 0;
-        } catch (IOException e) {
-            return false;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
-    }
-
-    private static String run(List<String> cmd, String stdin) throws Exception {
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(stdin == null).start();
-        if (stdin != null) {
-            try (var os = p.getOutputStream()) { os.write(stdin.getBytes(StandardCharsets.UTF_8)); }
-        } else {
-            p.getOutputStream().close();
-        }
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!p.waitFor(60, TimeUnit.SECONDS)) throw new AssertionError(cmd + " timed out");
-        if (p.exitValue() != 0) throw new AssertionError(cmd + " failed:\n" + out);
-        return out;
     }
 }

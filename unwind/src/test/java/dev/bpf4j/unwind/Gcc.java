@@ -3,11 +3,9 @@ package dev.bpf4j.unwind;
 import org.junit.jupiter.api.Assumptions;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /** Compiles C test libraries at test time; tests skip when gcc is missing. */
 final class Gcc {
@@ -33,30 +31,8 @@ final class Gcc {
         }
     }
 
-    static boolean available() {
-        try {
-            return new ProcessBuilder("gcc", "--version").redirectErrorStream(true).start().waitFor() == 0;
-        } catch (IOException e) {
-            return false;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
-    }
+    static boolean available() { return ExternalTool.available("gcc"); }
 
-    /** Runs a tool and returns its standard output; a failure fails the test with the tool's output. */
-    static String run(List<String> cmd) {
-        try {
-            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            if (!p.waitFor(60, TimeUnit.SECONDS)) throw new AssertionError(cmd + " timed out");
-            if (p.exitValue() != 0) throw new AssertionError(cmd + " failed:\n" + out);
-            return out;
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError(e);
-        }
-    }
+    /** Runs a tool and returns its output; a failure fails the test with the tool's output. */
+    static String run(List<String> cmd) { return ExternalTool.run(cmd); }
 }

@@ -1,13 +1,13 @@
 package dev.bpf4j.jit.probe;
 
+import dev.bpf4j.unwind.ExternalTool;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Builds C source with gcc into a shared library whose functions {@link NativeProbes} can probe:
@@ -24,16 +24,7 @@ public final class PatchableLibrary {
     private PatchableLibrary() {}
 
     /** Whether {@code gcc} runs. */
-    public static boolean gccAvailable() {
-        try {
-            return new ProcessBuilder("gcc", "--version").redirectErrorStream(true).start().waitFor() == 0;
-        } catch (IOException e) {
-            return false;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
-    }
+    public static boolean gccAvailable() { return ExternalTool.available("gcc"); }
 
     /**
      * Compiles {@code source} into {@code lib<name>.so} in a fresh temporary directory (deleted on
@@ -58,21 +49,5 @@ public final class PatchableLibrary {
     }
 
     /** Runs {@code cmd}; its combined output, or an exception with it when the command fails. */
-    public static String run(List<String> cmd) {
-        try {
-            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            if (!p.waitFor(60, TimeUnit.SECONDS)) {
-                p.destroyForcibly();
-                throw new IllegalStateException(cmd + " timed out");
-            }
-            if (p.exitValue() != 0) throw new IllegalStateException(cmd + " failed:\n" + out);
-            return out;
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(cmd + " interrupted", e);
-        }
-    }
+    public static String run(List<String> cmd) { return ExternalTool.run(cmd); }
 }
