@@ -25,12 +25,21 @@ final class DecodedProgram {
     final Helper[] helpers;
     final HelperSpec[] helperSpecs;
     final int entryArgs;
+    /**
+     * Bytes below r10 that any frame of this program can read or write: the whole frame when r10
+     * escapes, else down to the deepest r10-relative access ({@link dev.bpf4j.program.StackUse}
+     * over the whole program, so it bounds every function). Entering a frame zeroes only these;
+     * the rest of the main frame is zeroed by the first tail call, as in the JIT.
+     */
+    final int frameBytesToZero;
     /** The high bits every callback handle of this program carries. */
     final long handleBase;
     /** Pcs that an {@code lddw src=4} names: the only valid callback targets. */
     private final boolean[] callbackTarget;
 
-    DecodedProgram(String name, long[] code, long[] wide, HelperSpec[] helperSpecs, int entryArgs, boolean[] callbackTarget) {
+    DecodedProgram(String name, long[] code, long[] wide, HelperSpec[] helperSpecs, int entryArgs, boolean[] callbackTarget,
+                   int frameBytesToZero) {
+        this.frameBytesToZero = frameBytesToZero;
         this.name = name;
         this.code = code;
         this.wide = wide;

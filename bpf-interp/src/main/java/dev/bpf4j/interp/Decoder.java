@@ -2,6 +2,7 @@ package dev.bpf4j.interp;
 
 import dev.bpf4j.isa.Insn;
 import dev.bpf4j.program.Program;
+import dev.bpf4j.program.StackUse;
 import dev.bpf4j.runtime.BpfLoadException;
 import dev.bpf4j.runtime.HelperSpec;
 import dev.bpf4j.runtime.LoadOptions;
@@ -63,7 +64,9 @@ final class Decoder {
         }
         long[] packed = new long[code.length];
         for (int pc = 0; pc < code.length; pc++) packed[pc] = ((long) (int) imm[pc] << 32) | (code[pc] & 0xffffffffL);
-        DecodedProgram d = new DecodedProgram(program.name(), packed, wide, helpers, options.entryArgs(), callbackTarget);
+        Superinstructions.fuse(packed);
+        DecodedProgram d = new DecodedProgram(program.name(), packed, wide, helpers, options.entryArgs(), callbackTarget,
+                Math.max(StackUse.bytesToZero(insns, 0, insns.length), StackUse.deepestAccess(insns, 0, insns.length)));
         for (int pc = 0; pc < insns.length; pc++) if (funcTarget[pc] >= 0) wide[pc] = d.handle((int) funcTarget[pc]);
         return d;
     }

@@ -28,7 +28,7 @@ final class Machine implements HelperCall {
     /** The running program: {@link #home}, or the target of the last tail call. */
     DecodedProgram prog;
     final StackFrames stack = new StackFrames();
-    final long[] regs = new long[11];
+    final long[] regs = new long[Registers.SLOTS];
     /** r6-r9 of each caller, 4 per frame. */
     private final long[] saved = new long[Limits.MAX_CALL_FRAMES * 4];
     private final int[] returnPc = new int[Limits.MAX_CALL_FRAMES];
@@ -45,6 +45,8 @@ final class Machine implements HelperCall {
     long exitValue;
     private DecodedProgram pendingTailCall;
     private int tailCalls;
+    /** Bytes below the main frame's r10 zeroed at entry; a tail call zeroes the rest once. */
+    private int mainZeroed;
     /** Bit d set: the scratch buffer of the helper call made at frame depth d is readable. */
     private int scratchLive;
     private long packetAddress, packetLength;
@@ -61,9 +63,11 @@ final class Machine implements HelperCall {
         context = ctx;
         for (int i = 0; i < prog.entryArgs; i++) regs[1 + i] = ctx.arg(i);
         regs[10] = stack.frameTop(0);
-        stack.zeroFrame(0);
+        stack.zeroFrame(0, home.frameBytesToZero);
         depth = 1;
         prog = home;
+        mainZeroed = home.frameBytesToZero;
+        dropWindows();
         stop = exited = false;
         pendingTailCall = null;
         tailCalls = 0;
@@ -112,19 +116,73 @@ final class Machine implements HelperCall {
         return a;
     }
 
-    long load(long a, int size, int pc) { return NativeMemory.load(check(a, size, false, pc), size); }
+    /*
+     * The fast path of the checks: one window per direction, the region or live frame the last
+     * slow check of that direction found the access in. An access inside it needs two compares;
+     * anything else takes the full check, which moves the window. A window on a frame is dropped
+     * when frames die (leaveCall, a callback's return, reset); regions live for the whole run.
+     * Scratch buffers never become a window.
+     */
+    private static final long NO_WINDOW = -16; // below 0 - size for every size: nothing is inside
+    private long readLo, readLen = NO_WINDOW, writeLo, writeLen = NO_WINDOW;
 
-    void store(long a, int size, long v, int pc) { NativeMemory.store(check(a, size, true, pc), size, v); }
-
-    /** LDX MEMSX: sign-extending load of 1, 2 or 4 bytes. */
-    long loadSx(long a, int size, int pc) {
-        check(a, size, false, pc);
-        switch (size) {
-            case 1: return NativeMemory.getByte(a);
-            case 2: return NativeMemory.getShort(a);
-            default: return NativeMemory.getInt(a);
-        }
+    /** {@code a} when {@code [a, a + size)} may be read, else OUT_OF_BOUNDS at {@code pc}. */
+    long readable(long a, int size, int pc) {
+        long o = a - readLo; // no wrap-around inside the window: a window never wraps
+        if (o < 0 || o > readLen - size) return readSlow(a, size, pc);
+        return a;
     }
+
+    /** {@code a} when {@code [a, a + size)} may be written, else OUT_OF_BOUNDS at {@code pc}. */
+    long writable(long a, int size, int pc) {
+        long o = a - writeLo;
+        if (o < 0 || o > writeLen - size) return writeSlow(a, size, pc);
+        return a;
+    }
+
+    private long readSlow(long a, int size, int pc) {
+        long end = a + size;
+        if (Long.compareUnsigned(end, a) > 0) {
+            for (int i = 0; i < regionCount; i++) {
+                if (Long.compareUnsigned(a, regionStart[i]) >= 0 && Long.compareUnsigned(end, regionEnd[i]) <= 0) {
+                    readLo = regionStart[i];
+                    readLen = regionEnd[i] - regionStart[i];
+                    return a;
+                }
+            }
+            int k = stack.liveFrameOf(a, end, depth);
+            if (k >= 0) {
+                readLo = stack.frameTop(k) - Limits.STACK_SIZE;
+                readLen = Limits.STACK_SIZE;
+                return a;
+            }
+            if (scratchLive != 0 && stack.inLiveScratch(a, end, scratchLive)) return a;
+        }
+        throw BpfRuntimeException.outOfBounds(prog.name, pc, a, size, false);
+    }
+
+    private long writeSlow(long a, int size, int pc) {
+        long end = a + size;
+        if (Long.compareUnsigned(end, a) > 0) {
+            for (int i = 0; i < regionCount; i++) {
+                if (regionWritable[i] && Long.compareUnsigned(a, regionStart[i]) >= 0 && Long.compareUnsigned(end, regionEnd[i]) <= 0) {
+                    writeLo = regionStart[i];
+                    writeLen = regionEnd[i] - regionStart[i];
+                    return a;
+                }
+            }
+            int k = stack.liveFrameOf(a, end, depth);
+            if (k >= 0) {
+                writeLo = stack.frameTop(k) - Limits.STACK_SIZE;
+                writeLen = Limits.STACK_SIZE;
+                return a;
+            }
+        }
+        throw BpfRuntimeException.outOfBounds(prog.name, pc, a, size, true);
+    }
+
+    /** Frames died: a window on one of them must not let an access through. */
+    private void dropWindows() { readLen = writeLen = NO_WINDOW; }
 
     /** BPF_ATOMIC: checks, performs, and writes the fetched value to src (or r0 for cmpxchg). */
     void atomic(long w, int pc) {
@@ -158,7 +216,7 @@ final class Machine implements HelperCall {
         System.arraycopy(regs, 6, saved, depth * 4, 4);
         returnPc[depth] = pc + 1;
         regs[10] = stack.frameTop(depth);
-        stack.zeroFrame(depth);
+        stack.zeroFrame(depth, prog.frameBytesToZero);
         depth++;
         return InsnCode.imm(w);
     }
@@ -166,6 +224,7 @@ final class Machine implements HelperCall {
     /** {@code exit} from a subprogram: restores the caller's r6-r10; returns the pc after the call. */
     int leaveCall() {
         depth--;
+        dropWindows();
         System.arraycopy(saved, depth * 4, regs, 6, 4);
         regs[10] = stack.frameTop(depth - 1);
         return returnPc[depth];
@@ -210,7 +269,7 @@ final class Machine implements HelperCall {
         int outer = depth;
         regs[1] = r1; regs[2] = r2; regs[3] = r3; regs[4] = r4; regs[5] = r5;
         regs[10] = stack.frameTop(depth);
-        stack.zeroFrame(depth);
+        stack.zeroFrame(depth, prog.frameBytesToZero);
         depth++;
         try {
             long r0 = Interpreter.execute(p, this, target, budgetLeft, depth);
@@ -218,6 +277,7 @@ final class Machine implements HelperCall {
             return r0;
         } finally {
             depth = outer;
+            dropWindows();
             regs[6] = r6; regs[7] = r7; regs[8] = r8; regs[9] = r9; regs[10] = r10;
             helperPc = callPc;
         }
@@ -247,6 +307,10 @@ final class Machine implements HelperCall {
 
     /** After a helper asked for a tail call: the running program becomes the target, same registers and frame. */
     DecodedProgram enterTailCall() {
+        if (mainZeroed < Limits.STACK_SIZE) { // the target may read bytes the caller never could
+            stack.zeroBelow(0, mainZeroed);
+            mainZeroed = Limits.STACK_SIZE;
+        }
         prog = pendingTailCall;
         pendingTailCall = null;
         stop = false;

@@ -1,0 +1,50 @@
+package dev.bpf4j.interp;
+
+import sun.misc.Unsafe;
+
+import java.lang.reflect.Field;
+
+/**
+ * Unchecked reads and writes of the dispatch loop's two hot arrays: the register file and the
+ * decoded code. Java would bounds-check every {@code r[d]} and {@code code[pc]} (the JIT cannot
+ * prove a 4-bit register number below an array's length); here the bounds hold by construction:
+ * the register file has 16 slots and register numbers are 4-bit fields, and the {@link Decoder}
+ * proves every pc the loop can reach inside the code array (jump and call targets are checked, a
+ * {@link InsnCode#TRAP} slot ends the array and throws before the pc could pass it).
+ */
+final class Registers {
+    private Registers() {}
+
+    /** Slots of a register file: r0-r10 plus padding so that any 4-bit register field is in bounds. */
+    static final int SLOTS = 16;
+
+    private static final Unsafe U;
+    private static final long BASE;
+    static {
+        try {
+            Field f = Unsafe.class.getDeclaredField("theUnsafe");
+            f.setAccessible(true);
+            U = (Unsafe) f.get(null);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+        BASE = U.arrayBaseOffset(long[].class);
+        if (U.arrayIndexScale(long[].class) != 8) throw new ExceptionInInitializerError("long[] scale is not 8");
+    }
+
+    /** The register whose number sits in bits {@code 8..11} of {@code lo} (the dst field). */
+    static long dst(long[] r, int lo) { return U.getLong(r, BASE + ((lo >>> 5) & 0x78)); }
+
+    /** The register whose number sits in bits {@code 12..15} of {@code lo} (the src field). */
+    static long src(long[] r, int lo) { return U.getLong(r, BASE + ((lo >>> 9) & 0x78)); }
+
+    /** The register whose number sits in bits {@code 16..19} of {@code lo} (a fused instruction's third register). */
+    static long third(long[] r, int lo) { return U.getLong(r, BASE + ((lo >>> 13) & 0x78)); }
+
+    static void setDst(long[] r, int lo, long v) { U.putLong(r, BASE + ((lo >>> 5) & 0x78), v); }
+
+    static void setSrc(long[] r, int lo, long v) { U.putLong(r, BASE + ((lo >>> 9) & 0x78), v); }
+
+    /** {@code code[pc]} for a pc the decoder proved in bounds. */
+    static long word(long[] code, int pc) { return U.getLong(code, BASE + ((long) pc << 3)); }
+}
