@@ -52,9 +52,16 @@ final class Machine implements HelperCall {
     private long packetAddress, packetLength;
     private RunContext context;
 
-    Machine(DecodedProgram prog) {
+    /** The thread that owns this machine (see {@link MachinePool}), or null for a shared one. */
+    final Thread owner;
+    /** A run is using this owned machine; read and written only by {@link #owner}. */
+    boolean busy;
+    private boolean freed;
+
+    Machine(DecodedProgram prog, Thread owner) {
         this.home = prog;
         this.prog = prog;
+        this.owner = owner;
     }
 
     /** Prepares registers, frames and regions for a fresh run of {@code ctx}. */
@@ -364,5 +371,10 @@ final class Machine implements HelperCall {
         exitValue = r0;
     }
 
-    void free() { stack.free(); }
+    /** Frees the off-heap stack, once, whichever thread gets here first. */
+    synchronized void free() {
+        if (freed) return;
+        freed = true;
+        stack.free();
+    }
 }
