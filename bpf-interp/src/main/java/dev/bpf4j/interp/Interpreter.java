@@ -1,20 +1,21 @@
 package dev.bpf4j.interp;
 
-import dev.bpf4j.runtime.RunEntry;
 import dev.bpf4j.runtime.NativeMemory;
+import dev.bpf4j.runtime.RunEntry;
 
-import static dev.bpf4j.interp.InsnCode.*;
 import static dev.bpf4j.interp.Registers.dst;
 import static dev.bpf4j.interp.Registers.setDst;
 import static dev.bpf4j.interp.Registers.src;
-import static dev.bpf4j.interp.Registers.third;
 import static dev.bpf4j.isa.Opcodes.*;
 
 /**
- * The dispatch loop: one {@code switch} on the opcode byte of each pre-decoded word. The semantics
- * live in {@link AluOps}, {@link JmpOps}, {@link AtomicOps} and {@link Machine}; this method only
- * routes operands. It must stay under HotSpot's 8,000-byte huge-method limit (larger methods are
- * never JIT-compiled), which {@code DispatchMethodSizeTest} enforces: rare cases call out.
+ * The driver of the dispatch loop: {@link HotLoop} runs everything that cannot fail or call out,
+ * and returns here for the one instruction it leaves: a call, an exit, an atomic, a legacy packet
+ * load, an access outside the memory window (checked in full here, which moves the window), a
+ * back-edge over budget or a trap. The semantics live in {@link AluOps}, {@link JmpOps},
+ * {@link AtomicOps} and {@link Machine}. Both methods must stay under HotSpot's 8,000-byte
+ * huge-method limit (larger methods are never JIT-compiled), which {@code DispatchMethodSizeTest}
+ * enforces.
  */
 @RunEntry // the engine loop / helper bridge: never a frame of a Java caller stack
 final class Interpreter {
@@ -33,219 +34,64 @@ final class Interpreter {
     static long execute(DecodedProgram p, Machine m, int pc, long budget, int base) {
         long[] code = p.code;
         final long[] r = m.regs;
+        m.budgetLeft = budget; // the budget lives in the machine between HotLoop runs
         for (;;) {
-            final long w = Registers.word(code, pc);
+            pc = HotLoop.run(code, p.wide, r, m, pc);
+            final long w = code[pc];
             final int lo = (int) w;
-            taken:
-            {
-                switch (lo & 0xff) {
-                    // ---- ALU64 ----
-                    case ALU64 | ADD | K: setDst(r, lo, AluOps.add64(dst(r, lo), (w >> 32))); break;
-                    case ALU64 | ADD | X: setDst(r, lo, AluOps.add64(dst(r, lo), src(r, lo))); break;
-                    case ALU64 | SUB | K: setDst(r, lo, AluOps.sub64(dst(r, lo), (w >> 32))); break;
-                    case ALU64 | SUB | X: setDst(r, lo, AluOps.sub64(dst(r, lo), src(r, lo))); break;
-                    case ALU64 | MUL | K: setDst(r, lo, AluOps.mul64(dst(r, lo), (w >> 32))); break;
-                    case ALU64 | MUL | X: setDst(r, lo, AluOps.mul64(dst(r, lo), src(r, lo))); break;
-                    case ALU64 | DIV | K: setDst(r, lo, (lo >> 16) == 0 ? AluOps.div64(dst(r, lo), (w >> 32)) : AluOps.sdiv64(dst(r, lo), (w >> 32))); break;
-                    case ALU64 | DIV | X: setDst(r, lo, (lo >> 16) == 0 ? AluOps.div64(dst(r, lo), src(r, lo)) : AluOps.sdiv64(dst(r, lo), src(r, lo))); break;
-                    case ALU64 | OR | K: setDst(r, lo, AluOps.or64(dst(r, lo), (w >> 32))); break;
-                    case ALU64 | OR | X: setDst(r, lo, AluOps.or64(dst(r, lo), src(r, lo))); break;
-                    case ALU64 | AND | K: setDst(r, lo, AluOps.and64(dst(r, lo), (w >> 32))); break;
-                    case ALU64 | AND | X: setDst(r, lo, AluOps.and64(dst(r, lo), src(r, lo))); break;
-                    case ALU64 | LSH | K: setDst(r, lo, AluOps.lsh64(dst(r, lo), (w >> 32))); break;
-                    case ALU64 | LSH | X: setDst(r, lo, AluOps.lsh64(dst(r, lo), src(r, lo))); break;
-                    case ALU64 | RSH | K: setDst(r, lo, AluOps.rsh64(dst(r, lo), (w >> 32))); break;
-                    case ALU64 | RSH | X: setDst(r, lo, AluOps.rsh64(dst(r, lo), src(r, lo))); break;
-                    case ALU64 | NEG: setDst(r, lo, AluOps.neg64(dst(r, lo))); break;
-                    case ALU64 | MOD | K: setDst(r, lo, (lo >> 16) == 0 ? AluOps.mod64(dst(r, lo), (w >> 32)) : AluOps.smod64(dst(r, lo), (w >> 32))); break;
-                    case ALU64 | MOD | X: setDst(r, lo, (lo >> 16) == 0 ? AluOps.mod64(dst(r, lo), src(r, lo)) : AluOps.smod64(dst(r, lo), src(r, lo))); break;
-                    case ALU64 | XOR | K: setDst(r, lo, AluOps.xor64(dst(r, lo), (w >> 32))); break;
-                    case ALU64 | XOR | X: setDst(r, lo, AluOps.xor64(dst(r, lo), src(r, lo))); break;
-                    case ALU64 | MOV | K: setDst(r, lo, (w >> 32)); break;
-                    case ALU64 | MOV | X: setDst(r, lo, src(r, lo)); break;
-                    case MOVSX64: setDst(r, lo, AluOps.movsx64(src(r, lo), lo >> 16)); break;
-                    case ALU64 | ARSH | K: setDst(r, lo, AluOps.arsh64(dst(r, lo), (w >> 32))); break;
-                    case ALU64 | ARSH | X: setDst(r, lo, AluOps.arsh64(dst(r, lo), src(r, lo))); break;
-                    case ALU64 | END | TO_LE: setDst(r, lo, AluOps.bswap(dst(r, lo), (int) (w >> 32))); break;
-                    // ---- ALU (32-bit, zero-extended) ----
-                    case ALU | ADD | K: setDst(r, lo, AluOps.add32(dst(r, lo), (w >> 32))); break;
-                    case ALU | ADD | X: setDst(r, lo, AluOps.add32(dst(r, lo), src(r, lo))); break;
-                    case ALU | SUB | K: setDst(r, lo, AluOps.sub32(dst(r, lo), (w >> 32))); break;
-                    case ALU | SUB | X: setDst(r, lo, AluOps.sub32(dst(r, lo), src(r, lo))); break;
-                    case ALU | MUL | K: setDst(r, lo, AluOps.mul32(dst(r, lo), (w >> 32))); break;
-                    case ALU | MUL | X: setDst(r, lo, AluOps.mul32(dst(r, lo), src(r, lo))); break;
-                    case ALU | DIV | K: setDst(r, lo, (lo >> 16) == 0 ? AluOps.div32(dst(r, lo), (w >> 32)) : AluOps.sdiv32(dst(r, lo), (w >> 32))); break;
-                    case ALU | DIV | X: setDst(r, lo, (lo >> 16) == 0 ? AluOps.div32(dst(r, lo), src(r, lo)) : AluOps.sdiv32(dst(r, lo), src(r, lo))); break;
-                    case ALU | OR | K: setDst(r, lo, AluOps.or32(dst(r, lo), (w >> 32))); break;
-                    case ALU | OR | X: setDst(r, lo, AluOps.or32(dst(r, lo), src(r, lo))); break;
-                    case ALU | AND | K: setDst(r, lo, AluOps.and32(dst(r, lo), (w >> 32))); break;
-                    case ALU | AND | X: setDst(r, lo, AluOps.and32(dst(r, lo), src(r, lo))); break;
-                    case ALU | LSH | K: setDst(r, lo, AluOps.lsh32(dst(r, lo), (w >> 32))); break;
-                    case ALU | LSH | X: setDst(r, lo, AluOps.lsh32(dst(r, lo), src(r, lo))); break;
-                    case ALU | RSH | K: setDst(r, lo, AluOps.rsh32(dst(r, lo), (w >> 32))); break;
-                    case ALU | RSH | X: setDst(r, lo, AluOps.rsh32(dst(r, lo), src(r, lo))); break;
-                    case ALU | NEG: setDst(r, lo, AluOps.neg32(dst(r, lo))); break;
-                    case ALU | MOD | K: setDst(r, lo, (lo >> 16) == 0 ? AluOps.mod32(dst(r, lo), (w >> 32)) : AluOps.smod32(dst(r, lo), (w >> 32))); break;
-                    case ALU | MOD | X: setDst(r, lo, (lo >> 16) == 0 ? AluOps.mod32(dst(r, lo), src(r, lo)) : AluOps.smod32(dst(r, lo), src(r, lo))); break;
-                    case ALU | XOR | K: setDst(r, lo, AluOps.xor32(dst(r, lo), (w >> 32))); break;
-                    case ALU | XOR | X: setDst(r, lo, AluOps.xor32(dst(r, lo), src(r, lo))); break;
-                    case ALU | MOV | K: setDst(r, lo, AluOps.mov32((w >> 32))); break;
-                    case ALU | MOV | X: setDst(r, lo, AluOps.mov32(src(r, lo))); break;
-                    case MOVSX32: setDst(r, lo, AluOps.movsx32(src(r, lo), lo >> 16)); break;
-                    case ALU | ARSH | K: setDst(r, lo, AluOps.arsh32(dst(r, lo), (w >> 32))); break;
-                    case ALU | ARSH | X: setDst(r, lo, AluOps.arsh32(dst(r, lo), src(r, lo))); break;
-                    case ALU | END | TO_LE: setDst(r, lo, AluOps.toLe(dst(r, lo), (int) (w >> 32))); break;
-                    case ALU | END | TO_BE: setDst(r, lo, AluOps.bswap(dst(r, lo), (int) (w >> 32))); break;
-                    // ---- lddw ----
-                    case LDDW: setDst(r, lo, p.wide[pc]); pc += 2; continue;
-                    // ---- superinstructions: rX = rY op K|rZ (see Superinstructions) ----
-                    case MOV_ADD_K: setDst(r, lo, src(r, lo) + (w >> 32)); pc += 2; continue;
-                    case MOV_ADD_X: setDst(r, lo, src(r, lo) + third(r, lo)); pc += 2; continue;
-                    case MOV_SUB_K: setDst(r, lo, src(r, lo) - (w >> 32)); pc += 2; continue;
-                    case MOV_SUB_X: setDst(r, lo, src(r, lo) - third(r, lo)); pc += 2; continue;
-                    case MOV_MUL_K: setDst(r, lo, src(r, lo) * (w >> 32)); pc += 2; continue;
-                    case MOV_MUL_X: setDst(r, lo, src(r, lo) * third(r, lo)); pc += 2; continue;
-                    case MOV_OR_K: setDst(r, lo, src(r, lo) | (w >> 32)); pc += 2; continue;
-                    case MOV_OR_X: setDst(r, lo, src(r, lo) | third(r, lo)); pc += 2; continue;
-                    case MOV_AND_K: setDst(r, lo, src(r, lo) & (w >> 32)); pc += 2; continue;
-                    case MOV_AND_X: setDst(r, lo, src(r, lo) & third(r, lo)); pc += 2; continue;
-                    case MOV_LSH_K: setDst(r, lo, src(r, lo) << (w >> 32)); pc += 2; continue;
-                    case MOV_LSH_X: setDst(r, lo, src(r, lo) << third(r, lo)); pc += 2; continue;
-                    case MOV_RSH_K: setDst(r, lo, src(r, lo) >>> (w >> 32)); pc += 2; continue;
-                    case MOV_RSH_X: setDst(r, lo, src(r, lo) >>> third(r, lo)); pc += 2; continue;
-                    case MOV_XOR_K: setDst(r, lo, src(r, lo) ^ (w >> 32)); pc += 2; continue;
-                    case MOV_XOR_X: setDst(r, lo, src(r, lo) ^ third(r, lo)); pc += 2; continue;
-                    case MOV_ARSH_K: setDst(r, lo, src(r, lo) >> (w >> 32)); pc += 2; continue;
-                    case MOV_DIV_K: setDst(r, lo, AluOps.div64(src(r, lo), w >> 32)); pc += 2; continue;
-                    case MOV_DIV_X: setDst(r, lo, AluOps.div64(src(r, lo), third(r, lo))); pc += 2; continue;
-                    case MOV_MOD_K: setDst(r, lo, AluOps.mod64(src(r, lo), w >> 32)); pc += 2; continue;
-                    case MOV_MOD_X: setDst(r, lo, AluOps.mod64(src(r, lo), third(r, lo))); pc += 2; continue;
-                    case MOV32_AND_K: setDst(r, lo, AluOps.and32(src(r, lo), w >> 32)); pc += 2; continue;
-                    case MOV32_ADD_K: setDst(r, lo, AluOps.add32(src(r, lo), w >> 32)); pc += 2; continue;
-                    case MOV32_LSH_K: setDst(r, lo, AluOps.lsh32(src(r, lo), w >> 32)); pc += 2; continue;
-                    case MOV32_RSH_K: setDst(r, lo, AluOps.rsh32(src(r, lo), w >> 32)); pc += 2; continue;
-                    // ---- legacy packet loads: out of range exits the frame with r0 = 0 ----
-                    case LD | ABS | B: case LD | ABS | H: case LD | ABS | W:
-                    case LD | IND | B: case LD | IND | H: case LD | IND | W:
-                        if (m.loadPacket(w)) break;
-                        r[0] = 0;
-                        if (m.depth == base) { m.budgetLeft = budget; return 0; }
-                        pc = m.leaveCall();
-                        continue;
-                    // ---- loads and stores relative to r10, proven in-frame at load time ----
-                    case STACK_LDX_B: setDst(r, lo, NativeMemory.getByte(src(r, lo) + (lo >> 16)) & 0xffL); break;
-                    case STACK_LDX_H: setDst(r, lo, NativeMemory.getShort(src(r, lo) + (lo >> 16)) & 0xffffL); break;
-                    case STACK_LDX_W: setDst(r, lo, NativeMemory.getInt(src(r, lo) + (lo >> 16)) & MASK32); break;
-                    case STACK_LDX_DW: setDst(r, lo, NativeMemory.getLong(src(r, lo) + (lo >> 16))); break;
-                    case STACK_ST_B: NativeMemory.putByte(dst(r, lo) + (lo >> 16), (byte) (w >> 32)); break;
-                    case STACK_ST_H: NativeMemory.putShort(dst(r, lo) + (lo >> 16), (short) (w >> 32)); break;
-                    case STACK_ST_W: NativeMemory.putInt(dst(r, lo) + (lo >> 16), (int) (w >> 32)); break;
-                    case STACK_ST_DW: NativeMemory.putLong(dst(r, lo) + (lo >> 16), (w >> 32)); break;
-                    case STACK_STX_B: NativeMemory.putByte(dst(r, lo) + (lo >> 16), (byte) src(r, lo)); break;
-                    case STACK_STX_H: NativeMemory.putShort(dst(r, lo) + (lo >> 16), (short) src(r, lo)); break;
-                    case STACK_STX_W: NativeMemory.putInt(dst(r, lo) + (lo >> 16), (int) src(r, lo)); break;
-                    case STACK_STX_DW: NativeMemory.putLong(dst(r, lo) + (lo >> 16), src(r, lo)); break;
-                    // ---- checked loads and stores: Machine.readable/writable pass the address or throw ----
-                    case LDX | MEM | B: setDst(r, lo, NativeMemory.getByte(m.readable(src(r, lo) + (lo >> 16), 1, pc)) & 0xffL); break;
-                    case LDX | MEM | H: setDst(r, lo, NativeMemory.getShort(m.readable(src(r, lo) + (lo >> 16), 2, pc)) & 0xffffL); break;
-                    case LDX | MEM | W: setDst(r, lo, NativeMemory.getInt(m.readable(src(r, lo) + (lo >> 16), 4, pc)) & MASK32); break;
-                    case LDX | MEM | DW: setDst(r, lo, NativeMemory.getLong(m.readable(src(r, lo) + (lo >> 16), 8, pc))); break;
-                    case LDX | MEMSX | B: setDst(r, lo, NativeMemory.getByte(m.readable(src(r, lo) + (lo >> 16), 1, pc))); break;
-                    case LDX | MEMSX | H: setDst(r, lo, NativeMemory.getShort(m.readable(src(r, lo) + (lo >> 16), 2, pc))); break;
-                    case LDX | MEMSX | W: setDst(r, lo, NativeMemory.getInt(m.readable(src(r, lo) + (lo >> 16), 4, pc))); break;
-                    case ST | MEM | B: NativeMemory.putByte(m.writable(dst(r, lo) + (lo >> 16), 1, pc), (byte) (w >> 32)); break;
-                    case ST | MEM | H: NativeMemory.putShort(m.writable(dst(r, lo) + (lo >> 16), 2, pc), (short) (w >> 32)); break;
-                    case ST | MEM | W: NativeMemory.putInt(m.writable(dst(r, lo) + (lo >> 16), 4, pc), (int) (w >> 32)); break;
-                    case ST | MEM | DW: NativeMemory.putLong(m.writable(dst(r, lo) + (lo >> 16), 8, pc), w >> 32); break;
-                    case STX | MEM | B: NativeMemory.putByte(m.writable(dst(r, lo) + (lo >> 16), 1, pc), (byte) src(r, lo)); break;
-                    case STX | MEM | H: NativeMemory.putShort(m.writable(dst(r, lo) + (lo >> 16), 2, pc), (short) src(r, lo)); break;
-                    case STX | MEM | W: NativeMemory.putInt(m.writable(dst(r, lo) + (lo >> 16), 4, pc), (int) src(r, lo)); break;
-                    case STX | MEM | DW: NativeMemory.putLong(m.writable(dst(r, lo) + (lo >> 16), 8, pc), src(r, lo)); break;
-                    case STX | ATOMIC | W: case STX | ATOMIC | DW: m.atomic(w, pc); break;
-                    // ---- jumps: a taken jump leaves the switch through "taken" ----
-                    case JMP | JA: break taken;
-                    case JMP32 | JA: { // gotol: target pc in imm
-                        int t = (int) (w >> 32);
-                        if (t <= pc && --budget < 0) throw m.overBudget(pc);
-                        pc = t;
-                        continue;
-                    }
-                    case JMP | JEQ | K: if (JmpOps.jeq(dst(r, lo), (w >> 32))) break taken; break;
-                    case JMP | JEQ | X: if (JmpOps.jeq(dst(r, lo), src(r, lo))) break taken; break;
-                    case JMP | JGT | K: if (JmpOps.jgt(dst(r, lo), (w >> 32))) break taken; break;
-                    case JMP | JGT | X: if (JmpOps.jgt(dst(r, lo), src(r, lo))) break taken; break;
-                    case JMP | JGE | K: if (JmpOps.jge(dst(r, lo), (w >> 32))) break taken; break;
-                    case JMP | JGE | X: if (JmpOps.jge(dst(r, lo), src(r, lo))) break taken; break;
-                    case JMP | JSET | K: if (JmpOps.jset(dst(r, lo), (w >> 32))) break taken; break;
-                    case JMP | JSET | X: if (JmpOps.jset(dst(r, lo), src(r, lo))) break taken; break;
-                    case JMP | JNE | K: if (JmpOps.jne(dst(r, lo), (w >> 32))) break taken; break;
-                    case JMP | JNE | X: if (JmpOps.jne(dst(r, lo), src(r, lo))) break taken; break;
-                    case JMP | JSGT | K: if (JmpOps.jsgt(dst(r, lo), (w >> 32))) break taken; break;
-                    case JMP | JSGT | X: if (JmpOps.jsgt(dst(r, lo), src(r, lo))) break taken; break;
-                    case JMP | JSGE | K: if (JmpOps.jsge(dst(r, lo), (w >> 32))) break taken; break;
-                    case JMP | JSGE | X: if (JmpOps.jsge(dst(r, lo), src(r, lo))) break taken; break;
-                    case JMP | JLT | K: if (JmpOps.jlt(dst(r, lo), (w >> 32))) break taken; break;
-                    case JMP | JLT | X: if (JmpOps.jlt(dst(r, lo), src(r, lo))) break taken; break;
-                    case JMP | JLE | K: if (JmpOps.jle(dst(r, lo), (w >> 32))) break taken; break;
-                    case JMP | JLE | X: if (JmpOps.jle(dst(r, lo), src(r, lo))) break taken; break;
-                    case JMP | JSLT | K: if (JmpOps.jslt(dst(r, lo), (w >> 32))) break taken; break;
-                    case JMP | JSLT | X: if (JmpOps.jslt(dst(r, lo), src(r, lo))) break taken; break;
-                    case JMP | JSLE | K: if (JmpOps.jsle(dst(r, lo), (w >> 32))) break taken; break;
-                    case JMP | JSLE | X: if (JmpOps.jsle(dst(r, lo), src(r, lo))) break taken; break;
-                    case JMP32 | JEQ | K: if (JmpOps.jeq32(dst(r, lo), (w >> 32))) break taken; break;
-                    case JMP32 | JEQ | X: if (JmpOps.jeq32(dst(r, lo), src(r, lo))) break taken; break;
-                    case JMP32 | JGT | K: if (JmpOps.jgt32(dst(r, lo), (w >> 32))) break taken; break;
-                    case JMP32 | JGT | X: if (JmpOps.jgt32(dst(r, lo), src(r, lo))) break taken; break;
-                    case JMP32 | JGE | K: if (JmpOps.jge32(dst(r, lo), (w >> 32))) break taken; break;
-                    case JMP32 | JGE | X: if (JmpOps.jge32(dst(r, lo), src(r, lo))) break taken; break;
-                    case JMP32 | JSET | K: if (JmpOps.jset32(dst(r, lo), (w >> 32))) break taken; break;
-                    case JMP32 | JSET | X: if (JmpOps.jset32(dst(r, lo), src(r, lo))) break taken; break;
-                    case JMP32 | JNE | K: if (JmpOps.jne32(dst(r, lo), (w >> 32))) break taken; break;
-                    case JMP32 | JNE | X: if (JmpOps.jne32(dst(r, lo), src(r, lo))) break taken; break;
-                    case JMP32 | JSGT | K: if (JmpOps.jsgt32(dst(r, lo), (w >> 32))) break taken; break;
-                    case JMP32 | JSGT | X: if (JmpOps.jsgt32(dst(r, lo), src(r, lo))) break taken; break;
-                    case JMP32 | JSGE | K: if (JmpOps.jsge32(dst(r, lo), (w >> 32))) break taken; break;
-                    case JMP32 | JSGE | X: if (JmpOps.jsge32(dst(r, lo), src(r, lo))) break taken; break;
-                    case JMP32 | JLT | K: if (JmpOps.jlt32(dst(r, lo), (w >> 32))) break taken; break;
-                    case JMP32 | JLT | X: if (JmpOps.jlt32(dst(r, lo), src(r, lo))) break taken; break;
-                    case JMP32 | JLE | K: if (JmpOps.jle32(dst(r, lo), (w >> 32))) break taken; break;
-                    case JMP32 | JLE | X: if (JmpOps.jle32(dst(r, lo), src(r, lo))) break taken; break;
-                    case JMP32 | JSLT | K: if (JmpOps.jslt32(dst(r, lo), (w >> 32))) break taken; break;
-                    case JMP32 | JSLT | X: if (JmpOps.jslt32(dst(r, lo), src(r, lo))) break taken; break;
-                    case JMP32 | JSLE | K: if (JmpOps.jsle32(dst(r, lo), (w >> 32))) break taken; break;
-                    case JMP32 | JSLE | X: if (JmpOps.jsle32(dst(r, lo), src(r, lo))) break taken; break;
-                    // ---- calls and exit ----
-                    case JMP | CALL:
-                        if (((lo >>> 12) & 0xf) == CALL_HELPER) {
-                            m.budgetLeft = budget; // callbacks spend the same budget
-                            r[0] = m.callHelper(pc);
-                            budget = m.budgetLeft;
-                            if (m.stop) {
-                                if (m.exited) return m.exitValue;
-                                p = m.enterTailCall(); // same registers, same frame
-                                code = p.code;
-                                pc = 0;
-                                continue;
-                            }
-                            break;
+            switch (lo & 0xff) {
+                // ---- accesses outside the window: the full check throws or moves the window ----
+                case LDX | MEM | B: setDst(r, lo, NativeMemory.getByte(m.readSlow(src(r, lo) + (lo >> 16), 1, pc)) & 0xffL); break;
+                case LDX | MEM | H: setDst(r, lo, NativeMemory.getShort(m.readSlow(src(r, lo) + (lo >> 16), 2, pc)) & 0xffffL); break;
+                case LDX | MEM | W: setDst(r, lo, NativeMemory.getInt(m.readSlow(src(r, lo) + (lo >> 16), 4, pc)) & MASK32); break;
+                case LDX | MEM | DW: setDst(r, lo, NativeMemory.getLong(m.readSlow(src(r, lo) + (lo >> 16), 8, pc))); break;
+                case LDX | MEMSX | B: setDst(r, lo, NativeMemory.getByte(m.readSlow(src(r, lo) + (lo >> 16), 1, pc))); break;
+                case LDX | MEMSX | H: setDst(r, lo, NativeMemory.getShort(m.readSlow(src(r, lo) + (lo >> 16), 2, pc))); break;
+                case LDX | MEMSX | W: setDst(r, lo, NativeMemory.getInt(m.readSlow(src(r, lo) + (lo >> 16), 4, pc))); break;
+                case ST | MEM | B: NativeMemory.putByte(m.writeSlow(dst(r, lo) + (lo >> 16), 1, pc), (byte) (w >> 32)); break;
+                case ST | MEM | H: NativeMemory.putShort(m.writeSlow(dst(r, lo) + (lo >> 16), 2, pc), (short) (w >> 32)); break;
+                case ST | MEM | W: NativeMemory.putInt(m.writeSlow(dst(r, lo) + (lo >> 16), 4, pc), (int) (w >> 32)); break;
+                case ST | MEM | DW: NativeMemory.putLong(m.writeSlow(dst(r, lo) + (lo >> 16), 8, pc), w >> 32); break;
+                case STX | MEM | B: NativeMemory.putByte(m.writeSlow(dst(r, lo) + (lo >> 16), 1, pc), (byte) src(r, lo)); break;
+                case STX | MEM | H: NativeMemory.putShort(m.writeSlow(dst(r, lo) + (lo >> 16), 2, pc), (short) src(r, lo)); break;
+                case STX | MEM | W: NativeMemory.putInt(m.writeSlow(dst(r, lo) + (lo >> 16), 4, pc), (int) src(r, lo)); break;
+                case STX | MEM | DW: NativeMemory.putLong(m.writeSlow(dst(r, lo) + (lo >> 16), 8, pc), src(r, lo)); break;
+                case STX | ATOMIC | W: case STX | ATOMIC | DW: m.atomic(w, pc); break;
+                // ---- legacy packet loads: out of range exits the frame with r0 = 0 ----
+                case LD | ABS | B: case LD | ABS | H: case LD | ABS | W:
+                case LD | IND | B: case LD | IND | H: case LD | IND | W:
+                    if (m.loadPacket(w)) break;
+                    r[0] = 0;
+                    if (m.depth == base) return 0;
+                    pc = m.leaveCall();
+                    continue;
+                // ---- calls and exit ----
+                case JMP | CALL:
+                    if (((lo >>> 12) & 0xf) == CALL_HELPER) {
+                        r[0] = m.callHelper(pc); // callbacks spend m.budgetLeft too
+                        if (m.stop) {
+                            if (m.exited) return m.exitValue;
+                            p = m.enterTailCall(); // same registers, same frame
+                            code = p.code;
+                            pc = 0;
+                            continue;
                         }
-                        if (--budget < 0) throw m.overBudget(pc); // budget before depth
-                        pc = m.enterCall(w, pc);
-                        continue;
-                    case JMP | EXIT:
-                        if (m.depth == base) { m.budgetLeft = budget; return r[0]; }
-                        pc = m.leaveCall();
-                        continue;
-                    default:
-                        throw p.illegal(pc);
-                }
-                pc++;
-                continue;
+                        break;
+                    }
+                    if (--m.budgetLeft < 0) throw m.overBudget(pc); // budget before depth
+                    pc = m.enterCall(w, pc);
+                    continue;
+                case JMP | EXIT:
+                    if (m.depth == base) return r[0];
+                    pc = m.leaveCall();
+                    continue;
+                default:
+                    // HotLoop runs every jump but a back-edge it has no budget for.
+                    int cls = lo & 7;
+                    if (cls == JMP || cls == JMP32) throw m.overBudget(pc);
+                    throw p.illegal(pc);
             }
-            // A taken jump with a 16-bit offset; a back-edge (target <= pc) spends budget.
-            final int off = lo >> 16;
-            if (off < 0 && --budget < 0) throw m.overBudget(pc);
-            pc += 1 + off;
+            pc++;
         }
     }
 }

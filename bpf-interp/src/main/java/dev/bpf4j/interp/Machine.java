@@ -131,7 +131,7 @@ final class Machine implements HelperCall {
      * Scratch buffers never become a window.
      */
     private static final long NO_WINDOW = -16; // below 0 - size for every size: nothing is inside
-    private long readLo, readLen = NO_WINDOW, writeLo, writeLen = NO_WINDOW;
+    long readLo, readLen = NO_WINDOW, writeLo, writeLen = NO_WINDOW;
 
     /** {@code a} when {@code [a, a + size)} may be read, else OUT_OF_BOUNDS at {@code pc}. */
     long readable(long a, int size, int pc) {
@@ -147,7 +147,7 @@ final class Machine implements HelperCall {
         return a;
     }
 
-    private long readSlow(long a, int size, int pc) {
+    long readSlow(long a, int size, int pc) {
         long end = a + size;
         if (Long.compareUnsigned(end, a) > 0) {
             for (int i = 0; i < regionCount; i++) {
@@ -168,7 +168,7 @@ final class Machine implements HelperCall {
         throw BpfRuntimeException.outOfBounds(prog.name, pc, a, size, false);
     }
 
-    private long writeSlow(long a, int size, int pc) {
+    long writeSlow(long a, int size, int pc) {
         long end = a + size;
         if (Long.compareUnsigned(end, a) > 0) {
             for (int i = 0; i < regionCount; i++) {
