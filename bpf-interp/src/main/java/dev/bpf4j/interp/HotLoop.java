@@ -4,6 +4,10 @@ import dev.bpf4j.runtime.NativeMemory;
 import dev.bpf4j.runtime.RunEntry;
 
 import static dev.bpf4j.interp.InsnCode.*;
+import static dev.bpf4j.interp.Registers.READ_LEN;
+import static dev.bpf4j.interp.Registers.READ_LO;
+import static dev.bpf4j.interp.Registers.WRITE_LEN;
+import static dev.bpf4j.interp.Registers.WRITE_LO;
 import static dev.bpf4j.interp.Registers.dst;
 import static dev.bpf4j.interp.Registers.setDst;
 import static dev.bpf4j.interp.Registers.src;
@@ -31,9 +35,8 @@ final class HotLoop {
      * run. Reads the budget from and leaves it in {@link Machine#budgetLeft}; a back-edge with no
      * budget left is returned untaken, with the budget unchanged.
      */
-    static int run(long[] code, long[] wide, long[] r, Machine m, int pc) {
+    static int run(long[] code, long[] r, Machine m, int pc) {
         long budget = m.budgetLeft;
-        final long readLo = m.readLo, readLen = m.readLen, writeLo = m.writeLo, writeLen = m.writeLen;
         run:
         for (;;) {
             final long w = Registers.word(code, pc);
@@ -99,7 +102,7 @@ final class HotLoop {
                     case ALU | END | TO_LE: setDst(r, lo, AluOps.toLe(dst(r, lo), (int) (w >> 32))); break;
                     case ALU | END | TO_BE: setDst(r, lo, AluOps.bswap(dst(r, lo), (int) (w >> 32))); break;
                     // ---- lddw ----
-                    case LDDW: setDst(r, lo, wide[pc]); pc += 2; continue;
+                    case LDDW: setDst(r, lo, Registers.word(code, (int) (w >> 32))); pc += 2; continue;
                     // ---- superinstructions: rX = rY op K|rZ (see Superinstructions) ----
                     case MOV_ADD_K: setDst(r, lo, src(r, lo) + (w >> 32)); pc += 2; continue;
                     case MOV_ADD_X: setDst(r, lo, src(r, lo) + third(r, lo)); pc += 2; continue;
@@ -140,21 +143,21 @@ final class HotLoop {
                     case STACK_STX_W: NativeMemory.putInt(dst(r, lo) + (lo >> 16), (int) src(r, lo)); break;
                     case STACK_STX_DW: NativeMemory.putLong(dst(r, lo) + (lo >> 16), src(r, lo)); break;
                     // ---- checked loads and stores: inside the window, else the driver checks them ----
-                    case LDX | MEM | B: { long a = src(r, lo) + (lo >> 16), o = a - readLo; if (o < 0 || o > readLen - 1) break run; setDst(r, lo, NativeMemory.getByte(a) & 0xffL); break; }
-                    case LDX | MEM | H: { long a = src(r, lo) + (lo >> 16), o = a - readLo; if (o < 0 || o > readLen - 2) break run; setDst(r, lo, NativeMemory.getShort(a) & 0xffffL); break; }
-                    case LDX | MEM | W: { long a = src(r, lo) + (lo >> 16), o = a - readLo; if (o < 0 || o > readLen - 4) break run; setDst(r, lo, NativeMemory.getInt(a) & MASK32); break; }
-                    case LDX | MEM | DW: { long a = src(r, lo) + (lo >> 16), o = a - readLo; if (o < 0 || o > readLen - 8) break run; setDst(r, lo, NativeMemory.getLong(a)); break; }
-                    case LDX | MEMSX | B: { long a = src(r, lo) + (lo >> 16), o = a - readLo; if (o < 0 || o > readLen - 1) break run; setDst(r, lo, NativeMemory.getByte(a)); break; }
-                    case LDX | MEMSX | H: { long a = src(r, lo) + (lo >> 16), o = a - readLo; if (o < 0 || o > readLen - 2) break run; setDst(r, lo, NativeMemory.getShort(a)); break; }
-                    case LDX | MEMSX | W: { long a = src(r, lo) + (lo >> 16), o = a - readLo; if (o < 0 || o > readLen - 4) break run; setDst(r, lo, NativeMemory.getInt(a)); break; }
-                    case ST | MEM | B: { long a = dst(r, lo) + (lo >> 16), o = a - writeLo; if (o < 0 || o > writeLen - 1) break run; NativeMemory.putByte(a, (byte) (w >> 32)); break; }
-                    case ST | MEM | H: { long a = dst(r, lo) + (lo >> 16), o = a - writeLo; if (o < 0 || o > writeLen - 2) break run; NativeMemory.putShort(a, (short) (w >> 32)); break; }
-                    case ST | MEM | W: { long a = dst(r, lo) + (lo >> 16), o = a - writeLo; if (o < 0 || o > writeLen - 4) break run; NativeMemory.putInt(a, (int) (w >> 32)); break; }
-                    case ST | MEM | DW: { long a = dst(r, lo) + (lo >> 16), o = a - writeLo; if (o < 0 || o > writeLen - 8) break run; NativeMemory.putLong(a, w >> 32); break; }
-                    case STX | MEM | B: { long a = dst(r, lo) + (lo >> 16), o = a - writeLo; if (o < 0 || o > writeLen - 1) break run; NativeMemory.putByte(a, (byte) src(r, lo)); break; }
-                    case STX | MEM | H: { long a = dst(r, lo) + (lo >> 16), o = a - writeLo; if (o < 0 || o > writeLen - 2) break run; NativeMemory.putShort(a, (short) src(r, lo)); break; }
-                    case STX | MEM | W: { long a = dst(r, lo) + (lo >> 16), o = a - writeLo; if (o < 0 || o > writeLen - 4) break run; NativeMemory.putInt(a, (int) src(r, lo)); break; }
-                    case STX | MEM | DW: { long a = dst(r, lo) + (lo >> 16), o = a - writeLo; if (o < 0 || o > writeLen - 8) break run; NativeMemory.putLong(a, src(r, lo)); break; }
+                    case LDX | MEM | B: { long a = src(r, lo) + (lo >> 16), o = a - r[READ_LO]; if (o < 0 || o > r[READ_LEN] - 1) break run; setDst(r, lo, NativeMemory.getByte(a) & 0xffL); break; }
+                    case LDX | MEM | H: { long a = src(r, lo) + (lo >> 16), o = a - r[READ_LO]; if (o < 0 || o > r[READ_LEN] - 2) break run; setDst(r, lo, NativeMemory.getShort(a) & 0xffffL); break; }
+                    case LDX | MEM | W: { long a = src(r, lo) + (lo >> 16), o = a - r[READ_LO]; if (o < 0 || o > r[READ_LEN] - 4) break run; setDst(r, lo, NativeMemory.getInt(a) & MASK32); break; }
+                    case LDX | MEM | DW: { long a = src(r, lo) + (lo >> 16), o = a - r[READ_LO]; if (o < 0 || o > r[READ_LEN] - 8) break run; setDst(r, lo, NativeMemory.getLong(a)); break; }
+                    case LDX | MEMSX | B: { long a = src(r, lo) + (lo >> 16), o = a - r[READ_LO]; if (o < 0 || o > r[READ_LEN] - 1) break run; setDst(r, lo, NativeMemory.getByte(a)); break; }
+                    case LDX | MEMSX | H: { long a = src(r, lo) + (lo >> 16), o = a - r[READ_LO]; if (o < 0 || o > r[READ_LEN] - 2) break run; setDst(r, lo, NativeMemory.getShort(a)); break; }
+                    case LDX | MEMSX | W: { long a = src(r, lo) + (lo >> 16), o = a - r[READ_LO]; if (o < 0 || o > r[READ_LEN] - 4) break run; setDst(r, lo, NativeMemory.getInt(a)); break; }
+                    case ST | MEM | B: { long a = dst(r, lo) + (lo >> 16), o = a - r[WRITE_LO]; if (o < 0 || o > r[WRITE_LEN] - 1) break run; NativeMemory.putByte(a, (byte) (w >> 32)); break; }
+                    case ST | MEM | H: { long a = dst(r, lo) + (lo >> 16), o = a - r[WRITE_LO]; if (o < 0 || o > r[WRITE_LEN] - 2) break run; NativeMemory.putShort(a, (short) (w >> 32)); break; }
+                    case ST | MEM | W: { long a = dst(r, lo) + (lo >> 16), o = a - r[WRITE_LO]; if (o < 0 || o > r[WRITE_LEN] - 4) break run; NativeMemory.putInt(a, (int) (w >> 32)); break; }
+                    case ST | MEM | DW: { long a = dst(r, lo) + (lo >> 16), o = a - r[WRITE_LO]; if (o < 0 || o > r[WRITE_LEN] - 8) break run; NativeMemory.putLong(a, w >> 32); break; }
+                    case STX | MEM | B: { long a = dst(r, lo) + (lo >> 16), o = a - r[WRITE_LO]; if (o < 0 || o > r[WRITE_LEN] - 1) break run; NativeMemory.putByte(a, (byte) src(r, lo)); break; }
+                    case STX | MEM | H: { long a = dst(r, lo) + (lo >> 16), o = a - r[WRITE_LO]; if (o < 0 || o > r[WRITE_LEN] - 2) break run; NativeMemory.putShort(a, (short) src(r, lo)); break; }
+                    case STX | MEM | W: { long a = dst(r, lo) + (lo >> 16), o = a - r[WRITE_LO]; if (o < 0 || o > r[WRITE_LEN] - 4) break run; NativeMemory.putInt(a, (int) src(r, lo)); break; }
+                    case STX | MEM | DW: { long a = dst(r, lo) + (lo >> 16), o = a - r[WRITE_LO]; if (o < 0 || o > r[WRITE_LEN] - 8) break run; NativeMemory.putLong(a, src(r, lo)); break; }
                     // ---- jumps: a taken jump leaves the switch through "taken" ----
                     case JMP | JA: break taken;
                     case JMP32 | JA: { // gotol: target pc in imm

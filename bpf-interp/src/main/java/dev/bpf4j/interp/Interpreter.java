@@ -36,7 +36,7 @@ final class Interpreter {
         final long[] r = m.regs;
         m.budgetLeft = budget; // the budget lives in the machine between HotLoop runs
         for (;;) {
-            pc = HotLoop.run(code, p.wide, r, m, pc);
+            pc = HotLoop.run(code, r, m, pc);
             final long w = code[pc];
             final int lo = (int) w;
             switch (lo & 0xff) {

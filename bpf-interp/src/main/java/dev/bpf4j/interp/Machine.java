@@ -11,6 +11,10 @@ import dev.bpf4j.runtime.RunContext;
 
 import java.util.List;
 
+import static dev.bpf4j.interp.Registers.READ_LEN;
+import static dev.bpf4j.interp.Registers.READ_LO;
+import static dev.bpf4j.interp.Registers.WRITE_LEN;
+import static dev.bpf4j.interp.Registers.WRITE_LO;
 import static dev.bpf4j.isa.Opcodes.ATOMIC;
 import static dev.bpf4j.isa.Opcodes.CMPXCHG;
 import static dev.bpf4j.isa.Opcodes.DW;
@@ -66,7 +70,7 @@ final class Machine implements HelperCall {
 
     /** Prepares registers, frames and regions for a fresh run of {@code ctx}. */
     void reset(RunContext ctx) {
-        java.util.Arrays.fill(regs, 0);
+        java.util.Arrays.fill(regs, 0, 11, 0);
         context = ctx;
         for (int i = 0; i < prog.entryArgs; i++) regs[1 + i] = ctx.arg(i);
         regs[10] = stack.frameTop(0);
@@ -74,7 +78,6 @@ final class Machine implements HelperCall {
         depth = 1;
         prog = home;
         mainZeroed = home.frameBytesToZero;
-        dropWindows();
         stop = exited = false;
         pendingTailCall = null;
         tailCalls = 0;
@@ -83,7 +86,13 @@ final class Machine implements HelperCall {
         packetAddress = ctx.packetAddress();
         packetLength = ctx.packetLength();
         List<MemoryRegion> rs = ctx.regions();
-        if (rs != boundRegions) bind(rs); // RunContext's list is immutable: same list, same table
+        if (rs != boundRegions) { // RunContext's list is immutable: same list, same table
+            bind(rs);
+            dropWindows();
+        } else { // a window on a region or on the main frame holds for this run too
+            if (!validAtEntry(regs[READ_LO])) regs[READ_LEN] = NO_WINDOW;
+            if (!validAtEntry(regs[WRITE_LO])) regs[WRITE_LEN] = NO_WINDOW;
+        }
     }
 
     private void bind(List<MemoryRegion> rs) {
@@ -131,36 +140,21 @@ final class Machine implements HelperCall {
      * Scratch buffers never become a window.
      */
     private static final long NO_WINDOW = -16; // below 0 - size for every size: nothing is inside
-    long readLo, readLen = NO_WINDOW, writeLo, writeLen = NO_WINDOW;
-
-    /** {@code a} when {@code [a, a + size)} may be read, else OUT_OF_BOUNDS at {@code pc}. */
-    long readable(long a, int size, int pc) {
-        long o = a - readLo; // no wrap-around inside the window: a window never wraps
-        if (o < 0 || o > readLen - size) return readSlow(a, size, pc);
-        return a;
-    }
-
-    /** {@code a} when {@code [a, a + size)} may be written, else OUT_OF_BOUNDS at {@code pc}. */
-    long writable(long a, int size, int pc) {
-        long o = a - writeLo;
-        if (o < 0 || o > writeLen - size) return writeSlow(a, size, pc);
-        return a;
-    }
-
+    /** The full read check of an access outside the read window: moves the window or throws OUT_OF_BOUNDS. */
     long readSlow(long a, int size, int pc) {
         long end = a + size;
         if (Long.compareUnsigned(end, a) > 0) {
             for (int i = 0; i < regionCount; i++) {
                 if (Long.compareUnsigned(a, regionStart[i]) >= 0 && Long.compareUnsigned(end, regionEnd[i]) <= 0) {
-                    readLo = regionStart[i];
-                    readLen = regionEnd[i] - regionStart[i];
+                    regs[READ_LO] = regionStart[i];
+                    regs[READ_LEN] = regionEnd[i] - regionStart[i];
                     return a;
                 }
             }
             int k = stack.liveFrameOf(a, end, depth);
             if (k >= 0) {
-                readLo = stack.frameTop(k) - Limits.STACK_SIZE;
-                readLen = Limits.STACK_SIZE;
+                regs[READ_LO] = stack.frameTop(k) - Limits.STACK_SIZE;
+                regs[READ_LEN] = Limits.STACK_SIZE;
                 return a;
             }
             if (scratchLive != 0 && stack.inLiveScratch(a, end, scratchLive)) return a;
@@ -168,28 +162,34 @@ final class Machine implements HelperCall {
         throw BpfRuntimeException.outOfBounds(prog.name, pc, a, size, false);
     }
 
+    /** The full write check of an access outside the write window: moves the window or throws OUT_OF_BOUNDS. */
     long writeSlow(long a, int size, int pc) {
         long end = a + size;
         if (Long.compareUnsigned(end, a) > 0) {
             for (int i = 0; i < regionCount; i++) {
                 if (regionWritable[i] && Long.compareUnsigned(a, regionStart[i]) >= 0 && Long.compareUnsigned(end, regionEnd[i]) <= 0) {
-                    writeLo = regionStart[i];
-                    writeLen = regionEnd[i] - regionStart[i];
+                    regs[WRITE_LO] = regionStart[i];
+                    regs[WRITE_LEN] = regionEnd[i] - regionStart[i];
                     return a;
                 }
             }
             int k = stack.liveFrameOf(a, end, depth);
             if (k >= 0) {
-                writeLo = stack.frameTop(k) - Limits.STACK_SIZE;
-                writeLen = Limits.STACK_SIZE;
+                regs[WRITE_LO] = stack.frameTop(k) - Limits.STACK_SIZE;
+                regs[WRITE_LEN] = Limits.STACK_SIZE;
                 return a;
             }
         }
         throw BpfRuntimeException.outOfBounds(prog.name, pc, a, size, true);
     }
 
+    /** A window starting at {@code lo} is on a region or on the main frame, not on a callee's frame. */
+    private boolean validAtEntry(long lo) {
+        return Long.compareUnsigned(lo - stack.base, StackFrames.BYTES) >= 0 || lo == stack.frameTop(0) - Limits.STACK_SIZE;
+    }
+
     /** Frames died: a window on one of them must not let an access through. */
-    private void dropWindows() { readLen = writeLen = NO_WINDOW; }
+    private void dropWindows() { regs[READ_LEN] = regs[WRITE_LEN] = NO_WINDOW; }
 
     /** BPF_ATOMIC: checks, performs, and writes the fetched value to src (or r0 for cmpxchg). */
     void atomic(long w, int pc) {

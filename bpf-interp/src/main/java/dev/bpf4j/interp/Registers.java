@@ -15,8 +15,14 @@ import java.lang.reflect.Field;
 final class Registers {
     private Registers() {}
 
-    /** Slots of a register file: r0-r10 plus padding so that any 4-bit register field is in bounds. */
+    /** Slots of a register file: r0-r10, the memory windows, padding so that any 4-bit field is in bounds. */
     static final int SLOTS = 16;
+    /**
+     * The memory windows of {@link Machine} live in the register file past r10 (no program names
+     * a register past r10): the dispatch loop reaches them through the array it already holds in a
+     * register, instead of pinning four more values in machine registers.
+     */
+    static final int READ_LO = 11, READ_LEN = 12, WRITE_LO = 13, WRITE_LEN = 14;
 
     private static final Unsafe U;
     private static final long BASE;

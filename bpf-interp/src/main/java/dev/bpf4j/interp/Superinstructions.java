@@ -12,9 +12,9 @@ import static dev.bpf4j.isa.Opcodes.*;
 final class Superinstructions {
     private Superinstructions() {}
 
-    /** Rewrites {@code code} in place; {@code code[code.length - 1]} is the trap slot. */
-    static void fuse(long[] code) {
-        for (int pc = 0; pc + 1 < code.length - 1; pc++) {
+    /** Rewrites {@code code} in place; {@code code[end - 1]} is the trap slot (constants follow). */
+    static void fuse(long[] code, int end) {
+        for (int pc = 0; pc + 1 < end - 1; pc++) {
             long first = code[pc], second = code[pc + 1];
             int x = dst(first);
             if (dst(second) != x) continue;
