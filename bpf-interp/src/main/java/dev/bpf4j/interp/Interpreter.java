@@ -41,21 +41,21 @@ final class Interpreter {
             final int lo = (int) w;
             switch (lo & 0xff) {
                 // ---- accesses outside the window: the full check throws or moves the window ----
-                case LDX | MEM | B: setDst(r, lo, NativeMemory.getByte(m.readSlow(src(r, lo) + (lo >> 16), 1, pc)) & 0xffL); break;
-                case LDX | MEM | H: setDst(r, lo, NativeMemory.getShort(m.readSlow(src(r, lo) + (lo >> 16), 2, pc)) & 0xffffL); break;
-                case LDX | MEM | W: setDst(r, lo, NativeMemory.getInt(m.readSlow(src(r, lo) + (lo >> 16), 4, pc)) & MASK32); break;
-                case LDX | MEM | DW: setDst(r, lo, NativeMemory.getLong(m.readSlow(src(r, lo) + (lo >> 16), 8, pc))); break;
-                case LDX | MEMSX | B: setDst(r, lo, NativeMemory.getByte(m.readSlow(src(r, lo) + (lo >> 16), 1, pc))); break;
-                case LDX | MEMSX | H: setDst(r, lo, NativeMemory.getShort(m.readSlow(src(r, lo) + (lo >> 16), 2, pc))); break;
-                case LDX | MEMSX | W: setDst(r, lo, NativeMemory.getInt(m.readSlow(src(r, lo) + (lo >> 16), 4, pc))); break;
-                case ST | MEM | B: NativeMemory.putByte(m.writeSlow(dst(r, lo) + (lo >> 16), 1, pc), (byte) (w >> 32)); break;
-                case ST | MEM | H: NativeMemory.putShort(m.writeSlow(dst(r, lo) + (lo >> 16), 2, pc), (short) (w >> 32)); break;
-                case ST | MEM | W: NativeMemory.putInt(m.writeSlow(dst(r, lo) + (lo >> 16), 4, pc), (int) (w >> 32)); break;
-                case ST | MEM | DW: NativeMemory.putLong(m.writeSlow(dst(r, lo) + (lo >> 16), 8, pc), w >> 32); break;
-                case STX | MEM | B: NativeMemory.putByte(m.writeSlow(dst(r, lo) + (lo >> 16), 1, pc), (byte) src(r, lo)); break;
-                case STX | MEM | H: NativeMemory.putShort(m.writeSlow(dst(r, lo) + (lo >> 16), 2, pc), (short) src(r, lo)); break;
-                case STX | MEM | W: NativeMemory.putInt(m.writeSlow(dst(r, lo) + (lo >> 16), 4, pc), (int) src(r, lo)); break;
-                case STX | MEM | DW: NativeMemory.putLong(m.writeSlow(dst(r, lo) + (lo >> 16), 8, pc), src(r, lo)); break;
+                case LDX | MEM | B: setDst(r, w, NativeMemory.getByte(m.readSlow(src(r, w) + (lo >> 16), 1, pc)) & 0xffL); break;
+                case LDX | MEM | H: setDst(r, w, NativeMemory.getShort(m.readSlow(src(r, w) + (lo >> 16), 2, pc)) & 0xffffL); break;
+                case LDX | MEM | W: setDst(r, w, NativeMemory.getInt(m.readSlow(src(r, w) + (lo >> 16), 4, pc)) & MASK32); break;
+                case LDX | MEM | DW: setDst(r, w, NativeMemory.getLong(m.readSlow(src(r, w) + (lo >> 16), 8, pc))); break;
+                case LDX | MEMSX | B: setDst(r, w, NativeMemory.getByte(m.readSlow(src(r, w) + (lo >> 16), 1, pc))); break;
+                case LDX | MEMSX | H: setDst(r, w, NativeMemory.getShort(m.readSlow(src(r, w) + (lo >> 16), 2, pc))); break;
+                case LDX | MEMSX | W: setDst(r, w, NativeMemory.getInt(m.readSlow(src(r, w) + (lo >> 16), 4, pc))); break;
+                case ST | MEM | B: NativeMemory.putByte(m.writeSlow(dst(r, w) + (lo >> 16), 1, pc), (byte) (w >> 32)); break;
+                case ST | MEM | H: NativeMemory.putShort(m.writeSlow(dst(r, w) + (lo >> 16), 2, pc), (short) (w >> 32)); break;
+                case ST | MEM | W: NativeMemory.putInt(m.writeSlow(dst(r, w) + (lo >> 16), 4, pc), (int) (w >> 32)); break;
+                case ST | MEM | DW: NativeMemory.putLong(m.writeSlow(dst(r, w) + (lo >> 16), 8, pc), w >> 32); break;
+                case STX | MEM | B: NativeMemory.putByte(m.writeSlow(dst(r, w) + (lo >> 16), 1, pc), (byte) src(r, w)); break;
+                case STX | MEM | H: NativeMemory.putShort(m.writeSlow(dst(r, w) + (lo >> 16), 2, pc), (short) src(r, w)); break;
+                case STX | MEM | W: NativeMemory.putInt(m.writeSlow(dst(r, w) + (lo >> 16), 4, pc), (int) src(r, w)); break;
+                case STX | MEM | DW: NativeMemory.putLong(m.writeSlow(dst(r, w) + (lo >> 16), 8, pc), src(r, w)); break;
                 case STX | ATOMIC | W: case STX | ATOMIC | DW: m.atomic(w, pc); break;
                 // ---- legacy packet loads: out of range exits the frame with r0 = 0 ----
                 case LD | ABS | B: case LD | ABS | H: case LD | ABS | W:

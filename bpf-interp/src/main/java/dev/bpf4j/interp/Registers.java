@@ -38,18 +38,21 @@ final class Registers {
         if (U.arrayIndexScale(long[].class) != 8) throw new ExceptionInInitializerError("long[] scale is not 8");
     }
 
-    /** The register whose number sits in bits {@code 8..11} of {@code lo} (the dst field). */
-    static long dst(long[] r, int lo) { return U.getLong(r, BASE + ((lo >>> 5) & 0x78)); }
+    // The word is taken as a long so that the byte offset needs no int-to-long conversion.
 
-    /** The register whose number sits in bits {@code 12..15} of {@code lo} (the src field). */
-    static long src(long[] r, int lo) { return U.getLong(r, BASE + ((lo >>> 9) & 0x78)); }
+    /** The register whose number sits in bits {@code 8..11} of the word {@code w} (the dst field). */
+    static long dst(long[] r, long w) { return U.getLong(r, BASE + ((w >>> 5) & 0x78)); }
 
-    /** The register whose number sits in bits {@code 16..19} of {@code lo} (a fused instruction's third register). */
-    static long third(long[] r, int lo) { return U.getLong(r, BASE + ((lo >>> 13) & 0x78)); }
+    /** The register whose number sits in bits {@code 12..15} of {@code w} (the src field). */
+    static long src(long[] r, long w) { return U.getLong(r, BASE + ((w >>> 9) & 0x78)); }
 
-    static void setDst(long[] r, int lo, long v) { U.putLong(r, BASE + ((lo >>> 5) & 0x78), v); }
+    /** The register whose number sits in bits {@code 16..19} of {@code w} (a fused instruction's third register). */
+    static long third(long[] r, long w) { return U.getLong(r, BASE + ((w >>> 13) & 0x78)); }
 
-    static void setSrc(long[] r, int lo, long v) { U.putLong(r, BASE + ((lo >>> 9) & 0x78), v); }
+    static void setDst(long[] r, long w, long v) { U.putLong(r, BASE + ((w >>> 5) & 0x78), v); }
+
+    /** Slot {@code i} (below {@link #SLOTS}, a constant) without a bounds check. */
+    static long slot(long[] r, int i) { return U.getLong(r, BASE + 8L * i); }
 
     /** {@code code[pc]} for a pc the decoder proved in bounds. */
     static long word(long[] code, int pc) { return U.getLong(code, BASE + ((long) pc << 3)); }
