@@ -4,6 +4,7 @@ import dev.bpf4j.runtime.NativeMemory;
 import dev.bpf4j.runtime.RunEntry;
 
 import static dev.bpf4j.interp.InsnCode.*;
+import static dev.bpf4j.interp.Registers.BUDGET;
 import static dev.bpf4j.interp.Registers.READ_LEN;
 import static dev.bpf4j.interp.Registers.READ_LO;
 import static dev.bpf4j.interp.Registers.WRITE_LEN;
@@ -32,11 +33,11 @@ final class HotLoop {
 
     /**
      * Runs from {@code pc} while it can; returns the pc of the instruction {@link Interpreter} must
-     * run. Reads the budget from and leaves it in {@link Machine#budgetLeft}; a back-edge with no
-     * budget left is returned untaken, with the budget unchanged.
+     * run. Reads the budget from and leaves it in slot {@link Registers#BUDGET} of {@code r}; a
+     * back-edge with no budget left is returned untaken, with the budget unchanged.
      */
-    static int run(long[] code, long[] r, Machine m, int pc) {
-        long budget = m.budgetLeft;
+    static int run(long[] code, long[] r, int pc) {
+        long budget = Registers.slot(r, BUDGET);
         run:
         for (;;) {
             final long w = Registers.word(code, pc);
@@ -227,7 +228,7 @@ final class HotLoop {
             }
             pc += 1 + off;
         }
-        m.budgetLeft = budget;
+        Registers.setSlot(r, BUDGET, budget);
         return pc;
     }
 }

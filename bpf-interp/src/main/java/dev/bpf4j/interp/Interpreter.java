@@ -36,7 +36,9 @@ final class Interpreter {
         final long[] r = m.regs;
         m.budgetLeft = budget; // the budget lives in the machine between HotLoop runs
         for (;;) {
-            pc = HotLoop.run(code, r, m, pc);
+            Registers.setSlot(r, Registers.BUDGET, m.budgetLeft);
+            pc = HotLoop.run(code, r, pc);
+            m.budgetLeft = Registers.slot(r, Registers.BUDGET);
             final long w = code[pc];
             final int lo = (int) w;
             switch (lo & 0xff) {

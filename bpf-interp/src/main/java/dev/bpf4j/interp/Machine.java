@@ -210,8 +210,9 @@ final class Machine implements HelperCall {
     /** The run's budget of back-edges plus calls, for the error message. */
     private long budgetLimit;
     /**
-     * What is left of the budget while a helper runs: the dispatch loop keeps the count in a local
-     * and stores it here around each helper call, so that callbacks spend the same budget.
+     * What is left of the budget. {@link HotLoop} counts in a local and hands the count back here
+     * (through {@link Registers#BUDGET}) whenever it returns to {@link Interpreter}, so calls, helpers
+     * and their callbacks spend the same budget.
      */
     long budgetLeft;
 

@@ -23,6 +23,8 @@ final class Registers {
      * register, instead of pinning four more values in machine registers.
      */
     static final int READ_LO = 11, READ_LEN = 12, WRITE_LO = 13, WRITE_LEN = 14;
+    /** The budget passes in and out of {@link HotLoop#run} here, so that it needs no Machine. */
+    static final int BUDGET = 15;
 
     private static final Unsafe U;
     private static final long BASE;
@@ -53,6 +55,8 @@ final class Registers {
 
     /** Slot {@code i} (below {@link #SLOTS}, a constant) without a bounds check. */
     static long slot(long[] r, int i) { return U.getLong(r, BASE + 8L * i); }
+
+    static void setSlot(long[] r, int i, long v) { U.putLong(r, BASE + 8L * i, v); }
 
     /** {@code code[pc]} for a pc the decoder proved in bounds. */
     static long word(long[] code, int pc) { return U.getLong(code, BASE + ((long) pc << 3)); }
