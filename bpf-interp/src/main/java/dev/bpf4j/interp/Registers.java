@@ -15,7 +15,7 @@ import java.lang.reflect.Field;
 final class Registers {
     private Registers() {}
 
-    /** Slots of a register file: r0-r10, the memory windows, padding so that any 4-bit field is in bounds. */
+    /** Slots of a register file: r0-r10, the memory windows and the budget, so that any 4-bit field is in bounds. */
     static final int SLOTS = 16;
     /**
      * The memory windows of {@link Machine} live in the register file past r10 (no program names
