@@ -70,16 +70,19 @@ final class Machine implements HelperCall {
 
     /** Prepares registers, frames and regions for a fresh run of {@code ctx}. */
     void reset(RunContext ctx) {
-        java.util.Arrays.fill(regs, 0, 11, 0);
-        context = ctx;
-        for (int i = 0; i < prog.entryArgs; i++) regs[1 + i] = ctx.arg(i);
+        long[] r = regs; // 8-byte stores, not Arrays.fill: its wide vector stores stall the loop's first loads
+        r[0] = 0; r[1] = 0; r[2] = 0; r[3] = 0; r[4] = 0; r[5] = 0; r[6] = 0; r[7] = 0; r[8] = 0; r[9] = 0;
+        // Reference fields are stored only when they change: under G1 a reference store into an
+        // old object can cost a StoreLoad fence in its card-marking barrier, more than the rest.
+        if (context != ctx) context = ctx;
+        for (int i = 0; i < home.entryArgs; i++) regs[1 + i] = ctx.arg(i);
         regs[10] = stack.frameTop(0);
         stack.zeroFrame(0, home.frameBytesToZero);
         depth = 1;
-        prog = home;
+        if (prog != home) prog = home;
         mainZeroed = home.frameBytesToZero;
         stop = exited = false;
-        pendingTailCall = null;
+        if (pendingTailCall != null) pendingTailCall = null;
         tailCalls = 0;
         scratchLive = 0;
         budgetLimit = budgetLeft = ctx.budget();
