@@ -17,23 +17,35 @@ final class DecodedProgram {
     private static final AtomicLong SERIALS = new AtomicLong();
 
     final String name;
-    /** Packed words, see {@link InsnCode}. */
+    /**
+     * Packed words, see {@link InsnCode}: one per slot, a trap slot, then the 64-bit constant of
+     * each lddw (for a function address, its callback handle), indexed by the lddw's imm field.
+     */
     final long[] code;
-    /** The 64-bit immediate of each lddw slot (0 elsewhere); for a function address, its callback handle. */
-    final long[] wide;
+    /** Number of real instruction slots. */
+    private final int slots;
     /** The helper body of each {@code call helper} slot, null elsewhere. */
     final Helper[] helpers;
     final HelperSpec[] helperSpecs;
     final int entryArgs;
+    /**
+     * Bytes below r10 that any frame of this program can read or write: the whole frame when r10
+     * escapes, else down to the deepest r10-relative access ({@link dev.bpf4j.program.StackUse}
+     * over the whole program, so it bounds every function). Entering a frame zeroes only these;
+     * the rest of the main frame is zeroed by the first tail call, as in the JIT.
+     */
+    final int frameBytesToZero;
     /** The high bits every callback handle of this program carries. */
     final long handleBase;
     /** Pcs that an {@code lddw src=4} names: the only valid callback targets. */
     private final boolean[] callbackTarget;
 
-    DecodedProgram(String name, long[] code, long[] wide, HelperSpec[] helperSpecs, int entryArgs, boolean[] callbackTarget) {
+    DecodedProgram(String name, long[] code, int slots, HelperSpec[] helperSpecs, int entryArgs, boolean[] callbackTarget,
+                   int frameBytesToZero) {
+        this.frameBytesToZero = frameBytesToZero;
         this.name = name;
         this.code = code;
-        this.wide = wide;
+        this.slots = slots;
         this.helperSpecs = helperSpecs;
         this.helpers = new Helper[helperSpecs.length];
         for (int i = 0; i < helperSpecs.length; i++) helpers[i] = helperSpecs[i] == null ? null : helperSpecs[i].body();
@@ -43,7 +55,7 @@ final class DecodedProgram {
     }
 
     /** Number of real instruction slots. */
-    int length() { return code.length - 1; }
+    int length() { return slots; }
 
     /** The handle an {@code lddw src=4} to {@code pc} loads. */
     long handle(int pc) { return handleBase | pc; }

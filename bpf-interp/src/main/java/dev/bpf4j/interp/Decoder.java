@@ -2,6 +2,7 @@ package dev.bpf4j.interp;
 
 import dev.bpf4j.isa.Insn;
 import dev.bpf4j.program.Program;
+import dev.bpf4j.program.StackUse;
 import dev.bpf4j.runtime.BpfLoadException;
 import dev.bpf4j.runtime.HelperSpec;
 import dev.bpf4j.runtime.LoadOptions;
@@ -61,10 +62,22 @@ final class Decoder {
             checkInside(pc, funcTarget[pc], "function address (lddw src=4) target");
             callbackTarget[(int) funcTarget[pc]] = true;
         }
-        long[] packed = new long[code.length];
-        for (int pc = 0; pc < code.length; pc++) packed[pc] = ((long) (int) imm[pc] << 32) | (code[pc] & 0xffffffffL);
-        DecodedProgram d = new DecodedProgram(program.name(), packed, wide, helpers, options.entryArgs(), callbackTarget);
-        for (int pc = 0; pc < insns.length; pc++) if (funcTarget[pc] >= 0) wide[pc] = d.handle((int) funcTarget[pc]);
+        // The words, the trap slot, then one constant per lddw, which the lddw's imm indexes.
+        int lddws = 0;
+        for (int pc = 0; pc < insns.length; pc++) if (InsnCode.opcode(code[pc]) == LDDW) lddws++;
+        long[] packed = new long[code.length + lddws];
+        int constant = code.length;
+        for (int pc = 0; pc < code.length; pc++) {
+            if (InsnCode.opcode(code[pc]) == LDDW) imm[pc] = constant++;
+            packed[pc] = ((long) (int) imm[pc] << 32) | (code[pc] & 0xffffffffL);
+        }
+        Superinstructions.fuse(packed, code.length);
+        DecodedProgram d = new DecodedProgram(program.name(), packed, insns.length, helpers, options.entryArgs(), callbackTarget,
+                Math.max(StackUse.bytesToZero(insns, 0, insns.length), StackUse.deepestAccess(insns, 0, insns.length)));
+        for (int pc = 0; pc < insns.length; pc++) {
+            if (InsnCode.opcode(code[pc]) != LDDW) continue;
+            packed[(int) imm[pc]] = funcTarget[pc] >= 0 ? d.handle((int) funcTarget[pc]) : wide[pc];
+        }
         return d;
     }
 

@@ -20,6 +20,22 @@ final class InsnCode {
     /** Sign-extending moves (MOV X with a non-zero offset), on ALU op 0xe0, which RFC 9669 leaves undefined. */
     static final int MOVSX64 = ALU64 | 0xe0 | X, MOVSX32 = ALU | 0xe0 | X;
 
+    /**
+     * Superinstructions: {@code mov64 rX, rY} followed by a 64-bit ALU op on rX (immediate, or a
+     * register Z other than X) becomes one 3-address op {@code rX = rY op K|rZ} in the mov's slot,
+     * which then skips the next slot. The next slot keeps its own decoded word, so a jump into it
+     * still runs it alone. Z sits in the off field. Placed on ST opcodes with modes RFC 9669 does
+     * not define (ST and LDX modes the decoder rejects in a program).
+     */
+    static final int MOV_ADD_K = 0x22, MOV_ADD_X = 0x2a, MOV_SUB_K = 0x32, MOV_SUB_X = 0x3a,
+            MOV_MUL_K = 0x42, MOV_MUL_X = 0x4a, MOV_OR_K = 0x52, MOV_OR_X = 0x5a,
+            MOV_AND_K = 0x82, MOV_AND_X = 0x8a, MOV_LSH_K = 0x92, MOV_LSH_X = 0x9a,
+            MOV_RSH_K = 0xa2, MOV_RSH_X = 0xaa, MOV_XOR_K = 0xb2, MOV_XOR_X = 0xba,
+            MOV_ARSH_K = 0xc2, MOV_DIV_K = 0xca, MOV_MOD_K = 0xd2, MOV_DIV_X = 0xda,
+            MOV_MOD_X = 0xe2;
+    /** The same for {@code mov32 wX, wY} followed by a 32-bit ALU op with an immediate. */
+    static final int MOV32_AND_K = 0xea, MOV32_ADD_K = 0xf2, MOV32_LSH_K = 0xfa, MOV32_RSH_K = 0x21;
+
     /** A slot that must never execute: the second half of an lddw, or past the end of the program. */
     static final int TRAP = 0xff;
 

@@ -5,6 +5,7 @@ import dev.bpf4j.runtime.Executable;
 import dev.bpf4j.runtime.RunContext;
 
 import java.lang.ref.Cleaner;
+import java.lang.ref.Reference;
 import java.util.Objects;
 
 /**
@@ -18,30 +19,34 @@ final class InterpretedExecutable implements Executable {
     private final Program program;
     private final DecodedProgram decoded;
     private final MachinePool machines;
-    private final Cleaner.Cleanable cleanable;
 
     InterpretedExecutable(Program program, DecodedProgram decoded) {
         this.program = program;
         this.decoded = decoded;
         this.machines = new MachinePool(decoded);
-        this.cleanable = CLEANER.register(this, machines);
+        CLEANER.register(this, machines);
     }
 
     @Override public Program program() { return program; }
 
     @Override public long run(RunContext context) {
         Objects.requireNonNull(context, "context");
-        if (machines.isClosed()) throw new IllegalStateException("program '" + program.name() + "' was closed");
+        if (machines.isClosed()) {
+            machines.close(); // frees this thread's machine if it owns it
+            throw new IllegalStateException("program '" + program.name() + "' was closed");
+        }
         Machine m = machines.borrow();
         try {
             m.reset(context);
             return Interpreter.execute(decoded, m, context.budget());
         } finally {
             machines.giveBack(m);
+            Reference.reachabilityFence(this); // the cleaner must not free a machine in use
         }
     }
 
-    @Override public void close() { cleanable.clean(); }
+    /** Frees what no run uses now; the cleaner frees the rest once this executable is unreachable. */
+    @Override public void close() { machines.close(); }
 
     boolean isClosed() { return machines.isClosed(); }
 

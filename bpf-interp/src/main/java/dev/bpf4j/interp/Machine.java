@@ -11,6 +11,10 @@ import dev.bpf4j.runtime.RunContext;
 
 import java.util.List;
 
+import static dev.bpf4j.interp.Registers.READ_LEN;
+import static dev.bpf4j.interp.Registers.READ_LO;
+import static dev.bpf4j.interp.Registers.WRITE_LEN;
+import static dev.bpf4j.interp.Registers.WRITE_LO;
 import static dev.bpf4j.isa.Opcodes.ATOMIC;
 import static dev.bpf4j.isa.Opcodes.CMPXCHG;
 import static dev.bpf4j.isa.Opcodes.DW;
@@ -28,7 +32,7 @@ final class Machine implements HelperCall {
     /** The running program: {@link #home}, or the target of the last tail call. */
     DecodedProgram prog;
     final StackFrames stack = new StackFrames();
-    final long[] regs = new long[11];
+    final long[] regs = new long[Registers.SLOTS];
     /** r6-r9 of each caller, 4 per frame. */
     private final long[] saved = new long[Limits.MAX_CALL_FRAMES * 4];
     private final int[] returnPc = new int[Limits.MAX_CALL_FRAMES];
@@ -45,34 +49,53 @@ final class Machine implements HelperCall {
     long exitValue;
     private DecodedProgram pendingTailCall;
     private int tailCalls;
+    /** Bytes below the main frame's r10 zeroed at entry; a tail call zeroes the rest once. */
+    private int mainZeroed;
     /** Bit d set: the scratch buffer of the helper call made at frame depth d is readable. */
     private int scratchLive;
     private long packetAddress, packetLength;
     private RunContext context;
 
-    Machine(DecodedProgram prog) {
+    /** The thread that owns this machine (see {@link MachinePool}), or null for a shared one. */
+    final Thread owner;
+    /** A run is using this owned machine; read and written only by {@link #owner}. */
+    boolean busy;
+    private boolean freed;
+
+    Machine(DecodedProgram prog, Thread owner) {
         this.home = prog;
         this.prog = prog;
+        this.owner = owner;
     }
 
     /** Prepares registers, frames and regions for a fresh run of {@code ctx}. */
     void reset(RunContext ctx) {
-        java.util.Arrays.fill(regs, 0);
-        context = ctx;
-        for (int i = 0; i < prog.entryArgs; i++) regs[1 + i] = ctx.arg(i);
+        long[] r = regs; // 8-byte stores, not Arrays.fill: its wide vector stores stall the loop's first loads
+        r[0] = 0; r[1] = 0; r[2] = 0; r[3] = 0; r[4] = 0; r[5] = 0; r[6] = 0; r[7] = 0; r[8] = 0; r[9] = 0;
+        // Reference fields are stored only when they change: under G1 a reference store into an
+        // old object can cost a StoreLoad fence in its card-marking barrier, more than the rest.
+        if (context != ctx) context = ctx;
+        for (int i = 0; i < home.entryArgs; i++) regs[1 + i] = ctx.arg(i);
         regs[10] = stack.frameTop(0);
-        stack.zeroFrame(0);
+        stack.zeroFrame(0, home.frameBytesToZero);
         depth = 1;
-        prog = home;
+        if (prog != home) prog = home;
+        mainZeroed = home.frameBytesToZero;
         stop = exited = false;
-        pendingTailCall = null;
+        if (pendingTailCall != null) pendingTailCall = null;
         tailCalls = 0;
         scratchLive = 0;
         budgetLimit = budgetLeft = ctx.budget();
         packetAddress = ctx.packetAddress();
         packetLength = ctx.packetLength();
         List<MemoryRegion> rs = ctx.regions();
-        if (rs != boundRegions) bind(rs); // RunContext's list is immutable: same list, same table
+        if (rs != boundRegions) { // RunContext's list is immutable: same list, same table
+            bind(rs);
+            dropWindows();
+        } else { // a window on a region or on the main frame holds for this run too
+            if (!validAtEntry(regs[READ_LO])) regs[READ_LEN] = NO_WINDOW;
+            if (!validAtEntry(regs[WRITE_LO])) regs[WRITE_LEN] = NO_WINDOW;
+        }
     }
 
     private void bind(List<MemoryRegion> rs) {
@@ -112,19 +135,64 @@ final class Machine implements HelperCall {
         return a;
     }
 
-    long load(long a, int size, int pc) { return NativeMemory.load(check(a, size, false, pc), size); }
-
-    void store(long a, int size, long v, int pc) { NativeMemory.store(check(a, size, true, pc), size, v); }
-
-    /** LDX MEMSX: sign-extending load of 1, 2 or 4 bytes. */
-    long loadSx(long a, int size, int pc) {
-        check(a, size, false, pc);
-        switch (size) {
-            case 1: return NativeMemory.getByte(a);
-            case 2: return NativeMemory.getShort(a);
-            default: return NativeMemory.getInt(a);
+    /*
+     * The fast path of the checks: one window per direction, the region or live frame the last
+     * slow check of that direction found the access in. An access inside it needs two compares;
+     * anything else takes the full check, which moves the window. A window on a frame is dropped
+     * when frames die (leaveCall, a callback's return, reset); regions live for the whole run.
+     * Scratch buffers never become a window.
+     */
+    private static final long NO_WINDOW = -16; // below 0 - size for every size: nothing is inside
+    /** The full read check of an access outside the read window: moves the window or throws OUT_OF_BOUNDS. */
+    long readSlow(long a, int size, int pc) {
+        long end = a + size;
+        if (Long.compareUnsigned(end, a) > 0) {
+            for (int i = 0; i < regionCount; i++) {
+                if (Long.compareUnsigned(a, regionStart[i]) >= 0 && Long.compareUnsigned(end, regionEnd[i]) <= 0) {
+                    regs[READ_LO] = regionStart[i];
+                    regs[READ_LEN] = regionEnd[i] - regionStart[i];
+                    return a;
+                }
+            }
+            int k = stack.liveFrameOf(a, end, depth);
+            if (k >= 0) {
+                regs[READ_LO] = stack.frameTop(k) - Limits.STACK_SIZE;
+                regs[READ_LEN] = Limits.STACK_SIZE;
+                return a;
+            }
+            if (scratchLive != 0 && stack.inLiveScratch(a, end, scratchLive)) return a;
         }
+        throw BpfRuntimeException.outOfBounds(prog.name, pc, a, size, false);
     }
+
+    /** The full write check of an access outside the write window: moves the window or throws OUT_OF_BOUNDS. */
+    long writeSlow(long a, int size, int pc) {
+        long end = a + size;
+        if (Long.compareUnsigned(end, a) > 0) {
+            for (int i = 0; i < regionCount; i++) {
+                if (regionWritable[i] && Long.compareUnsigned(a, regionStart[i]) >= 0 && Long.compareUnsigned(end, regionEnd[i]) <= 0) {
+                    regs[WRITE_LO] = regionStart[i];
+                    regs[WRITE_LEN] = regionEnd[i] - regionStart[i];
+                    return a;
+                }
+            }
+            int k = stack.liveFrameOf(a, end, depth);
+            if (k >= 0) {
+                regs[WRITE_LO] = stack.frameTop(k) - Limits.STACK_SIZE;
+                regs[WRITE_LEN] = Limits.STACK_SIZE;
+                return a;
+            }
+        }
+        throw BpfRuntimeException.outOfBounds(prog.name, pc, a, size, true);
+    }
+
+    /** A window starting at {@code lo} is on a region or on the main frame, not on a callee's frame. */
+    private boolean validAtEntry(long lo) {
+        return Long.compareUnsigned(lo - stack.base, StackFrames.BYTES) >= 0 || lo == stack.frameTop(0) - Limits.STACK_SIZE;
+    }
+
+    /** Frames died: a window on one of them must not let an access through. */
+    private void dropWindows() { regs[READ_LEN] = regs[WRITE_LEN] = NO_WINDOW; }
 
     /** BPF_ATOMIC: checks, performs, and writes the fetched value to src (or r0 for cmpxchg). */
     void atomic(long w, int pc) {
@@ -145,8 +213,9 @@ final class Machine implements HelperCall {
     /** The run's budget of back-edges plus calls, for the error message. */
     private long budgetLimit;
     /**
-     * What is left of the budget while a helper runs: the dispatch loop keeps the count in a local
-     * and stores it here around each helper call, so that callbacks spend the same budget.
+     * What is left of the budget. {@link HotLoop} counts in a local and hands the count back here
+     * (through {@link Registers#BUDGET}) whenever it returns to {@link Interpreter}, so calls, helpers
+     * and their callbacks spend the same budget.
      */
     long budgetLeft;
 
@@ -158,7 +227,7 @@ final class Machine implements HelperCall {
         System.arraycopy(regs, 6, saved, depth * 4, 4);
         returnPc[depth] = pc + 1;
         regs[10] = stack.frameTop(depth);
-        stack.zeroFrame(depth);
+        stack.zeroFrame(depth, prog.frameBytesToZero);
         depth++;
         return InsnCode.imm(w);
     }
@@ -166,6 +235,7 @@ final class Machine implements HelperCall {
     /** {@code exit} from a subprogram: restores the caller's r6-r10; returns the pc after the call. */
     int leaveCall() {
         depth--;
+        dropWindows();
         System.arraycopy(saved, depth * 4, regs, 6, 4);
         regs[10] = stack.frameTop(depth - 1);
         return returnPc[depth];
@@ -210,7 +280,7 @@ final class Machine implements HelperCall {
         int outer = depth;
         regs[1] = r1; regs[2] = r2; regs[3] = r3; regs[4] = r4; regs[5] = r5;
         regs[10] = stack.frameTop(depth);
-        stack.zeroFrame(depth);
+        stack.zeroFrame(depth, prog.frameBytesToZero);
         depth++;
         try {
             long r0 = Interpreter.execute(p, this, target, budgetLeft, depth);
@@ -218,6 +288,7 @@ final class Machine implements HelperCall {
             return r0;
         } finally {
             depth = outer;
+            dropWindows();
             regs[6] = r6; regs[7] = r7; regs[8] = r8; regs[9] = r9; regs[10] = r10;
             helperPc = callPc;
         }
@@ -247,6 +318,10 @@ final class Machine implements HelperCall {
 
     /** After a helper asked for a tail call: the running program becomes the target, same registers and frame. */
     DecodedProgram enterTailCall() {
+        if (mainZeroed < Limits.STACK_SIZE) { // the target may read bytes the caller never could
+            stack.zeroBelow(0, mainZeroed);
+            mainZeroed = Limits.STACK_SIZE;
+        }
         prog = pendingTailCall;
         pendingTailCall = null;
         stop = false;
@@ -300,5 +375,10 @@ final class Machine implements HelperCall {
         exitValue = r0;
     }
 
-    void free() { stack.free(); }
+    /** Frees the off-heap stack, once, whichever thread gets here first. */
+    synchronized void free() {
+        if (freed) return;
+        freed = true;
+        stack.free();
+    }
 }

@@ -4,19 +4,25 @@
  *
  * <ul>
  *   <li>{@code Decoder} rejects what cannot run safely and pre-decodes each slot into one packed
- *       long ({@code InsnCode}); r10 + constant accesses inside the frame get unchecked opcodes.</li>
- *   <li>{@code Interpreter.execute} is the single dispatch loop (kept under 8,000 bytecode bytes).</li>
+ *       long ({@code InsnCode}); r10 + constant accesses inside the frame get unchecked opcodes;
+ *       {@code Superinstructions} fuses {@code mov} + ALU pairs into 3-address ops.</li>
+ *   <li>{@code HotLoop.run} is the call-free half of the dispatch loop (ALU, jumps, in-window
+ *       loads and stores); {@code Interpreter.execute} drives it and runs what it hands back
+ *       (calls, exit, atomics, slow memory checks, budget errors). Both stay under 8,000 bytecode
+ *       bytes. docs/interpreter.md explains what makes them fast.</li>
  *   <li>{@link dev.bpf4j.interp.AluOps}, {@link dev.bpf4j.interp.JmpOps} and
  *       {@link dev.bpf4j.interp.AtomicOps} hold the semantics of every operation, once.</li>
- *   <li>{@code Machine} is one run's state: registers, the off-heap {@code StackFrames}, call
- *       frames, memory checks and the {@link dev.bpf4j.runtime.HelperCall} a helper sees.
- *       Executables pool machines, so runs from several threads never share a stack. It also runs
- *       callbacks (a nested {@code Interpreter.execute} that returns when the callback's frame
- *       exits), switches programs on a tail call, keeps the helper scratch buffers and does the
- *       legacy packet loads.</li>
+ *   <li>{@code Machine} is one run's state: registers (with the memory windows and padding in
+ *       slots past r10, see {@code Registers}), the off-heap {@code StackFrames}, call frames,
+ *       memory checks and the {@link dev.bpf4j.runtime.HelperCall} a helper sees. A
+ *       {@code MachinePool} gives the first thread to run an executable its own machine without
+ *       atomics and shares the rest, so runs from several threads never share a stack. It also
+ *       runs callbacks (a nested {@code Interpreter.execute} that returns when the callback's
+ *       frame exits), switches programs on a tail call, keeps the helper scratch buffers and does
+ *       the legacy packet loads.</li>
  * </ul>
  *
- * The stack is zeroed when a machine is created, not between runs: as in the kernel, reading
- * uninitialised stack is the validator's business.
+ * Every frame reads as zero until written: entering a frame zeroes it down to the deepest stack
+ * access the program can make (docs/runtime-semantics.md "Stack").
  */
 package dev.bpf4j.interp;

@@ -63,4 +63,25 @@ class ConcurrencyTest {
         assertThatThrownBy(() -> e.run(RunContext.builder().build()))
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("closed");
     }
+
+    @Test
+    void closingFromAnotherThreadStopsTheOwnerToo() throws Exception {
+        // this thread runs first and owns a machine; another thread closes the executable
+        Executable e = Runner.load(PROGRAM);
+        assertThat(e.run(RunContext.builder().arg(1, 5).build())).isEqualTo(2005);
+        Thread closer = new Thread(e::close);
+        closer.start();
+        closer.join();
+        assertThatThrownBy(() -> e.run(RunContext.builder().build()))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("closed");
+        e.close(); // idempotent, and now frees this thread's machine
+    }
+
+    @Test
+    void theOwnersMachineIsReusedAndClean() {
+        // the same thread runs many times: every run sees its own zeroed frame and fresh registers
+        try (Executable e = Runner.load(prog(ldx(DW, 0, 10, -8), stx(DW, 10, 1, -8), exit()))) {
+            for (int i = 1; i <= 3; i++) assertThat(e.run(RunContext.builder().arg(1, i).build())).isZero();
+        }
+    }
 }

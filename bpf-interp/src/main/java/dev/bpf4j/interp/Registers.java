@@ -1,0 +1,63 @@
+package dev.bpf4j.interp;
+
+import sun.misc.Unsafe;
+
+import java.lang.reflect.Field;
+
+/**
+ * Unchecked reads and writes of the dispatch loop's two hot arrays: the register file and the
+ * decoded code. Java would bounds-check every {@code r[d]} and {@code code[pc]} (the JIT cannot
+ * prove a 4-bit register number below an array's length); here the bounds hold by construction:
+ * the register file has 16 slots and register numbers are 4-bit fields, and the {@link Decoder}
+ * proves every pc the loop can reach inside the code array (jump and call targets are checked, a
+ * {@link InsnCode#TRAP} slot ends the array and throws before the pc could pass it).
+ */
+final class Registers {
+    private Registers() {}
+
+    /** Slots of a register file: r0-r10, the memory windows and the budget, so that any 4-bit field is in bounds. */
+    static final int SLOTS = 16;
+    /**
+     * The memory windows of {@link Machine} live in the register file past r10 (no program names
+     * a register past r10): the dispatch loop reaches them through the array it already holds in a
+     * register, instead of pinning four more values in machine registers.
+     */
+    static final int READ_LO = 11, READ_LEN = 12, WRITE_LO = 13, WRITE_LEN = 14;
+    /** The budget passes in and out of {@link HotLoop#run} here, so that it needs no Machine. */
+    static final int BUDGET = 15;
+
+    private static final Unsafe U;
+    private static final long BASE;
+    static {
+        try {
+            Field f = Unsafe.class.getDeclaredField("theUnsafe");
+            f.setAccessible(true);
+            U = (Unsafe) f.get(null);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+        BASE = U.arrayBaseOffset(long[].class);
+        if (U.arrayIndexScale(long[].class) != 8) throw new ExceptionInInitializerError("long[] scale is not 8");
+    }
+
+    // The word is taken as a long so that the byte offset needs no int-to-long conversion.
+
+    /** The register whose number sits in bits {@code 8..11} of the word {@code w} (the dst field). */
+    static long dst(long[] r, long w) { return U.getLong(r, BASE + ((w >>> 5) & 0x78)); }
+
+    /** The register whose number sits in bits {@code 12..15} of {@code w} (the src field). */
+    static long src(long[] r, long w) { return U.getLong(r, BASE + ((w >>> 9) & 0x78)); }
+
+    /** The register whose number sits in bits {@code 16..19} of {@code w} (a fused instruction's third register). */
+    static long third(long[] r, long w) { return U.getLong(r, BASE + ((w >>> 13) & 0x78)); }
+
+    static void setDst(long[] r, long w, long v) { U.putLong(r, BASE + ((w >>> 5) & 0x78), v); }
+
+    /** Slot {@code i} (below {@link #SLOTS}, a constant) without a bounds check. */
+    static long slot(long[] r, int i) { return U.getLong(r, BASE + 8L * i); }
+
+    static void setSlot(long[] r, int i, long v) { U.putLong(r, BASE + 8L * i, v); }
+
+    /** {@code code[pc]} for a pc the decoder proved in bounds. */
+    static long word(long[] code, int pc) { return U.getLong(code, BASE + ((long) pc << 3)); }
+}
