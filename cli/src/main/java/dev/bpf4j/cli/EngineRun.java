@@ -2,6 +2,8 @@ package dev.bpf4j.cli;
 
 import dev.bpf4j.api.MapDump;
 import dev.bpf4j.api.RunResult;
+import dev.bpf4j.kernel.Errno;
+import dev.bpf4j.kernel.KernelBpfException;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -46,6 +48,19 @@ record EngineRun(List<String> lines, List<String> compared) {
         }
 
         EngineRun build() { return new EngineRun(List.copyOf(lines), List.copyOf(compared)); }
+    }
+
+    /**
+     * A run that ended in {@code e}. Its message is printed; what is compared is the message, except
+     * for input the test run refuses: bpf4j's engines say why ({@link IllegalArgumentException}),
+     * the kernel answers {@code BPF_PROG_TEST_RUN} with {@code EINVAL} — the same verdict.
+     */
+    static EngineRun error(RuntimeException e) {
+        boolean kernelRefusedInput = e instanceof KernelBpfException k && k.errno() == Errno.EINVAL
+                && k.command().contains("BPF_PROG_TEST_RUN");
+        String compared = e instanceof IllegalArgumentException || kernelRefusedInput
+                ? "error: the test run refuses this input (EINVAL)" : "error: " + e.getMessage();
+        return new EngineRun(List.of("error: " + e.getMessage()), List.of(compared));
     }
 
     /** Adds the values as little-endian u64 words (a short last word padded with zeros). */

@@ -45,7 +45,8 @@ public final class Main {
             err.println("bpf4j " + cmd.name() + ": " + e.getMessage());
             err.println("usage: " + cmd.usage());
             return 2;
-        } catch (CliException | BpfException | UncheckedIOException e) {
+        } catch (CliException | BpfException | UncheckedIOException | IllegalArgumentException e) {
+            // IllegalArgumentException: the API refusing the input (a run's data_in/ctx_in, ...), as EINVAL would
             err.println("bpf4j " + cmd.name() + ": " + e.getMessage());
             return 1;
         } catch (RuntimeException e) {

@@ -64,7 +64,7 @@ final class ObjectRun {
                     err.println("kernel: skipped (" + skip + ")");
                     continue;
                 }
-                r = new EngineRun(List.of("error: " + ex.getMessage()), List.of("error: " + ex.getMessage()));
+                r = EngineRun.error(ex);
                 status = 1;
             }
             results.put(e.name(), r);

@@ -2,6 +2,8 @@ package dev.bpf4j.cli;
 
 import dev.bpf4j.api.MapDump;
 import dev.bpf4j.api.RunResult;
+import dev.bpf4j.kernel.Errno;
+import dev.bpf4j.kernel.KernelBpfException;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -30,6 +32,16 @@ class EngineRunTest {
         assertThat(r.lines()).containsExactly("retval: 7", "data_out: 0102", "ctx_out: 03",
                 "{\"name\": \"m\", \"entries\": [{\"key\": [\"0x01\", \"0x00\", \"0x00\", \"0x00\"], \"value\": [\"0x09\"]}]}");
         assertThat(r.compared()).isEqualTo(r.lines());
+    }
+
+    @Test void inputTheTestRunRefusesIsTheSameVerdictOnEveryEngine() {
+        EngineRun ours = EngineRun.error(new IllegalArgumentException("p: an XDP run needs data_in of at least 14 bytes"));
+        EngineRun kernel = EngineRun.error(new KernelBpfException("bpf(BPF_PROG_TEST_RUN)", Errno.EINVAL, null));
+        assertThat(ours.lines()).containsExactly("error: p: an XDP run needs data_in of at least 14 bytes");
+        assertThat(kernel.lines()).containsExactly("error: bpf(BPF_PROG_TEST_RUN) failed: EINVAL");
+        assertThat(ours.compared()).isEqualTo(kernel.compared());
+        assertThat(EngineRun.error(new KernelBpfException("bpf(BPF_PROG_TEST_RUN)", Errno.EFAULT, null)).compared()).isNotEqualTo(ours.compared());
+        assertThat(EngineRun.error(new KernelBpfException("bpf(BPF_MAP_CREATE)", Errno.EINVAL, null)).compared()).isNotEqualTo(ours.compared());
     }
 
     @Test void sumsAddLittleEndianWordsIncludingAShortLastOne() {

@@ -75,6 +75,19 @@ class KernelCliTest {
     }
 
     @Test
+    void inputEveryEngineRefusesIsOneVerdictNotADifference() {
+        needKernel();
+        // no data_in for an XDP program: bpf4j says it needs 14 bytes, the kernel's test run says EINVAL
+        ObjectCliTest.Result all = cli("run", obj("tail_calls"), "--program", "tail_entry", "--engine", "all");
+        assertThat(all.status()).isEqualTo(1);
+        assertThat(all.out()).contains("== interp\nerror: tail_entry: an XDP run needs data_in of at least 14 bytes",
+                "== kernel\nerror: bpf(BPF_PROG_TEST_RUN) failed: EINVAL").doesNotContain("== differences");
+        ObjectCliTest.Result interp = cli("run", obj("tail_calls"), "--program", "tail_entry");
+        assertThat(interp.status()).isEqualTo(1);
+        assertThat(interp.err()).startsWith("bpf4j run: tail_entry: an XDP run needs data_in").doesNotContain("internal error");
+    }
+
+    @Test
     void kprobeOnTheKernelAloneIsAClearError() {
         needKernel();
         ObjectCliTest.Result r = cli("run", obj("kprobe_regs"), "--engine", "kernel");
