@@ -19,8 +19,6 @@ import java.util.Map;
  * a thread-local (the helper bridge closure receives only registers).
  */
 final class JitRun implements HelperCall {
-    private static final ThreadLocal<JitRun> CURRENT = new ThreadLocal<>();
-
     private final Object owner;
     /** The running program: the loaded one, or the last tail call's target. */
     private JitExecutable running;
@@ -34,7 +32,8 @@ final class JitRun implements HelperCall {
     /** False once the run has returned: its env block may already serve another run. */
     private boolean active = true;
     private int failedHelper;
-    private final TailCalls tailCalls = new TailCalls();
+    /** Created by the first tail call: most runs make none, and the entry path allocates only this run. */
+    private TailCalls tailCalls;
     /** True once the main frame is zero wherever no program wrote (after the first tail call). */
     private boolean frameDefined;
 
@@ -47,19 +46,19 @@ final class JitRun implements HelperCall {
         this.context = context;
     }
 
-    static JitRun current() { return CURRENT.get(); }
+    static JitRun current() { return ThreadRuns.get().current; }
 
     /** Makes this the thread's current run; returns the one to restore afterwards (nested runs). */
-    JitRun enter() {
-        previous = CURRENT.get();
-        CURRENT.set(this);
+    JitRun enter(ThreadRuns thread) {
+        previous = thread.current;
+        thread.current = this;
         return previous;
     }
 
     /** True when a run of {@code owner} is in progress on this thread (possibly under nested runs). */
     static boolean isRunningOnThisThread(Object owner) {
-        for (JitRun r = CURRENT.get(); r != null; r = r.previous) {
-            if (r.owner == owner || r.tailCalls.pinned(owner)) return true;
+        for (JitRun r = current(); r != null; r = r.previous) {
+            if (r.owner == owner || r.tailCalls != null && r.tailCalls.pinned(owner)) return true;
         }
         return false;
     }
@@ -67,18 +66,14 @@ final class JitRun implements HelperCall {
     /** Ends this run's use of its env block. */
     void deactivate() {
         active = false;
-        tailCalls.unpinAll();
+        if (tailCalls != null) tailCalls.unpinAll();
     }
 
     private void checkActive() {
         if (!active) throw new IllegalStateException("the run of '" + programName + "' this HelperCall belonged to has ended");
     }
 
-    static void restore(JitRun previous) {
-        // set(null), never remove(): removing makes the next run's get() create a fresh map entry
-        // and sweep stale slots, which cost ~0.5 µs per run.
-        CURRENT.set(previous);
-    }
+    static void restore(ThreadRuns thread, JitRun previous) { thread.current = previous; }
 
     /** Called by the bridge closure for {@code call id}. */
     long callHelper(int id, long r1, long r2, long r3, long r4, long r5) {
@@ -87,7 +82,7 @@ final class JitRun implements HelperCall {
             HelperSpec spec = helpers.get(id);
             if (spec == null) throw new IllegalStateException("helper " + id + " is not bound");
             long r0 = spec.body().call(this, r1, r2, r3, r4, r5);
-            JitExecutable next = tailCalls.takePending();
+            JitExecutable next = tailCalls == null ? null : tailCalls.takePending();
             if (next != null && env.get(EnvLayout.STATUS) == 0) enterTailCall(next, r1, r2, r3, r4, r5);
             return r0;
         } catch (CallbackExit exited) { // a helper inside a callback ended the run: STATUS_EXIT stays
@@ -245,6 +240,7 @@ final class JitRun implements HelperCall {
             throw new BpfRuntimeException(ErrorKind.HELPER_FAILED, programName, pc(), 0, "bpf_tail_call from frame depth " + depth
                     + " (a subprogram or callback): bpf4j allows tail calls only from the main program's frame");
         }
+        if (tailCalls == null) tailCalls = new TailCalls();
         if (!tailCalls.count()) return false;
         if (target == null) return false;
         if (!(target instanceof JitExecutable)) {
