@@ -2,6 +2,7 @@ package dev.bpf4j.jit.compiler;
 
 import dev.bpf4j.isa.Insn;
 import dev.bpf4j.jit.HelperBinding;
+import dev.bpf4j.jit.analysis.StackProof;
 import dev.bpf4j.program.Program;
 import dev.bpf4j.runtime.BpfLoadException;
 import dev.bpf4j.unwind.CfaRule;
@@ -42,11 +43,17 @@ public final class JitCompiler {
             // call jumps from one program's main body into another's and keeps the frame.
             frames[f.index()] = f.isMain() ? FunctionFrame.entry() : FunctionFrame.subprogram(insns, f);
         }
+        boolean[] unchecked = new boolean[insns.length];
+        for (FunctionSpan f : functions) {
+            boolean[] proven = StackProof.provenAccesses(insns, f.startPc(), f.endPc());
+            for (int pc = f.startPc(); pc < f.endPc(); pc++) unchecked[pc] |= proven[pc];
+        }
         int[] passes = {0};
-        JitContext converged = converge(program.name(), insns, functions, frames, helpers, entryArgs, false, passes);
-        if (converged == null) converged = converge(program.name(), insns, functions, frames, helpers, entryArgs, true, passes);
+        JitContext converged = converge(program.name(), insns, functions, frames, helpers, entryArgs, false, passes, unchecked);
+        if (converged == null) converged = converge(program.name(), insns, functions, frames, helpers, entryArgs, true, passes, unchecked);
         if (converged == null) throw new BpfLoadException("program '" + program.name() + "': jump sizes did not converge");
         JitContext fin = new JitContext(program.name(), insns, functions, frames, helpers, converged.forceLongJumps, converged);
+        fin.unchecked = unchecked;
         Translator.translate(fin, entryArgs);
         for (int pc = 0; pc <= insns.length; pc++) {
             if (fin.start[pc] != converged.start[pc]) {
@@ -55,15 +62,18 @@ public final class JitCompiler {
             }
         }
         if (!fin.sameLayoutAs(converged)) throw new IllegalStateException("program '" + program.name() + "': final JIT pass moved code");
-        return new CompiledProgram(fin.buf.toByteArray(), layout(fin), passes[0] + 1);
+        int[] uncheckedPcs = java.util.stream.IntStream.range(0, insns.length).filter(pc -> unchecked[pc]).toArray();
+        return new CompiledProgram(fin.buf.toByteArray(), layout(fin), passes[0] + 1, uncheckedPcs);
     }
 
     private static JitContext converge(String name, Insn[] insns, List<FunctionSpan> functions, FunctionFrame[] frames,
-                                       Map<Integer, HelperBinding> helpers, int entryArgs, boolean forceLong, int[] passes) {
+                                       Map<Integer, HelperBinding> helpers, int entryArgs, boolean forceLong, int[] passes,
+                                       boolean[] unchecked) {
         JitContext prev = null;
         for (int pass = 0; pass < MAX_PASSES; pass++) {
             passes[0]++;
             JitContext c = new JitContext(name, insns, functions, frames, helpers, forceLong, prev);
+            c.unchecked = unchecked;
             Translator.translate(c, entryArgs);
             if (prev != null && c.sameLayoutAs(prev)) return c;
             prev = c;

@@ -45,6 +45,9 @@ final class JitContext {
     final Map<Stub, Integer> stubs = new EnumMap<>(Stub.class);
     final Map<Stub, Integer> prevStubs;
 
+    /** True for a load or store proven inside the current frame (StackProof): emitted unchecked. */
+    boolean[] unchecked;
+
     /** True for the second slot of an lddw (never a jump target). */
     final boolean[] secondSlot;
 
@@ -152,11 +155,11 @@ final class JitContext {
     }
 
     /**
-     * One budget event: {@code sub qword [r12 + BUDGET], 1} borrows when the budget was already
-     * used up, and the run ends at {@code pc}.
+     * One budget event: {@code sub r9, 1} borrows when the budget was already used up, and the run
+     * ends at {@code pc}.
      */
     void budgetEvent(int pc) {
-        e.aluMI(AluOp.SUB, true, env(EnvLayout.BUDGET), 1); /* sub qword [r12 + BUDGET], 1 */
+        e.aluRI(AluOp.SUB, true, RegMap.BUDGET, 1);                      /* sub r9, 1 */
         int ok = e.jccForward8(Cond.AE);                                   /* jae ok */
         raise(Stub.RAISE_BUDGET, pc);
         e.bind(ok);
