@@ -16,36 +16,47 @@ import java.util.Arrays;
 final class AbstractState {
     static final int REGS = 11;
     static final int SLOTS = Limits.STACK_SIZE / 8; // 64: one bit each in `known`
-    private static final int N = REGS + SLOTS;
+    static final int N = REGS + SLOTS;
     /** Frame offsets past this are treated as unknown (keeps offset arithmetic far from overflow). */
     static final long MAX_FRAME_OFFSET = 1L << 32;
 
-    private final boolean[] frame;
-    private final long[] lo, hi;
+    /** lo, hi of index i at [2i], [2i + 1]: registers always, slots only while some slot is known. */
+    private final long[] regs;
+    private long[] slots;
+    /** Bit i: index i (register, or slot i - REGS) is a frame pointer. */
+    private int regFrame;
+    private long slotFrame;
     /** Bit k: slot k holds something better than "anything". */
     private long known;
     private int hash;
 
-    private AbstractState(boolean[] frame, long[] lo, long[] hi, long known) {
-        this.frame = frame;
-        this.lo = lo;
-        this.hi = hi;
+    private AbstractState(long[] regs, long[] slots, int regFrame, long slotFrame, long known) {
+        this.regs = regs;
+        this.slots = slots;
+        this.regFrame = regFrame;
+        this.slotFrame = slotFrame;
         this.known = known;
     }
 
     /** A function's entry: r10 = frame + 0, every other register and slot unknown. */
     static AbstractState entry() {
-        AbstractState s = new AbstractState(new boolean[N], new long[N], new long[N], 0);
+        AbstractState s = new AbstractState(new long[2 * REGS], null, 0, 0, 0);
         for (int i = 0; i < REGS; i++) s.setTop(i);
         s.setFrame(10, 0, 0);
         return s;
     }
 
-    AbstractState copy() { return new AbstractState(frame.clone(), lo.clone(), hi.clone(), known); }
+    AbstractState copy() {
+        return new AbstractState(regs.clone(), known == 0 ? null : slots.clone(), regFrame, slotFrame, known);
+    }
 
-    boolean isFrame(int i) { return (i < REGS || isKnown(i)) && frame[i]; }
-    long lo(int i) { return i < REGS || isKnown(i) ? lo[i] : Long.MIN_VALUE; }
-    long hi(int i) { return i < REGS || isKnown(i) ? hi[i] : Long.MAX_VALUE; }
+    boolean isFrame(int i) {
+        if (i < REGS) return (regFrame & (1 << i)) != 0;
+        return isKnown(i) && (slotFrame & (1L << (i - REGS))) != 0;
+    }
+
+    long lo(int i) { return i < REGS ? regs[2 * i] : isKnown(i) ? slots[2 * (i - REGS)] : Long.MIN_VALUE; }
+    long hi(int i) { return i < REGS ? regs[2 * i + 1] : isKnown(i) ? slots[2 * (i - REGS) + 1] : Long.MAX_VALUE; }
 
     private boolean isKnown(int i) { return (known & (1L << (i - REGS))) != 0; }
 
@@ -65,14 +76,24 @@ final class AbstractState {
 
     private void set(int i, boolean f, long l, long h) {
         hash = 0;
-        frame[i] = f;
-        lo[i] = l;
-        hi[i] = h;
-        if (i >= REGS) {
-            long bit = 1L << (i - REGS);
-            if (!f && l == Long.MIN_VALUE && h == Long.MAX_VALUE) known &= ~bit;
-            else known |= bit;
+        if (i < REGS) {
+            regs[2 * i] = l;
+            regs[2 * i + 1] = h;
+            regFrame = f ? regFrame | (1 << i) : regFrame & ~(1 << i);
+            return;
         }
+        int k = i - REGS;
+        long bit = 1L << k;
+        if (!f && l == Long.MIN_VALUE && h == Long.MAX_VALUE) {
+            known &= ~bit;
+            slotFrame &= ~bit;
+            return;
+        }
+        if (slots == null) slots = new long[2 * SLOTS];
+        slots[2 * k] = l;
+        slots[2 * k + 1] = h;
+        known |= bit;
+        slotFrame = f ? slotFrame | bit : slotFrame & ~bit;
     }
 
     // ---- stack slots: slot k holds the 8 bytes at r10 - 512 + 8k ---------------------------
@@ -97,6 +118,7 @@ final class AbstractState {
     void clobberAllSlots() {
         hash = 0;
         known = 0;
+        slotFrame = 0;
     }
 
     /** True when every concrete state this one stands for is also one {@code other} stands for. */
@@ -114,21 +136,22 @@ final class AbstractState {
     }
 
     @Override public boolean equals(Object o) {
-        if (!(o instanceof AbstractState s) || s.known != known || s.hashCode() != hashCode()) return false;
-        for (int i = 0; i < REGS; i++) if (!same(i, s)) return false;
-        for (long m = known; m != 0; m &= m - 1) if (!same(REGS + Long.numberOfTrailingZeros(m), s)) return false;
+        if (!(o instanceof AbstractState s) || s.known != known || s.regFrame != regFrame || s.slotFrame != slotFrame
+                || s.hashCode() != hashCode() || !Arrays.equals(regs, s.regs)) return false;
+        for (long m = known; m != 0; m &= m - 1) {
+            int k = Long.numberOfTrailingZeros(m);
+            if (slots[2 * k] != s.slots[2 * k] || slots[2 * k + 1] != s.slots[2 * k + 1]) return false;
+        }
         return true;
     }
 
-    private boolean same(int i, AbstractState s) { return frame[i] == s.frame[i] && lo[i] == s.lo[i] && hi[i] == s.hi[i]; }
-
     @Override public int hashCode() {
         if (hash == 0) {
-            int h = Long.hashCode(known);
-            for (int i = 0; i < REGS; i++) h = h * 31 + Long.hashCode(lo[i] * 0x9E3779B97F4A7C15L + hi[i]) + (frame[i] ? 7 : 0);
+            int h = Arrays.hashCode(regs) * 31 + regFrame;
+            h = h * 31 + Long.hashCode(known) + Long.hashCode(slotFrame);
             for (long m = known; m != 0; m &= m - 1) {
-                int i = REGS + Long.numberOfTrailingZeros(m);
-                h = h * 31 + Long.hashCode(lo[i] * 0x9E3779B97F4A7C15L + hi[i]) + (frame[i] ? 7 : 0);
+                int k = Long.numberOfTrailingZeros(m);
+                h = h * 31 + Long.hashCode(slots[2 * k] * 0x9E3779B97F4A7C15L + slots[2 * k + 1]);
             }
             hash = h == 0 ? 1 : h;
         }
@@ -145,5 +168,4 @@ final class AbstractState {
         return b.toString().trim();
     }
 
-    static String describe(AbstractState s) { return s + " " + Arrays.toString(new long[]{s.known}); }
 }

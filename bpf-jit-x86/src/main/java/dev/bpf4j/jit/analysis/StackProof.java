@@ -30,9 +30,9 @@ public final class StackProof {
     static int lastSteps;
 
     /** Instructions explored per function before giving up (the kernel allows one million). */
-    static final int MAX_STEPS = 200_000;
+    static final int MAX_STEPS = 100_000;
     /** States kept per jump target for pruning, and how many recent ones a new state is compared with. */
-    private static final int MAX_STATES_PER_PC = 1 << 16, SUBSUMPTION_WINDOW = 4;
+    private static final int MAX_STATES_PER_PC = 4096, SUBSUMPTION_WINDOW = 4;
 
     /**
      * {@code result[pc]} true: the load or store at pc (base register other than r10) always
@@ -41,8 +41,13 @@ public final class StackProof {
     public static boolean[] provenAccesses(Insn[] insns, int startPc, int endPc) {
         boolean[] proven = new boolean[insns.length];
         if (!frameEscapes(insns, startPc, endPc)) return proven; // no register ever holds a frame pointer
+        if (!hasCandidates(insns, startPc, endPc)) return proven;
         boolean[] reached = new boolean[insns.length], unsafe = new boolean[insns.length];
-        if (!explore(insns, startPc, endPc, reached, unsafe)) return proven;
+        try {
+            if (!explore(insns, startPc, endPc, reached, unsafe)) return proven;
+        } catch (RuntimeException malformed) {
+            return proven; // an instruction the model does not know (the validator or the JIT rejects it): no proofs
+        }
         for (int pc = startPc; pc < endPc; pc++) proven[pc] = reached[pc] && !unsafe[pc] && isPlainAccess(insns[pc]);
         return proven;
     }
@@ -55,6 +60,14 @@ public final class StackProof {
             if ((cls == Opcodes.ALU || cls == Opcodes.ALU64) && Opcodes.source(i.opcode()) == Opcodes.X && i.src() == 10) return true;
             if (cls == Opcodes.STX && i.src() == 10) return true;
             if (i.isLddw()) pc++;
+        }
+        return false;
+    }
+
+    private static boolean hasCandidates(Insn[] insns, int startPc, int endPc) {
+        for (int pc = startPc; pc < endPc; pc++) {
+            if (isPlainAccess(insns[pc])) return true;
+            if (insns[pc].isLddw()) pc++;
         }
         return false;
     }

@@ -155,6 +155,22 @@ final class JitContext {
     }
 
     /**
+     * A taken jump back to {@code target}: one budget event, then the jump. The raise path comes
+     * after the jump, so a running loop takes one branch per iteration ({@code sub r9, 1; jae
+     * target}) instead of hopping over the raise first.
+     */
+    void backEdge(int pc, int target) {
+        e.aluRI(AluOp.SUB, true, RegMap.BUDGET, 1);                     /* sub r9, 1 */
+        jumpBy(Cond.AE, jumpDistance(pc, target) + RAISE_BYTES);        /* jae target */
+        int before = pos();
+        raise(Stub.RAISE_BUDGET, pc);                                   /* mov r11d, pc; jmp raise_budget */
+        if (pos() - before != RAISE_BYTES) throw new IllegalStateException("raise is " + (pos() - before) + " bytes");
+    }
+
+    /** {@code mov r11d, imm32} (6 bytes) + {@code jmp rel32} (5). */
+    private static final int RAISE_BYTES = 11;
+
+    /**
      * One budget event: {@code sub r9, 1} borrows when the budget was already used up, and the run
      * ends at {@code pc}.
      */
