@@ -22,6 +22,8 @@ final class EnvBlock {
     private final long scratch;
     private final int capacity;
     private final Cleaner.Cleanable cleanable;
+    /** The run bookkeeping that goes with this block, reused by each run that takes it. */
+    private final JitRun run = new JitRun(this);
     /** The region list whose table (and fast-path cache) the block holds. */
     private List<MemoryRegion> boundRegions;
 
@@ -55,6 +57,8 @@ final class EnvBlock {
     void free() { cleanable.clean(); }
 
     long address() { return address; }
+
+    JitRun run() { return run; }
 
     long get(int field) { return NativeMemory.getLong(address + field); }
 

@@ -144,7 +144,8 @@ public final class JitExecutable implements Executable {
             EnvBlock env = thread.acquire(context.regions().size());
             try {
                 env.prepare(context);
-                JitRun run = new JitRun(this, program.name(), javaHelpers, env, context);
+                JitRun run = env.run();
+                run.begin(this, program.name(), javaHelpers, context);
                 JitRun previous = run.enter(thread);
                 try {
                     long r0 = INVOKER.invokeN2(ENTRY, memory.address(), context.arg(0), env.address());

@@ -14,12 +14,14 @@ import dev.bpf4j.runtime.RunContext;
 import java.util.Map;
 
 /**
- * One run of a JIT program as Java sees it: what helpers get as their {@link HelperCall}, and how
- * the run's outcome is read back from the env block. The current run of a thread is found through
- * a thread-local (the helper bridge closure receives only registers).
+ * One run of a JIT program as Java sees it: what helpers get as their {@link HelperCall} (through a
+ * {@link RunHelperCall} view, made on the first helper call of a run), and how the run's outcome is
+ * read back from the env block. The current run of a thread is found through a thread-local (the
+ * helper bridge closure receives only registers). One JitRun belongs to each env block and serves
+ * its runs one after the other: a run without helper calls allocates nothing.
  */
 final class JitRun implements HelperCall {
-    private final Object owner;
+    private Object owner;
     /** The running program: the loaded one, or the last tail call's target. */
     private JitExecutable running;
     private JitRun previous;
@@ -27,23 +29,49 @@ final class JitRun implements HelperCall {
     private String programName;
     private Map<Integer, HelperSpec> helpers;
     private final EnvBlock env;
-    private final RunContext context;
+    private RunContext context;
+    /** Counts the runs this object served: a helper's view of an earlier run fails its checks. */
+    private int generation;
+    private RunHelperCall view;
     private Throwable failure;
     /** False once the run has returned: its env block may already serve another run. */
-    private boolean active = true;
+    private boolean active;
     private int failedHelper;
     /** Created by the first tail call: most runs make none, and the entry path allocates only this run. */
     private TailCalls tailCalls;
     /** True once the main frame is zero wherever no program wrote (after the first tail call). */
     private boolean frameDefined;
 
-    JitRun(JitExecutable owner, String programName, Map<Integer, HelperSpec> helpers, EnvBlock env, RunContext context) {
+    JitRun(EnvBlock env) { this.env = env; }
+
+    /** Starts a run of {@code owner} on this object (its env block is prepared). */
+    void begin(JitExecutable owner, String programName, Map<Integer, HelperSpec> helpers, RunContext context) {
         this.owner = owner;
         this.running = owner;
         this.programName = programName;
         this.helpers = helpers;
-        this.env = env;
         this.context = context;
+        this.previous = null;
+        this.failure = null;
+        this.failedHelper = 0;
+        this.tailCalls = null;
+        this.frameDefined = false;
+        this.view = null;
+        this.generation++;
+        this.active = true;
+    }
+
+    /** What helpers of this run receive; a view kept past the run fails its checks. */
+    private HelperCall view() {
+        if (view == null) view = new RunHelperCall(this, generation, programName);
+        return view;
+    }
+
+    /** Throws when the view of {@code runGeneration} outlived its run. */
+    void checkGeneration(int runGeneration, String name) {
+        if (!active || runGeneration != generation) {
+            throw new IllegalStateException("the run of '" + name + "' this HelperCall belonged to has ended");
+        }
     }
 
     static JitRun current() { return ThreadRuns.get().current; }
@@ -67,6 +95,10 @@ final class JitRun implements HelperCall {
     void deactivate() {
         active = false;
         if (tailCalls != null) tailCalls.unpinAll();
+        owner = running = null; // the block stays pooled: keep no program or context alive
+        context = null;
+        helpers = null;
+        failure = null;
     }
 
     private void checkActive() {
@@ -81,7 +113,7 @@ final class JitRun implements HelperCall {
         try {
             HelperSpec spec = helpers.get(id);
             if (spec == null) throw new IllegalStateException("helper " + id + " is not bound");
-            long r0 = spec.body().call(this, r1, r2, r3, r4, r5);
+            long r0 = spec.body().call(view(), r1, r2, r3, r4, r5);
             JitExecutable next = tailCalls == null ? null : tailCalls.takePending();
             if (next != null && env.get(EnvLayout.STATUS) == 0) enterTailCall(next, r1, r2, r3, r4, r5);
             return r0;
