@@ -22,6 +22,8 @@ public final class JitCompiler {
     private JitCompiler() {}
 
     private static final int MAX_PASSES = 20;
+    /** {@code -Dbpf4j.jit.stackProof=false} keeps every memory check (to compare code or timings). */
+    private static final boolean PROVE_STACK_ACCESSES = !"false".equals(System.getProperty("bpf4j.jit.stackProof"));
 
     public static CompiledProgram compile(Program program, Map<Integer, HelperBinding> helpers, int entryArgs) {
         return compile(program, helpers, entryArgs, false);
@@ -44,7 +46,7 @@ public final class JitCompiler {
             frames[f.index()] = f.isMain() ? FunctionFrame.entry() : FunctionFrame.subprogram(insns, f);
         }
         boolean[] unchecked = new boolean[insns.length];
-        for (FunctionSpan f : functions) {
+        for (FunctionSpan f : PROVE_STACK_ACCESSES ? functions : List.<FunctionSpan>of()) {
             boolean[] proven = StackProof.provenAccesses(insns, f.startPc(), f.endPc());
             for (int pc = f.startPc(); pc < f.endPc(); pc++) unchecked[pc] |= proven[pc];
         }
