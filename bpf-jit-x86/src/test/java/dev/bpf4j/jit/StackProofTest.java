@@ -9,8 +9,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import java.util.Arrays;
-
 import static dev.bpf4j.isa.Opcodes.*;
 import static dev.bpf4j.jit.I.*;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -172,6 +170,4 @@ class StackProofTest {
         for (byte x : out) s.append(String.format("%02x", x & 0xff));
         return s.toString();
     }
-
-    @SuppressWarnings("unused") private static String show(int[] a) { return Arrays.toString(a); }
 }

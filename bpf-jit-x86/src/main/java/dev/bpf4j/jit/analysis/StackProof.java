@@ -5,7 +5,6 @@ import dev.bpf4j.isa.Opcodes;
 import dev.bpf4j.runtime.Limits;
 
 import java.util.ArrayDeque;
-import java.util.Arrays;
 import java.util.HashSet;
 import java.util.Set;
 
@@ -26,8 +25,6 @@ import java.util.Set;
 public final class StackProof {
     private StackProof() {}
 
-    /** Instructions the last exploration on this thread visited (diagnostics and tests). */
-    static int lastSteps;
 
     /** Instructions explored per function before giving up (the kernel allows one million). */
     static final int MAX_STEPS = 100_000;
@@ -90,7 +87,7 @@ public final class StackProof {
             int pc = (Integer) item[0];
             AbstractState s = (AbstractState) item[1];
             if (pc < startPc || pc >= endPc) return false; // left the function: the validator forbids it
-            if (++steps > MAX_STEPS) { lastSteps = steps; return false; }
+            if (++steps > MAX_STEPS) return false;
             if (target[pc]) {
                 if (seen[pc] == null) seen[pc] = new Explored();
                 if (seen[pc].covers(s)) continue;
@@ -99,7 +96,6 @@ public final class StackProof {
             int next = step(insns, pc, i, s, reached, unsafe, work);
             if (next >= 0) work.push(new Object[]{next, s});
         }
-        lastSteps = steps;
         return true;
     }
 
@@ -214,6 +210,4 @@ public final class StackProof {
         for (boolean b : proven) if (b) n++;
         return n;
     }
-
-    static String describe(boolean[] proven) { return Arrays.toString(proven); }
 }
