@@ -20,7 +20,9 @@ import java.util.Set;
  *
  * <p>Sound by construction: anything not modelled (helper and bpf-to-bpf calls, stores through
  * unknown pointers, atomics, pointers in memory other than this frame's slots) becomes "unknown",
- * which proves nothing. When the exploration exceeds {@link #MAX_STEPS} the function gets no proofs.
+ * which proves nothing. When the exploration exceeds {@link #MAX_STEPS} the function gets no proofs;
+ * a program whose functions together pass {@link #MAX_PROGRAM_STEPS} gets none for the rest
+ * (so loading stays fast however many functions a program has).
  */
 public final class StackProof {
     private StackProof() {}
@@ -28,6 +30,13 @@ public final class StackProof {
 
     /** Instructions explored per function before giving up (the kernel allows one million). */
     static final int MAX_STEPS = 100_000;
+    /** Instructions explored over all functions of one program. */
+    static final int MAX_PROGRAM_STEPS = 300_000;
+
+    /** What one program's explorations may still spend (see {@link #MAX_PROGRAM_STEPS}). */
+    public static final class Budget {
+        private int left = MAX_PROGRAM_STEPS;
+    }
     /** States kept per jump target for pruning, and how many recent ones a new state is compared with. */
     private static final int MAX_STATES_PER_PC = 4096, SUBSUMPTION_WINDOW = 4;
 
@@ -36,12 +45,17 @@ public final class StackProof {
      * addresses the current frame. Only pcs of functions in {@code [startPc, endPc)} are set.
      */
     public static boolean[] provenAccesses(Insn[] insns, int startPc, int endPc) {
+        return provenAccesses(insns, startPc, endPc, new Budget());
+    }
+
+    /** As above, spending from a budget shared by the functions of one program. */
+    public static boolean[] provenAccesses(Insn[] insns, int startPc, int endPc, Budget budget) {
         boolean[] proven = new boolean[insns.length];
         if (!frameEscapes(insns, startPc, endPc)) return proven; // no register ever holds a frame pointer
         if (!hasCandidates(insns, startPc, endPc)) return proven;
         boolean[] reached = new boolean[insns.length], unsafe = new boolean[insns.length];
         try {
-            if (!explore(insns, startPc, endPc, reached, unsafe)) return proven;
+            if (!explore(insns, startPc, endPc, reached, unsafe, budget)) return proven;
         } catch (RuntimeException malformed) {
             return proven; // an instruction the model does not know (the validator or the JIT rejects it): no proofs
         }
@@ -76,7 +90,7 @@ public final class StackProof {
         return false;
     }
 
-    private static boolean explore(Insn[] insns, int startPc, int endPc, boolean[] reached, boolean[] unsafe) {
+    private static boolean explore(Insn[] insns, int startPc, int endPc, boolean[] reached, boolean[] unsafe, Budget budget) {
         boolean[] target = jumpTargets(insns, startPc, endPc);
         Explored[] seen = new Explored[insns.length];
         ArrayDeque<Object[]> work = new ArrayDeque<>();
@@ -87,7 +101,7 @@ public final class StackProof {
             int pc = (Integer) item[0];
             AbstractState s = (AbstractState) item[1];
             if (pc < startPc || pc >= endPc) return false; // left the function: the validator forbids it
-            if (++steps > MAX_STEPS) return false;
+            if (++steps > MAX_STEPS || --budget.left < 0) return false;
             if (target[pc]) {
                 if (seen[pc] == null) seen[pc] = new Explored();
                 if (seen[pc].covers(s)) continue;

@@ -46,8 +46,9 @@ public final class JitCompiler {
             frames[f.index()] = f.isMain() ? FunctionFrame.entry() : FunctionFrame.subprogram(insns, f);
         }
         boolean[] unchecked = new boolean[insns.length];
+        StackProof.Budget proofBudget = new StackProof.Budget();
         for (FunctionSpan f : PROVE_STACK_ACCESSES ? functions : List.<FunctionSpan>of()) {
-            boolean[] proven = StackProof.provenAccesses(insns, f.startPc(), f.endPc());
+            boolean[] proven = StackProof.provenAccesses(insns, f.startPc(), f.endPc(), proofBudget);
             for (int pc = f.startPc(); pc < f.endPc(); pc++) unchecked[pc] |= proven[pc];
         }
         int[] passes = {0};
