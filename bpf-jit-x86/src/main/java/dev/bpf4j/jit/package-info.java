@@ -5,6 +5,8 @@
  * <ol>
  *   <li>{@code x86}: byte emitters ({@code X86Encoder}) over REX/ModRM helpers; every form is
  *       checked against {@code llvm-mc -show-encoding}.</li>
+ *   <li>{@code analysis}: {@code StackProof}, which proves accesses inside the frame so the
+ *       compiler emits them without a memory check.</li>
  *   <li>{@code compiler}: the BPF-to-x86 register table ({@code RegMap}), one emitter per
  *       instruction shape (ALU, div/mod, shifts, memory, atomics, jumps, calls), one translate loop,
  *       jump sizes converging over passes and a final pass that checks every slot's offset.</li>
@@ -13,7 +15,8 @@
  * </ol>
  *
  * <p>ABI (DESIGN.md): {@code long fn(void *ctx, void *env)}; R0..R10 = rax, rdi, rsi, rdx, rcx, r8,
- * rbx, r13, r14, r15, rbp; r12 = env; r10/r11 scratch. Every function has a real rbp frame
+ * rbx, r13, r14, r15, rbp; r12 = env; r9 = budget left (helper id at a Java helper call);
+ * r10/r11 scratch. Every function has a real rbp frame
  * ({@code push rbp; mov rbp, rsp; sub rsp, 512+pad; push saved}) registered with the unwind code map
  * as {@code bpf_prog_<tag>_<name>} (subprograms {@code _F}) with exact unwind rows.
  */

@@ -27,9 +27,11 @@ final class CallEmitter {
         if (b == null) throw c.error(pc, "unknown helper id " + id);
         e.storeImm(8, JitContext.env(EnvLayout.CUR_PC), pc);          /* mov qword [r12 + CUR_PC], pc */
         e.store(8, JitContext.env(EnvLayout.CUR_RBP), Reg.RBP);       /* mov [r12 + CUR_RBP], rbp */
+        e.store(8, JitContext.env(EnvLayout.BUDGET), RegMap.BUDGET);  /* mov [r12 + BUDGET], r9 (callbacks spend it) */
         if (b.javaBridge()) e.movImm32(RegMap.HELPER_ID, id);         /* mov r9d, id */
         e.movabs(RegMap.AUX2, b.address());                           /* movabs r11, helper */
         e.callR(RegMap.AUX2);                                         /* call r11 */
+        e.load(true, RegMap.BUDGET, JitContext.env(EnvLayout.BUDGET)); /* mov r9, [r12 + BUDGET] */
         e.aluMI(AluOp.CMP, true, JitContext.env(EnvLayout.STATUS), 0); /* cmp qword [r12 + STATUS], 0 */
         e.jccRel32(Cond.NE, c.stub(Stub.ERROR_EXIT));                 /* jne error_exit */
     }

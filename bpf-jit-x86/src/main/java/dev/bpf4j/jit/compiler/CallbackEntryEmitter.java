@@ -39,7 +39,9 @@ final class CallbackEntryEmitter {
             e.load(true, ARG_REGS[i], JitContext.env(EnvLayout.ARGS + 8 * i)); /* mov r(i+1), [r12 + ARGS + 8i] */
         }
         e.load(true, Reg.RBP, JitContext.env(EnvLayout.CUR_RBP));        /* mov rbp, [r12 + CUR_RBP] (the helper caller's frame) */
+        e.load(true, RegMap.BUDGET, JitContext.env(EnvLayout.BUDGET));   /* mov r9, [r12 + BUDGET] */
         e.callR(RegMap.AUX2);                                            /* call r11 */
+        e.store(8, JitContext.env(EnvLayout.BUDGET), RegMap.BUDGET);     /* mov [r12 + BUDGET], r9 (what the callback left) */
         e.movRR(true, Reg.RBP, Reg.RBX);                                 /* mov rbp, rbx */
         e.lea(Reg.RSP, Mem.of(Reg.RBP, -8 * RegMap.ENTRY_SAVED.length)); /* lea rsp, [rbp - 40] */
         for (int i = RegMap.ENTRY_SAVED.length - 1; i >= 0; i--) e.pop(RegMap.ENTRY_SAVED[i]); /* pop callee-saved */

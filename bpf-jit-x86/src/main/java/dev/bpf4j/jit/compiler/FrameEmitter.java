@@ -32,6 +32,7 @@ final class FrameEmitter {
             e.store(8, JitContext.env(EnvLayout.EXIT_RBP), Reg.RBP);  /* mov [r12 + EXIT_RBP], rbp */
             e.store(8, JitContext.env(EnvLayout.EXIT_RSP), Reg.RSP);  /* mov [r12 + EXIT_RSP], rsp */
             loadEntryArgs(e, entryArgs);
+            e.load(true, RegMap.BUDGET, JitContext.env(EnvLayout.BUDGET)); /* mov r9, [r12 + BUDGET] */
         }
     }
 
@@ -74,6 +75,7 @@ final class FrameEmitter {
         e.lea(Reg.RAX, Mem.of(Reg.RSP, -16));                   /* lea rax, [rsp - 16] (main's rbp-to-be) */
         e.store(8, JitContext.env(EnvLayout.ENTRY_RBP), Reg.RAX); /* mov [r12 + ENTRY_RBP], rax */
         loadEntryArgs(e, entryArgs);
+        e.load(true, RegMap.BUDGET, JitContext.env(EnvLayout.BUDGET)); /* mov r9, [r12 + BUDGET] */
         e.callRel32(c.functionEntry(0));                        /* call main */
         for (int i = RegMap.ENTRY_SAVED.length - 1; i >= 0; i--) e.pop(RegMap.ENTRY_SAVED[i]); /* pop callee-saved */
         c.trampolineLeave = c.pos();

@@ -2,6 +2,7 @@ package dev.bpf4j.jit.compiler;
 
 import dev.bpf4j.isa.Insn;
 import dev.bpf4j.jit.HelperBinding;
+import dev.bpf4j.jit.analysis.StackProof;
 import dev.bpf4j.program.Program;
 import dev.bpf4j.runtime.BpfLoadException;
 import dev.bpf4j.unwind.CfaRule;
@@ -21,6 +22,8 @@ public final class JitCompiler {
     private JitCompiler() {}
 
     private static final int MAX_PASSES = 20;
+    /** {@code -Dbpf4j.jit.stackProof=false} keeps every memory check (to compare code or timings). */
+    private static final boolean PROVE_STACK_ACCESSES = !"false".equals(System.getProperty("bpf4j.jit.stackProof"));
 
     public static CompiledProgram compile(Program program, Map<Integer, HelperBinding> helpers, int entryArgs) {
         return compile(program, helpers, entryArgs, false);
@@ -42,11 +45,18 @@ public final class JitCompiler {
             // call jumps from one program's main body into another's and keeps the frame.
             frames[f.index()] = f.isMain() ? FunctionFrame.entry() : FunctionFrame.subprogram(insns, f);
         }
+        boolean[] unchecked = new boolean[insns.length];
+        StackProof.Budget proofBudget = new StackProof.Budget();
+        for (FunctionSpan f : PROVE_STACK_ACCESSES ? functions : List.<FunctionSpan>of()) {
+            boolean[] proven = StackProof.provenAccesses(insns, f.startPc(), f.endPc(), proofBudget);
+            for (int pc = f.startPc(); pc < f.endPc(); pc++) unchecked[pc] |= proven[pc];
+        }
         int[] passes = {0};
-        JitContext converged = converge(program.name(), insns, functions, frames, helpers, entryArgs, false, passes);
-        if (converged == null) converged = converge(program.name(), insns, functions, frames, helpers, entryArgs, true, passes);
+        JitContext converged = converge(program.name(), insns, functions, frames, helpers, entryArgs, false, passes, unchecked);
+        if (converged == null) converged = converge(program.name(), insns, functions, frames, helpers, entryArgs, true, passes, unchecked);
         if (converged == null) throw new BpfLoadException("program '" + program.name() + "': jump sizes did not converge");
         JitContext fin = new JitContext(program.name(), insns, functions, frames, helpers, converged.forceLongJumps, converged);
+        fin.unchecked = unchecked;
         Translator.translate(fin, entryArgs);
         for (int pc = 0; pc <= insns.length; pc++) {
             if (fin.start[pc] != converged.start[pc]) {
@@ -55,15 +65,18 @@ public final class JitCompiler {
             }
         }
         if (!fin.sameLayoutAs(converged)) throw new IllegalStateException("program '" + program.name() + "': final JIT pass moved code");
-        return new CompiledProgram(fin.buf.toByteArray(), layout(fin), passes[0] + 1);
+        int[] uncheckedPcs = java.util.stream.IntStream.range(0, insns.length).filter(pc -> unchecked[pc]).toArray();
+        return new CompiledProgram(fin.buf.toByteArray(), layout(fin), passes[0] + 1, uncheckedPcs);
     }
 
     private static JitContext converge(String name, Insn[] insns, List<FunctionSpan> functions, FunctionFrame[] frames,
-                                       Map<Integer, HelperBinding> helpers, int entryArgs, boolean forceLong, int[] passes) {
+                                       Map<Integer, HelperBinding> helpers, int entryArgs, boolean forceLong, int[] passes,
+                                       boolean[] unchecked) {
         JitContext prev = null;
         for (int pass = 0; pass < MAX_PASSES; pass++) {
             passes[0]++;
             JitContext c = new JitContext(name, insns, functions, frames, helpers, forceLong, prev);
+            c.unchecked = unchecked;
             Translator.translate(c, entryArgs);
             if (prev != null && c.sameLayoutAs(prev)) return c;
             prev = c;

@@ -45,6 +45,9 @@ final class JitContext {
     final Map<Stub, Integer> stubs = new EnumMap<>(Stub.class);
     final Map<Stub, Integer> prevStubs;
 
+    /** True for a load or store proven inside the current frame (StackProof): emitted unchecked. */
+    boolean[] unchecked;
+
     /** True for the second slot of an lddw (never a jump target). */
     final boolean[] secondSlot;
 
@@ -152,11 +155,27 @@ final class JitContext {
     }
 
     /**
-     * One budget event: {@code sub qword [r12 + BUDGET], 1} borrows when the budget was already
-     * used up, and the run ends at {@code pc}.
+     * A taken jump back to {@code target}: one budget event, then the jump. The raise path comes
+     * after the jump, so a running loop takes one branch per iteration ({@code sub r9, 1; jae
+     * target}) instead of hopping over the raise first.
+     */
+    void backEdge(int pc, int target) {
+        e.aluRI(AluOp.SUB, true, RegMap.BUDGET, 1);                     /* sub r9, 1 */
+        jumpBy(Cond.AE, jumpDistance(pc, target) + RAISE_BYTES);        /* jae target */
+        int before = pos();
+        raise(Stub.RAISE_BUDGET, pc);                                   /* mov r11d, pc; jmp raise_budget */
+        if (pos() - before != RAISE_BYTES) throw new IllegalStateException("raise is " + (pos() - before) + " bytes");
+    }
+
+    /** {@code mov r11d, imm32} (6 bytes) + {@code jmp rel32} (5). */
+    private static final int RAISE_BYTES = 11;
+
+    /**
+     * One budget event: {@code sub r9, 1} borrows when the budget was already used up, and the run
+     * ends at {@code pc}.
      */
     void budgetEvent(int pc) {
-        e.aluMI(AluOp.SUB, true, env(EnvLayout.BUDGET), 1); /* sub qword [r12 + BUDGET], 1 */
+        e.aluRI(AluOp.SUB, true, RegMap.BUDGET, 1);                      /* sub r9, 1 */
         int ok = e.jccForward8(Cond.AE);                                   /* jae ok */
         raise(Stub.RAISE_BUDGET, pc);
         e.bind(ok);

@@ -21,8 +21,8 @@ final class JumpEmitter {
             case Opcodes.JA: {
                 int target = pc + 1 + (jmp32 ? i.imm() : i.off());
                 checkTarget(c, pc, target);
-                if (target <= pc) c.budgetEvent(pc);
-                c.jumpBy(null, c.jumpDistance(pc, target));   /* jmp target */
+                if (target <= pc) c.backEdge(pc, target);      /* sub r9, 1; jae target; raise */
+                else c.jumpBy(null, c.jumpDistance(pc, target)); /* jmp target */
                 return;
             }
             case Opcodes.CALL:
@@ -62,8 +62,7 @@ final class JumpEmitter {
             return;
         }
         int notTaken = e.jccForward8(cond.negate());          /* j!cc .not_taken */
-        c.budgetEvent(pc);
-        c.jumpBy(null, c.jumpDistance(pc, target));            /* jmp target */
+        c.backEdge(pc, target);                                /* sub r9, 1; jae target; raise */
         e.bind(notTaken);                                      /* .not_taken: */
     }
 

@@ -68,9 +68,13 @@ final class MemoryEmitter {
         return baseReg == 10 && off >= -Limits.STACK_SIZE && off + size <= 0;
     }
 
-    /** The operand for the access, checked when it is not a proven stack access. */
+    /**
+     * The operand for the access, checked unless it is an r10 + constant access in the frame or
+     * StackProof proved that its base always points into the frame far enough from both ends.
+     */
     static Mem address(JitContext c, int pc, int baseReg, int off, int size, boolean write) {
         if (provenStackAccess(baseReg, off, size)) return Mem.of(Reg.RBP, off);
+        if (c.unchecked != null && c.unchecked[pc]) return Mem.of(RegMap.x86(baseReg), off); /* [base + off], proven */
         return checkedAddress(c, pc, baseReg, off, size, write);
     }
 

@@ -32,6 +32,13 @@ public final class RegMap {
     public static final Reg ENV = Reg.R12;
     /** SysV 6th argument: carries the helper id to the Java bridge. */
     public static final Reg HELPER_ID = Reg.R9;
+    /**
+     * Budget events left (EnvLayout.BUDGET lives here while BPF code runs): a register, not memory,
+     * so a loop's back-edge costs {@code sub r9, 1} instead of a read-modify-write through memory
+     * whose store-to-load latency chains every iteration. Entries load it; it is written back to
+     * the env block around every helper call (helpers clobber r9 and callbacks spend budget).
+     */
+    public static final Reg BUDGET = Reg.R9;
 
     /** Callee-saved registers the entry function saves, in push order. */
     public static final Reg[] ENTRY_SAVED = {Reg.RBX, Reg.R12, Reg.R13, Reg.R14, Reg.R15};

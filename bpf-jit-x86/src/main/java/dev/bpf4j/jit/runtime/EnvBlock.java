@@ -7,17 +7,14 @@ import dev.bpf4j.runtime.NativeMemory;
 import dev.bpf4j.runtime.RunContext;
 
 import java.lang.ref.Cleaner;
-import java.util.ArrayDeque;
 import java.util.List;
 
 /**
  * The off-heap environment block of one run (layout: {@link EnvLayout}). Blocks are pooled per
- * thread; a helper that starts another run on the same thread simply takes a second block. The
- * native memory of blocks still pooled when their thread dies is freed by a cleaner.
+ * thread ({@link ThreadRuns}); a helper that starts another run on the same thread simply takes a
+ * second block. The native memory of blocks still pooled when their thread dies is freed by a cleaner.
  */
 final class EnvBlock {
-    private static final ThreadLocal<ArrayDeque<EnvBlock>> POOL = ThreadLocal.withInitial(ArrayDeque::new);
-    private static final int POOLED_PER_THREAD = 4;
     private static final Cleaner CLEANER = Cleaner.create();
 
     private final long address;
@@ -25,6 +22,8 @@ final class EnvBlock {
     private final long scratch;
     private final int capacity;
     private final Cleaner.Cleanable cleanable;
+    /** The run bookkeeping that goes with this block, reused by each run that takes it. */
+    private final JitRun run = new JitRun(this);
     /** The region list whose table (and fast-path cache) the block holds. */
     private List<MemoryRegion> boundRegions;
 
@@ -51,23 +50,15 @@ final class EnvBlock {
         }
     }
 
-    static EnvBlock acquire(int regions) {
-        ArrayDeque<EnvBlock> pool = POOL.get();
-        EnvBlock b = pool.pollFirst();
-        if (b != null && b.capacity >= regions) return b;
-        if (b != null) b.free();
-        return new EnvBlock(Math.max(regions, 8));
-    }
+    static EnvBlock allocate(int regions) { return new EnvBlock(Math.max(regions, 8)); }
 
-    static void release(EnvBlock b) {
-        ArrayDeque<EnvBlock> pool = POOL.get();
-        if (pool.size() < POOLED_PER_THREAD) pool.addFirst(b);
-        else b.free();
-    }
+    int capacity() { return capacity; }
 
-    private void free() { cleanable.clean(); }
+    void free() { cleanable.clean(); }
 
     long address() { return address; }
+
+    JitRun run() { return run; }
 
     long get(int field) { return NativeMemory.getLong(address + field); }
 

@@ -140,20 +140,22 @@ public final class JitExecutable implements Executable {
         long stamp = lifecycle.readLock();
         try {
             if (closed) throw new IllegalStateException("program '" + program.name() + "' is closed");
-            EnvBlock env = EnvBlock.acquire(context.regions().size());
+            ThreadRuns thread = ThreadRuns.get();
+            EnvBlock env = thread.acquire(context.regions().size());
             try {
                 env.prepare(context);
-                JitRun run = new JitRun(this, program.name(), javaHelpers, env, context);
-                JitRun previous = run.enter();
+                JitRun run = env.run();
+                run.begin(this, program.name(), javaHelpers, context);
+                JitRun previous = run.enter(thread);
                 try {
                     long r0 = INVOKER.invokeN2(ENTRY, memory.address(), context.arg(0), env.address());
                     return run.finish(r0);
                 } finally {
                     run.deactivate(); // also unpins the programs it tail-called into
-                    JitRun.restore(previous);
+                    JitRun.restore(thread, previous);
                 }
             } finally {
-                EnvBlock.release(env);
+                thread.release(env);
             }
         } finally {
             lifecycle.unlockRead(stamp);

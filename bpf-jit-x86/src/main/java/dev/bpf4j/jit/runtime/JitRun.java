@@ -14,14 +14,14 @@ import dev.bpf4j.runtime.RunContext;
 import java.util.Map;
 
 /**
- * One run of a JIT program as Java sees it: what helpers get as their {@link HelperCall}, and how
- * the run's outcome is read back from the env block. The current run of a thread is found through
- * a thread-local (the helper bridge closure receives only registers).
+ * One run of a JIT program as Java sees it: what helpers get as their {@link HelperCall} (through a
+ * {@link RunHelperCall} view, made on the first helper call of a run), and how the run's outcome is
+ * read back from the env block. The current run of a thread is found through a thread-local (the
+ * helper bridge closure receives only registers). One JitRun belongs to each env block and serves
+ * its runs one after the other: a run without helper calls allocates nothing.
  */
 final class JitRun implements HelperCall {
-    private static final ThreadLocal<JitRun> CURRENT = new ThreadLocal<>();
-
-    private final Object owner;
+    private Object owner;
     /** The running program: the loaded one, or the last tail call's target. */
     private JitExecutable running;
     private JitRun previous;
@@ -29,37 +29,64 @@ final class JitRun implements HelperCall {
     private String programName;
     private Map<Integer, HelperSpec> helpers;
     private final EnvBlock env;
-    private final RunContext context;
+    private RunContext context;
+    /** Counts the runs this object served: a helper's view of an earlier run fails its checks. */
+    private int generation;
+    private RunHelperCall view;
     private Throwable failure;
     /** False once the run has returned: its env block may already serve another run. */
-    private boolean active = true;
+    private boolean active;
     private int failedHelper;
-    private final TailCalls tailCalls = new TailCalls();
+    /** Created by the first tail call: most runs make none, and the entry path allocates only this run. */
+    private TailCalls tailCalls;
     /** True once the main frame is zero wherever no program wrote (after the first tail call). */
     private boolean frameDefined;
 
-    JitRun(JitExecutable owner, String programName, Map<Integer, HelperSpec> helpers, EnvBlock env, RunContext context) {
+    JitRun(EnvBlock env) { this.env = env; }
+
+    /** Starts a run of {@code owner} on this object (its env block is prepared). */
+    void begin(JitExecutable owner, String programName, Map<Integer, HelperSpec> helpers, RunContext context) {
         this.owner = owner;
         this.running = owner;
         this.programName = programName;
         this.helpers = helpers;
-        this.env = env;
         this.context = context;
+        this.previous = null;
+        this.failure = null;
+        this.failedHelper = 0;
+        this.tailCalls = null;
+        this.frameDefined = false;
+        this.view = null;
+        this.generation++;
+        this.active = true;
     }
 
-    static JitRun current() { return CURRENT.get(); }
+    /** What helpers of this run receive; a view kept past the run fails its checks. */
+    private HelperCall view() {
+        if (view == null) view = new RunHelperCall(this, generation, programName);
+        return view;
+    }
+
+    /** Throws when the view of {@code runGeneration} outlived its run. */
+    void checkGeneration(int runGeneration, String name) {
+        if (!active || runGeneration != generation) {
+            throw new IllegalStateException("the run of '" + name + "' this HelperCall belonged to has ended");
+        }
+    }
+
+    static JitRun current() { return ThreadRuns.get().current; }
 
     /** Makes this the thread's current run; returns the one to restore afterwards (nested runs). */
-    JitRun enter() {
-        previous = CURRENT.get();
-        CURRENT.set(this);
+    JitRun enter(ThreadRuns thread) {
+        previous = thread.current;
+        thread.current = this;
         return previous;
     }
 
     /** True when a run of {@code owner} is in progress on this thread (possibly under nested runs). */
     static boolean isRunningOnThisThread(Object owner) {
-        for (JitRun r = CURRENT.get(); r != null; r = r.previous) {
-            if (r.owner == owner || r.tailCalls.pinned(owner)) return true;
+        for (JitRun r = current(); r != null; r = r.previous) {
+            if (r.owner == owner || r.tailCalls != null && r.tailCalls.pinned(owner)) return true;
         }
         return false;
     }
@@ -67,18 +94,18 @@ final class JitRun implements HelperCall {
     /** Ends this run's use of its env block. */
     void deactivate() {
         active = false;
-        tailCalls.unpinAll();
+        if (tailCalls != null) tailCalls.unpinAll();
+        owner = running = null; // the block stays pooled: keep no program or context alive
+        context = null;
+        helpers = null;
+        failure = null;
     }
 
     private void checkActive() {
         if (!active) throw new IllegalStateException("the run of '" + programName + "' this HelperCall belonged to has ended");
     }
 
-    static void restore(JitRun previous) {
-        // set(null), never remove(): removing makes the next run's get() create a fresh map entry
-        // and sweep stale slots, which cost ~0.5 µs per run.
-        CURRENT.set(previous);
-    }
+    static void restore(ThreadRuns thread, JitRun previous) { thread.current = previous; }
 
     /** Called by the bridge closure for {@code call id}. */
     long callHelper(int id, long r1, long r2, long r3, long r4, long r5) {
@@ -86,8 +113,8 @@ final class JitRun implements HelperCall {
         try {
             HelperSpec spec = helpers.get(id);
             if (spec == null) throw new IllegalStateException("helper " + id + " is not bound");
-            long r0 = spec.body().call(this, r1, r2, r3, r4, r5);
-            JitExecutable next = tailCalls.takePending();
+            long r0 = spec.body().call(view(), r1, r2, r3, r4, r5);
+            JitExecutable next = tailCalls == null ? null : tailCalls.takePending();
             if (next != null && env.get(EnvLayout.STATUS) == 0) enterTailCall(next, r1, r2, r3, r4, r5);
             return r0;
         } catch (CallbackExit exited) { // a helper inside a callback ended the run: STATUS_EXIT stays
@@ -245,6 +272,7 @@ final class JitRun implements HelperCall {
             throw new BpfRuntimeException(ErrorKind.HELPER_FAILED, programName, pc(), 0, "bpf_tail_call from frame depth " + depth
                     + " (a subprogram or callback): bpf4j allows tail calls only from the main program's frame");
         }
+        if (tailCalls == null) tailCalls = new TailCalls();
         if (!tailCalls.count()) return false;
         if (target == null) return false;
         if (!(target instanceof JitExecutable)) {

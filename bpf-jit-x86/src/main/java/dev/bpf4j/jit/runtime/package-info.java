@@ -1,6 +1,8 @@
 /**
  * Running compiled code: {@code ExecutableMemory} (mapped RW, written, flipped to RX; never RWX),
- * {@code EnvBlock} (the off-heap per-run state r12 points at, pooled per thread),
+ * {@code EnvBlock} (the off-heap per-run state r12 points at, pooled per thread by
+ * {@code ThreadRuns} together with its reusable {@code JitRun}: a run allocates nothing unless it
+ * calls a helper, which gets a {@code RunHelperCall} view),
  * {@code JitExecutable} (jffi entry call, code-map registration, safe close) and
  * {@code HelperBridge} (one jffi closure that dispatches Java helpers by id to the thread's
  * current {@code JitRun}).

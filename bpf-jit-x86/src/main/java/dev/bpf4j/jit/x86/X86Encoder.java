@@ -247,6 +247,13 @@ public final class X86Encoder extends X86EncoderBase {
         }
     }
 
+    /** {@code mul src}: rdx:rax = rax * src, unsigned 64 x 64 -> 128 bits. */
+    public void mulWide(Reg src) {
+        rexR(true, src, false);
+        buf.emit8(0xf7); /* mul r/m (/4) */
+        modrmRR(4, src);
+    }
+
     /** {@code div src} (unsigned rdx:rax / src) or {@code idiv src}. */
     public void div(boolean w, boolean signed, Reg src) {
         rexR(w, src, false);

@@ -1,0 +1,57 @@
+package dev.bpf4j.jit.analysis;
+
+import dev.bpf4j.isa.Insn;
+import dev.bpf4j.isa.Opcodes;
+
+/**
+ * Loads, stores and atomics over {@link AbstractState}. An 8-byte store at an exact, aligned frame
+ * offset remembers the stored value in that slot (a spilled pointer reloads as a pointer); any
+ * other store into the frame forgets the slots it may touch, and a store through a pointer not
+ * known to be in the frame forgets every slot (it may alias the frame).
+ */
+final class MemoryTransfer {
+    private MemoryTransfer() {}
+
+    static void load(AbstractState s, Insn i, boolean inFrame) {
+        int size = Opcodes.sizeBytes(i.opcode());
+        int base = i.src();
+        boolean sx = Opcodes.mode(i.opcode()) == Opcodes.MEMSX;
+        if (inFrame && size == 8 && s.lo(base) == s.hi(base)) {
+            int slot = AbstractState.slotAt(s.lo(base) + i.off());
+            if (slot >= 0) {
+                s.copyValue(i.dst(), s, AbstractState.slotIndex(slot));
+                return;
+            }
+        }
+        if (size == 8) s.setTop(i.dst());
+        else if (sx) s.setScalar(i.dst(), -(1L << (8 * size - 1)), (1L << (8 * size - 1)) - 1);
+        else s.setScalar(i.dst(), 0, (1L << (8 * size)) - 1);
+    }
+
+    static void store(AbstractState s, Insn i, boolean inFrame) {
+        int size = Opcodes.sizeBytes(i.opcode());
+        int base = i.dst();
+        if (!inFrame) {
+            s.clobberAllSlots();
+            return;
+        }
+        long lo = s.lo(base) + i.off(), hi = s.hi(base) + i.off();
+        int slot = lo == hi && size == 8 ? AbstractState.slotAt(lo) : -1;
+        if (slot < 0) {
+            s.clobberSlots(lo, hi, size);
+            return;
+        }
+        int idx = AbstractState.slotIndex(slot);
+        if (i.cls() == Opcodes.ST) s.setScalar(idx, i.imm(), i.imm());
+        else s.copyValue(idx, s, i.src());
+    }
+
+    static void atomic(AbstractState s, Insn i) {
+        int size = Opcodes.sizeBytes(i.opcode());
+        int base = i.dst();
+        if (s.isFrame(base)) s.clobberSlots(s.lo(base) + i.off(), s.hi(base) + i.off(), size);
+        else s.clobberAllSlots();
+        if (i.imm() == Opcodes.CMPXCHG) s.setTop(0);
+        else if ((i.imm() & Opcodes.FETCH) != 0) s.setTop(i.src());
+    }
+}

@@ -1,0 +1,227 @@
+package dev.bpf4j.jit.analysis;
+
+import dev.bpf4j.isa.Insn;
+import dev.bpf4j.isa.Opcodes;
+import dev.bpf4j.runtime.Limits;
+
+import java.util.ArrayDeque;
+import java.util.HashSet;
+import java.util.Set;
+
+/**
+ * Proves loads and stores through a register to lie inside the current stack frame, so the JIT can
+ * emit them without a run-time check. It explores a function's paths as the kernel verifier does
+ * (loops are followed iteration by iteration, so a counter stays exact and its bounds checks
+ * decide the branch), over {@link AbstractState}s of intervals and frame offsets, refining scalars
+ * on every conditional edge ({@link BranchRefinement}). A state reaching a jump target that an
+ * already explored state there subsumes is pruned (everything it could do was already seen). An
+ * access is proven when it was reached and, on every state that reached it, its base was
+ * {@code r10 + [lo, hi]} with {@code [lo + off, hi + off + size)} inside {@code [-512, 0)}.
+ *
+ * <p>Sound by construction: anything not modelled (helper and bpf-to-bpf calls, stores through
+ * unknown pointers, atomics, pointers in memory other than this frame's slots) becomes "unknown",
+ * which proves nothing. When the exploration exceeds {@link #MAX_STEPS} the function gets no proofs;
+ * a program whose functions together pass {@link #MAX_PROGRAM_STEPS} gets none for the rest
+ * (so loading stays fast however many functions a program has).
+ */
+public final class StackProof {
+    private StackProof() {}
+
+
+    /** Instructions explored per function before giving up (the kernel allows one million). */
+    static final int MAX_STEPS = 100_000;
+    /** Instructions explored over all functions of one program. */
+    static final int MAX_PROGRAM_STEPS = 300_000;
+
+    /** What one program's explorations may still spend (see {@link #MAX_PROGRAM_STEPS}). */
+    public static final class Budget {
+        private int left = MAX_PROGRAM_STEPS;
+    }
+    /** States kept per jump target for pruning, and how many recent ones a new state is compared with. */
+    private static final int MAX_STATES_PER_PC = 4096, SUBSUMPTION_WINDOW = 4;
+
+    /**
+     * {@code result[pc]} true: the load or store at pc (base register other than r10) always
+     * addresses the current frame. Only pcs of functions in {@code [startPc, endPc)} are set.
+     */
+    public static boolean[] provenAccesses(Insn[] insns, int startPc, int endPc) {
+        return provenAccesses(insns, startPc, endPc, new Budget());
+    }
+
+    /** As above, spending from a budget shared by the functions of one program. */
+    public static boolean[] provenAccesses(Insn[] insns, int startPc, int endPc, Budget budget) {
+        boolean[] proven = new boolean[insns.length];
+        if (!frameEscapes(insns, startPc, endPc)) return proven; // no register ever holds a frame pointer
+        if (!hasCandidates(insns, startPc, endPc)) return proven;
+        boolean[] reached = new boolean[insns.length], unsafe = new boolean[insns.length];
+        try {
+            if (!explore(insns, startPc, endPc, reached, unsafe, budget)) return proven;
+        } catch (RuntimeException malformed) {
+            return proven; // an instruction the model does not know (the validator or the JIT rejects it): no proofs
+        }
+        for (int pc = startPc; pc < endPc; pc++) proven[pc] = reached[pc] && !unsafe[pc] && isPlainAccess(insns[pc]);
+        return proven;
+    }
+
+    /** True when r10 is copied into a register or memory: only then can a register hold a frame pointer. */
+    static boolean frameEscapes(Insn[] insns, int startPc, int endPc) {
+        for (int pc = startPc; pc < endPc; pc++) {
+            Insn i = insns[pc];
+            int cls = i.cls();
+            if ((cls == Opcodes.ALU || cls == Opcodes.ALU64) && Opcodes.source(i.opcode()) == Opcodes.X && i.src() == 10) return true;
+            if (cls == Opcodes.STX && i.src() == 10) return true;
+            if (i.isLddw()) pc++;
+        }
+        return false;
+    }
+
+    private static boolean hasCandidates(Insn[] insns, int startPc, int endPc) {
+        for (int pc = startPc; pc < endPc; pc++) {
+            if (isPlainAccess(insns[pc])) return true;
+            if (insns[pc].isLddw()) pc++;
+        }
+        return false;
+    }
+
+    private static boolean isPlainAccess(Insn i) {
+        int cls = i.cls(), mode = Opcodes.mode(i.opcode());
+        if (cls == Opcodes.LDX) return (mode == Opcodes.MEM || mode == Opcodes.MEMSX) && i.src() != 10;
+        if (cls == Opcodes.ST || cls == Opcodes.STX) return mode == Opcodes.MEM && i.dst() != 10;
+        return false;
+    }
+
+    private static boolean explore(Insn[] insns, int startPc, int endPc, boolean[] reached, boolean[] unsafe, Budget budget) {
+        boolean[] target = jumpTargets(insns, startPc, endPc);
+        Explored[] seen = new Explored[insns.length];
+        ArrayDeque<Object[]> work = new ArrayDeque<>();
+        work.push(new Object[]{startPc, AbstractState.entry()});
+        int steps = 0;
+        while (!work.isEmpty()) {
+            Object[] item = work.pop();
+            int pc = (Integer) item[0];
+            AbstractState s = (AbstractState) item[1];
+            if (pc < startPc || pc >= endPc) return false; // left the function: the validator forbids it
+            if (++steps > MAX_STEPS || --budget.left < 0) return false;
+            if (target[pc]) {
+                if (seen[pc] == null) seen[pc] = new Explored();
+                if (seen[pc].covers(s)) continue;
+            }
+            Insn i = insns[pc];
+            int next = step(insns, pc, i, s, reached, unsafe, work);
+            if (next >= 0) work.push(new Object[]{next, s});
+        }
+        return true;
+    }
+
+    /** Applies slot {@code pc} to s; returns the fall-through pc (s is its state) or -1 (jumps pushed themselves). */
+    private static int step(Insn[] insns, int pc, Insn i, AbstractState s, boolean[] reached, boolean[] unsafe, ArrayDeque<Object[]> work) {
+        int cls = i.cls();
+        switch (cls) {
+            case Opcodes.ALU:
+            case Opcodes.ALU64:
+                AluTransfer.apply(s, i);
+                return pc + 1;
+            case Opcodes.LD:
+                if (i.isLddw()) {
+                    if (i.src() == Opcodes.PSEUDO_IMM64 && pc + 1 < insns.length) {
+                        long v = i.imm64(insns[pc + 1]);
+                        s.setScalar(i.dst(), v, v);
+                    } else {
+                        s.setTop(i.dst());
+                    }
+                    return pc + 2;
+                }
+                for (int r = 0; r <= 5; r++) s.setTop(r); // LD ABS/IND: r0 = packet bytes, r1-r5 clobbered (or the frame exits)
+                return pc + 1;
+            case Opcodes.LDX:
+                MemoryTransfer.load(s, i, check(s, pc, i.src(), i.off(), Opcodes.sizeBytes(i.opcode()), reached, unsafe));
+                return pc + 1;
+            case Opcodes.ST:
+            case Opcodes.STX:
+                if (Opcodes.mode(i.opcode()) == Opcodes.ATOMIC) {
+                    MemoryTransfer.atomic(s, i);
+                    return pc + 1;
+                }
+                MemoryTransfer.store(s, i, check(s, pc, i.dst(), i.off(), Opcodes.sizeBytes(i.opcode()), reached, unsafe));
+                return pc + 1;
+            default:
+                return jump(pc, i, s, work);
+        }
+    }
+
+    /** Records whether this access is inside the frame on this path; true when it is. */
+    private static boolean check(AbstractState s, int pc, int base, int off, int size, boolean[] reached, boolean[] unsafe) {
+        reached[pc] = true;
+        boolean inFrame = s.isFrame(base) && s.lo(base) + off >= -Limits.STACK_SIZE && s.hi(base) + off + size <= 0;
+        if (!inFrame) unsafe[pc] = true;
+        return inFrame;
+    }
+
+    private static int jump(int pc, Insn i, AbstractState s, ArrayDeque<Object[]> work) {
+        int op = Opcodes.op(i.opcode());
+        boolean jmp32 = i.cls() == Opcodes.JMP32;
+        switch (op) {
+            case Opcodes.JA:
+                work.push(new Object[]{pc + 1 + (jmp32 ? i.imm() : i.off()), s});
+                return -1;
+            case Opcodes.EXIT:
+                return -1;
+            case Opcodes.CALL:
+                for (int r = 0; r <= 5; r++) s.setTop(r);
+                s.clobberAllSlots(); // the callee or helper may write this frame through a pointer
+                return pc + 1;
+            default: {
+                AbstractState fall = BranchRefinement.edge(s, i, false);
+                AbstractState taken = BranchRefinement.edge(s, i, true);
+                if (fall != null) work.push(new Object[]{pc + 1, fall});
+                if (taken != null) work.push(new Object[]{pc + 1 + i.off(), taken});
+                return -1;
+            }
+        }
+    }
+
+    private static boolean[] jumpTargets(Insn[] insns, int startPc, int endPc) {
+        boolean[] t = new boolean[insns.length + 1];
+        for (int pc = startPc; pc < endPc; pc++) {
+            Insn i = insns[pc];
+            int cls = i.cls();
+            if (cls == Opcodes.JMP || cls == Opcodes.JMP32) {
+                int op = Opcodes.op(i.opcode());
+                if (op == Opcodes.CALL || op == Opcodes.EXIT) continue;
+                int target = pc + 1 + (op == Opcodes.JA && cls == Opcodes.JMP32 ? i.imm() : i.off());
+                if (target >= 0 && target < t.length) t[target] = true;
+            }
+            if (i.isLddw()) pc++;
+        }
+        return t;
+    }
+
+    /**
+     * The states explored at one jump target. An equal state is found by hash; subsumption is tried
+     * against the most recent few only (pruning less is always sound, it only explores more).
+     */
+    private static final class Explored {
+        private final Set<AbstractState> all = new HashSet<>();
+        private final ArrayDeque<AbstractState> recent = new ArrayDeque<>();
+
+        /** True when s adds nothing; otherwise remembers a copy of s. */
+        boolean covers(AbstractState s) {
+            if (all.contains(s)) return true;
+            for (AbstractState old : recent) if (s.subsumedBy(old)) return true;
+            if (all.size() < MAX_STATES_PER_PC) {
+                AbstractState c = s.copy();
+                all.add(c);
+                recent.addFirst(c);
+                if (recent.size() > SUBSUMPTION_WINDOW) recent.removeLast();
+            }
+            return false;
+        }
+    }
+
+    /** For tests and reports: how many accesses {@code proven} marks. */
+    public static int count(boolean[] proven) {
+        int n = 0;
+        for (boolean b : proven) if (b) n++;
+        return n;
+    }
+}
