@@ -28,7 +28,12 @@ final class CallEmitter {
         e.storeImm(8, JitContext.env(EnvLayout.CUR_PC), pc);          /* mov qword [r12 + CUR_PC], pc */
         e.store(8, JitContext.env(EnvLayout.CUR_RBP), Reg.RBP);       /* mov [r12 + CUR_RBP], rbp */
         e.store(8, JitContext.env(EnvLayout.BUDGET), RegMap.BUDGET);  /* mov [r12 + BUDGET], r9 (callbacks spend it) */
-        if (b.javaBridge()) e.movImm32(RegMap.HELPER_ID, id);         /* mov r9d, id */
+        if (b.javaBridge()) {
+            // The bridge gets the env block (its 6th argument) and reads the id from it: a run whose
+            // block native code built (a probe trampoline) is found from the block, not a thread-local.
+            e.storeImm(8, JitContext.env(EnvLayout.HELPER_ID), id);   /* mov qword [r12 + HELPER_ID], id */
+            e.movRR(true, RegMap.BRIDGE_ENV, RegMap.ENV);             /* mov r9, r12 */
+        }
         e.movabs(RegMap.AUX2, b.address());                           /* movabs r11, helper */
         e.callR(RegMap.AUX2);                                         /* call r11 */
         e.load(true, RegMap.BUDGET, JitContext.env(EnvLayout.BUDGET)); /* mov r9, [r12 + BUDGET] */

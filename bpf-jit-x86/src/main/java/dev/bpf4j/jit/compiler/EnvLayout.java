@@ -48,9 +48,17 @@ public final class EnvLayout {
     public static final int SCRATCH_BASE = 200;
     /** Bit d set: the buffer of the helper call made at depth d is readable (for the call's duration). */
     public static final int SCRATCH_LIVE = 208;
-    public static final int REGION_COUNT = 216;
+    /** Id of the Java helper being called: JIT code stores it here and passes r12 to the bridge in r9. */
+    public static final int HELPER_ID = 216;
+    /**
+     * 0 for a block of a Java {@code run} (the bridge finds the run through its thread); otherwise
+     * the id of the direct run owner ({@code DirectRuns}) whose template native code (a probe
+     * trampoline) built this block.
+     */
+    public static final int OWNER = 224;
+    public static final int REGION_COUNT = 232;
     /** Region table: {start, end, writable} per region. */
-    public static final int REGIONS = 224;
+    public static final int REGIONS = 240;
     public static final int REGION_SIZE = 24;
     public static final int REGION_END = 8;
     public static final int REGION_WRITABLE = 16;

@@ -30,8 +30,8 @@ public final class RegMap {
     public static final Reg AUX2 = Reg.R11;
     /** The run's environment block (callee-saved, so helpers keep it). */
     public static final Reg ENV = Reg.R12;
-    /** SysV 6th argument: carries the helper id to the Java bridge. */
-    public static final Reg HELPER_ID = Reg.R9;
+    /** SysV 6th argument: carries the env block to the Java bridge (the helper id is in the block). */
+    public static final Reg BRIDGE_ENV = Reg.R9;
     /**
      * Budget events left (EnvLayout.BUDGET lives here while BPF code runs): a register, not memory,
      * so a loop's back-edge costs {@code sub r9, 1} instead of a read-modify-write through memory

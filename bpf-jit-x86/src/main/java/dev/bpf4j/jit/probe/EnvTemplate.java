@@ -11,20 +11,24 @@ import java.util.List;
  * The env block a direct probe call starts from, which the trampoline stores on its stack on every
  * hit (its {@link #words} become constants in the trampoline's code): a fresh run (status 0, full
  * budget, depth 1) whose region table is the hit's pt_regs (slot 0, filled in by the trampoline,
- * also the fast read region) followed by the program's regions.
+ * also the fast read region) followed by the program's regions, and whose OWNER word lets the
+ * helper bridge find the attached program (SCRATCH_BASE 0: the bridge fills it in on the first Java
+ * helper call of a hit).
  */
 final class EnvTemplate implements AutoCloseable {
     private final long address;
     private final int bytes;
     private boolean freed;
 
-    EnvTemplate(List<MemoryRegion> regions) {
+    /** {@code owner}: the {@code DirectRuns} id its Java helpers find the run by (0: native helpers only). */
+    EnvTemplate(List<MemoryRegion> regions, long owner) {
         int count = 1 + regions.size();
         this.bytes = EnvLayout.sizeFor(count);
         this.address = NativeMemory.allocate(bytes);
         NativeMemory.setMemory(address, bytes, (byte) 0);
         put(EnvLayout.BUDGET, Limits.DEFAULT_BUDGET);
         put(EnvLayout.DEPTH, 1);
+        put(EnvLayout.OWNER, owner);
         put(EnvLayout.REGION_COUNT, count);
         put(EnvLayout.FAST_W_START, -1L);   // no address is >= 0xffff... and <= 0
         put(EnvLayout.FAST_W_LAST, 0);

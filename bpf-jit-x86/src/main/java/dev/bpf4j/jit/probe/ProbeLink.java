@@ -2,10 +2,13 @@ package dev.bpf4j.jit.probe;
 
 import dev.bpf4j.jit.compiler.AccessDescriptor;
 import dev.bpf4j.jit.compiler.EnvLayout;
+import dev.bpf4j.jit.HelperBinding;
+import dev.bpf4j.jit.runtime.DirectRuns;
 import dev.bpf4j.jit.runtime.JitExecutable;
 import dev.bpf4j.runtime.BpfRuntimeException;
 import dev.bpf4j.runtime.Limits;
 import dev.bpf4j.runtime.MemoryRegion;
+import dev.bpf4j.runtime.NativeMemory;
 import dev.bpf4j.runtime.PtRegs;
 import dev.bpf4j.runtime.RunContext;
 
@@ -21,6 +24,8 @@ public final class ProbeLink implements AutoCloseable {
     private final ProbeProgram program;
     private final ProbeStats stats = new ProbeStats();
     private final long upcallId;
+    /** The id the env template's OWNER word carries for the Java helpers of a direct program (0: none). */
+    private final long ownerId;
     private final EnvTemplate env;
     private final Runnable unpin;
     private volatile Throwable lastJavaError;
@@ -29,7 +34,10 @@ public final class ProbeLink implements AutoCloseable {
     ProbeLink(NativeProbe probe, ProbeProgram program) {
         this.probe = probe;
         this.program = program;
-        this.env = program.direct() ? new EnvTemplate(program.regions()) : null;
+        boolean javaHelpers = program.direct() && ((JitExecutable) program.executable()).helperBindings().values().stream()
+                .anyMatch(HelperBinding::javaBridge);
+        this.ownerId = javaHelpers ? DirectRuns.register(new JavaHelpers()) : 0;
+        this.env = program.direct() ? new EnvTemplate(program.regions(), ownerId) : null;
         this.unpin = program.direct() ? ((JitExecutable) program.executable()).pin("probe on " + probe.name()) : () -> {};
         this.upcallId = program.direct() ? 0 : Upcall.register(this);
     }
@@ -45,14 +53,19 @@ public final class ProbeLink implements AutoCloseable {
     /** Runs that ended with an error. */
     public long errors() { return stats.get(ProbeStats.ERRORS); }
 
-    /** Hits skipped because the thread was already running a probe program in Java. */
+    /**
+     * Hits skipped because the thread was already running a probe program in Java: an upcall hit is
+     * then not run (nor counted as a hit); a direct hit ends at its first Java helper call.
+     */
     public long missed() { return stats.get(ProbeStats.MISSED); }
 
     /** The most recent failure, as the engine reported it (program, pc, reason). */
     public Optional<Throwable> lastError() {
         Throwable t = lastJavaError;
-        if (t != null) return Optional.of(t);
-        if (stats.get(ProbeStats.ERRORS) == 0 || !program.direct()) return Optional.empty();
+        if (!program.direct()) return Optional.ofNullable(t);
+        if (stats.get(ProbeStats.ERRORS) == 0) return Optional.empty();
+        // the trampoline keeps the last failed run's status: a helper's failure was kept by the bridge
+        if (t != null && stats.get(ProbeStats.LAST_STATUS) == EnvLayout.STATUS_HELPER_ERROR) return Optional.of(t);
         return Optional.of(nativeError());
     }
 
@@ -79,21 +92,39 @@ public final class ProbeLink implements AutoCloseable {
     void released() {
         unpin.run();
         Upcall.unregister(upcallId);
+        // ownerId stays registered: a thread may still be in a retired trampoline, whose run must
+        // complete as it began (the trampoline already counted its hit)
     }
 
     /** The upcall path: one run with r1 = the hit's pt_regs, which are also the run's registers. */
     void runInJava(long ptRegs) {
         stats.add(ProbeStats.HITS, 1);
         try {
-            // registers: the stack helpers unwind from the probe site, over the live stack (the hit's frames are below us).
-            RunContext.Builder ctx = RunContext.builder().arg(1, ptRegs).registers(PtRegs.read(ptRegs))
-                    .region(new MemoryRegion("pt_regs", ptRegs, PtRegsLayout.SIZE, false));
-            for (MemoryRegion r : program.regions()) ctx.region(r);
-            program.executable().run(ctx.build());
+            program.executable().run(context(ptRegs));
         } catch (Throwable t) {
             lastJavaError = t;
             stats.add(ProbeStats.ERRORS, 1);
         }
+    }
+
+    /** A hit's context, as the upcall path builds it: r1 = the pt_regs, also the run's registers and its first region. */
+    private RunContext context(long ptRegs) {
+        // registers: the stack helpers unwind from the probe site, over the live stack (the hit's frames are below us).
+        RunContext.Builder ctx = RunContext.builder().arg(1, ptRegs).registers(PtRegs.read(ptRegs))
+                .region(new MemoryRegion("pt_regs", ptRegs, PtRegsLayout.SIZE, false));
+        for (MemoryRegion r : program.regions()) ctx.region(r);
+        return ctx.build();
+    }
+
+    /** What the helper bridge needs for the Java helpers of a direct program (the trampoline counts the failed run). */
+    private final class JavaHelpers implements DirectRuns.Owner {
+        @Override public JitExecutable program() { return (JitExecutable) program.executable(); }
+
+        @Override public RunContext context(long env) { return ProbeLink.this.context(NativeMemory.getLong(env + EnvLayout.REGIONS)); }
+
+        @Override public void failed(Throwable failure) { lastJavaError = failure; }
+
+        @Override public void missed() { stats.add(ProbeStats.MISSED, 1); }
     }
 
     private BpfRuntimeException nativeError() {

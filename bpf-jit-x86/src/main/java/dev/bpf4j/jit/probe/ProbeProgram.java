@@ -1,6 +1,6 @@
 package dev.bpf4j.jit.probe;
 
-import dev.bpf4j.jit.HelperBinding;
+import dev.bpf4j.helpers.HelperIds;
 import dev.bpf4j.jit.runtime.JitExecutable;
 import dev.bpf4j.runtime.Executable;
 import dev.bpf4j.runtime.MemoryRegion;
@@ -12,10 +12,11 @@ import java.util.Objects;
  * A loaded program as a probe runs it, with the memory it may touch besides its context (map
  * values, global sections). Its context is always the hit's {@code pt_regs}, read-only, 168 bytes.
  *
- * <p>A JIT program whose helpers are all native is <em>direct</em>: the trampoline calls its entry
- * itself with an env block built on the stack (a few ns a hit). Any other program (interpreter, or
- * JIT code that calls Java helpers, which find their run through a thread-local only
- * {@link Executable#run} sets) is run through an upcall closure into Java ({@code run} with
+ * <p>A JIT program is <em>direct</em>: the trampoline calls its entry itself with an env block built
+ * on the stack (tens of ns a hit). Its Java helpers find their run from that block through the
+ * helper bridge ({@code DirectRuns}), with registers = the hit's pt_regs. Any other program
+ * (interpreter, or JIT code that may call {@code bpf_tail_call}, whose targets stay pinned until a
+ * Java {@link Executable#run} ends) is run through an upcall closure into Java ({@code run} with
  * registers = the hit's pt_regs; ~200 ns a hit).
  */
 public final class ProbeProgram {
@@ -40,8 +41,7 @@ public final class ProbeProgram {
     }
 
     private static boolean canCallDirectly(Executable e) {
-        return e instanceof JitExecutable
-                && ((JitExecutable) e).helperBindings().values().stream().noneMatch(HelperBinding::javaBridge);
+        return e instanceof JitExecutable && !((JitExecutable) e).helperBindings().containsKey(HelperIds.TAIL_CALL);
     }
 
     public Executable executable() { return executable; }

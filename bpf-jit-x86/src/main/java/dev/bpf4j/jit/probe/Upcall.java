@@ -6,6 +6,8 @@ import com.kenai.jffi.Closure;
 import com.kenai.jffi.ClosureManager;
 import com.kenai.jffi.Type;
 
+import dev.bpf4j.jit.runtime.DirectRuns;
+
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -14,8 +16,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * The one jffi closure {@code void upcall(long pt_regs, long link)} through which trampolines run
  * programs in Java. The trampoline enters it with rsp 16-byte aligned and restores every register
  * it clobbers (rax, rcx, rdx, rsi, rdi, r8-r11) from pt_regs afterwards. Nothing escapes into
- * native code: the link records failures. A thread already inside a probe's Java run skips the hit
- * and counts it as missed (the kernel's per-program recursion check).
+ * native code: the link records failures. A thread already inside a probe's Java run (or a Java
+ * helper of a direct probe run) skips the hit and counts it as missed (the kernel's per-program
+ * recursion check).
  */
 final class Upcall implements Closure {
     private static final Upcall INSTANCE = new Upcall();
@@ -57,7 +60,7 @@ final class Upcall implements Closure {
             ProbeLink link = LINKS.get(buf.getLong(1));
             if (link == null) return;
             boolean[] inside = INSIDE.get();
-            if (inside[0]) {
+            if (inside[0] || DirectRuns.inHelper()) {
                 link.stats().add(ProbeStats.MISSED, 1);
                 return;
             }

@@ -33,7 +33,18 @@ final class EnvBlock {
         this.scratch = NativeMemory.allocate((long) Limits.STACK_SIZE * Limits.MAX_CALL_FRAMES);
         this.cleanable = CLEANER.register(this, new Free(address, scratch));
         set(EnvLayout.SCRATCH_BASE, scratch);
+        set(EnvLayout.OWNER, 0);   // a Java run: the bridge finds it through its thread
     }
+
+    /** A view of a block native code built (see {@link DirectRuns}): it owns no memory. */
+    private EnvBlock(long address) {
+        this.capacity = 0;
+        this.address = address;
+        this.scratch = 0;
+        this.cleanable = null;
+    }
+
+    static EnvBlock view(long address) { return new EnvBlock(address); }
 
     /** Frees the block's memory; holds no reference to the block itself. */
     private static final class Free implements Runnable {
@@ -54,7 +65,7 @@ final class EnvBlock {
 
     int capacity() { return capacity; }
 
-    void free() { cleanable.clean(); }
+    void free() { if (cleanable != null) cleanable.clean(); }
 
     long address() { return address; }
 

@@ -1,5 +1,7 @@
 package dev.bpf4j.jit.runtime;
 
+import dev.bpf4j.jit.compiler.EnvLayout;
+import dev.bpf4j.runtime.NativeMemory;
 import dev.bpf4j.runtime.RunEntry;
 import com.kenai.jffi.CallContext;
 import com.kenai.jffi.CallingConvention;
@@ -9,8 +11,10 @@ import com.kenai.jffi.Type;
 
 /**
  * The one jffi closure through which JIT code calls Java helpers: {@code long bridge(r1, r2, r3,
- * r4, r5, id)} — BPF r1-r5 are already the first five SysV argument registers and the JIT puts the
- * helper id in r9. The closure finds the thread's current run and dispatches on the id. It never
+ * r4, r5, env)} — BPF r1-r5 are already the first five SysV argument registers, the JIT passes its
+ * env block (r12) in r9 and stores the helper id in the block. The closure finds the run — the
+ * thread's current one for a Java {@code run}, or through {@link DirectRuns} when native code built
+ * the block (a probe trampoline) — and dispatches on the id. It never
  * lets an exception escape into native code: the run records it and the JIT code leaves through
  * its error exit when it sees the status word.
  */
@@ -42,9 +46,17 @@ public final class HelperBridge implements Closure {
 
     @Override public void invoke(Closure.Buffer buf) {
         try {
+            long env = buf.getLong(5);
+            int id = (int) NativeMemory.getLong(env + EnvLayout.HELPER_ID);
+            long owner = NativeMemory.getLong(env + EnvLayout.OWNER);
+            if (owner != 0) {
+                buf.setLongReturn(DirectRuns.call(env, owner, id, buf.getLong(0), buf.getLong(1), buf.getLong(2),
+                        buf.getLong(3), buf.getLong(4)));
+                return;
+            }
             JitRun run = JitRun.current();
             if (run == null) { buf.setLongReturn(0); return; }
-            long r = run.callHelper((int) buf.getLong(5), buf.getLong(0), buf.getLong(1), buf.getLong(2),
+            long r = run.callHelper(id, buf.getLong(0), buf.getLong(1), buf.getLong(2),
                     buf.getLong(3), buf.getLong(4));
             buf.setLongReturn(r);
         } catch (Throwable t) {

@@ -179,6 +179,11 @@ final class JitRun implements HelperCall {
         return new IllegalStateException("JIT run of '" + programName + "' ended with unknown status " + status + "/" + kind);
     }
 
+    /** The failure of a run whose caller is native code (a probe): as {@link #finish} would throw it, an Error as is. */
+    Throwable failureForCaller() {
+        return failure instanceof Error ? failure : helperFailure();
+    }
+
     /** As the interpreter: BpfRuntimeException as is, Errors propagate, anything else becomes HELPER_FAILED. */
     private RuntimeException helperFailure() {
         Throwable t = failure;

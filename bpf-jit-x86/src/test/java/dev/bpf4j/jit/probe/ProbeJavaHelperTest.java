@@ -1,0 +1,183 @@
+package dev.bpf4j.jit.probe;
+
+import dev.bpf4j.runtime.BpfRuntimeException;
+import dev.bpf4j.runtime.ErrorKind;
+import dev.bpf4j.runtime.Executable;
+import dev.bpf4j.runtime.HelperCall;
+import dev.bpf4j.runtime.HelperRegistry;
+import dev.bpf4j.runtime.LoadOptions;
+import dev.bpf4j.runtime.MemoryRegion;
+import dev.bpf4j.runtime.NativeMemory;
+import dev.bpf4j.runtime.PtRegs;
+import dev.bpf4j.runtime.RunContext;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static dev.bpf4j.isa.Opcodes.DW;
+import static dev.bpf4j.jit.probe.P.*;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * JIT programs that call Java helpers run direct from the trampoline: the helper finds its run from
+ * the env block, sees the hit's pt_regs as registers and as region 0, and its failures end only the
+ * run (counted, kept for lastError, the function completes) — the same outcomes on every engine.
+ */
+class ProbeJavaHelperTest {
+    static final int SEEN = 1000, THROW = 1001, ERROR = 1002, KEEP = 1003, CALL_LEAF = 1004;
+
+    /** What the {@code seen} helper saw, per hit: ip and rdi of the registers, whether r1 is region 0 and readable. */
+    private static final List<long[]> SEEN_LOG = new ArrayList<>();
+    private static final AtomicReference<HelperCall> KEPT = new AtomicReference<>();
+
+    private static HelperRegistry helpers() {
+        return HelperRegistry.builder()
+                .add(SEEN, "test_seen", (call, r1, r2, r3, r4, r5) -> {
+                    RunContext ctx = call.runContext();
+                    PtRegs regs = ctx.registers().orElseThrow();
+                    MemoryRegion first = ctx.regions().get(0);
+                    synchronized (SEEN_LOG) {
+                        SEEN_LOG.add(new long[]{regs.ip(), regs.di(), first.start() == r1 ? 1 : 0,
+                                call.accessible(r1, PtRegsLayout.SIZE, false) ? 1 : 0, call.accessible(r1, 8, true) ? 1 : 0});
+                    }
+                    return r2 + 1;
+                })
+                .add(THROW, "test_throw", (call, r1, r2, r3, r4, r5) -> { throw new IllegalArgumentException("boom " + r2); })
+                .add(ERROR, "test_error", (call, r1, r2, r3, r4, r5) -> { throw new AssertionError("an Error from a helper"); })
+                .add(KEEP, "test_keep", (call, r1, r2, r3, r4, r5) -> { KEPT.set(call); return 0; })
+                .add(CALL_LEAF, "test_call_leaf", (call, r1, r2, r3, r4, r5) -> TestLib.call2(TestLib.address("leaf"), r2, 0))
+                .build();
+    }
+
+    /** r0 = helper(ctx, 41); *block += r0; block[1] = 1 (reached the end). */
+    private static dev.bpf4j.program.Program calling(String name, int helper, long block) {
+        return prog(name, mov64(2, 41), call(helper), lddw(3, block), atomicAdd(3, 0, 0),
+                mov64(4, 1), stx(DW, 3, 4, 8), mov64(0, 0), exit());
+    }
+
+    @ParameterizedTest
+    @EnumSource(Engines.class)
+    void javaHelperSeesTheHitAndJitRunsDirect(Engines engine) {
+        long leaf = TestLib.address("leaf"), mid = TestLib.address("mid");
+        long block = NativeMemory.allocate(16);
+        NativeMemory.setMemory(block, 16, (byte) 0);
+        synchronized (SEEN_LOG) { SEEN_LOG.clear(); }
+        try (Executable x = engine.load(calling("seen", SEEN, block), LoadOptions.defaults().withHelpers(helpers()));
+             ProbeLink link = NativeProbes.attach(leaf, "leaf", engine.probe(x, List.of(new MemoryRegion("block", block, 16, true))))) {
+            assertThat(link.program().direct()).as("JIT code with a Java helper runs direct").isEqualTo(engine == Engines.JIT_DIRECT);
+            assertThat(TestLib.call1(mid, 4)).isEqualTo(20);
+            assertThat(TestLib.call1(mid, 5)).isEqualTo(23);
+            assertThat(link.errors()).as("%s", link.lastError()).isZero();
+            assertThat(link.hits()).isEqualTo(2);
+            assertThat(NativeMemory.getLong(block)).isEqualTo(2 * 42);
+            synchronized (SEEN_LOG) {
+                assertThat(SEEN_LOG).hasSize(2);
+                for (int i = 0; i < 2; i++) {
+                    long[] s = SEEN_LOG.get(i);
+                    assertThat(s[0]).as("registers.ip = the traced function").isEqualTo(leaf);
+                    assertThat(s[1]).as("registers.di = its first argument").isEqualTo(4 + i);
+                    assertThat(s[2]).as("r1 = the pt_regs region").isEqualTo(1);
+                    assertThat(s[3]).as("pt_regs readable").isEqualTo(1);
+                    assertThat(s[4]).as("pt_regs read-only").isEqualTo(0);
+                }
+            }
+        } finally {
+            NativeMemory.free(block);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Engines.class)
+    void throwingHelperEndsTheRunOnlyAndIsKept(Engines engine) {
+        long leaf = TestLib.address("leaf"), mid = TestLib.address("mid");
+        long block = NativeMemory.allocate(32);
+        NativeMemory.setMemory(block, 32, (byte) 0);
+        List<MemoryRegion> regions = List.of(new MemoryRegion("block", block, 32, true));
+        try (Executable t = engine.load(calling("thrower", THROW, block), LoadOptions.defaults().withHelpers(helpers()));
+             Executable e = engine.load(calling("errorer", ERROR, block + 16), LoadOptions.defaults().withHelpers(helpers()));
+             ProbeLink lt = NativeProbes.attach(leaf, "leaf", engine.probe(t, regions));
+             ProbeLink le = NativeProbes.attach(leaf, "leaf", engine.probe(e, regions))) {
+            for (int i = 0; i < 3; i++) assertThat(TestLib.call1(mid, 4)).isEqualTo(20);
+            assertThat(lt.hits()).isEqualTo(3);
+            assertThat(lt.errors()).isEqualTo(3);
+            assertThat(le.hits()).isEqualTo(3);
+            assertThat(le.errors()).isEqualTo(3);
+            assertThat(NativeMemory.getLong(block + 8)).as("the run ended at the helper").isZero();
+            assertThat(NativeMemory.getLong(block + 24)).isZero();
+            assertThat(lt.lastError()).get().isInstanceOfSatisfying(BpfRuntimeException.class, x -> {
+                assertThat(x.kind()).isEqualTo(ErrorKind.HELPER_FAILED);
+                assertThat(x.getMessage()).contains("thrower").contains("test_throw").contains("boom 41");
+                assertThat(x.pc()).isEqualTo(1);
+            });
+            assertThat(le.lastError()).get().isInstanceOf(AssertionError.class);
+        } finally {
+            NativeMemory.free(block);
+        }
+        assertThat(ProcessText.read(leaf, 5)).isEqualTo(PatchSite.NOP5);
+    }
+
+    /** A native fault after a helper's failure on an earlier hit: lastError follows the latest. */
+    @Test
+    void lastErrorIsTheLatestKind() {
+        long leaf = TestLib.address("leaf");
+        long block = NativeMemory.allocate(16);
+        NativeMemory.setMemory(block, 16, (byte) 0);
+        // r2 = pt_regs.si (leaf's b): b == 1 -> helper throws; otherwise read past pt_regs
+        dev.bpf4j.program.Program p = prog("mixed", ldx(DW, 2, 1, PtRegsLayout.SI), new dev.bpf4j.isa.Insn(0x55, 2, 0, 3, 1),
+                call(THROW), mov64(0, 0), exit(), ldx(DW, 2, 1, PtRegsLayout.SIZE), mov64(0, 0), exit());
+        try (Executable x = Engines.JIT_DIRECT.load(p, LoadOptions.defaults().withHelpers(helpers()));
+             ProbeLink link = NativeProbes.attach(leaf, "leaf", ProbeProgram.of(x, List.of()))) {
+            assertThat(link.program().direct()).isTrue();
+            assertThat(TestLib.call2(leaf, 2, 1)).isEqualTo(7);
+            assertThat(link.lastError()).get().satisfies(e -> assertThat(((BpfRuntimeException) e).kind()).isEqualTo(ErrorKind.HELPER_FAILED));
+            assertThat(TestLib.call2(leaf, 2, 2)).isEqualTo(8);
+            assertThat(link.lastError()).get().satisfies(e -> assertThat(((BpfRuntimeException) e).kind()).isEqualTo(ErrorKind.OUT_OF_BOUNDS));
+            assertThat(link.errors()).isEqualTo(2);
+        } finally {
+            NativeMemory.free(block);
+        }
+    }
+
+    /** A JIT HelperCall kept past its hit fails instead of reading the trampoline's dead stack. */
+    @ParameterizedTest
+    @EnumSource(value = Engines.class, names = {"JIT_DIRECT", "JIT_UPCALL"})
+    void helperCallKeptPastTheHitFails(Engines engine) {
+        long leaf = TestLib.address("leaf");
+        KEPT.set(null);
+        try (Executable x = engine.load(prog("keep", call(KEEP), mov64(0, 0), exit()), LoadOptions.defaults().withHelpers(helpers()));
+             ProbeLink link = NativeProbes.attach(leaf, "leaf", engine.probe(x, List.of()))) {
+            assertThat(TestLib.call2(leaf, 1, 1)).isEqualTo(4);
+            assertThat(link.errors()).isZero();
+        }
+        HelperCall kept = KEPT.get();
+        assertThat(kept).isNotNull();
+        assertThatThrownBy(kept::pc).isInstanceOf(IllegalStateException.class).hasMessageContaining("has ended");
+        assertThatThrownBy(() -> kept.accessible(0, 8, false)).isInstanceOf(IllegalStateException.class);
+    }
+
+    /**
+     * A helper that calls the traced function: the nested hit is cut short and counted as missed
+     * (no unbounded recursion), the calls complete with their values.
+     */
+    @ParameterizedTest
+    @EnumSource(Engines.class)
+    void helperCallingTheTracedFunctionIsNotRecursive(Engines engine) {
+        long leaf = TestLib.address("leaf");
+        long block = NativeMemory.allocate(16);
+        NativeMemory.setMemory(block, 16, (byte) 0);
+        try (Executable x = engine.load(calling("reenter", CALL_LEAF, block), LoadOptions.defaults().withHelpers(helpers()));
+             ProbeLink link = NativeProbes.attach(leaf, "leaf", engine.probe(x, List.of(new MemoryRegion("block", block, 16, true))))) {
+            assertThat(TestLib.call2(leaf, 1, 1)).isEqualTo(4);
+            assertThat(link.errors()).as("%s", link.lastError()).isZero();
+            assertThat(link.missed()).isEqualTo(1);
+            assertThat(NativeMemory.getLong(block)).as("the outer run got leaf(41, 0)").isEqualTo(123);
+        } finally {
+            NativeMemory.free(block);
+        }
+    }
+}
