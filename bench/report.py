@@ -182,7 +182,8 @@ def main(facts_path, results_path, kernel_path=None):
 
 
 PROBES = [("none", "nothing attached"), ("jit-direct", "JIT, called directly"),
-          ("jit-upcall", "JIT + one Java helper (upcall)"), ("interp", "interpreter (upcall)")]
+          ("jit-java", "JIT + one Java helper, direct"),
+          ("jit-upcall", "JIT + one Java helper, forced upcall"), ("interp", "interpreter (upcall)")]
 
 
 def probe_table(s):

@@ -41,9 +41,10 @@ import java.util.concurrent.TimeUnit;
  * patchable entries, {@link PatchableLibrary}), called once through jffi ({@code call}) or
  * {@value #LOOP} times by a C loop ({@code loop}, ns per call: the jffi call spread out), with nothing attached
  * ({@code none}), or with a program counting hits attached: a JIT program with native code only,
- * which the trampoline calls directly ({@code jit-direct}); the same plus one Java helper call,
- * which the trampoline runs through the upcall closure ({@code jit-upcall}); the counting program
- * on the interpreter, always through the upcall ({@code interp}). The per-hit cost is each minus
+ * which the trampoline calls directly ({@code jit-direct}); the same plus one Java helper call, also
+ * called directly, the helper reached through the bridge closure ({@code jit-java}); that program
+ * forced through the upcall closure ({@code jit-upcall}, what JIT programs with Java helpers took
+ * before); the counting program on the interpreter, always through the upcall ({@code interp}). The per-hit cost is each minus
  * {@code none}. Teardown checks that the program counted every hit.
  */
 @State(Scope.Thread)
@@ -53,7 +54,7 @@ import java.util.concurrent.TimeUnit;
 @Measurement(iterations = 5, time = 1)
 @Fork(1)
 public class ProbeBenchmark {
-    @Param({"none", "jit-direct", "jit-upcall", "interp"})
+    @Param({"none", "jit-direct", "jit-java", "jit-upcall", "interp"})
     public String probe;
 
     private static final CallContext L_L = CallContext.getCallContext(Type.SINT64, new Type[]{Type.SINT64}, CallingConvention.DEFAULT, false);
@@ -83,12 +84,15 @@ public class ProbeBenchmark {
         counter = NativeMemory.allocate(8);
         NativeMemory.putLong(counter, 0);
         if (probe.equals("none")) return;
-        boolean javaHelper = probe.equals("jit-upcall");
+        boolean javaHelper = probe.equals("jit-java") || probe.equals("jit-upcall");
         Engine engine = probe.equals("interp") ? new InterpreterEngine() : new JitEngine();
         exe = Bpf.load(counting(javaHelper), engine, javaHelper ? LoadOptions.defaults().withHelpers(CallPrograms.IDENTITY_HELPERS)
                 : LoadOptions.defaults());
-        ProbeProgram p = ProbeProgram.of(exe, List.of(new MemoryRegion("counter", counter, 8, true)));
-        if (p.direct() != probe.equals("jit-direct")) throw new IllegalStateException(probe + ": direct = " + p.direct());
+        List<MemoryRegion> regions = List.of(new MemoryRegion("counter", counter, 8, true));
+        ProbeProgram p = probe.equals("jit-upcall") ? ProbeProgram.upcall(exe, regions) : ProbeProgram.of(exe, regions);
+        if (p.direct() != (probe.equals("jit-direct") || probe.equals("jit-java"))) {
+            throw new IllegalStateException(probe + ": direct = " + p.direct());
+        }
         link = NativeProbes.attach(function, "probed", p);
         if (call() != 42 || NativeMemory.getLong(counter) != 1) throw new IllegalStateException(probe + ": the probe did not count the hit");
     }

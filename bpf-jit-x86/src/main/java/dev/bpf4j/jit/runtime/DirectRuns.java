@@ -25,7 +25,10 @@ public final class DirectRuns {
     public interface Owner {
         JitExecutable program();
 
-        /** The run's context for the block at {@code env} (built per helper call: the block holds the hit's state). */
+        /**
+         * The run's context for the block at {@code env}: built when a helper of the run first asks
+         * for it during a call (the block holds the hit's state).
+         */
         RunContext context(long env);
 
         /** The run at {@code env} ends with {@code failure} (already the engine's exception); must not throw. */
@@ -73,15 +76,8 @@ public final class DirectRuns {
             if (NativeMemory.getLong(env + EnvLayout.SCRATCH_BASE) == 0) {
                 NativeMemory.putLong(env + EnvLayout.SCRATCH_BASE, t.scratch());
             }
-            JitExecutable p = owner.program();
             run = EnvBlock.view(env).run();
-            try {
-                run.begin(p, p.program().name(), p.javaHelpers(), owner.context(env));
-            } catch (Throwable e) {
-                owner.failed(e);
-                NativeMemory.putLong(env + EnvLayout.STATUS, EnvLayout.STATUS_HELPER_ERROR);
-                return 0;
-            }
+            run.beginDirect(owner.program(), owner);
             outermost = true;
         }
         t.push(env, run);

@@ -30,6 +30,8 @@ final class JitRun implements HelperCall {
     private Map<Integer, HelperSpec> helpers;
     private final EnvBlock env;
     private RunContext context;
+    /** Builds {@link #context} on first use (a direct run: most helpers never ask for it); null once built. */
+    private DirectRuns.Owner contextOwner;
     /** Counts the runs this object served: a helper's view of an earlier run fails its checks. */
     private int generation;
     private RunHelperCall view;
@@ -51,6 +53,7 @@ final class JitRun implements HelperCall {
         this.programName = programName;
         this.helpers = helpers;
         this.context = context;
+        this.contextOwner = null;
         this.previous = null;
         this.failure = null;
         this.failedHelper = 0;
@@ -59,6 +62,20 @@ final class JitRun implements HelperCall {
         this.view = null;
         this.generation++;
         this.active = true;
+    }
+
+    /** As {@link #begin}, for a run native code started at {@code env}: its context is built when first asked for. */
+    void beginDirect(JitExecutable owner, DirectRuns.Owner contextOwner) {
+        begin(owner, owner.program().name(), owner.javaHelpers(), null);
+        this.contextOwner = contextOwner;
+    }
+
+    private RunContext context() {
+        if (contextOwner != null) {
+            context = contextOwner.context(env.address());
+            contextOwner = null;
+        }
+        return context;
     }
 
     /** What helpers of this run receive; a view kept past the run fails its checks. */
@@ -97,6 +114,7 @@ final class JitRun implements HelperCall {
         if (tailCalls != null) tailCalls.unpinAll();
         owner = running = null; // the block stays pooled: keep no program or context alive
         context = null;
+        contextOwner = null;
         helpers = null;
         failure = null;
     }
@@ -174,7 +192,7 @@ final class JitRun implements HelperCall {
             return BpfRuntimeException.misalignedAtomic(programName, AccessDescriptor.pc(desc), env.get(EnvLayout.ERR_ADDR),
                     AccessDescriptor.size(desc));
         }
-        if (kind == EnvLayout.KIND_BUDGET) return BpfRuntimeException.budgetExceeded(programName, (int) desc, context.budget());
+        if (kind == EnvLayout.KIND_BUDGET) return BpfRuntimeException.budgetExceeded(programName, (int) desc, context().budget());
         if (kind == EnvLayout.KIND_CALL_DEPTH) return BpfRuntimeException.callDepthExceeded(programName, (int) desc, Limits.MAX_CALL_FRAMES);
         return new IllegalStateException("JIT run of '" + programName + "' ended with unknown status " + status + "/" + kind);
     }
@@ -206,7 +224,7 @@ final class JitRun implements HelperCall {
 
     @Override public RunContext runContext() {
         checkActive();
-        return context;
+        return context();
     }
 
     @Override public void exit(long r0) {
@@ -230,7 +248,7 @@ final class JitRun implements HelperCall {
         }
         int callPc = pc();
         long budget = env.get(EnvLayout.BUDGET);
-        if (budget <= 0) throw BpfRuntimeException.budgetExceeded(programName, callPc, context.budget());
+        if (budget <= 0) throw BpfRuntimeException.budgetExceeded(programName, callPc, context().budget());
         long depth = env.get(EnvLayout.DEPTH);
         if (depth >= Limits.MAX_CALL_FRAMES) throw BpfRuntimeException.callDepthExceeded(programName, callPc, Limits.MAX_CALL_FRAMES);
         env.set(EnvLayout.BUDGET, budget - 1);
@@ -298,7 +316,7 @@ final class JitRun implements HelperCall {
         if (size <= 0) return false;
         long end = address + size;
         if (Long.compareUnsigned(end, address) <= 0) return false;
-        for (MemoryRegion r : context.regions()) {
+        for (MemoryRegion r : context().regions()) {
             if ((!write || r.writable()) && Long.compareUnsigned(address, r.start()) >= 0
                     && Long.compareUnsigned(end, r.end()) <= 0) {
                 return true;
