@@ -49,7 +49,8 @@ final class TrampolineEmitter {
 
     /**
      * A direct call into JIT code with an env block built on the stack from {@code envWords} (the
-     * {@link EnvTemplate}'s qwords); {@code nativeHelpers}: the code calls native helpers, which may use xmm registers.
+     * {@link EnvTemplate}'s qwords); {@code nativeHelpers}: the code calls helpers (native code, or the JVM through the
+     * bridge closure), which may use xmm registers.
      */
     record JitCall(long entry, long[] envWords, long stats, boolean nativeHelpers) implements Call {
         int envBytes() { return envWords.length * 8; }

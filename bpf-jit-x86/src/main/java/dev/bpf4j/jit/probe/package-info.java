@@ -8,9 +8,10 @@
  * <p>The trampoline saves every register into a kernel-layout {@code pt_regs} on its stack
  * (ip = the function, sp and bp as at its entry), builds the two frames ftrace builds for fentry
  * (traced function, then the trampoline) so frame-pointer walks from inside keep the parent, runs
- * each attached program with ctx = &amp;pt_regs — a JIT program with native helpers only by a
- * direct call of its entry with an env block built on the stack, anything else through one jffi
- * upcall closure that runs it with {@code RunContext} registers = the pt_regs — then restores every
+ * each attached program with ctx = &amp;pt_regs — a JIT program by a direct call of its entry with
+ * an env block built on the stack (its Java helpers find the run from that block through
+ * {@code DirectRuns}), the interpreter and tail-calling JIT code through one jffi upcall closure that
+ * runs it with {@code RunContext} registers = the pt_regs — then restores every
  * register and flag and returns to the function. It is registered in the code map with rows
  * exact at every instruction, and the patched call site with the entry rule.
  *

@@ -5,6 +5,7 @@
  * calls a helper, which gets a {@code RunHelperCall} view),
  * {@code JitExecutable} (jffi entry call, code-map registration, safe close) and
  * {@code HelperBridge} (one jffi closure that dispatches Java helpers by id to the thread's
- * current {@code JitRun}).
+ * current {@code JitRun}, or, for a block native code built, to a {@code JitRun} over that block:
+ * {@code DirectRuns}).
  */
 package dev.bpf4j.jit.runtime;

@@ -29,7 +29,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * run (counted, kept for lastError, the function completes) — the same outcomes on every engine.
  */
 class ProbeJavaHelperTest {
-    static final int SEEN = 1000, THROW = 1001, ERROR = 1002, KEEP = 1003, CALL_LEAF = 1004;
+    static final int SEEN = 1000, THROW = 1001, ERROR = 1002, KEEP = 1003, CALL_LEAF = 1004, ADD = 1005;
 
     /** What the {@code seen} helper saw, per hit: ip and rdi of the registers, whether r1 is region 0 and readable. */
     private static final List<long[]> SEEN_LOG = new ArrayList<>();
@@ -138,6 +138,57 @@ class ProbeJavaHelperTest {
             assertThat(TestLib.call2(leaf, 2, 2)).isEqualTo(8);
             assertThat(link.lastError()).get().satisfies(e -> assertThat(((BpfRuntimeException) e).kind()).isEqualTo(ErrorKind.OUT_OF_BOUNDS));
             assertThat(link.errors()).isEqualTo(2);
+        } finally {
+            NativeMemory.free(block);
+        }
+    }
+
+    /**
+     * bpf_loop (a Java helper) runs a callback 3 times whose Java helper adds i + 1 to block[0] (or
+     * throws at i == 1): the callback's helper calls share the run; a failure inside one ends the
+     * whole run with the inner helper's error, once.
+     */
+    @ParameterizedTest
+    @EnumSource(Engines.class)
+    void callbacksInsideADirectRunShareIt(Engines engine) {
+        long leaf = TestLib.address("leaf");
+        long block = NativeMemory.allocate(16);
+        try (dev.bpf4j.maps.MapTable maps = dev.bpf4j.maps.MapTable.of(List.of())) {
+            HelperRegistry helpers = dev.bpf4j.helpers.BpfHelpers.registry(maps).toBuilder()
+                    .add(ADD, "test_add", (call, r1, r2, r3, r4, r5) -> {
+                        if (!call.accessible(r2, 8, true)) throw new IllegalStateException("ctx not writable");
+                        NativeMemory.putLong(r2, NativeMemory.getLong(r2) + r1 + 1);
+                        return 0;
+                    })
+                    .add(THROW, "test_throw", (call, r1, r2, r3, r4, r5) -> {
+                        if (r1 == 1) throw new IllegalArgumentException("callback " + r1);
+                        return 0;
+                    }).build();
+            for (int helper : new int[]{ADD, THROW}) {
+                NativeMemory.setMemory(block, 16, (byte) 0);
+                dev.bpf4j.program.Program p = prog("loop3", mov64(1, 3),
+                        new dev.bpf4j.isa.Insn(dev.bpf4j.isa.Opcodes.LDDW, 2, dev.bpf4j.isa.Opcodes.PSEUDO_FUNC, 0, 10),
+                        new dev.bpf4j.isa.Insn(0, 0, 0, 0, 0),
+                        lddw(3, block), mov64(4, 0), call(dev.bpf4j.helpers.HelperIds.LOOP),
+                        lddw(1, block), stx(DW, 1, 0, 8), mov64(0, 0), exit(),
+                        call(helper), mov64(0, 0), exit());
+                try (Executable x = engine.load(p, LoadOptions.defaults().withHelpers(helpers));
+                     ProbeLink link = NativeProbes.attach(leaf, "leaf", engine.probe(x, List.of(new MemoryRegion("block", block, 16, true))))) {
+                    assertThat(link.program().direct()).isEqualTo(engine == Engines.JIT_DIRECT);
+                    assertThat(TestLib.call2(leaf, 1, 1)).isEqualTo(4);
+                    assertThat(link.hits()).isEqualTo(1);
+                    if (helper == ADD) {
+                        assertThat(link.errors()).as("%s", link.lastError()).isZero();
+                        assertThat(NativeMemory.getLong(block)).isEqualTo(1 + 2 + 3);
+                        assertThat(NativeMemory.getLong(block + 8)).isEqualTo(3);
+                    } else {
+                        assertThat(link.errors()).isEqualTo(1);
+                        assertThat(NativeMemory.getLong(block + 8)).isZero();
+                        assertThat(link.lastError()).get().isInstanceOfSatisfying(BpfRuntimeException.class,
+                                e -> assertThat(e.getMessage()).contains("test_throw").contains("callback 1"));
+                    }
+                }
+            }
         } finally {
             NativeMemory.free(block);
         }
