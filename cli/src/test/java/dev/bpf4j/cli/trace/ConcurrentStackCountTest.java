@@ -34,6 +34,8 @@ class ConcurrentStackCountTest {
         for (String engine : List.of("interp", "jit")) {
             try (BpfObject obj = StackCount.open().load(ObjectLoadOptions.engine(engine))) {
                 ProbeProgram program = ProbeProgram.of(obj.program(StackCount.PROGRAM).defaultExecutable(), obj.mapTable().regions());
+                // the JIT calls stackcount directly; its bpf_get_stackid reaches Java through the bridge
+                assertThat(program.direct()).isEqualTo(engine.equals("jit"));
                 try (ProbeLink link = NativeProbes.attach(leaf, "leaf", program)) {
                     callConcurrently(drive);
                     assertThat(link.errors()).as("%s", link.lastError()).isZero();
