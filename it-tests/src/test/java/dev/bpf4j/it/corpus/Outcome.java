@@ -4,6 +4,7 @@ import dev.bpf4j.api.BpfObject;
 import dev.bpf4j.api.MapDump;
 import dev.bpf4j.api.RunResult;
 import dev.bpf4j.maps.BpfMap;
+import dev.bpf4j.maps.MapOfMaps;
 import dev.bpf4j.runtime.BpfException;
 
 import java.util.ArrayList;
@@ -35,6 +36,10 @@ record Outcome(List<String> runs, Map<String, List<String>> maps) {
         for (BpfMap m : obj.maps()) {
             List<String> entries = new ArrayList<>();
             for (MapDump.Entry e : MapDump.entries(m)) {
+                if (m instanceof MapOfMaps mm) { // values are map ids, which differ between objects: show the inner map's name
+                    entries.add(HEX.formatHex(e.key()) + "=" + mm.inner(e.key()).map(BpfMap::name).orElse("?"));
+                    continue;
+                }
                 String key = e.key() == null ? "" : HEX.formatHex(e.key()) + "=";
                 entries.add(key + HEX.formatHex(m.type().isPercpu() ? sum(e.values()) : e.values().get(0)));
             }
