@@ -36,14 +36,52 @@ public final class BpfSyscall {
 
     /** BPF_MAP_CREATE; returns the map fd. */
     public static int mapCreate(int mapType, int keySize, int valueSize, int maxEntries, int mapFlags, String name) {
+        return mapCreate(new MapCreateRequest(mapType, keySize, valueSize, maxEntries, mapFlags, name, 0, 0, 0, 0));
+    }
+
+    /** BPF_MAP_CREATE with the inner map fd of a map-in-map and/or BTF key and value types; returns the map fd. */
+    public static int mapCreate(MapCreateRequest req) {
         try (OffHeap attr = OffHeap.allocate(SIZE)) {
-            attr.putInt(MapCreate.MAP_TYPE, mapType);
-            attr.putInt(MapCreate.KEY_SIZE, keySize);
-            attr.putInt(MapCreate.VALUE_SIZE, valueSize);
-            attr.putInt(MapCreate.MAX_ENTRIES, maxEntries);
-            attr.putInt(MapCreate.MAP_FLAGS, mapFlags);
-            attr.putBytes(MapCreate.MAP_NAME, objName(name));
-            return (int) bpfChecked("BPF_MAP_CREATE", BPF_MAP_CREATE, attr);
+            attr.putInt(MapCreate.MAP_TYPE, req.mapType());
+            attr.putInt(MapCreate.KEY_SIZE, req.keySize());
+            attr.putInt(MapCreate.VALUE_SIZE, req.valueSize());
+            attr.putInt(MapCreate.MAX_ENTRIES, req.maxEntries());
+            attr.putInt(MapCreate.MAP_FLAGS, req.mapFlags());
+            attr.putInt(MapCreate.INNER_MAP_FD, req.innerMapFd());
+            attr.putBytes(MapCreate.MAP_NAME, objName(req.name()));
+            attr.putInt(MapCreate.BTF_FD, req.btfFd());
+            attr.putInt(MapCreate.BTF_KEY_TYPE_ID, req.btfKeyTypeId());
+            attr.putInt(MapCreate.BTF_VALUE_TYPE_ID, req.btfValueTypeId());
+            return (int) bpfChecked("BPF_MAP_CREATE of '" + req.name() + "'", BPF_MAP_CREATE, attr);
+        }
+    }
+
+    /** BPF_BTF_LOAD of raw {@code .BTF} bytes; returns the BTF fd. A refusal carries the kernel's BTF log. */
+    public static int btfLoad(byte[] btf) {
+        try (OffHeap attr = OffHeap.allocate(SIZE); OffHeap data = OffHeap.of(btf)) {
+            attr.putLong(BtfLoad.BTF, data.address());
+            attr.putInt(BtfLoad.BTF_SIZE, btf.length);
+            long r = bpf(BPF_BTF_LOAD, attr);
+            if (r >= 0) return (int) r;
+            try (OffHeap log = OffHeap.allocate(LOG_SIZE)) { // again with a log, to say why
+                attr.putLong(BtfLoad.LOG_BUF, log.address());
+                attr.putInt(BtfLoad.LOG_SIZE, LOG_SIZE);
+                attr.putInt(BtfLoad.LOG_LEVEL, 1);
+                long again = bpf(BPF_BTF_LOAD, attr);
+                if (again >= 0) return (int) again;
+                throw new KernelBpfException("bpf(BPF_BTF_LOAD)", (int) -again, log.cString().strip());
+            }
+        }
+    }
+
+    /** The kernel's id of a map (bpf_map_info.id), as a map-in-map lookup from user space returns it. */
+    public static int mapId(int mapFd) {
+        try (OffHeap attr = OffHeap.allocate(SIZE); OffHeap info = OffHeap.allocate(MapInfoLayout.SIZE)) {
+            attr.putInt(InfoByFd.BPF_FD, mapFd);
+            attr.putInt(InfoByFd.INFO_LEN, MapInfoLayout.SIZE);
+            attr.putLong(InfoByFd.INFO, info.address());
+            bpfChecked("BPF_OBJ_GET_INFO_BY_FD", BPF_OBJ_GET_INFO_BY_FD, attr);
+            return info.getInt(MapInfoLayout.ID);
         }
     }
 

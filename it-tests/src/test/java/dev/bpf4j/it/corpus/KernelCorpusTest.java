@@ -35,8 +35,8 @@ class KernelCorpusTest {
     static final Map<String, String> KERNEL_GAPS = Map.of("syscall_snprintf/format_msg",
             "bpf_snprintf needs its format in a frozen read-only map, and bpf-kernel has no BPF_MAP_FREEZE yet",
             "tail_calls/tail_entry", "KernelObject loads one program; prog-array slots need every target loaded",
-            "callbacks_loop/loop_squares", "KernelObject loads no BTF; the kernel wants func_info for callbacks",
-            "callbacks_loop/each_square", "KernelObject loads no BTF; the kernel wants func_info for callbacks");
+            "callbacks_loop/loop_squares", "KernelObject loads no func_info; the kernel wants it for callbacks",
+            "callbacks_loop/each_square", "KernelObject loads no func_info; the kernel wants it for callbacks");
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("cases")

@@ -3,7 +3,9 @@ package dev.bpf4j.it.corpus;
 import dev.bpf4j.api.RunOptions;
 import dev.bpf4j.api.RunResult;
 import dev.bpf4j.isa.Insn;
+import dev.bpf4j.btf.BtfEncoder;
 import dev.bpf4j.kernel.BpfSyscall;
+import dev.bpf4j.kernel.MapCreateRequest;
 import dev.bpf4j.kernel.ProgLoadRequest;
 import dev.bpf4j.kernel.TestRunRequest;
 import dev.bpf4j.kernel.TestRunResult;
@@ -24,10 +26,12 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The same object loaded into the Linux kernel the way libbpf would (without BTF): one kernel map per
- * map spec, global data written in, map {@code lddw}s given the map fds, each program loaded with its
- * real type, and runs made with {@code BPF_PROG_TEST_RUN} — the oracle for the object layer's
- * contexts, relocations and map effects.
+ * The same object loaded into the Linux kernel the way libbpf would: the object's BTF (after the DATASEC
+ * fixups) loaded with {@code BPF_BTF_LOAD} and given to each map with BTF key/value types (not to fd-based
+ * maps, as libbpf), map-in-maps created with a temporary inner map from their template and their
+ * {@code .values} slots filled, global data written in, map {@code lddw}s given the map fds, each program
+ * loaded with its real type (programs get no func/line info), and runs made with {@code BPF_PROG_TEST_RUN}
+ * — the oracle for the object layer's contexts, relocations and map effects.
  */
 final class KernelObject implements AutoCloseable {
     private static final HexFormat HEX = HexFormat.of();
@@ -36,13 +40,22 @@ final class KernelObject implements AutoCloseable {
     private final Map<String, Integer> progFds = new LinkedHashMap<>();
     private final Map<String, ProgramType> types = new LinkedHashMap<>();
 
+    private int btfFd = -1;
+
     KernelObject(BpfObjectSpec spec, String program) {
         try {
+            if (spec.btf() != null) btfFd = BpfSyscall.btfLoad(BtfEncoder.encode(spec.btf()));
             for (MapSpec m : spec.maps()) {
-                int fd = BpfSyscall.mapCreate(m.type().id, m.keySize(), m.valueSize(), m.maxEntries(), m.flags(), m.name());
+                int fd = create(m);
                 mapFds.put(m.name(), fd);
                 maps.put(m.name(), m);
                 if (m.contents() != null) BpfSyscall.mapUpdate(fd, new byte[4], m.contents(), BpfSyscall.BPF_ANY);
+            }
+            for (MapSpec m : spec.maps()) { // libbpf's init_map_in_map_slots: u32 slot index -> inner map fd
+                if (!m.type().isMapInMap()) continue;
+                for (var slot : m.initialSlotsSorted().entrySet()) {
+                    BpfSyscall.mapUpdate(mapFds.get(m.name()), le32(slot.getKey()), le32(mapFds.get(slot.getValue())), BpfSyscall.BPF_ANY);
+                }
             }
             ProgramSpec p = spec.program(program);
             Insn[] code = p.program().toArray();
@@ -59,6 +72,25 @@ final class KernelObject implements AutoCloseable {
             throw e;
         }
     }
+
+    /** BPF_MAP_CREATE as libbpf's bpf_object__create_map: BTF types unless fd-based, a temporary inner map for map-in-maps. */
+    private int create(MapSpec m) {
+        boolean btf = btfFd >= 0 && m.keyTypeId() != 0 && m.valueTypeId() != 0 && !fdBased(m.type()); // keyless maps: libbpf retries without BTF
+        int inner = m.innerMap() == null ? 0 : create(m.innerMap());
+        try {
+            return BpfSyscall.mapCreate(new MapCreateRequest(m.type().id, m.keySize(), m.valueSize(), m.maxEntries(), m.flags(),
+                    m.name(), inner, btf ? btfFd : 0, btf ? m.keyTypeId() : 0, btf ? m.valueTypeId() : 0));
+        } finally {
+            if (inner > 0) BpfSyscall.close(inner);
+        }
+    }
+
+    private static boolean fdBased(MapType t) {
+        return t == MapType.PROG_ARRAY || t == MapType.PERF_EVENT_ARRAY || t == MapType.ARRAY_OF_MAPS || t == MapType.HASH_OF_MAPS
+                || t == MapType.CGROUP_ARRAY || t == MapType.STACK_TRACE || t == MapType.RINGBUF;
+    }
+
+    private static byte[] le32(int v) { return new byte[] {(byte) v, (byte) (v >> 8), (byte) (v >> 16), (byte) (v >> 24)}; }
 
     /** False in the default surefire execution, which leaves bpf4j-kernel off the class path. */
     static boolean onClassPath() {
@@ -110,6 +142,10 @@ final class KernelObject implements AutoCloseable {
             for (byte[] k : keys) {
                 byte[] v = BpfSyscall.mapLookup(fd, k, percpu ? stride * Cpus.possible() : m.valueSize());
                 if (v == null) continue;
+                if (m.type().isMapInMap()) { // a kernel map id: name the map, as Outcome does
+                    entries.add(HEX.formatHex(k) + "=" + mapNameById(java.nio.ByteBuffer.wrap(v).order(java.nio.ByteOrder.LITTLE_ENDIAN).getInt()));
+                    continue;
+                }
                 if (percpu) {
                     List<byte[]> per = new ArrayList<>();
                     for (int c = 0; c < Cpus.possible(); c++) per.add(Arrays.copyOfRange(v, c * stride, c * stride + m.valueSize()));
@@ -122,6 +158,11 @@ final class KernelObject implements AutoCloseable {
         return out;
     }
 
+    private String mapNameById(int id) {
+        for (var e : mapFds.entrySet()) if (BpfSyscall.mapId(e.getValue()) == id) return e.getKey();
+        return "?";
+    }
+
     static boolean dumpable(MapType t) {
         return t != MapType.QUEUE && t != MapType.STACK && t != MapType.RINGBUF && t != MapType.PROG_ARRAY;
     }
@@ -129,5 +170,6 @@ final class KernelObject implements AutoCloseable {
     @Override public void close() {
         progFds.values().forEach(BpfSyscall::close);
         mapFds.values().forEach(BpfSyscall::close);
+        BpfSyscall.close(btfFd);
     }
 }
