@@ -94,6 +94,22 @@ public final class MapOfMaps extends BpfMap {
     /** Empties array slot {@code index} ({@code BPF_MAP_DELETE_ELEM}). */
     public void clear(int index) { delete(le32(index)); }
 
+    /** The open maps now in this map's slots, each once. */
+    public java.util.List<BpfMap> innerMaps() {
+        java.util.Set<Integer> ids = new java.util.LinkedHashSet<>();
+        if (array != null) {
+            for (int i = 0; i < array.length(); i++) if (array.get(i) != 0) ids.add(array.get(i));
+        } else {
+            for (byte[] k : hash.keys()) {
+                byte[] v = hash.read(k);
+                if (v != null) ids.add(u32(v, 0));
+            }
+        }
+        java.util.List<BpfMap> out = new java.util.ArrayList<>();
+        for (int id : ids) Maps.byId(id).ifPresent(out::add);
+        return out;
+    }
+
     // ---- program side --------------------------------------------------------------------------
 
     /**

@@ -163,10 +163,20 @@ public final class MapTable implements AutoCloseable {
         return false;
     }
 
-    /** Every map's regions, for a run's region table. */
+    /**
+     * Every map's regions, for a run's region table, with those of the inner maps now in a map-in-map slot
+     * (an inner map put in a slot while a run is in progress is not in that run's table: its accesses are
+     * out of bounds).
+     */
     public List<MemoryRegion> regions() {
         List<MemoryRegion> out = new ArrayList<>();
+        java.util.Set<BpfMap> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        seen.addAll(maps);
         for (BpfMap m : maps) out.addAll(m.regions());
+        for (BpfMap m : maps) {
+            if (!(m instanceof MapOfMaps outer)) continue;
+            for (BpfMap inner : outer.innerMaps()) if (seen.add(inner)) out.addAll(inner.regions());
+        }
         return out;
     }
 

@@ -1,0 +1,93 @@
+package dev.bpf4j.it.corpus;
+
+import dev.bpf4j.api.BpfObject;
+import dev.bpf4j.api.ObjectLoadOptions;
+import dev.bpf4j.api.RunOptions;
+import dev.bpf4j.maps.ArrayMap;
+import dev.bpf4j.maps.BpfMap;
+import dev.bpf4j.maps.SpinLock;
+import dev.bpf4j.object.BpfObjectSpec;
+import dev.bpf4j.object.ProgramSpec;
+import dev.bpf4j.runtime.BpfLoadException;
+import dev.bpf4j.runtime.NativeMemory;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** bpf_spin_lock from C: real exclusion between threads on each engine, the lock word kept from Java, load-time errors. */
+class SpinLockObjectTest {
+    static final int THREADS = 4, CALLS = 5, REPEAT = 400;
+
+    /** struct pair { u64 packets; bpf_spin_lock lock; u32 last_len; u64 twice; } */
+    static long word(byte[] v, int off) { return ByteBuffer.wrap(v).order(ByteOrder.LITTLE_ENDIAN).getLong(off); }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"interp", "jit"})
+    void threadsIncrementingUnderTheLockLoseNothing(String engine) throws Exception {
+        byte[] pkt = Packets.udp(53, 10);
+        try (BpfObject obj = BpfObject.open(CorpusCase.DIR.resolve("spin_lock.o")).load(ObjectLoadOptions.engine(engine))) {
+            ExecutorService pool = Executors.newFixedThreadPool(THREADS);
+            try {
+                List<Future<?>> done = new ArrayList<>();
+                for (int t = 0; t < THREADS; t++) {
+                    done.add(pool.submit(() -> {
+                        for (int i = 0; i < CALLS; i++) obj.program("xdp_spin").run(RunOptions.packet(pkt).withRepeat(REPEAT));
+                        return null;
+                    }));
+                }
+                for (Future<?> f : done) f.get();
+            } finally {
+                pool.shutdown();
+            }
+            long total = (long) THREADS * CALLS * REPEAT;
+            byte[] pair = obj.map("pairs").lookup(new byte[4]).orElseThrow();
+            assertThat(word(pair, 0)).isEqualTo(total);
+            assertThat(word(pair, 16)).isEqualTo(2 * total);
+            byte[] proto = obj.map("by_proto").lookup(new byte[] {(byte) (pkt.length & 3), 0, 0, 0}).orElseThrow();
+            assertThat(word(proto, 0)).isEqualTo(total);
+            assertThat(word(proto, 16)).isEqualTo(2 * total);
+        }
+    }
+
+    @Test void javaUpdatesNeverOverwriteTheLockWord() {
+        try (BpfObject obj = BpfObject.open(CorpusCase.DIR.resolve("spin_lock.o")).load("interp")) {
+            BpfMap pairs = obj.map("pairs");
+            assertThat(pairs.definition().spinLockOffset()).isEqualTo(8);
+            long lock = ((ArrayMap) pairs).elementAddress(0, 0) + 8;
+            assertThat(SpinLock.tryLock(lock)).isTrue();
+            byte[] v = new byte[24];
+            java.util.Arrays.fill(v, (byte) 0x5a);
+            pairs.update(new byte[4], v, 0);
+            assertThat(NativeMemory.getInt(lock)).isEqualTo(1); // still held
+            assertThat(pairs.lookup(new byte[4]).orElseThrow()).satisfies(b -> assertThat(ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN).getInt(8)).isZero());
+            SpinLock.unlock(lock);
+        }
+    }
+
+    @Test void lockWithoutBtfOrLockFieldIsALoadError() {
+        var path = CorpusCase.DIR.resolve("spin_lock_errors.o");
+        assertThatThrownBy(() -> BpfObject.open(path).load("interp")).isInstanceOf(BpfLoadException.class)
+                .hasMessageContaining("load program lock_no_btf pc ")
+                .hasMessageContaining("spin_lock_errors.c:")
+                .hasMessageContaining("map 'untyped' has to have BTF in order to use bpf_spin_lock");
+        BpfObjectSpec spec = BpfObjectSpec.read(path);
+        ProgramSpec p = spec.program("lock_no_field"); // in "?xdp": not loaded unless moved to "xdp"
+        ProgramSpec loaded = new ProgramSpec(p.name(), "xdp", p.type(), p.attachType(), p.attachTarget(), p.sleepable(), p.program(),
+                p.mapReferences(), p.functions(), p.funcInfos(), p.lineInfos(), p.coreRelocations());
+        BpfObjectSpec only = new BpfObjectSpec(spec.name(), spec.license(), spec.kernelVersion(), List.of(loaded), spec.maps(), spec.btf());
+        assertThatThrownBy(() -> BpfObject.open(only).load("jit")).isInstanceOf(BpfLoadException.class)
+                .hasMessageContaining("load program lock_no_field pc ")
+                .hasMessageContaining("map 'unlocked' has no valid bpf_spin_lock");
+    }
+}
