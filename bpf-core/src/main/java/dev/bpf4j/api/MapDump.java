@@ -2,6 +2,7 @@ package dev.bpf4j.api;
 
 import dev.bpf4j.maps.BpfMap;
 import dev.bpf4j.maps.Cpus;
+import dev.bpf4j.maps.MapOfMaps;
 import dev.bpf4j.maps.QueueStackMap;
 import dev.bpf4j.maps.RingBufMap;
 
@@ -63,7 +64,10 @@ public final class MapDump {
         return out;
     }
 
-    /** {@code {"name": ..., "entries": [{"key": ["0x01", ...], "value": [...]}, ...]}}; per-CPU: {@code "values": [{"cpu": 0, "value": [...]}]}. */
+    /**
+     * {@code {"name": ..., "entries": [{"key": ["0x01", ...], "value": [...]}, ...]}}; per-CPU: {@code "values": [{"cpu": 0, "value": [...]}]};
+     * map-in-map: {@code "inner_map": "name"} in place of the value (bpftool prints the inner map's id, which differs from run to run).
+     */
     public static String json(BpfMap map) {
         StringBuilder b = new StringBuilder("{\"name\": \"").append(map.name()).append("\", \"entries\": [");
         List<Entry> entries = entries(map);
@@ -72,6 +76,10 @@ public final class MapDump {
             if (i > 0) b.append(", ");
             b.append('{');
             if (e.key() != null) b.append("\"key\": ").append(bytes(e.key())).append(", ");
+            if (map instanceof MapOfMaps outer) { // the value is a map id, which differs between runs: name the map instead
+                b.append("\"inner_map\": \"").append(outer.inner(e.key()).map(BpfMap::name).orElse("?")).append("\"}");
+                continue;
+            }
             if (map.type().isPercpu()) {
                 b.append("\"values\": [");
                 for (int cpu = 0; cpu < e.values().size(); cpu++) {

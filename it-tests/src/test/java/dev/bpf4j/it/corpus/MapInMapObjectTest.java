@@ -33,6 +33,9 @@ class MapInMapObjectTest {
             MapOfMaps outer = (MapOfMaps) obj.map("outer_arr");
             assertThat(outer.inner(0)).containsSame(obj.map("inner_a"));
             assertThat(outer.inner(1)).isEmpty();
+            assertThat(dev.bpf4j.api.MapDump.json(outer)).isEqualTo("{\"name\": \"outer_arr\", \"entries\": ["
+                    + "{\"key\": [\"0x00\", \"0x00\", \"0x00\", \"0x00\"], \"inner_map\": \"inner_a\"}, "
+                    + "{\"key\": [\"0x02\", \"0x00\", \"0x00\", \"0x00\"], \"inner_map\": \"inner_b\"}]}");
             assertThat(outer.innerTemplate().maxEntries()).isEqualTo(4);
             var run = obj.program("mim_update");
             assertThat(run.run(RunOptions.defaults().withCtxIn(Corpus.mim(1, 0, 1, false))).retval()).isEqualTo(1); // empty slot
