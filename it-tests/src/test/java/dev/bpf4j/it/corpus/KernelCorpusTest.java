@@ -8,6 +8,9 @@ import dev.bpf4j.object.ProgramType;
 import dev.bpf4j.runtime.BpfException;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
+import dev.bpf4j.api.BpfObject;
+import dev.bpf4j.runtime.BpfLoadException;
 
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -16,6 +19,8 @@ import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
@@ -37,6 +42,19 @@ class KernelCorpusTest {
             "tail_calls/tail_entry", "KernelObject loads one program; prog-array slots need every target loaded",
             "callbacks_loop/loop_squares", "KernelObject loads no func_info; the kernel wants it for callbacks",
             "callbacks_loop/each_square", "KernelObject loads no func_info; the kernel wants it for callbacks");
+
+    /** The kernel verifier refuses what bpf4j's load-time spin lock check refuses, for the same reason. */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"lock_no_btf", "lock_no_field", "lock_wrong_off"})
+    void spinLockRefusalsMatchTheKernel(String program) {
+        assumeTrue(KernelObject.onClassPath(), "bpf4j-kernel is not on this surefire execution's class path (see it-tests/pom.xml)");
+        String refused = KernelObject.unavailableReason();
+        assumeTrue(refused == null, () -> "bpf() is not permitted here: " + refused);
+        BpfObjectSpec spec = SpinLockObjectTest.onlyProgram(program);
+        String ours = catchThrowableOfType(() -> BpfObject.open(spec).load("interp"), BpfLoadException.class).getMessage();
+        String reason = ours.substring(ours.indexOf("bpf_spin_lock: ") + "bpf_spin_lock: ".length());
+        assertThatThrownBy(() -> new KernelObject(spec, program).close()).hasMessageContaining(reason);
+    }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("cases")

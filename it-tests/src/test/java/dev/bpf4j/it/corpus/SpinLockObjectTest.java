@@ -81,13 +81,20 @@ class SpinLockObjectTest {
                 .hasMessageContaining("load program lock_no_btf pc ")
                 .hasMessageContaining("spin_lock_errors.c:")
                 .hasMessageContaining("map 'untyped' has to have BTF in order to use bpf_spin_lock");
-        BpfObjectSpec spec = BpfObjectSpec.read(path);
-        ProgramSpec p = spec.program("lock_no_field"); // in "?xdp": not loaded unless moved to "xdp"
-        ProgramSpec loaded = new ProgramSpec(p.name(), "xdp", p.type(), p.attachType(), p.attachTarget(), p.sleepable(), p.program(),
-                p.mapReferences(), p.functions(), p.funcInfos(), p.lineInfos(), p.coreRelocations());
-        BpfObjectSpec only = new BpfObjectSpec(spec.name(), spec.license(), spec.kernelVersion(), List.of(loaded), spec.maps(), spec.btf());
-        assertThatThrownBy(() -> BpfObject.open(only).load("jit")).isInstanceOf(BpfLoadException.class)
+        assertThatThrownBy(() -> BpfObject.open(onlyProgram("lock_no_field")).load("jit")).isInstanceOf(BpfLoadException.class)
                 .hasMessageContaining("load program lock_no_field pc ")
                 .hasMessageContaining("map 'unlocked' has no valid bpf_spin_lock");
+        assertThatThrownBy(() -> BpfObject.open(onlyProgram("lock_wrong_off")).load("interp")).isInstanceOf(BpfLoadException.class)
+                .hasMessageContaining("load program lock_wrong_off pc ")
+                .hasMessageContaining("off 0 doesn't point to 'struct bpf_spin_lock' that is at 8");
+    }
+
+    /** spin_lock_errors.o with only {@code program}, moved out of "?xdp" so that it is loaded. */
+    static BpfObjectSpec onlyProgram(String program) {
+        BpfObjectSpec spec = BpfObjectSpec.read(CorpusCase.DIR.resolve("spin_lock_errors.o"));
+        ProgramSpec p = spec.program(program);
+        ProgramSpec loaded = new ProgramSpec(p.name(), "xdp", p.type(), p.attachType(), p.attachTarget(), p.sleepable(), p.program(),
+                p.mapReferences(), p.functions(), p.funcInfos(), p.lineInfos(), p.coreRelocations());
+        return new BpfObjectSpec(spec.name(), spec.license(), spec.kernelVersion(), List.of(loaded), spec.maps(), spec.btf());
     }
 }
