@@ -30,7 +30,7 @@ class MapInMapObjectTest {
         try (BpfObject obj = BpfObject.open(CorpusCase.DIR.resolve("map_in_map.o")).load(ObjectLoadOptions.engine(engine));
              BpfMap mine = Maps.create(new MapDefinition("mine", MapType.ARRAY, 4, 8, 4, 0));
              BpfMap tooBig = Maps.create(new MapDefinition("big", MapType.ARRAY, 4, 8, 5, 0))) {
-            MapOfMaps outer = (MapOfMaps) obj.map("outer_arr");
+            MapOfMaps outer = obj.mapOfMaps("outer_arr");
             assertThat(outer.inner(0)).containsSame(obj.map("inner_a"));
             assertThat(outer.inner(1)).isEmpty();
             assertThat(dev.bpf4j.api.MapDump.json(outer)).isEqualTo("{\"name\": \"outer_arr\", \"entries\": ["
@@ -49,7 +49,8 @@ class MapInMapObjectTest {
 
             assertThatThrownBy(() -> outer.setInner(2, tooBig)).isInstanceOfSatisfying(BpfMapException.class,
                     e -> assertThat(e.errno()).isEqualTo(Errno.EINVAL));
-            MapOfMaps byHash = (MapOfMaps) obj.map("outer_hash");
+            MapOfMaps byHash = obj.mapOfMaps("outer_hash");
+            assertThatThrownBy(() -> obj.mapOfMaps("inner_a")).hasMessageContaining("is not a map-in-map");
             byHash.setInner(new byte[] {9, 0, 0, 0}, mine, 0);
             assertThat(run.run(RunOptions.defaults().withCtxIn(Corpus.mim(9, 2, 1, true))).retval()).isZero();
             assertThat(mine.lookup(new byte[] {2, 0, 0, 0})).contains(le(10));
