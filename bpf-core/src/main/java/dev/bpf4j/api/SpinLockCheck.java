@@ -63,7 +63,8 @@ final class SpinLockCheck {
                 continue;
             }
             if (Opcodes.isAlu(i.opcode())) alu(i, s);
-            else if (cls == Opcodes.LDX || cls == Opcodes.LD) s[i.dst()] = null;
+            else if (cls == Opcodes.LDX) s[i.dst()] = null;
+            else if (cls == Opcodes.LD) for (int r = 0; r <= 5; r++) s[r] = null; // LD ABS/IND: r0 set, r1-r5 clobbered
             else if (cls == Opcodes.STX && Opcodes.mode(i.opcode()) == Opcodes.ATOMIC && (i.imm() & Opcodes.FETCH) != 0) {
                 s[i.imm() == Opcodes.CMPXCHG ? 0 : i.src()] = null;
             }
