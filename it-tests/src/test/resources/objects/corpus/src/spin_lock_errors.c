@@ -66,3 +66,39 @@ int lock_wrong_off(struct xdp_md *ctx)
 	bpf_spin_unlock((struct bpf_spin_lock *)&p->packets);
 	return XDP_PASS;
 }
+
+SEC("?xdp")
+int lock_no_unlock(struct xdp_md *ctx)
+{
+	__u32 k = 0;
+	struct pair *p = bpf_map_lookup_elem(&locked, &k);
+	if (!p)
+		return XDP_ABORTED;
+	bpf_spin_lock(&p->lock);
+	p->packets++;
+	return XDP_PASS; /* still holding the lock */
+}
+
+SEC("?xdp")
+int lock_call_inside(struct xdp_md *ctx)
+{
+	__u32 k = 0;
+	struct pair *p = bpf_map_lookup_elem(&locked, &k);
+	if (!p)
+		return XDP_ABORTED;
+	bpf_spin_lock(&p->lock);
+	p->packets = bpf_ktime_get_ns(); /* no helper calls under the lock */
+	bpf_spin_unlock(&p->lock);
+	return XDP_PASS;
+}
+
+SEC("?xdp")
+int unlock_only(struct xdp_md *ctx)
+{
+	__u32 k = 0;
+	struct pair *p = bpf_map_lookup_elem(&locked, &k);
+	if (!p)
+		return XDP_ABORTED;
+	bpf_spin_unlock(&p->lock);
+	return XDP_PASS;
+}

@@ -19,7 +19,7 @@ import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -45,15 +45,18 @@ class KernelCorpusTest {
 
     /** The kernel verifier refuses what bpf4j's load-time spin lock check refuses, for the same reason. */
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"lock_no_btf", "lock_no_field", "lock_wrong_off"})
+    @ValueSource(strings = {"lock_no_btf", "lock_no_field", "lock_wrong_off", "lock_no_unlock", "lock_call_inside", "unlock_only"})
     void spinLockRefusalsMatchTheKernel(String program) {
         assumeTrue(KernelObject.onClassPath(), "bpf4j-kernel is not on this surefire execution's class path (see it-tests/pom.xml)");
         String refused = KernelObject.unavailableReason();
         assumeTrue(refused == null, () -> "bpf() is not permitted here: " + refused);
         BpfObjectSpec spec = SpinLockObjectTest.onlyProgram(program);
-        String ours = catchThrowableOfType(() -> BpfObject.open(spec).load("interp"), BpfLoadException.class).getMessage();
-        String reason = ours.substring(ours.indexOf("bpf_spin_lock: ") + "bpf_spin_lock: ".length());
-        assertThatThrownBy(() -> new KernelObject(spec, program).close()).hasMessageContaining(reason);
+        Throwable kernel = catchThrowable(() -> new KernelObject(spec, program).close());
+        assertThat(kernel).as("the kernel refuses %s", program).isNotNull();
+        BpfLoadException ours = catchThrowableOfType(() -> BpfObject.open(spec).load("interp"), BpfLoadException.class);
+        assertThat(ours).as("bpf4j refuses %s as the kernel does: %s", program, kernel.getMessage()).isNotNull();
+        String reason = ours.getMessage().substring(ours.getMessage().lastIndexOf("): ") + 3).replaceFirst("^bpf_spin_(un)?lock: ", "");
+        assertThat(kernel.getMessage()).as("bpf4j: %s", ours.getMessage()).contains(reason);
     }
 
     @ParameterizedTest(name = "{0}")

@@ -87,6 +87,12 @@ class SpinLockObjectTest {
         assertThatThrownBy(() -> BpfObject.open(onlyProgram("lock_wrong_off")).load("interp")).isInstanceOf(BpfLoadException.class)
                 .hasMessageContaining("load program lock_wrong_off pc ")
                 .hasMessageContaining("off 0 doesn't point to 'struct bpf_spin_lock' that is at 8");
+        assertThatThrownBy(() -> BpfObject.open(onlyProgram("lock_no_unlock")).load("interp"))
+                .hasMessageMatching("(?s)load program lock_no_unlock pc \\d+ .*: BPF_EXIT instruction in main prog cannot be used inside bpf_spin_lock-ed region");
+        assertThatThrownBy(() -> BpfObject.open(onlyProgram("lock_call_inside")).load("interp"))
+                .hasMessageContaining("bpf_ktime_get_ns()").hasMessageEndingWith("function calls are not allowed while holding a lock");
+        assertThatThrownBy(() -> BpfObject.open(onlyProgram("unlock_only")).load("jit"))
+                .hasMessageContaining("load program unlock_only pc ").hasMessageEndingWith("bpf_spin_unlock without taking a lock");
     }
 
     /** spin_lock_errors.o with only {@code program}, moved out of "?xdp" so that it is loaded. */
