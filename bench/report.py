@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Turns JMH's JSON results (-rf json) plus WorkloadFacts' JSON into the Markdown benchmark report."""
+"""Turns JMH's JSON results (-rf json) plus WorkloadFacts' JSON (and KernelTimings' JSON, when given)
+into the Markdown benchmark report."""
 import json
 import math
 import sys
@@ -56,32 +57,66 @@ def fmt_ratio(r, target=None, higher_is_better=False):
     return text
 
 
-def best_table(s):
+def load_kernel(path):
+    """KernelTimings' output: (workload -> {"mean_ns"...} or {"refused": ...}, None), or (None, why not)."""
+    if path is None:
+        return None, "no kernel timings were given"
+    k = json.load(open(path))
+    if not k.get("available"):
+        return None, k.get("reason", "bpf() is refused")
+    return k["timings"], None
+
+
+def kernel_cell(k, w, key="mean_ns"):
+    t = k.get(w) if k else None
+    if t is None:
+        return "—", None
+    if "refused" in t:
+        return "refused¹", None
+    return fmt((t[key], float("nan"))), (t[key], float("nan"))
+
+
+def net_of_entry(v, empty):
+    """v minus the empty call (the cost of getting in and out), or None when that leaves nothing."""
+    if v is None or empty is None or v[0] - empty[0] <= 0:
+        return None
+    return (v[0] - empty[0], float("nan"))
+
+
+def best_table(s, k=None):
     """Ratios from each benchmark's fastest measurement iteration: on a shared machine other
     processes only ever add time, so the minimum is the least disturbed sample."""
     wl = lambda w, e: s.get(("WorkloadBenchmark", w, e))
-    print("| workload (fastest iteration) | interp ns/op | JIT ns/op | gcc ns/op | JIT/gcc | interp/JIT |")
-    print("|---|---:|---:|---:|---:|---:|")
+    kh = " kernel ns/op | kernel/gcc net of entry |" if k else ""
+    print("| workload (fastest iteration) | interp ns/op | JIT ns/op | gcc ns/op | JIT/gcc | interp/JIT |" + kh)
+    print("|---|---:|---:|---:|---:|---:|" + ("---:|---:|" if k else ""))
+    gcc_empty = s.get(("EmptyCallBenchmark", None, "gcc"))
     for w in WORKLOADS:
         i, j, g = wl(w, "interp"), wl(w, "jit"), wl(w, "gcc")
+        kc = ""
+        if k:
+            text, kv = kernel_cell(k, w, "best_ns")
+            kc = f" {text} | {fmt_ratio(ratio(kv, net_of_entry(g, gcc_empty)))} |"
         print(f"| {LABELS[w]} | {fmt(i)} | {fmt(j)} | {fmt(g)} | {fmt_ratio(ratio(j, g), TARGET_JIT_GCC)} "
-              f"| {fmt_ratio(ratio(i, j), TARGET_INTERP_JIT, True)} |")
-    e = {k: s.get(("EmptyCallBenchmark", None, k)) for k in ("interp", "jit", "gcc")}
-    h = {k: s.get(("HelperCallBenchmark", None, k)) for k in ("interp", "jit")}
-    print(f"| empty program call | {fmt(e['interp'])} | {fmt(e['jit'])} | {fmt(e['gcc'])} | | |")
-    print(f"| program with one Java helper call | {fmt(h['interp'])} | {fmt(h['jit'])} | | | |")
+              f"| {fmt_ratio(ratio(i, j), TARGET_INTERP_JIT, True)} |" + kc)
+    e = {x: s.get(("EmptyCallBenchmark", None, x)) for x in ("interp", "jit", "gcc")}
+    h = {x: s.get(("HelperCallBenchmark", None, x)) for x in ("interp", "jit")}
+    ke = f" {kernel_cell(k, 'empty', 'best_ns')[0]} | |" if k else ""
+    print(f"| empty program call | {fmt(e['interp'])} | {fmt(e['jit'])} | {fmt(e['gcc'])} | | |" + ke)
+    print(f"| program with one Java helper call | {fmt(h['interp'])} | {fmt(h['jit'])} | | | |" + (" | |" if k else ""))
 
 
-def main(facts_path, results_path):
+def main(facts_path, results_path, kernel_path=None):
     facts = json.load(open(facts_path))
     s = load_scores(results_path)
+    k, k_missing = load_kernel(kernel_path)
     wl = lambda w, e: s.get(("WorkloadBenchmark", w, e))
     empty = {e: s.get(("EmptyCallBenchmark", None, e)) for e in ("interp", "jit", "gcc")}
     helper = {e: s.get(("HelperCallBenchmark", None, e)) for e in ("interp", "jit")}
 
     print("| workload | interp ns/op | JIT ns/op | gcc ns/op | JIT/gcc | interp/JIT | JIT/gcc net of entry "
-          "| BPF insns executed | interp ns/insn | interp ns/insn net of entry |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+          "| BPF insns executed | interp ns/insn | interp ns/insn net of entry |" + (" kernel ns/op | kernel/gcc net of entry |" if k else ""))
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|" + ("---:|---:|" if k else ""))
     misses = []
     for w in WORKLOADS:
         i, j, g = wl(w, "interp"), wl(w, "jit"), wl(w, "gcc")
@@ -96,7 +131,7 @@ def main(facts_path, results_path):
         print(f"| {LABELS[w]} | {fmt(i)} | {fmt(j)} | {fmt(g)} | {fmt_ratio(jg, TARGET_JIT_GCC)} "
               f"| {fmt_ratio(ij, TARGET_INTERP_JIT, True)} | {fmt_ratio(jg_net)} | {insns:,} "
               f"| {'—' if per is None else f'{per:.2f}' + (' ✓' if per < TARGET_NS_PER_INSN else ' ✗')} "
-              f"| {'—' if net is None else f'{net:.2f}'} |")
+              f"| {'—' if net is None else f'{net:.2f}'} |" + (f" {kernel_cell(k, w)[0]} | {fmt_ratio(ratio(kernel_cell(k, w)[1], net_of_entry(g, empty['gcc'])))} |" if k else ""))
         if jg is not None and jg > TARGET_JIT_GCC:
             misses.append(f"{w}: JIT/gcc {jg:.2f}× (target ≤ {TARGET_JIT_GCC}×)")
         if ij is not None and ij < TARGET_INTERP_JIT:
@@ -126,13 +161,23 @@ def main(facts_path, results_path):
           "to separate code quality from the cost of getting in and out.")
     if misses:
         print("* Missed: " + "; ".join(misses) + ".")
+    if k:
+        refused = [f"{w} ({k[w]['refused']})" for w in WORKLOADS if w in k and "refused" in k[w]]
+        print("* Kernel: each workload loaded into the Linux kernel (bpf-kernel, the input in an array map, followed by 64 zero bytes: see bench/README.md) and run with "
+              "BPF_PROG_TEST_RUN `repeat`; the kernel times the loop around the runs itself, so its ns/op is the kernel "
+              "JIT's cost per run without any entry cost (no system call, no Java→native call: compare it with the "
+              "\"net of entry\" figures; kernel/gcc divides by gcc's time minus its empty call), mean of the measurements (the fastest in the second table); the kernel "
+              f"reports whole ns. Empty program in the kernel: {kernel_cell(k, 'empty')[0]} ns."
+              + (" ¹ Refused by the kernel verifier: " + "; ".join(refused) + "." if refused else ""))
+    else:
+        print(f"* Kernel column left out: {k_missing}.")
     if "jit" not in facts["engines"]:
         print("* The JIT engine was not on the class path: its columns are empty.")
     print()
-    best_table(load_scores(results_path, best=True))
+    best_table(load_scores(results_path, best=True), k)
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3:
-        sys.exit("usage: report.py facts.json results.json")
-    main(sys.argv[1], sys.argv[2])
+    if len(sys.argv) not in (3, 4):
+        sys.exit("usage: report.py facts.json results.json [kernel.json]")
+    main(*sys.argv[1:])

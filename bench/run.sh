@@ -4,6 +4,7 @@
 #   bench/run.sh                 # the full run, ~3-4 minutes on 2 cores
 #   JMH_TIMING="-wi 1 -w 200ms -i 1 -r 200ms" bench/run.sh   # other iteration settings (a smoke run)
 #   SKIP_BUILD=1 bench/run.sh    # reuse an existing benchmarks.jar
+#   KERNEL_TIMING="1 50" bench/run.sh   # kernel column: measurements and ms per measurement (default "5 200")
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(dirname "$here")"
@@ -24,6 +25,11 @@ if python3 -c 'import json,sys; sys.exit(0 if json.load(open(sys.argv[1]))["gcc"
   engines="$engines,gcc"
 fi
 
+# The kernel column: each workload in the Linux kernel, timed by the kernel itself (BPF_PROG_TEST_RUN
+# repeat); {"available": false, ...} where bpf() is refused, and the report then leaves the column out.
+# shellcheck disable=SC2086 # word splitting of $KERNEL_TIMING is intended
+java -cp "$jar" dev.bpf4j.bench.KernelTimings ${KERNEL_TIMING:-5 200} > "$out/kernel.json"
+
 timing="${JMH_TIMING:--wi 3 -w 1s -i 5 -r 1s}"
 # shellcheck disable=SC2206 # word splitting of $timing is intended
 cmd=(java -jar "$jar" -f 1 $timing -bm avgt -tu ns
@@ -34,7 +40,7 @@ load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
 "${cmd[@]}" > "$out/jmh.log"
 load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
 {
-  python3 "$here/report.py" "$out/facts.json" "$out/results.json"
+  python3 "$here/report.py" "$out/facts.json" "$out/results.json" "$out/kernel.json"
   echo
   echo "* Machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'),"\
        "$(java -version 2>&1 | head -1); load average $load_before before and $load_after after the run"\

@@ -9,7 +9,8 @@ import java.util.ServiceLoader;
 
 /**
  * The BPF engines on the class path, found by name through {@link ServiceLoader}, so the benchmarks
- * compile and run whether or not the JIT ({@code jit}) has landed yet.
+ * compile and run whether or not the JIT ({@code jit}) has landed yet. {@link #names()} lists the
+ * in-process engines JMH times; the kernel engine is timed by the kernel itself ({@link KernelTimings}).
  */
 public final class Engines {
     private Engines() {}
@@ -30,10 +31,13 @@ public final class Engines {
                 "no BPF engine named '" + name + "' on the class path (available: " + names() + ")"));
     }
 
-    /** Names of every registered engine, in ServiceLoader order. */
+    /** Name of the kernel engine, which JMH does not time (a run through it is a system call and map copies). */
+    public static final String KERNEL = "kernel";
+
+    /** Names of every registered in-process engine (all but {@link #KERNEL}), in ServiceLoader order. */
     public static List<String> names() {
         List<String> names = new ArrayList<>();
-        for (Engine e : ServiceLoader.load(Engine.class)) names.add(e.name());
+        for (Engine e : ServiceLoader.load(Engine.class)) if (!e.name().equals(KERNEL)) names.add(e.name());
         return names;
     }
 }

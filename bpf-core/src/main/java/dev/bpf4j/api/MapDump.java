@@ -17,13 +17,19 @@ import java.util.Optional;
  * key/value byte arrays, per-CPU maps with one value per possible CPU. Keys come out sorted (unsigned
  * bytewise) so two dumps of equal maps are equal. Queues and stacks list their values oldest / top
  * first (read by popping and pushing back); ring buffers list their pending records and consume them.
- * Program arrays and other maps without lookup are empty.
+ * Program arrays and other maps without lookup are empty. A map-in-map's entries carry the name of the
+ * inner map beside its id (ids differ from one load to the next, names do not).
  */
 public final class MapDump {
     private MapDump() {}
 
-    /** One entry: {@code key} null for queue/stack/ringbuf; {@code values} has one element, or one per CPU. */
-    public record Entry(byte[] key, List<byte[]> values) {}
+    /**
+     * One entry: {@code key} null for queue/stack/ringbuf; {@code values} has one element, or one per CPU;
+     * {@code innerMap} the name of the map a map-in-map slot holds (its value is that map's id), else null.
+     */
+    public record Entry(byte[] key, List<byte[]> values, String innerMap) {
+        public Entry(byte[] key, List<byte[]> values) { this(key, values, null); }
+    }
 
     public static List<Entry> entries(BpfMap map) {
         if (map instanceof QueueStackMap q) return queueStack(q);
@@ -42,7 +48,8 @@ public final class MapDump {
         for (byte[] k : keys) {
             Optional<byte[]> v = map.lookup(k);
             if (v.isEmpty()) continue;
-            out.add(new Entry(k, map.type().isPercpu() ? perCpu(map, v.get()) : List.of(v.get())));
+            String inner = map instanceof MapOfMaps outer ? outer.inner(k).map(BpfMap::name).orElse("?") : null;
+            out.add(new Entry(k, map.type().isPercpu() ? perCpu(map, v.get()) : List.of(v.get()), inner));
         }
         return out;
     }
@@ -64,23 +71,22 @@ public final class MapDump {
         return out;
     }
 
-    /**
-     * {@code {"name": ..., "entries": [{"key": ["0x01", ...], "value": [...]}, ...]}}; per-CPU: {@code "values": [{"cpu": 0, "value": [...]}]};
-     * map-in-map: {@code "inner_map": "name"} in place of the value (bpftool prints the inner map's id, which differs from run to run).
-     */
-    public static String json(BpfMap map) {
-        StringBuilder b = new StringBuilder("{\"name\": \"").append(map.name()).append("\", \"entries\": [");
-        List<Entry> entries = entries(map);
+    /** {@code {"name": ..., "entries": [{"key": ["0x01", ...], "value": [...]}, ...]}}; per-CPU: {@code "values": [{"cpu": 0, "value": [...]}]}. */
+    public static String json(BpfMap map) { return json(map.name(), map.type().isPercpu(), entries(map)); }
+
+    /** As {@link #json(BpfMap)}, for entries read elsewhere (a map in the kernel): {@code percpu} selects the per-CPU shape. */
+    public static String json(String name, boolean percpu, List<Entry> entries) {
+        StringBuilder b = new StringBuilder("{\"name\": \"").append(name).append("\", \"entries\": [");
         for (int i = 0; i < entries.size(); i++) {
             Entry e = entries.get(i);
             if (i > 0) b.append(", ");
             b.append('{');
             if (e.key() != null) b.append("\"key\": ").append(bytes(e.key())).append(", ");
-            if (map instanceof MapOfMaps outer) { // the value is a map id, which differs between runs: name the map instead
-                b.append("\"inner_map\": \"").append(outer.inner(e.key()).map(BpfMap::name).orElse("?")).append("\"}");
+            if (e.innerMap() != null) { // the value is a map id, which differs between loads: name the map instead
+                b.append("\"inner_map\": \"").append(e.innerMap()).append("\"}");
                 continue;
             }
-            if (map.type().isPercpu()) {
+            if (percpu) {
                 b.append("\"values\": [");
                 for (int cpu = 0; cpu < e.values().size(); cpu++) {
                     if (cpu > 0) b.append(", ");

@@ -16,7 +16,8 @@ final class BpfAttr {
     /** enum bpf_cmd. */
     static final int BPF_MAP_CREATE = 0, BPF_MAP_LOOKUP_ELEM = 1, BPF_MAP_UPDATE_ELEM = 2,
             BPF_MAP_DELETE_ELEM = 3, BPF_MAP_GET_NEXT_KEY = 4, BPF_PROG_LOAD = 5,
-            BPF_PROG_TEST_RUN = 10, BPF_OBJ_GET_INFO_BY_FD = 15, BPF_BTF_LOAD = 18;
+            BPF_PROG_TEST_RUN = 10, BPF_OBJ_GET_INFO_BY_FD = 15, BPF_BTF_LOAD = 18,
+            BPF_MAP_LOOKUP_AND_DELETE_ELEM = 21, BPF_MAP_FREEZE = 22;
 
     /** BPF_MAP_CREATE: struct { map_type; key_size; value_size; max_entries; map_flags; inner_map_fd; numa_node; map_name[16]; ... }. */
     static final class MapCreate {
@@ -29,28 +30,19 @@ final class BpfAttr {
         static final int INNER_MAP_FD = 20;   // __u32
         static final int NUMA_NODE = 24;      // __u32
         static final int MAP_NAME = 28;       // char[BPF_OBJ_NAME_LEN = 16]
-        static final int MAP_IFINDEX = 44;    // __u32
         static final int BTF_FD = 48;         // __u32
         static final int BTF_KEY_TYPE_ID = 52;   // __u32
         static final int BTF_VALUE_TYPE_ID = 56; // __u32
     }
 
-    /** BPF_BTF_LOAD: struct { btf; btf_log_buf; btf_size; btf_log_size; btf_log_level; ... }. */
+    /** BPF_BTF_LOAD: struct { btf; btf_log_buf; btf_size; btf_log_size; btf_log_level; }. */
     static final class BtfLoad {
         private BtfLoad() {}
-        static final int BTF = 0;             // __aligned_u64 (pointer to the raw .BTF bytes)
-        static final int LOG_BUF = 8;         // __aligned_u64
+        static final int BTF = 0;             // __aligned_u64 (pointer)
+        static final int LOG_BUF = 8;         // __aligned_u64 (pointer)
         static final int BTF_SIZE = 16;       // __u32
         static final int LOG_SIZE = 20;       // __u32
         static final int LOG_LEVEL = 24;      // __u32
-    }
-
-    /** struct bpf_map_info (we ask for the first 8 bytes). */
-    static final class MapInfoLayout {
-        private MapInfoLayout() {}
-        static final int SIZE = 8;
-        static final int TYPE = 0;            // __u32
-        static final int ID = 4;              // __u32
     }
 
     /** BPF_MAP_*_ELEM and BPF_MAP_GET_NEXT_KEY: struct { map_fd; pad; key; value | next_key; flags; }. */
@@ -78,6 +70,13 @@ final class BpfAttr {
         static final int PROG_NAME = 48;      // char[16]
         static final int PROG_IFINDEX = 64;   // __u32
         static final int EXPECTED_ATTACH_TYPE = 68; // __u32
+        static final int PROG_BTF_FD = 72;    // __u32
+        static final int FUNC_INFO_REC_SIZE = 76; // __u32 (sizeof struct bpf_func_info = 8)
+        static final int FUNC_INFO = 80;      // __aligned_u64 (pointer)
+        static final int FUNC_INFO_CNT = 88;  // __u32
+        static final int LINE_INFO_REC_SIZE = 92; // __u32 (sizeof struct bpf_line_info = 16)
+        static final int LINE_INFO = 96;      // __aligned_u64 (pointer)
+        static final int LINE_INFO_CNT = 104; // __u32
     }
 
     /** BPF_PROG_TEST_RUN: struct { ... } test. */
@@ -106,6 +105,14 @@ final class BpfAttr {
         static final int BPF_FD = 0;          // __u32
         static final int INFO_LEN = 4;        // __u32, in: buffer size, out: bytes the kernel filled
         static final int INFO = 8;            // __aligned_u64 (pointer to struct bpf_prog_info)
+    }
+
+    /** struct bpf_map_info (we ask for the first 8 bytes). */
+    static final class MapInfoLayout {
+        private MapInfoLayout() {}
+        static final int SIZE = 8;
+        static final int TYPE = 0;            // __u32
+        static final int ID = 4;              // __u32
     }
 
     /** struct bpf_prog_info (sizeof 232 in 6.1 headers; we ask for the first 80 bytes). */

@@ -36,12 +36,23 @@ public final class BpfSyscall {
 
     /** BPF_MAP_CREATE; returns the map fd. */
     public static int mapCreate(int mapType, int keySize, int valueSize, int maxEntries, int mapFlags, String name) {
-        return mapCreate(new MapCreateRequest(mapType, keySize, valueSize, maxEntries, mapFlags, name, 0, 0, 0, 0));
+        return mapCreate(mapType, keySize, valueSize, maxEntries, mapFlags, name, 0, 0, 0);
     }
 
-    /** BPF_MAP_CREATE with the inner map fd of a map-in-map and/or BTF key and value types; returns the map fd. */
+    /** BPF_MAP_CREATE with the map's BTF ({@code btfFd} 0: none) and its key and value type ids; returns the map fd. */
+    public static int mapCreate(int mapType, int keySize, int valueSize, int maxEntries, int mapFlags, String name,
+                                int btfFd, int btfKeyTypeId, int btfValueTypeId) {
+        return mapCreate(new MapCreateRequest(mapType, keySize, valueSize, maxEntries, mapFlags, name, 0, btfFd, btfKeyTypeId, btfValueTypeId));
+    }
+
+    /** BPF_MAP_CREATE with every attribute bpf4j sets, the inner map fd of a map-in-map included; returns the map fd. */
     public static int mapCreate(MapCreateRequest req) {
         try (OffHeap attr = OffHeap.allocate(SIZE)) {
+            if (req.btfFd() > 0) {
+                attr.putInt(MapCreate.BTF_FD, req.btfFd());
+                attr.putInt(MapCreate.BTF_KEY_TYPE_ID, req.btfKeyTypeId());
+                attr.putInt(MapCreate.BTF_VALUE_TYPE_ID, req.btfValueTypeId());
+            }
             attr.putInt(MapCreate.MAP_TYPE, req.mapType());
             attr.putInt(MapCreate.KEY_SIZE, req.keySize());
             attr.putInt(MapCreate.VALUE_SIZE, req.valueSize());
@@ -49,32 +60,11 @@ public final class BpfSyscall {
             attr.putInt(MapCreate.MAP_FLAGS, req.mapFlags());
             attr.putInt(MapCreate.INNER_MAP_FD, req.innerMapFd());
             attr.putBytes(MapCreate.MAP_NAME, objName(req.name()));
-            attr.putInt(MapCreate.BTF_FD, req.btfFd());
-            attr.putInt(MapCreate.BTF_KEY_TYPE_ID, req.btfKeyTypeId());
-            attr.putInt(MapCreate.BTF_VALUE_TYPE_ID, req.btfValueTypeId());
-            return (int) bpfChecked("BPF_MAP_CREATE of '" + req.name() + "'", BPF_MAP_CREATE, attr);
+            return (int) bpfChecked("BPF_MAP_CREATE", BPF_MAP_CREATE, attr);
         }
     }
 
-    /** BPF_BTF_LOAD of raw {@code .BTF} bytes; returns the BTF fd. A refusal carries the kernel's BTF log. */
-    public static int btfLoad(byte[] btf) {
-        try (OffHeap attr = OffHeap.allocate(SIZE); OffHeap data = OffHeap.of(btf)) {
-            attr.putLong(BtfLoad.BTF, data.address());
-            attr.putInt(BtfLoad.BTF_SIZE, btf.length);
-            long r = bpf(BPF_BTF_LOAD, attr);
-            if (r >= 0) return (int) r;
-            try (OffHeap log = OffHeap.allocate(LOG_SIZE)) { // again with a log, to say why
-                attr.putLong(BtfLoad.LOG_BUF, log.address());
-                attr.putInt(BtfLoad.LOG_SIZE, LOG_SIZE);
-                attr.putInt(BtfLoad.LOG_LEVEL, 1);
-                long again = bpf(BPF_BTF_LOAD, attr);
-                if (again >= 0) return (int) again;
-                throw new KernelBpfException("bpf(BPF_BTF_LOAD)", (int) -again, log.cString().strip());
-            }
-        }
-    }
-
-    /** The kernel's id of a map (bpf_map_info.id), as a map-in-map lookup from user space returns it. */
+    /** The kernel's id of a map ({@code bpf_map_info.id}): what a map-in-map lookup from user space returns. */
     public static int mapId(int mapFd) {
         try (OffHeap attr = OffHeap.allocate(SIZE); OffHeap info = OffHeap.allocate(MapInfoLayout.SIZE)) {
             attr.putInt(InfoByFd.BPF_FD, mapFd);
@@ -106,6 +96,59 @@ public final class BpfSyscall {
             attr.putLong(MapElem.VALUE, v.address());
             attr.putLong(MapElem.FLAGS, flags);
             bpfChecked("BPF_MAP_UPDATE_ELEM", BPF_MAP_UPDATE_ELEM, attr);
+        }
+    }
+
+    /**
+     * BPF_MAP_LOOKUP_AND_DELETE_ELEM without a key: pops a queue's oldest or a stack's newest value;
+     * null when the map is empty (ENOENT).
+     */
+    public static byte[] mapPop(int mapFd, int valueSize) {
+        try (OffHeap attr = OffHeap.allocate(SIZE); OffHeap v = OffHeap.allocate(valueSize)) {
+            attr.putInt(MapElem.MAP_FD, mapFd);
+            attr.putLong(MapElem.VALUE, v.address());
+            long r = bpf(BPF_MAP_LOOKUP_AND_DELETE_ELEM, attr);
+            if (r == -Errno.ENOENT) return null;
+            if (r < 0) throw new KernelBpfException("bpf(BPF_MAP_LOOKUP_AND_DELETE_ELEM)", (int) -r, null);
+            return v.bytes(0, valueSize);
+        }
+    }
+
+    /** BPF_MAP_UPDATE_ELEM without a key: pushes {@code value} onto a queue or stack. */
+    public static void mapPush(int mapFd, byte[] value) {
+        try (OffHeap attr = OffHeap.allocate(SIZE); OffHeap v = OffHeap.of(value)) {
+            attr.putInt(MapElem.MAP_FD, mapFd);
+            attr.putLong(MapElem.VALUE, v.address());
+            bpfChecked("BPF_MAP_UPDATE_ELEM", BPF_MAP_UPDATE_ELEM, attr);
+        }
+    }
+
+    /** BPF_MAP_FREEZE: user space may no longer write the map (libbpf freezes {@code .rodata}; bpf_snprintf wants its format in such a map). */
+    public static void mapFreeze(int mapFd) {
+        try (OffHeap attr = OffHeap.allocate(SIZE)) {
+            attr.putInt(MapElem.MAP_FD, mapFd);
+            bpfChecked("BPF_MAP_FREEZE", BPF_MAP_FREEZE, attr);
+        }
+    }
+
+    /**
+     * BPF_BTF_LOAD of raw BTF ({@code .BTF} layout: header, types, strings); returns the BTF fd. On a
+     * refusal the load is repeated with a log so that the exception says why.
+     */
+    public static int btfLoad(byte[] btf) {
+        for (int level = 0; ; level = 1) {
+            try (OffHeap attr = OffHeap.allocate(SIZE); OffHeap data = OffHeap.of(btf); OffHeap log = OffHeap.allocate(level > 0 ? LOG_SIZE : 0)) {
+                attr.putLong(BtfLoad.BTF, data.address());
+                attr.putInt(BtfLoad.BTF_SIZE, btf.length);
+                if (level > 0) {
+                    attr.putLong(BtfLoad.LOG_BUF, log.address());
+                    attr.putInt(BtfLoad.LOG_SIZE, LOG_SIZE);
+                    attr.putInt(BtfLoad.LOG_LEVEL, 1);
+                }
+                long r = bpf(BPF_BTF_LOAD, attr);
+                if (r >= 0) return (int) r;
+                if (level > 0) throw new KernelBpfException("bpf(BPF_BTF_LOAD)", (int) -r, log.cString().strip());
+            }
         }
     }
 
@@ -144,6 +187,7 @@ public final class BpfSyscall {
         for (int attempt = 0; ; attempt++) {
             try (OffHeap attr = OffHeap.allocate(SIZE); OffHeap insns = OffHeap.of(req.insns());
                  OffHeap license = OffHeap.cString(req.license());
+                 OffHeap funcInfo = OffHeap.of(req.funcInfo()); OffHeap lineInfo = OffHeap.of(req.lineInfo());
                  OffHeap log = OffHeap.allocate(level > 0 ? LOG_SIZE : 0)) {
                 attr.putInt(ProgLoad.PROG_TYPE, req.progType());
                 attr.putInt(ProgLoad.INSN_CNT, req.insnCount());
@@ -157,6 +201,15 @@ public final class BpfSyscall {
                 attr.putInt(ProgLoad.PROG_FLAGS, req.progFlags());
                 attr.putBytes(ProgLoad.PROG_NAME, objName(req.name()));
                 attr.putInt(ProgLoad.EXPECTED_ATTACH_TYPE, req.expectedAttachType());
+                if (req.btfFd() > 0) {
+                    attr.putInt(ProgLoad.PROG_BTF_FD, req.btfFd());
+                    attr.putInt(ProgLoad.FUNC_INFO_REC_SIZE, ProgLoadRequest.FUNC_INFO_SIZE);
+                    attr.putLong(ProgLoad.FUNC_INFO, funcInfo.address());
+                    attr.putInt(ProgLoad.FUNC_INFO_CNT, req.funcInfo().length / ProgLoadRequest.FUNC_INFO_SIZE);
+                    attr.putInt(ProgLoad.LINE_INFO_REC_SIZE, ProgLoadRequest.LINE_INFO_SIZE);
+                    attr.putLong(ProgLoad.LINE_INFO, lineInfo.address());
+                    attr.putInt(ProgLoad.LINE_INFO_CNT, req.lineInfo().length / ProgLoadRequest.LINE_INFO_SIZE);
+                }
                 long r = bpf(BPF_PROG_LOAD, attr);
                 if (r >= 0) return (int) r;
                 int errno = (int) -r;

@@ -6,7 +6,8 @@ import dev.bpf4j.isa.Opcodes;
 /**
  * Whether this process may use bpf(2). The probe is what a differential test needs: loading the
  * smallest program ({@code r0 = 0; exit}) as BPF_PROG_TYPE_SOCKET_FILTER. The answer is computed
- * once per JVM.
+ * once per JVM. {@code -Dbpf4j.kernel=off} makes it "no" without asking the kernel (how tests check
+ * what users without bpf() see).
  */
 public final class KernelBpf {
     private KernelBpf() {}
@@ -18,7 +19,11 @@ public final class KernelBpf {
 
     public static boolean available() { return availability().available(); }
 
+    /** The system property that, set to {@code off}, makes bpf() count as refused. */
+    public static final String SWITCH = "bpf4j.kernel";
+
     public static Availability availability() {
+        if ("off".equals(System.getProperty(SWITCH))) return new Availability(false, "bpf() use is switched off (-D" + SWITCH + "=off)");
         Availability a = cached;
         if (a == null) cached = a = probe();
         return a;

@@ -12,9 +12,12 @@ import java.util.List;
 
 /**
  * One program loaded into the kernel for one {@link RunLayout.Key}: an array map (one element)
- * mirroring each region, a map holding r0, and the translated BPF_PROG_TYPE_SYSCALL program. A run
- * copies the regions into their maps, runs the program with BPF_PROG_TEST_RUN and copies the
- * writable regions and r0 back.
+ * mirroring each region, a map holding r0, and the translated program, as BPF_PROG_TYPE_SYSCALL
+ * ({@link #load}) or, for timing, as BPF_PROG_TYPE_XDP ({@link #loadForTiming}): syscall programs
+ * refuse BPF_PROG_TEST_RUN's {@code repeat}, XDP programs take it and the kernel then reports the
+ * average time of one run. The translated program ignores its context either way. A run copies the
+ * regions into their maps, runs the program with BPF_PROG_TEST_RUN and copies the writable regions
+ * and r0 back.
  */
 final class KernelImage implements AutoCloseable {
     private final List<KernelMap> regionMaps;
@@ -29,8 +32,16 @@ final class KernelImage implements AutoCloseable {
         this.translated = translated;
     }
 
+    /** Bytes of the dummy packet a timing run passes (XDP test runs need at least an Ethernet header). */
+    static final int TIMING_PACKET = 64;
+
     /** Loads {@code source} for {@code layout}; a verifier refusal becomes {@link KernelRejectedException}. */
-    static KernelImage load(Program source, RunLayout.Key layout) {
+    static KernelImage load(Program source, RunLayout.Key layout) { return load(source, layout, false); }
+
+    /** As {@link #load}, as an XDP program so that BPF_PROG_TEST_RUN can repeat it ({@link #time}). */
+    static KernelImage loadForTiming(Program source, RunLayout.Key layout) { return load(source, layout, true); }
+
+    private static KernelImage load(Program source, RunLayout.Key layout, boolean xdp) {
         List<KernelMap> maps = new ArrayList<>();
         try {
             for (RunLayout.Shape s : layout.regions()) {
@@ -43,7 +54,9 @@ final class KernelImage implements AutoCloseable {
             Program translated = new Program(source.name(), List.of(KernelTranslation.translate(source, layout, fds, r0.fd())));
             KernelProgram prog;
             try {
-                prog = KernelProgram.load(ProgLoadRequest.syscall(source.name(), Insn.encodeAll(translated.toArray())));
+                byte[] insns = Insn.encodeAll(translated.toArray());
+                prog = KernelProgram.load(xdp ? ProgLoadRequest.of(ProgLoadRequest.BPF_PROG_TYPE_XDP, source.name(), insns)
+                        : ProgLoadRequest.syscall(source.name(), insns));
             } catch (KernelBpfException e) {
                 throw new KernelRejectedException(source.name(), e);
             }
@@ -56,13 +69,26 @@ final class KernelImage implements AutoCloseable {
 
     /** Runs once with {@code regions} (in layout order) as memory; returns the full 64-bit r0. */
     long run(String name, List<MemoryRegion> regions) {
+        return run(name, regions, TestRunRequest.empty()).r0();
+    }
+
+    /**
+     * Runs {@code repeat} times in one BPF_PROG_TEST_RUN (an image from {@link #loadForTiming}); each
+     * run sees the memory the previous one left. The kernel times the loop around the runs, so the
+     * average excludes the system call and the copies of the memory.
+     */
+    KernelTiming time(String name, List<MemoryRegion> regions, int repeat) {
+        return run(name, regions, new TestRunRequest(new byte[TIMING_PACKET], 0, null, 0, repeat));
+    }
+
+    private KernelTiming run(String name, List<MemoryRegion> regions, TestRunRequest request) {
         byte[] key = KernelMap.index(0);
         for (int i = 0; i < regions.size(); i++) {
             MemoryRegion r = regions.get(i);
             regionMaps.get(i).update(key, NativeMemory.read(r.start(), (int) r.length()), BpfSyscall.BPF_ANY);
         }
         r0Map.update(key, new byte[8], BpfSyscall.BPF_ANY);
-        TestRunResult result = program.testRun(TestRunRequest.empty());
+        TestRunResult result = program.testRun(request);
         long r0 = ByteBuffer.wrap(r0Map.lookup(key)).order(ByteOrder.LITTLE_ENDIAN).getLong();
         if ((int) r0 != result.retval()) {
             throw new IllegalStateException("program '" + name + "': the epilogue stored r0 = 0x" + Long.toHexString(r0)
@@ -75,7 +101,7 @@ final class KernelImage implements AutoCloseable {
             byte[] back = regionMaps.get(i).lookup(key);
             NativeMemory.write(r.start(), back, 0, back.length);
         }
-        return r0;
+        return new KernelTiming(r0, result.duration() & 0xffffffffL);
     }
 
     /** The program as the kernel received it (prologue, epilogue, rewritten exits). */

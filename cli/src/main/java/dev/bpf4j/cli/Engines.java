@@ -1,44 +1,58 @@
 package dev.bpf4j.cli;
 
+import dev.bpf4j.kernel.KernelBpf;
+import dev.bpf4j.kernel.KernelEngine;
 import dev.bpf4j.runtime.Engine;
 
+import java.io.PrintStream;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
-import java.util.ServiceLoader;
 
 /**
- * The engines this build has (every {@link Engine} registered in {@code META-INF/services}) and
- * the CLI's {@code --engine interp|jit|all} selection.
+ * The CLI's {@code --engine interp|jit|kernel|all} selection over the engines this build has (every
+ * {@link Engine} registered in {@code META-INF/services}, interpreter first). The kernel engine is only
+ * chosen where bpf() works ({@link KernelBpf#availability()}): {@code --engine kernel} fails with the
+ * reason, {@code --engine all} runs the other engines and says why the kernel was skipped.
  */
 public final class Engines {
     private Engines() {}
 
-    public static final List<String> CHOICES = List.of("interp", "jit", "all");
+    public static final List<String> CHOICES = List.of("interp", "jit", "kernel", "all");
 
-    /** Every engine on the class path, the interpreter (the reference) first, then by name. */
-    public static List<Engine> available() {
-        List<Engine> out = new ArrayList<>();
-        for (Engine e : ServiceLoader.load(Engine.class)) {
-            if (out.stream().noneMatch(x -> x.name().equals(e.name()))) out.add(e);
-        }
-        out.sort(Comparator.comparing((Engine e) -> !e.name().equals("interp")).thenComparing(Engine::name));
-        return out;
-    }
+    /** Every engine on the class path, the interpreter (the reference) first, then jit, kernel. */
+    public static List<Engine> available() { return dev.bpf4j.api.Engines.available(); }
 
-    /** The engines named by an {@code --engine} value; a missing engine is a clear error. */
-    public static List<Engine> select(String choice) {
+    /** As {@link #select(String, PrintStream)}, printing nothing when the kernel is skipped. */
+    public static List<Engine> select(String choice) { return select(choice, null); }
+
+    /** The engines named by an {@code --engine} value; a missing engine is a clear error; a skipped kernel is said on {@code err}. */
+    public static List<Engine> select(String choice, PrintStream err) {
         if (!CHOICES.contains(choice)) {
             throw new UsageException("unknown engine '" + choice + "' (expected one of " + String.join(", ", CHOICES) + ")");
         }
         List<Engine> all = available();
         if (choice.equals("all")) {
-            if (all.isEmpty()) throw new CliException("no engine is available in this build");
-            return all;
+            List<Engine> out = new ArrayList<>();
+            for (Engine e : all) {
+                String refused = e.name().equals(KernelEngine.NAME) ? kernelRefused() : null;
+                if (refused == null) out.add(e);
+                else if (err != null) err.println("kernel: skipped (" + refused + ")");
+            }
+            if (out.isEmpty()) throw new CliException("no engine is available in this build");
+            return out;
         }
-        return all.stream().filter(e -> e.name().equals(choice)).findFirst().map(List::of)
-                .orElseThrow(() -> new CliException(choice.equals("jit")
-                        ? "the JIT engine is not available in this build yet (bpf-jit-x86 provides no engine); use --engine interp"
-                        : "the '" + choice + "' engine is not available in this build"));
+        Engine e = all.stream().filter(x -> x.name().equals(choice)).findFirst()
+                .orElseThrow(() -> new CliException("the '" + choice + "' engine is not available in this build"));
+        if (choice.equals(KernelEngine.NAME)) {
+            String refused = kernelRefused();
+            if (refused != null) throw new EngineUnavailableException("the kernel engine cannot run here: " + refused);
+        }
+        return List.of(e);
+    }
+
+    /** Null when bpf() works for this process, else why not. */
+    static String kernelRefused() {
+        KernelBpf.Availability a = KernelBpf.availability();
+        return a.available() ? null : a.reason();
     }
 }

@@ -18,7 +18,7 @@ public final class Main {
         System.exit(run(Arrays.asList(args), System.out, System.err));
     }
 
-    /** Runs one command line; returns the exit status (0 ok, 1 failure, 2 usage error). */
+    /** Runs one command line; returns the exit status (0 ok, 1 failure, 2 usage error or engine unavailable here). */
     public static int run(List<String> args, PrintStream out, PrintStream err) {
         if (args.isEmpty() || List.of("--help", "-h", "help").contains(args.get(0))) {
             if (args.size() > 1 && args.get(0).equals("help")) return helpFor(args.get(1), out, err);
@@ -38,6 +38,9 @@ public final class Main {
         }
         try {
             return cmd.run(rest, out, err);
+        } catch (EngineUnavailableException e) {
+            err.println("bpf4j " + cmd.name() + ": " + e.getMessage());
+            return 2;
         } catch (UsageException e) {
             err.println("bpf4j " + cmd.name() + ": " + e.getMessage());
             err.println("usage: " + cmd.usage());
@@ -72,7 +75,8 @@ public final class Main {
         for (Command c : COMMANDS) sb.append(String.format("  %-12s %s%n", c.name(), c.summary()));
         sb.append("\nusage of each command:\n");
         for (Command c : COMMANDS) sb.append("  ").append(c.usage()).append('\n');
-        sb.append("\nEngines: interp (the interpreter), jit (x86-64 JIT, when built), all (every available engine).\n");
+        sb.append("\nEngines: interp (the interpreter), jit (x86-64 JIT), kernel (the Linux kernel through bpf(2): root or CAP_BPF),\n"
+                + "all (every available engine; the kernel is skipped, with the reason, where bpf() is refused).\n");
         return sb.toString();
     }
 }

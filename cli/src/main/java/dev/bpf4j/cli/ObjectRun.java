@@ -5,11 +5,11 @@ import dev.bpf4j.api.MapDump;
 import dev.bpf4j.api.ObjectLoadOptions;
 import dev.bpf4j.api.OpenObject;
 import dev.bpf4j.api.RunOptions;
-import dev.bpf4j.api.RunResult;
 import dev.bpf4j.maps.BpfMap;
 import dev.bpf4j.object.ProgramSpec;
 import dev.bpf4j.runtime.BpfException;
 import dev.bpf4j.runtime.Engine;
+import dev.bpf4j.kernel.KernelEngine;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -17,7 +17,6 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -27,10 +26,12 @@ import java.util.Set;
  * {@code bpf4j run OBJ.o}: loads an object through the {@code dev.bpf4j.api} layer, test-runs one
  * program like {@code BPF_PROG_TEST_RUN} and prints {@code retval}, {@code data_out} / {@code ctx_out}
  * where the program type returns them, and with {@code --dump-maps} every map as bpftool's JSON.
- * {@code --engine all} runs each engine on a freshly loaded object and reports the differences.
+ * {@code --engine all} runs each engine on a freshly loaded object and reports the differences; the
+ * kernel engine loads the object into Linux ({@link KernelObjectRun}) and is skipped, with the reason,
+ * where bpf() is refused, its verifier refuses the program or the kernel has no test run for its type.
  */
 final class ObjectRun {
-    static final String USAGE = "bpf4j run OBJ.o [--program NAME] [--engine interp|jit|all] [--data-in FILE] [--ctx-in FILE]"
+    static final String USAGE = "bpf4j run OBJ.o [--program NAME] [--engine interp|jit|kernel|all] [--data-in FILE] [--ctx-in FILE]"
             + " [--repeat N] [--dump-maps]";
 
     private ObjectRun() {}
@@ -45,24 +46,30 @@ final class ObjectRun {
         if (args.option("--repeat").isPresent()) options = options.withRepeat(repeat(args.option("--repeat").get()));
         OpenObject open = BpfObject.open(file);
         String program = args.option("--program").orElseGet(() -> onlyProgram(open));
-        List<Engine> engines = select(engine, err);
+        List<Engine> engines = Engines.select(engine, err);
         if (engines.size() == 1) {
-            for (String line : runOn(open, program, engines.get(0), options, dumpMaps)) out.println(line);
+            for (String line : runOn(open, program, engines.get(0), options, dumpMaps).lines()) out.println(line);
             return 0;
         }
-        Map<String, List<String>> results = new LinkedHashMap<>();
+        Map<String, EngineRun> results = new LinkedHashMap<>();
         int status = 0;
         for (Engine e : engines) {
-            List<String> lines;
+            EngineRun r;
             try {
-                lines = runOn(open, program, e, options, dumpMaps);
+                r = runOn(open, program, e, options, dumpMaps);
             } catch (BpfException | IllegalArgumentException ex) {
-                lines = List.of("error: " + ex.getMessage());
+                String skip = e.name().equals(KernelEngine.NAME) ? KernelSkip.reason(ex) : null;
+                if (skip != null) {
+                    // no kernel verdict (verifier refusal, no test run for the type): not a difference
+                    err.println("kernel: skipped (" + skip + ")");
+                    continue;
+                }
+                r = new EngineRun(List.of("error: " + ex.getMessage()), List.of("error: " + ex.getMessage()));
                 status = 1;
             }
-            results.put(e.name(), lines);
+            results.put(e.name(), r);
             out.println("== " + e.name());
-            for (String line : lines) out.println(line);
+            for (String line : r.lines()) out.println(line);
         }
         List<String> diffs = differences(results);
         if (!diffs.isEmpty()) {
@@ -73,49 +80,29 @@ final class ObjectRun {
         return status;
     }
 
-    private static List<String> runOn(OpenObject open, String program, Engine engine, RunOptions options, boolean dumpMaps) {
-        List<String> lines = new ArrayList<>();
+    private static EngineRun runOn(OpenObject open, String program, Engine engine, RunOptions options, boolean dumpMaps) {
+        if (engine.name().equals(KernelEngine.NAME)) return KernelObjectRun.run(open.spec(), program, options, dumpMaps);
+        EngineRun.Builder b = new EngineRun.Builder();
         try (BpfObject obj = open.load(ObjectLoadOptions.engine(engine))) {
-            RunResult r = obj.program(program).run(options);
-            HexFormat hex = HexFormat.of();
-            lines.add("retval: " + r.retval());
-            if (r.dataOut() != null) lines.add("data_out: " + hex.formatHex(r.dataOut()));
-            if (r.ctxOut() != null) lines.add("ctx_out: " + hex.formatHex(r.ctxOut()));
-            if (dumpMaps) for (BpfMap m : obj.maps()) lines.add(MapDump.json(m));
+            b.result(obj.program(program).run(options));
+            if (dumpMaps) for (BpfMap m : obj.maps()) b.map(m.name(), m.type().isPercpu(), MapDump.entries(m));
         }
-        return lines;
+        return b.build();
     }
 
-    /** Line-by-line differences of every engine against the first. */
-    private static List<String> differences(Map<String, List<String>> results) {
+    /** Line-by-line differences of every engine against the first (compared as {@link EngineRun#compared()}). */
+    private static List<String> differences(Map<String, EngineRun> results) {
         List<String> out = new ArrayList<>();
         var it = results.entrySet().iterator();
         var ref = it.next();
         while (it.hasNext()) {
             var other = it.next();
-            int n = Math.max(ref.getValue().size(), other.getValue().size());
-            for (int i = 0; i < n; i++) {
-                String a = i < ref.getValue().size() ? ref.getValue().get(i) : "(nothing)";
-                String b = i < other.getValue().size() ? other.getValue().get(i) : "(nothing)";
-                if (!a.equals(b)) out.add(ref.getKey() + ": " + a + "\n" + other.getKey() + ": " + b);
+            List<String> a = ref.getValue().compared(), b = other.getValue().compared();
+            for (int i = 0; i < Math.max(a.size(), b.size()); i++) {
+                String x = i < a.size() ? a.get(i) : "(nothing)";
+                String y = i < b.size() ? b.get(i) : "(nothing)";
+                if (!x.equals(y)) out.add(ref.getKey() + ": " + x + "\n" + other.getKey() + ": " + y);
             }
-        }
-        return out;
-    }
-
-    private static List<Engine> select(String choice, PrintStream err) {
-        if (!choice.equals("all")) {
-            try {
-                return List.of(dev.bpf4j.api.Engines.byName(choice));
-            } catch (java.util.NoSuchElementException e) {
-                throw new CliException(e.getMessage());
-            }
-        }
-        List<Engine> out = new ArrayList<>();
-        for (Engine e : dev.bpf4j.api.Engines.available()) {
-            // The kernel engine runs raw programs as BPF_PROG_TYPE_SYSCALL; it cannot load an object's maps yet.
-            if (e.name().equals("kernel")) err.println("kernel: skipped (objects with maps are not loaded into the kernel yet)");
-            else out.add(e);
         }
         return out;
     }

@@ -7,7 +7,7 @@ SEC("syscall")
 int format_msg(struct msg *m)
 {
 	__u64 args[3] = { m->a, m->b, m->a * m->b };
-	char buf[48];
+	char buf[48] = {}; /* bpf_snprintf writes only the text and its NUL; the rest is copied out too */
 	/* into the stack first: the kernel refuses a moved ctx pointer as a helper argument */
 	long n = bpf_snprintf(buf, sizeof(buf), "%llu * %llx = %08llu", args, sizeof(args));
 	__builtin_memcpy(m->text, buf, sizeof(buf));

@@ -13,4 +13,7 @@ public record CaseResult(Path file, Status status, String reason, List<Outcome> 
 
     public boolean passed() { return status == Status.PASSED; }
     public boolean failed() { return status == Status.FAILED; }
+
+    /** The engines that gave no verdict on this file (kernel verifier refusals), with why. */
+    public List<Outcome> skippedEngines() { return outcomes.stream().filter(Outcome::skipped).toList(); }
 }

@@ -18,10 +18,24 @@ public final class ConformanceReport {
 
     public boolean anyFailed() { return count(CaseResult.Status.FAILED) > 0; }
 
+    /**
+     * {@code N passed, M failed[, K skipped]}, then for each engine that gave no verdict on some files
+     * {@code ; kernel skipped J (refused by the kernel verifier or not comparable)}.
+     */
     public String summary() {
         long skipped = count(CaseResult.Status.SKIPPED);
-        return count(CaseResult.Status.PASSED) + " passed, " + count(CaseResult.Status.FAILED) + " failed"
-                + (skipped > 0 ? ", " + skipped + " skipped" : "");
+        StringBuilder b = new StringBuilder().append(count(CaseResult.Status.PASSED)).append(" passed, ")
+                .append(count(CaseResult.Status.FAILED)).append(" failed").append(skipped > 0 ? ", " + skipped + " skipped" : "");
+        java.util.Map<String, Long> perEngine = new java.util.TreeMap<>();
+        for (CaseResult r : results) for (Outcome o : r.skippedEngines()) perEngine.merge(o.engine(), 1L, Long::sum);
+        perEngine.forEach((engine, n) -> b.append("; ").append(engine).append(" skipped ").append(n)
+                .append(" (refused by the kernel verifier or not comparable)"));
+        return b.toString();
+    }
+
+    /** One line per engine without a verdict on the file: {@code SKIP [engine] path: reason}. */
+    public static List<String> describeSkips(CaseResult r) {
+        return r.skippedEngines().stream().map(o -> "SKIP [" + o.engine() + "] " + r.file() + ": " + o.message()).toList();
     }
 
     /** One line per failure: {@code FAIL path: reason}. */

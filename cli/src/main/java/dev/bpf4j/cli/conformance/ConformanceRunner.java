@@ -1,5 +1,6 @@
 package dev.bpf4j.cli.conformance;
 
+import dev.bpf4j.cli.KernelSkip;
 import dev.bpf4j.cli.ProgramLoader;
 import dev.bpf4j.conformance.DataFile;
 import dev.bpf4j.program.Program;
@@ -82,6 +83,8 @@ public final class ConformanceRunner {
                     return Outcome.value(engine.name(), r0, mem.contents());
                 }
             } catch (BpfException e) {
+                String skip = KernelSkip.reason(e);
+                if (skip != null) return Outcome.skipped(engine.name(), skip);
                 return Outcome.error(engine.name(), e, mem.contents());
             }
         } catch (RuntimeException | LinkageError | AssertionError | StackOverflowError e) {
@@ -90,7 +93,13 @@ public final class ConformanceRunner {
         }
     }
 
-    private CaseResult judge(Path file, DataFile data, List<Outcome> outcomes) {
+    private CaseResult judge(Path file, DataFile data, List<Outcome> all) {
+        // an engine without a verdict (kernel verifier refusal) is neither checked nor compared
+        List<Outcome> outcomes = all.stream().filter(o -> !o.skipped()).toList();
+        if (outcomes.isEmpty()) {
+            return new CaseResult(file, CaseResult.Status.SKIPPED, all.stream().map(o -> o.engine() + ": " + o.message())
+                    .collect(Collectors.joining("; ")), all);
+        }
         List<String> problems = new ArrayList<>();
         for (Outcome o : outcomes) {
             String p = check(data, o);
@@ -100,8 +109,8 @@ public final class ConformanceRunner {
             problems.add("engines disagree: " + outcomes.stream().map(o -> o.engine() + " -> " + o)
                     .collect(Collectors.joining("; ")) + (sameMemory(outcomes) ? "" : " (memory block differs afterwards)"));
         }
-        return problems.isEmpty() ? CaseResult.passed(file, outcomes)
-                : CaseResult.failed(file, String.join("; ", problems), outcomes);
+        return problems.isEmpty() ? CaseResult.passed(file, all)
+                : CaseResult.failed(file, String.join("; ", problems), all);
     }
 
     private static boolean sameMemory(List<Outcome> outcomes) {

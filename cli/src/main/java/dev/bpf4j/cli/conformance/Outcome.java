@@ -7,9 +7,19 @@ import java.util.Arrays;
 /**
  * What one engine did with one program: returned r0, or failed with an error, and the memory
  * block afterwards. {@code crash} marks an exception that is not a bpf4j error (an engine bug,
- * never an acceptable answer).
+ * never an acceptable answer). {@code skipped} means the engine gave no verdict (the kernel verifier
+ * refused the program, see {@link dev.bpf4j.cli.KernelSkip}); {@code message} then says why.
  */
-public record Outcome(String engine, boolean failed, long r0, String message, boolean crash, String errorKey, byte[] memAfter) {
+public record Outcome(String engine, boolean failed, long r0, String message, boolean crash, String errorKey, byte[] memAfter,
+                      boolean skipped) {
+    public Outcome(String engine, boolean failed, long r0, String message, boolean crash, String errorKey, byte[] memAfter) {
+        this(engine, failed, r0, message, crash, errorKey, memAfter, false);
+    }
+
+    /** The engine has no verdict on this program (not a failure, not compared). */
+    public static Outcome skipped(String engine, String reason) {
+        return new Outcome(engine, true, 0, reason, false, "skipped", new byte[0], true);
+    }
 
     public static Outcome value(String engine, long r0, byte[] memAfter) {
         return new Outcome(engine, false, r0, null, false, null, memAfter);

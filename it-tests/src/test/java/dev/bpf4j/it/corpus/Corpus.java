@@ -15,10 +15,6 @@ final class Corpus {
     private static RunOptions pkt(byte[] p) { return RunOptions.packet(p); }
     private static RunOptions ctx(byte[] c) { return RunOptions.defaults().withCtxIn(c); }
     private static final Consumer<Outcome> ANY = o -> { };
-    /** Features the interpreter has and the JIT has not yet: such cases are not compared on the JIT. */
-    static final String LD_ABS = "the JIT has no LD_ABS/LD_IND yet";
-    static final String TAIL_CALLS = "the JIT has no bpf_tail_call yet";
-    static final String CALLBACKS = "the JIT has no bpf_loop / bpf_for_each_map_elem callbacks (lddw PSEUDO_FUNC) yet";
 
     private static CorpusCase c(String obj, String prog, List<RunOptions> runs, Consumer<Outcome> expect) {
         return new CorpusCase(obj, prog, runs, expect, null);
@@ -69,7 +65,7 @@ final class Corpus {
             c("socket_filter", "sock_dns", List.of(pkt(udp(53, 4)), pkt(udp(54, 4)), pkt(tcp(53, 64))), o -> {
                 assertThat(o.runs().get(0)).startsWith("retval=" + (udp(53, 4).length - 14) + " ");
                 assertThat(o.runs().get(1)).startsWith("retval=0 ");
-            }).pending(LD_ABS),
+            }),
             c("socket_len", "sock_len", List.of(pkt(ipv4), pkt(arp())),
                 o -> assertThat(o.runs().get(0)).startsWith("retval=" + (ipv4.length - 14 + 8 + 3000) + " ")),
             c("kprobe_regs", "kprobe_args", List.of(ctx(ptRegs(0x1234, 2, 3, 0xffffffff81000000L, 0x7ffc0000, 0)),
@@ -121,7 +117,7 @@ final class Corpus {
                 assertThat(o.runs()).extracting(s -> s.substring(0, 8)).containsExactly("retval=3", "retval=3", "retval=2");
                 assertThat(o.maps().get("hits")).containsExactly("00000000=" + hex(le(3)), "01000000=" + hex(le(2)),
                         "02000000=" + hex(le(1)), "03000000=" + hex(le(1)));
-            }).pending(TAIL_CALLS),
+            }),
             c("map_in_map", "mim_update", List.of(ctx(mim(0, 1, 5, false)), ctx(mim(1, 0, 1, false)), ctx(mim(1, 2, 7, true)),
                     ctx(mim(3, 1, 1, true)), ctx(mim(2, 4, 1, false)), ctx(mim(2, 0, 1, true))), o -> {
                 assertThat(o.runs()).extracting(s -> s.substring(0, 8)).containsExactly("retval=0", "retval=1", "retval=0",
@@ -138,8 +134,8 @@ final class Corpus {
                 assertThat(o.entry("pairs", "00000000")).isEqualTo(hex(le(4, (long) arp().length << 32, 8)));
                 assertThat(o.maps().get("by_proto")).hasSize(ipv4.length % 4 == arp().length % 4 ? 1 : 2);
             }),
-            c("callbacks_loop", "loop_squares", List.of(RunOptions.defaults()), ANY).pending(CALLBACKS),
-            c("callbacks_loop", "each_square", List.of(RunOptions.defaults()), ANY).pending(CALLBACKS));
+            c("callbacks_loop", "loop_squares", List.of(RunOptions.defaults()), ANY),
+            c("callbacks_loop", "each_square", List.of(RunOptions.defaults()), ANY));
     }
 
     /** map_in_map.c's struct args: outer_key, inner_key, add, use_hash, result. */

@@ -4,7 +4,6 @@ import dev.bpf4j.api.BpfObject;
 import dev.bpf4j.api.MapDump;
 import dev.bpf4j.api.RunResult;
 import dev.bpf4j.maps.BpfMap;
-import dev.bpf4j.maps.MapOfMaps;
 import dev.bpf4j.runtime.BpfException;
 
 import java.util.ArrayList;
@@ -33,19 +32,19 @@ record Outcome(List<String> runs, Map<String, List<String>> maps) {
             }
         }
         Map<String, List<String>> maps = new LinkedHashMap<>();
-        for (BpfMap m : obj.maps()) {
-            List<String> entries = new ArrayList<>();
-            for (MapDump.Entry e : MapDump.entries(m)) {
-                if (m instanceof MapOfMaps mm) { // values are map ids, which differ between objects: show the inner map's name
-                    entries.add(HEX.formatHex(e.key()) + "=" + mm.inner(e.key()).map(BpfMap::name).orElse("?"));
-                    continue;
-                }
-                String key = e.key() == null ? "" : HEX.formatHex(e.key()) + "=";
-                entries.add(key + HEX.formatHex(m.type().isPercpu() ? sum(e.values()) : e.values().get(0)));
-            }
-            maps.put(m.name(), entries);
-        }
+        for (BpfMap m : obj.maps()) maps.put(m.name(), lines(MapDump.entries(m), m.type().isPercpu()));
         return new Outcome(runs, maps);
+    }
+
+    /** "key=value" per entry ("value" alone for queues, stacks and ring buffers); per-CPU values summed. */
+    static List<String> lines(List<MapDump.Entry> dump, boolean percpu) {
+        List<String> entries = new ArrayList<>();
+        for (MapDump.Entry e : dump) {
+            String key = e.key() == null ? "" : HEX.formatHex(e.key()) + "=";
+            // a map-in-map slot: its value is a map id, which differs between loads; compare the inner map's name
+            entries.add(key + (e.innerMap() != null ? e.innerMap() : HEX.formatHex(percpu ? sum(e.values()) : e.values().get(0))));
+        }
+        return entries;
     }
 
     static byte[] sum(List<byte[]> values) {

@@ -1,0 +1,58 @@
+package dev.bpf4j.kernel.object;
+
+import dev.bpf4j.api.RunOptions;
+import dev.bpf4j.api.RunResult;
+import dev.bpf4j.kernel.BpfSyscall;
+import dev.bpf4j.kernel.TestRunRequest;
+import dev.bpf4j.kernel.TestRunResult;
+import dev.bpf4j.object.ProgramType;
+
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.Set;
+
+/**
+ * {@link RunOptions} onto BPF_PROG_TEST_RUN, giving the {@link RunResult} bpf4j's object layer gives
+ * for the same program type: packet programs return data_out (and the {@code __sk_buff} for skb
+ * programs), a syscall program its user context, other programs only the retval.
+ */
+final class KernelTestRun {
+    private KernelTestRun() {}
+
+    /** sizeof(struct __sk_buff): what skb programs get back as ctx_out. */
+    static final int SKB_SIZE = 192;
+    /** Headroom for data_out over data_in (bpf_xdp_adjust_tail and friends may grow the packet). */
+    static final int DATA_OUT_SLACK = 256;
+
+    private static final Set<ProgramType> SKB = EnumSet.of(ProgramType.SCHED_CLS, ProgramType.SCHED_ACT,
+            ProgramType.SOCKET_FILTER, ProgramType.CGROUP_SKB, ProgramType.LWT_IN, ProgramType.LWT_OUT, ProgramType.LWT_XMIT);
+    private static final Set<ProgramType> RUNNABLE = EnumSet.of(ProgramType.XDP, ProgramType.SCHED_CLS, ProgramType.SCHED_ACT,
+            ProgramType.SOCKET_FILTER, ProgramType.CGROUP_SKB, ProgramType.LWT_IN, ProgramType.LWT_OUT, ProgramType.LWT_XMIT,
+            ProgramType.RAW_TRACEPOINT, ProgramType.SYSCALL);
+
+    /** Whether the kernel has a BPF_PROG_TEST_RUN for this type that bpf4j drives (kprobe and perf_event have none). */
+    static boolean runnable(ProgramType t) { return RUNNABLE.contains(t); }
+
+    static RunResult run(int fd, ProgramType type, RunOptions o) {
+        if (o.dataIn() == null) {
+            // raw_tp and syscall programs refuse repeat: run them repeat times, each seeing the last one's maps
+            TestRunResult r = null;
+            long total = 0;
+            byte[] ctx = o.ctxIn();
+            for (int i = 0; i < o.repeat(); i++) {
+                r = BpfSyscall.progTestRun(fd, TestRunRequest.ofContext(ctx));
+                total += r.duration();
+                if (type == ProgramType.SYSCALL && ctx != null) ctx = r.ctxIn();
+            }
+            boolean back = type == ProgramType.SYSCALL && ctx != null && ctx.length > 0;
+            return new RunResult(r.retvalUnsigned(), null, back ? r.ctxIn() : null, total / o.repeat());
+        }
+        byte[] data = o.dataIn();
+        boolean skb = SKB.contains(type);
+        TestRunResult r = BpfSyscall.progTestRun(fd, new TestRunRequest(data, data.length + DATA_OUT_SLACK, o.ctxIn(),
+                skb ? SKB_SIZE : 0, o.repeat()));
+        byte[] out = r.dataOut();
+        if (o.dataSizeOut() > 0 && out.length > o.dataSizeOut()) out = Arrays.copyOf(out, o.dataSizeOut());
+        return new RunResult(r.retvalUnsigned(), out, skb ? r.ctxOut() : null, r.duration());
+    }
+}

@@ -1,0 +1,72 @@
+package dev.bpf4j.it.corpus;
+
+import dev.bpf4j.api.RunOptions;
+import dev.bpf4j.api.RunResult;
+import dev.bpf4j.kernel.KernelBpf;
+import dev.bpf4j.kernel.object.KernelObject;
+import dev.bpf4j.object.BpfObjectSpec;
+import dev.bpf4j.object.MapSpec;
+import dev.bpf4j.runtime.BpfException;
+
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A corpus case in the Linux kernel ({@link KernelObject}), as an {@link Outcome}. Only this class
+ * touches bpf4j-kernel, so {@link KernelCorpusTest} still loads (and skips) in the surefire execution
+ * that leaves bpf4j-kernel off the class path.
+ */
+final class KernelSide {
+    private KernelSide() {}
+
+    /** False in the default surefire execution, which leaves bpf4j-kernel off the class path. */
+    static boolean onClassPath() {
+        try {
+            Class.forName("dev.bpf4j.kernel.KernelBpf", false, KernelSide.class.getClassLoader());
+            return true;
+        } catch (ClassNotFoundException e) {
+            return false;
+        }
+    }
+
+    /** Null when this process may use bpf(), else why not. */
+    static String unavailableReason() {
+        KernelBpf.Availability a = KernelBpf.availability();
+        return a.available() ? null : a.reason();
+    }
+
+    static Outcome outcome(CorpusCase c) {
+        BpfObjectSpec spec = BpfObjectSpec.read(c.path());
+        try (KernelObject k = KernelObject.load(spec, List.of(c.program()))) {
+            List<String> runs = new ArrayList<>();
+            for (RunOptions o : c.runs()) {
+                try {
+                    RunResult r = k.run(c.program(), o);
+                    runs.add("retval=" + r.retval() + (r.dataOut() == null ? "" : " data_out=" + HexFormat.of().formatHex(r.dataOut()))
+                            + (r.ctxOut() == null ? "" : " ctx_out=" + HexFormat.of().formatHex(r.ctxOut())));
+                } catch (BpfException e) {
+                    runs.add("error " + e.getMessage());
+                }
+            }
+            Map<String, List<String>> maps = new LinkedHashMap<>();
+            k.dump().forEach((name, entries) -> maps.put(name, Outcome.lines(entries, percpu(spec.map(name)))));
+            return new Outcome(runs, maps);
+        }
+    }
+
+    /** The kernel's reason for refusing {@code program} (its verifier log), or null when it loads. */
+    static String refusal(BpfObjectSpec spec, String program) {
+        try (KernelObject k = KernelObject.load(spec, List.of(program))) {
+            return null;
+        } catch (BpfException e) {
+            return e.getMessage();
+        }
+    }
+
+    private static boolean percpu(MapSpec m) {
+        return switch (m.type()) { case PERCPU_ARRAY, PERCPU_HASH, LRU_PERCPU_HASH -> true; default -> false; };
+    }
+}
