@@ -19,7 +19,9 @@ def load_scores(path, best=False):
     for r in json.load(open(path)):
         cls = r["benchmark"].split(".")[-2]
         params = r.get("params", {})
-        key = (cls, params.get("workload"), params.get("engine") or params.get("bpfEngine"))
+        if cls == "ProbeBenchmark":  # two methods, one "probe" parameter
+            cls += "." + r["benchmark"].split(".")[-1]
+        key = (cls, params.get("workload"), params.get("engine") or params.get("bpfEngine") or params.get("probe"))
         m = r["primaryMetric"]
         if best:
             scores[key] = (min(x for fork in m["rawData"] for x in fork), float("nan"))
@@ -174,7 +176,27 @@ def main(facts_path, results_path, kernel_path=None):
     if "jit" not in facts["engines"]:
         print("* The JIT engine was not on the class path: its columns are empty.")
     print()
-    best_table(load_scores(results_path, best=True), k)
+    best = load_scores(results_path, best=True)
+    best_table(best, k)
+    probe_table(best)
+
+
+PROBES = [("none", "nothing attached"), ("jit-direct", "JIT, called directly"),
+          ("jit-upcall", "JIT + one Java helper (upcall)"), ("interp", "interpreter (upcall)")]
+
+
+def probe_table(s):
+    """ProbeBenchmark, fastest iteration: ns per call of a probed native function and the hit's cost."""
+    loop = {p: s.get(("ProbeBenchmark.loop", None, p)) for p, _ in PROBES}
+    call = {p: s.get(("ProbeBenchmark.call", None, p)) for p, _ in PROBES}
+    if all(v is None for v in loop.values()):
+        return
+    print()
+    print("| native probe (fastest iteration) | ns per call from C | hit cost (minus none) | ns per jffi call |")
+    print("|---|---:|---:|---:|")
+    for p, label in PROBES:
+        hit = "—" if p == "none" or loop[p] is None or loop["none"] is None else f"{loop[p][0] - loop['none'][0]:.1f}"
+        print(f"| {label} | {fmt(loop[p])} | {hit} | {fmt(call[p])} |")
 
 
 if __name__ == "__main__":

@@ -107,7 +107,7 @@ final class ObjectRun {
         return out;
     }
 
-    private static String onlyProgram(OpenObject open) {
+    static String onlyProgram(OpenObject open) {
         List<String> names = open.spec().programs().stream().filter(ProgramSpec::autoload).map(ProgramSpec::name).toList();
         if (names.size() == 1) return names.get(0);
         throw new UsageException("the object has " + names.size() + " programs, choose one with --program: " + String.join(", ", names));

@@ -8,9 +8,10 @@ import dev.bpf4j.runtime.NativeMemory;
 import java.util.List;
 
 /**
- * The env block a direct probe call starts from, copied onto the trampoline's stack on every hit:
- * a fresh run (status 0, full budget, depth 1) whose region table is the hit's pt_regs (slot 0,
- * filled in by the trampoline, also the fast read region) followed by the program's regions.
+ * The env block a direct probe call starts from, which the trampoline stores on its stack on every
+ * hit (its {@link #words} become constants in the trampoline's code): a fresh run (status 0, full
+ * budget, depth 1) whose region table is the hit's pt_regs (slot 0, filled in by the trampoline,
+ * also the fast read region) followed by the program's regions.
  */
 final class EnvTemplate implements AutoCloseable {
     private final long address;
@@ -45,6 +46,13 @@ final class EnvTemplate implements AutoCloseable {
     private void put(int field, long v) { NativeMemory.putLong(address + field, v); }
 
     long address() { return address; }
+
+    /** The block as qwords: what the trampoline stores on each hit. */
+    long[] words() {
+        long[] w = new long[bytes / 8];
+        for (int i = 0; i < w.length; i++) w[i] = NativeMemory.getLong(address + 8L * i);
+        return w;
+    }
 
     int bytes() { return bytes; }
 

@@ -69,7 +69,8 @@ public final class ProbeLink implements AutoCloseable {
 
     TrampolineEmitter.Call call() {
         if (program.direct()) {
-            return new TrampolineEmitter.JitCall(((JitExecutable) program.executable()).entryAddress(), env.address(), env.bytes(), stats.address());
+            JitExecutable x = (JitExecutable) program.executable();
+            return new TrampolineEmitter.JitCall(x.entryAddress(), env.words(), stats.address(), !x.helperBindings().isEmpty());
         }
         return new TrampolineEmitter.UpcallCall(Upcall.address(), upcallId);
     }

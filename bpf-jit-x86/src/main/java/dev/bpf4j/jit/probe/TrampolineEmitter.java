@@ -18,15 +18,20 @@ import java.util.List;
  *
  * <pre>
  *  push rbp; mov rbp, rsp          A = S - 8: a standard frame, [A] = parent rbp, [A + 8] = site + 5
- *  pushfq; sub rsp, FRAME          flags, then the frame below (rsp 16-aligned: S is)
- *  save every register into pt_regs; ip = function, sp = S + 8, bp = parent rbp, flags;
- *  save xmm0-15 (float arguments: the JVM behind an upcall may use any of them)
+ *  pushfq; and rsp, -16; sub rsp, FRAME; mov [rsp + SAVED_A], rbp
+ *                                  flags (for pt_regs), then the frame, 16-aligned whatever S is:
+ *                                  gcc's -fipa-stack-alignment calls functions of its own unit with
+ *                                  rsp 8 bytes off when they need no alignment, and the jffi
+ *                                  closure and helpers do need it
+ *  save rcx, rdx; lock add 1 to each direct program's hit counter (before the other stores)
+ *  save the other registers into pt_regs; ip = function, sp = S + 8, bp = parent rbp, flags;
+ *  save xmm0-7 (float arguments) unless every program is JIT code without helpers (no SSE)
  *  F1 = {parent rbp, parent ra}    the traced function's frame, as ftrace builds it for fentry
  *  F2 = {F1, site + 6}             the trampoline's frame for frame-pointer-only unwinders
  *  mov rbp, rsp                    rbp = F2: program frames chain F2 -> F1 -> parent -> ...
- *  per attached program: JIT: env on the stack, call entry(&pt_regs, env), count failures;
- *                        other engines: call the upcall closure (&pt_regs, link id)
- *  restore flags and registers; lea rbp, [A]; leave; ret   back to site + 5
+ *  per attached program: JIT: env stored on the stack as constants, call entry(&pt_regs, env),
+ *                        count failures; other engines: call the upcall closure (&pt_regs, link id)
+ *  restore xmm0-7 and registers; mov rbp, [rbp + SAVED_A] (A); leave; ret   back to site + 5
  * </pre>
  *
  * F2's return address is site + 6, not site + 5: the patch site is registered in the code map with
@@ -34,7 +39,7 @@ import java.util.List;
  * at site + 4) and for pt_regs.ip; site + 6 is looked up at site + 5, outside it, so a walk through
  * F2 takes the traced function's frame pointer to F1 and so to the parent. With these, every
  * instruction is covered by one of the three rules: entry, after push rbp, frame pointer (A until
- * {@code mov rbp, rsp}, F2 after it, A again from the final lea).
+ * {@code mov rbp, rsp}, F2 after it, A again from the final load of A).
  */
 final class TrampolineEmitter {
     private TrampolineEmitter() {}
@@ -42,29 +47,41 @@ final class TrampolineEmitter {
     /** One attached program as the trampoline calls it. */
     sealed interface Call permits JitCall, UpcallCall {}
 
-    /** A direct call into JIT code with an env block built on the stack from {@code envTemplate}. */
-    record JitCall(long entry, long envTemplate, int envBytes, long stats) implements Call {}
+    /**
+     * A direct call into JIT code with an env block built on the stack from {@code envWords} (the
+     * {@link EnvTemplate}'s qwords); {@code nativeHelpers}: the code calls native helpers, which may use xmm registers.
+     */
+    record JitCall(long entry, long[] envWords, long stats, boolean nativeHelpers) implements Call {
+        int envBytes() { return envWords.length * 8; }
+    }
 
     /** A call of the upcall closure {@code void upcall(long pt_regs, long link)}. */
     record UpcallCall(long closure, long link) implements Call {}
 
     record Code(byte[] bytes, List<UnwindRow> rows) {}
 
+    /** xmm registers that carry arguments (SysV): saved when a program may run code that uses SSE. */
+    static final int XMM_ARGS = 8;
     static final int F2 = 0, F1 = 16, PT = 32, ENV = PT + PtRegsLayout.SIZE;
     /** Every register but rsp and rbp (saved by the frame), with its pt_regs slot. */
-    private static final Reg[] SAVED = {Reg.R15, Reg.R14, Reg.R13, Reg.R12, Reg.RBX, Reg.R11, Reg.R10, Reg.R9, Reg.R8,
-            Reg.RAX, Reg.RCX, Reg.RDX, Reg.RSI, Reg.RDI};
+    private static final Reg[] SAVED = {Reg.RCX, Reg.RDX, Reg.R15, Reg.R14, Reg.R13, Reg.R12, Reg.RBX, Reg.R11, Reg.R10,
+            Reg.R9, Reg.R8, Reg.RAX, Reg.RSI, Reg.RDI};
     private static final int[] SAVED_AT = {
-            PtRegsLayout.R15, PtRegsLayout.R14, PtRegsLayout.R13, PtRegsLayout.R12, PtRegsLayout.BX, PtRegsLayout.R11,
-            PtRegsLayout.R10, PtRegsLayout.R9, PtRegsLayout.R8, PtRegsLayout.AX, PtRegsLayout.CX, PtRegsLayout.DX,
+            PtRegsLayout.CX, PtRegsLayout.DX, PtRegsLayout.R15, PtRegsLayout.R14, PtRegsLayout.R13, PtRegsLayout.R12,
+            PtRegsLayout.BX, PtRegsLayout.R11, PtRegsLayout.R10, PtRegsLayout.R9, PtRegsLayout.R8, PtRegsLayout.AX,
             PtRegsLayout.SI, PtRegsLayout.DI};
+    /** rcx and rdx, saved first: the hit counting that follows uses them. */
+    private static final int SAVED_FIRST = 2;
 
     static Code emit(PatchSite site, List<Call> calls) {
         int envBytes = 0;
         for (Call c : calls) if (c instanceof JitCall) envBytes = Math.max(envBytes, ((JitCall) c).envBytes());
-        int xmm = (ENV + envBytes + 15) & ~15;              // xmm0-15: SysV makes them all caller-saved
-        int frame = xmm + 16 * 16;                          // a multiple of 16: keeps F2 16-byte aligned (A - 8 is)
-        int aToF2 = 8 + frame;                               // A - F2
+        // xmm0-7 carry float arguments; xmm8-15 are caller-saved and carry none, so the function
+        // cannot expect them at its entry. JIT code has no SSE: only helpers and the JVM touch them.
+        int xmmSaved = calls.stream().anyMatch(c -> !(c instanceof JitCall) || ((JitCall) c).nativeHelpers()) ? XMM_ARGS : 0;
+        int savedA = ENV + envBytes;                        // A, for the epilogue: the alignment gap varies
+        int xmm = (savedA + 8 + 15) & ~15;
+        int frame = xmm + 16 * xmmSaved;                    // a multiple of 16: F2 stays 16-byte aligned
         CodeBuffer b = new CodeBuffer();
         X86Encoder e = new X86Encoder(b);
         e.push(Reg.RBP);                                     /* push rbp */
@@ -72,11 +89,17 @@ final class TrampolineEmitter {
         e.movRR(true, Reg.RBP, Reg.RSP);                     /* mov rbp, rsp (A) */
         int fp = e.position();
         b.emit8(0x9c);                                       /* pushfq */
+        e.aluRI(AluOp.AND, true, Reg.RSP, -16);              /* and rsp, -16 */
         e.aluRI(AluOp.SUB, true, Reg.RSP, frame);            /* sub rsp, frame */
-        for (int i = 0; i < SAVED.length; i++) {
+        e.store(8, Mem.of(Reg.RSP, savedA), Reg.RBP);        /* mov [rsp + saved_a], rbp (A) */
+        for (int i = 0; i < SAVED_FIRST; i++) {
             e.store(8, Mem.of(Reg.RSP, PT + SAVED_AT[i]), SAVED[i]); /* mov [rsp + pt_regs.r], r */
         }
-        for (int x = 0; x < 16; x++) movdqu(b, true, x, xmm + 16 * x);   /* movdqu [rsp + xmm + 16x], xmmX */
+        countHits(e, calls);
+        for (int i = SAVED_FIRST; i < SAVED.length; i++) {
+            e.store(8, Mem.of(Reg.RSP, PT + SAVED_AT[i]), SAVED[i]); /* mov [rsp + pt_regs.r], r */
+        }
+        for (int x = 0; x < xmmSaved; x++) movdqu(b, true, x, xmm + 16 * x);   /* movdqu [rsp + xmm + 16x], xmmX */
         e.load(true, Reg.RAX, Mem.of(Reg.RBP, 0));           /* mov rax, [rbp] (parent rbp) */
         e.store(8, Mem.of(Reg.RSP, PT + PtRegsLayout.BP), Reg.RAX); /* mov [pt_regs.bp], rax */
         e.store(8, Mem.of(Reg.RSP, F1), Reg.RAX);            /* mov [F1], rax */
@@ -101,13 +124,13 @@ final class TrampolineEmitter {
             if (c instanceof JitCall) jitCall(e, b, (JitCall) c);
             else upcall(e, (UpcallCall) c);
         }
-        for (int x = 0; x < 16; x++) movdqu(b, false, x, xmm + 16 * x);  /* movdqu xmmX, [rsp + xmm + 16x] (rsp = F2) */
-        b.emit8(0xff); b.emit8(0xb5); b.emit32(PT + PtRegsLayout.FLAGS); /* push qword [rbp + pt_regs.flags] (disp32) */
-        b.emit8(0x9d);                                       /* popfq */
+        for (int x = 0; x < xmmSaved; x++) movdqu(b, false, x, xmm + 16 * x);  /* movdqu xmmX, [rsp + xmm + 16x] (rsp = F2) */
+        // No popfq (~3 ns): at a function's entry no status flag is live (SysV: flags are not
+        // preserved across calls) and nothing here changes DF or the system flags.
         for (int i = SAVED.length - 1; i >= 0; i--) {
             e.load(true, SAVED[i], Mem.of(Reg.RBP, PT + SAVED_AT[i])); /* mov r, [rbp + pt_regs.r] */
         }
-        e.lea(Reg.RBP, Mem.of(Reg.RBP, aToF2));              /* lea rbp, [rbp + A - F2] (A) */
+        e.load(true, Reg.RBP, Mem.of(Reg.RBP, savedA));      /* mov rbp, [rbp + saved_a] (A) */
         int leave = e.position();
         e.leave();                                           /* leave */
         e.ret();                                             /* ret (to site + 5) */
@@ -119,12 +142,41 @@ final class TrampolineEmitter {
         return new Code(b.toByteArray(), rows);
     }
 
-    /** Builds the env block at [rbp + ENV] from the template, points its pt_regs region at this hit's, calls the program. */
+    /**
+     * Counts a hit of every direct program, as early as it can: a locked add waits for every older
+     * store to drain from the store buffer; after the pt_regs and env stores that wait was half of
+     * the trampoline's time.
+     */
+    private static void countHits(X86Encoder e, List<Call> calls) {
+        for (Call c : calls) {
+            if (!(c instanceof JitCall)) continue;
+            e.movabs(Reg.RCX, ((JitCall) c).stats());        /* movabs rcx, stats */
+            e.movImm32(Reg.RDX, 1);                          /* mov edx, 1 */
+            e.aluMR(AluOp.ADD, true, Mem.of(Reg.RCX, ProbeStats.HITS), Reg.RDX, true); /* lock add [rcx + hits], rdx */
+        }
+    }
+
+    /**
+     * Builds the env block at [rbp + ENV] from the template's words, stored as constants (a
+     * {@code rep movsq} of the ~34 qwords from the template cost ~10 ns of start-up, a third of a
+     * hit), points its pt_regs region at this hit's, calls the program.
+     */
     private static void jitCall(X86Encoder e, CodeBuffer b, JitCall c) {
-        e.lea(Reg.RDI, Mem.of(Reg.RBP, ENV));                /* lea rdi, [rbp + env] */
-        e.movabs(Reg.RSI, c.envTemplate());                  /* movabs rsi, template */
-        e.movImm32(Reg.RCX, c.envBytes() / 8);               /* mov ecx, qwords */
-        b.emit8(0xf3); b.emit8(0x48); b.emit8(0xa5);         /* rep movsq (DF is clear: SysV) */
+        long[] w = c.envWords();
+        e.aluRR(AluOp.XOR, false, Reg.RDX, Reg.RDX);         /* xor edx, edx */
+        for (int i = 0; i < w.length; i++) {
+            int off = i * 8;
+            if (off == EnvLayout.REGIONS || off == EnvLayout.REGIONS + EnvLayout.REGION_END
+                    || off == EnvLayout.FAST_R_START || off == EnvLayout.FAST_R_LAST) continue;   // this hit's pt_regs, below
+            if (w[i] == 0) {
+                e.store(8, env(off), Reg.RDX);               /* mov [rbp + env + off], rdx (0) */
+            } else if (w[i] == (int) w[i]) {
+                e.storeImm(8, env(off), (int) w[i]);         /* mov qword [rbp + env + off], imm32 */
+            } else {
+                e.movabs(Reg.RAX, w[i]);                     /* movabs rax, value */
+                e.store(8, env(off), Reg.RAX);               /* mov [rbp + env + off], rax */
+            }
+        }
         e.lea(Reg.RAX, Mem.of(Reg.RBP, PT));                 /* lea rax, [rbp + pt_regs] */
         e.store(8, env(EnvLayout.REGIONS), Reg.RAX);      /* mov [env.regions[0].start], rax */
         e.store(8, env(EnvLayout.FAST_R_START), Reg.RAX); /* mov [env.fast_r_start], rax */
@@ -138,7 +190,6 @@ final class TrampolineEmitter {
         e.callR(Reg.RAX);                                    /* call rax */
         e.movabs(Reg.RCX, c.stats());                        /* movabs rcx, stats */
         e.movImm32(Reg.RDX, 1);                              /* mov edx, 1 */
-        e.aluMR(AluOp.ADD, true, Mem.of(Reg.RCX, ProbeStats.HITS), Reg.RDX, true); /* lock add [rcx + hits], rdx */
         e.load(true, Reg.RAX, env(EnvLayout.STATUS)); /* mov rax, [env.status] */
         e.aluRI(AluOp.SUB, true, Reg.RAX, 1);                /* sub rax, 1 */
         e.aluRI(AluOp.CMP, true, Reg.RAX, 1);                /* cmp rax, 1 (native or helper error) */

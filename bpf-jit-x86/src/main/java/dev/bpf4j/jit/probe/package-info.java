@@ -16,6 +16,11 @@
  *
  * <p>A failing program ends its run only: {@link dev.bpf4j.jit.probe.ProbeLink} counts hits,
  * errors and missed (recursive) hits and keeps the last error. gcc refuses
- * {@code -mnop-mcount} with {@code -fPIC}: build probed libraries {@code -fno-pic}.
+ * {@code -mnop-mcount} with {@code -fPIC}: build probed libraries {@code -fno-pic}
+ * ({@link dev.bpf4j.jit.probe.PatchableLibrary} has the flags and builds C source with them).
+ *
+ * <p>{@link dev.bpf4j.jit.probe.RootCall} calls a native {@code long fn(long)} through a thunk that
+ * ends every stack walk right after {@code fn}, so stacks taken in probes below it are the same ips
+ * whatever Java (engine, thread, JIT state) made the call.
  */
 package dev.bpf4j.jit.probe;

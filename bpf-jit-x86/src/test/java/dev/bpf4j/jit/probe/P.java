@@ -14,6 +14,7 @@ final class P {
     private P() {}
 
     static Insn mov64(int dst, int imm) { return new Insn(ALU64 | K | MOV, dst, 0, 0, imm); }
+    static Insn and64(int dst, int imm) { return new Insn(ALU64 | K | AND, dst, 0, 0, imm); }
     static Insn mov64r(int dst, int src) { return new Insn(ALU64 | X | MOV, dst, src, 0, 0); }
     static Insn[] lddw(int dst, long imm) {
         return new Insn[]{new Insn(LDDW, dst, 0, 0, (int) imm), new Insn(0, 0, 0, 0, (int) (imm >>> 32))};

@@ -6,19 +6,12 @@ import com.kenai.jffi.Invoker;
 import com.kenai.jffi.Type;
 import org.junit.jupiter.api.Assumptions;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
- * The C library the probe tests trace, built by gcc at test time (tests skip without gcc). gcc
- * refuses {@code -mnop-mcount} with {@code -fPIC}, so it is built {@code -fno-pic} (fine for a
- * shared library whose calls go through the PLT).
+ * The C library the probe tests trace, built by gcc at test time with {@link PatchableLibrary}
+ * (tests skip without gcc).
  *
  * <p>Call tree: {@code top(a) = mid(a) + mid(a + 1)}, {@code mid(a) = leaf(a, 7) + 1},
  * {@code leaf(a, b) = 3a + b}. {@code scale(x, n) = 2 (x n + 0.5)} passes a double to {@code scaled} in xmm0. {@code plain} has no patchable entry, {@code singles} five 1-byte
@@ -36,7 +29,6 @@ final class TestLib {
             "NI __attribute__((no_instrument_function, patchable_function_entry(5, 0))) long singles(long a) { return a + 2; }",
             "");
     static final String CET_SOURCE = "__attribute__((noinline)) long cet_leaf(long a) { return a * 5; }\n";
-    static final List<String> FLAGS = List.of("-O1", "-fno-omit-frame-pointer", "-pg", "-mfentry", "-mnop-mcount", "-fno-pic", "-shared");
 
     private static final CallContext L_L = CallContext.getCallContext(Type.SINT64, new Type[]{Type.SINT64}, CallingConvention.DEFAULT, false);
     private static final CallContext L_LL = CallContext.getCallContext(Type.SINT64, new Type[]{Type.SINT64, Type.SINT64}, CallingConvention.DEFAULT, false);
@@ -60,46 +52,9 @@ final class TestLib {
     static long call2(long fn, long a, long b) { return Invoker.getInstance().invokeN2(L_LL, fn, a, b); }
 
     private static Path build(String name, String source, List<String> extra) {
-        Assumptions.assumeTrue(available(), "gcc is not installed: skipping the native probe test");
-        try {
-            Path dir = Files.createTempDirectory("bpf4j-probe-");
-            Path c = dir.resolve(name + ".c"), so = dir.resolve("lib" + name + ".so");
-            Files.writeString(c, source);
-            List<String> cmd = new ArrayList<>(List.of("gcc"));
-            cmd.addAll(FLAGS);
-            cmd.addAll(extra);
-            cmd.addAll(List.of("-o", so.toString(), c.toString()));
-            run(cmd);
-            for (Path p : List.of(so, c, dir)) p.toFile().deleteOnExit();
-            return so;
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        Assumptions.assumeTrue(PatchableLibrary.gccAvailable(), "gcc is not installed: skipping the native probe test");
+        return PatchableLibrary.build(name, source, extra);
     }
 
-    static boolean available() {
-        try {
-            return new ProcessBuilder("gcc", "--version").redirectErrorStream(true).start().waitFor() == 0;
-        } catch (IOException e) {
-            return false;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
-    }
-
-    static String run(List<String> cmd) {
-        try {
-            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            if (!p.waitFor(60, TimeUnit.SECONDS)) throw new AssertionError(cmd + " timed out");
-            if (p.exitValue() != 0) throw new AssertionError(cmd + " failed:\n" + out);
-            return out;
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError(e);
-        }
-    }
+    static String run(List<String> cmd) { return PatchableLibrary.run(cmd); }
 }

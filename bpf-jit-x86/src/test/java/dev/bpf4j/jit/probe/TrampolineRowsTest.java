@@ -55,7 +55,8 @@ class TrampolineRowsTest {
                 else if (x.startsWith("popf")) rsp += 8;
                 else if (x.equals("mov    %rsp,%rbp")) { rbp = rsp; framesBuilt |= rsp == f2; }
                 else if (x.startsWith("sub ") && x.endsWith(",%rsp")) rsp -= Long.decode(x.substring(x.indexOf('$') + 1, x.indexOf(',')));
-                else if (x.startsWith("lea ") && x.endsWith("(%rbp),%rbp")) rbp += Long.decode(x.substring(x.indexOf(' ') + 1, x.indexOf('(')).trim());
+                else if (x.startsWith("and ") && x.endsWith(",%rsp")) rsp &= Long.decode(x.substring(x.indexOf('$') + 1, x.indexOf(',')).replace("0xfffffffffffffff0", "-16"));
+                else if (x.startsWith("mov ") && x.endsWith("(%rbp),%rbp")) rbp = stack.readLong(rbp + Long.decode(x.substring(x.indexOf(' ') + 1, x.indexOf('(')).trim()));
                 else if (x.startsWith("leave")) { rsp = rbp + 8; rbp = pbp; }
                 else assertThat(x).as("an instruction the replay does not model moves rsp or rbp").doesNotContain(",%rsp").doesNotContain(",%rbp");
             }

@@ -1,0 +1,126 @@
+package dev.bpf4j.bench;
+
+import com.kenai.jffi.CallContext;
+import com.kenai.jffi.CallingConvention;
+import com.kenai.jffi.Invoker;
+import com.kenai.jffi.Type;
+import dev.bpf4j.interp.InterpreterEngine;
+import dev.bpf4j.isa.Assembler;
+import dev.bpf4j.jit.JitEngine;
+import dev.bpf4j.jit.probe.NativeProbes;
+import dev.bpf4j.jit.probe.PatchableLibrary;
+import dev.bpf4j.jit.probe.ProbeLink;
+import dev.bpf4j.jit.probe.ProbeProgram;
+import dev.bpf4j.program.Program;
+import dev.bpf4j.runtime.Bpf;
+import dev.bpf4j.runtime.Engine;
+import dev.bpf4j.runtime.Executable;
+import dev.bpf4j.runtime.LoadOptions;
+import dev.bpf4j.runtime.MemoryRegion;
+import dev.bpf4j.runtime.NativeMemory;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The cost of a native probe hit on {@code long probed(long a) { return a + 1; }} (built by gcc with
+ * patchable entries, {@link PatchableLibrary}), called once through jffi ({@code call}) or
+ * {@value #LOOP} times by a C loop ({@code loop}, ns per call: the jffi call spread out), with nothing attached
+ * ({@code none}), or with a program counting hits attached: a JIT program with native code only,
+ * which the trampoline calls directly ({@code jit-direct}); the same plus one Java helper call,
+ * which the trampoline runs through the upcall closure ({@code jit-upcall}); the counting program
+ * on the interpreter, always through the upcall ({@code interp}). The per-hit cost is each minus
+ * {@code none}. Teardown checks that the program counted every hit.
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(1)
+public class ProbeBenchmark {
+    @Param({"none", "jit-direct", "jit-upcall", "interp"})
+    public String probe;
+
+    private static final CallContext L_L = CallContext.getCallContext(Type.SINT64, new Type[]{Type.SINT64}, CallingConvention.DEFAULT, false);
+    private static final Invoker INVOKER = Invoker.getInstance();
+
+    /** Calls from C per {@link #loop} op: the jffi call's cost and noise spread over many hits. */
+    static final int LOOP = 1000;
+    static final String SOURCE = String.join("\n",
+            "__attribute__((noinline)) long probed(long a) { return a + 1; }",
+            "__attribute__((noinline, no_instrument_function)) long loop(long n) {",
+            "    long s = 0;",
+            "    for (long i = 0; i < n; i++) s += probed(i);",
+            "    return s;",
+            "}", "");
+
+    private long function;
+    private long loop;
+    private long counter;
+    private Executable exe;
+    private ProbeLink link;
+
+    @Setup(Level.Trial)
+    public void setUp() {
+        String lib = PatchableLibrary.build("probebench", SOURCE, List.of()).toString();
+        function = NativeProbes.address(lib, "probed");
+        loop = NativeProbes.address(lib, "loop");
+        counter = NativeMemory.allocate(8);
+        NativeMemory.putLong(counter, 0);
+        if (probe.equals("none")) return;
+        boolean javaHelper = probe.equals("jit-upcall");
+        Engine engine = probe.equals("interp") ? new InterpreterEngine() : new JitEngine();
+        exe = Bpf.load(counting(javaHelper), engine, javaHelper ? LoadOptions.defaults().withHelpers(CallPrograms.IDENTITY_HELPERS)
+                : LoadOptions.defaults());
+        ProbeProgram p = ProbeProgram.of(exe, List.of(new MemoryRegion("counter", counter, 8, true)));
+        if (p.direct() != probe.equals("jit-direct")) throw new IllegalStateException(probe + ": direct = " + p.direct());
+        link = NativeProbes.attach(function, "probed", p);
+        if (call() != 42 || NativeMemory.getLong(counter) != 1) throw new IllegalStateException(probe + ": the probe did not count the hit");
+    }
+
+    /** {@code *counter += 1} atomically, after {@code bench_identity(1)} when {@code javaHelper}. */
+    private Program counting(boolean javaHelper) {
+        return Assembler.assembleProgram("count_hits", String.join("\n",
+                javaHelper ? "mov %r1, 1\ncall " + CallPrograms.IDENTITY_ID + "\nmov %r2, %r0" : "mov %r2, 1",
+                "lddw %r1, " + counter,
+                "lock add [%r1], %r2",
+                "mov %r0, 0",
+                "exit"));
+    }
+
+    /** One jffi call of the function: what a Java caller pays. */
+    @Benchmark
+    public long call() { return INVOKER.invokeN1(L_L, function, 41); }
+
+    /** The function called {@value #LOOP} times from C: ns per native call, probe hit included. */
+    @Benchmark
+    @OperationsPerInvocation(LOOP)
+    public long loop() { return INVOKER.invokeN1(L_L, loop, LOOP); }
+
+    @TearDown(Level.Trial)
+    public void tearDown() {
+        if (link != null) {
+            link.close();
+            if (link.errors() != 0 || NativeMemory.getLong(counter) != link.hits()) {
+                throw new IllegalStateException(probe + ": " + link.hits() + " hits, counter " + NativeMemory.getLong(counter) + ", "
+                        + link.errors() + " errors " + link.lastError());
+            }
+            exe.close();
+        }
+    }
+}

@@ -1,0 +1,144 @@
+package dev.bpf4j.cli;
+
+import dev.bpf4j.api.BpfObject;
+import dev.bpf4j.api.OpenObject;
+import dev.bpf4j.cli.trace.StackCount;
+import dev.bpf4j.cli.trace.TraceRun;
+import dev.bpf4j.cli.trace.TraceTarget;
+import dev.bpf4j.object.ProgramType;
+import dev.bpf4j.runtime.BpfLoadException;
+import dev.bpf4j.runtime.Engine;
+
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.NoSuchElementException;
+import java.util.Set;
+
+/**
+ * {@code bpf4j trace LIB.so --attach F[,F...] --call ENTRY}: attaches a kprobe-type program (the
+ * bundled stackcount, or {@code --object OBJ.o --program P}) to native functions of a library,
+ * calls {@code long ENTRY(long)} once, detaches and prints what the program counted — folded stacks
+ * for a stack map + counting map, every map as JSON for a user object. Per engine a header line
+ * {@code == ENGINE}; with {@code --engine both} a last line says whether the engines agree (exit 1
+ * when not). Bad input (library, symbol, entry not patchable, object, program) exits 2.
+ */
+final class TraceCommand implements Command {
+    private static final List<String> ENGINE_CHOICES = List.of("interp", "jit", "both");
+
+    @Override public String name() { return "trace"; }
+    @Override public String summary() { return "probe functions of a native library while calling an entry of it and print the folded stacks that reached them"; }
+    @Override public String usage() {
+        return "bpf4j trace LIB.so --attach FUNC[,FUNC...] --call ENTRY [--arg N] [--object OBJ.o --program P] [--engine interp|jit|both]";
+    }
+
+    @Override public int run(List<String> argv, PrintStream out, PrintStream err) {
+        Args args = new Args(argv, Set.of("--attach", "--call", "--arg", "--object", "--program", "--engine"));
+        Path library = Path.of(args.single("LIB.so"));
+        List<String> attach = Arrays.stream(args.option("--attach").orElseThrow(() -> new UsageException("missing --attach FUNC[,FUNC...]"))
+                .split(",")).map(String::trim).toList();
+        if (attach.stream().anyMatch(String::isEmpty)) throw new UsageException("--attach has an empty function name");
+        String entry = args.option("--call").orElseThrow(() -> new UsageException("missing --call ENTRY"));
+        long arg = args.option("--arg").map(TraceCommand::parseArg).orElse(0L);
+        String engineChoice = args.option("--engine").orElse("interp");
+        if (!ENGINE_CHOICES.contains(engineChoice)) {
+            throw new UsageException("unknown engine '" + engineChoice + "' (expected one of " + String.join(", ", ENGINE_CHOICES) + ")");
+        }
+        if (args.option("--program").isPresent() && args.option("--object").isEmpty()) throw new UsageException("--program needs --object");
+        List<Engine> engines = engines(engineChoice);
+        boolean userObject = args.option("--object").isPresent();
+
+        TraceTarget target;
+        OpenObject open;
+        String program;
+        try {
+            target = TraceTarget.resolve(library, entry, attach);
+            if (userObject) {
+                Path file = Path.of(args.option("--object").get());
+                if (!Files.isRegularFile(file)) throw new IllegalArgumentException("no such object: " + file);
+                open = BpfObject.open(file);
+                program = args.option("--program").orElseGet(() -> ObjectRun.onlyProgram(open));
+                ProgramType type = open.spec().program(program).type();
+                if (type != ProgramType.KPROBE) {
+                    throw new IllegalArgumentException("program '" + program + "' is " + type + ": trace attaches kprobe programs (ctx = struct pt_regs *)");
+                }
+            } else {
+                open = StackCount.open();
+                program = StackCount.PROGRAM;
+            }
+        } catch (IllegalArgumentException | NoSuchElementException | BpfLoadException e) {
+            return badInput(e, err);
+        }
+
+        List<TraceRun.Result> results = new ArrayList<>();
+        int status = 0;
+        for (Engine engine : engines) {
+            TraceRun.Result r;
+            try {
+                r = TraceRun.run(open, program, engine, target, arg, userObject, line -> err.print(line.endsWith("\n") ? line : line + "\n"));
+            } catch (IllegalArgumentException | IllegalStateException | NoSuchElementException | BpfLoadException e) {
+                // Not patchable, already probed, refused at load: bad input, reported before anything ran.
+                return badInput(e, err);
+            }
+            results.add(r);
+            out.println("== " + engine.name());
+            r.stacks().ifPresent(s -> s.lines().forEach(out::println));
+            r.maps().forEach(out::println);
+            err.println(engine.name() + ": " + entry + "(" + arg + ") = " + r.returned() + "; " + String.join("; ", r.hits()));
+            for (String e : r.errors()) {
+                err.println(engine.name() + ": program errors on " + e);
+                status = 1;
+            }
+        }
+        if (results.size() > 1) {
+            List<String> diffs = differences(results.get(0), results.get(1));
+            if (diffs.isEmpty()) {
+                out.println("== engines agree: " + (results.get(0).stacks().isPresent() ? "same stack ids, frames and counts" : "same maps")
+                        + ", same return value and hits");
+            } else {
+                out.println("== engines differ:");
+                diffs.forEach(out::println);
+                status = 1;
+            }
+        }
+        return status;
+    }
+
+    private static int badInput(Exception e, PrintStream err) {
+        err.println("bpf4j trace: " + e.getMessage());
+        return 2;
+    }
+
+    private static List<Engine> engines(String choice) {
+        List<String> names = choice.equals("both") ? List.of("interp", "jit") : List.of(choice);
+        List<Engine> out = new ArrayList<>();
+        for (String n : names) {
+            try {
+                out.add(dev.bpf4j.api.Engines.byName(n));
+            } catch (NoSuchElementException e) {
+                throw new CliException(e.getMessage());
+            }
+        }
+        return out;
+    }
+
+    /** Lines of {@link TraceRun.Result#comparable()} that only one engine has. */
+    static List<String> differences(TraceRun.Result a, TraceRun.Result b) {
+        List<String> out = new ArrayList<>();
+        List<String> x = a.comparable(), y = b.comparable();
+        for (String s : x) if (!y.contains(s)) out.add(a.engine() + " only: " + s);
+        for (String s : y) if (!x.contains(s)) out.add(b.engine() + " only: " + s);
+        return out;
+    }
+
+    private static long parseArg(String v) {
+        try {
+            return Long.decode(v);
+        } catch (NumberFormatException e) {
+            throw new UsageException("--arg needs an integer, not '" + v + "'");
+        }
+    }
+}

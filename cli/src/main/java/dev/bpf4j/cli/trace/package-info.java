@@ -1,0 +1,7 @@
+/**
+ * {@code bpf4j trace}: probes native functions of a library with a kprobe-type program (the bundled
+ * {@link dev.bpf4j.cli.trace.StackCount} by default), calls an entry function through
+ * {@link dev.bpf4j.jit.probe.RootCall} and reads back the counted stacks as folded lines
+ * ({@link dev.bpf4j.cli.trace.FoldedStacks}). See docs/native-probes.md.
+ */
+package dev.bpf4j.cli.trace;
