@@ -1,6 +1,7 @@
 package dev.bpf4j.api;
 
 import dev.bpf4j.maps.BpfMap;
+import dev.bpf4j.maps.MapOfMaps;
 import dev.bpf4j.maps.MapTable;
 import dev.bpf4j.object.BpfObjectSpec;
 
@@ -65,6 +66,13 @@ public final class BpfObject implements AutoCloseable {
         checkOpen();
         return maps.map(name).orElseThrow(() -> new NoSuchElementException("object '" + spec.name() + "' has no map '" + name
                 + "' (maps: " + maps.maps().stream().map(BpfMap::name).toList() + ")"));
+    }
+
+    /** The live ARRAY_OF_MAPS / HASH_OF_MAPS of that name: set, read and clear its inner maps by slot. */
+    public MapOfMaps mapOfMaps(String name) {
+        BpfMap m = map(name);
+        if (!(m instanceof MapOfMaps outer)) throw new IllegalArgumentException(m.describe() + " is not a map-in-map");
+        return outer;
     }
 
     /** Every live map, in object order. */

@@ -2,6 +2,7 @@ package dev.bpf4j.api;
 
 import dev.bpf4j.maps.BpfMap;
 import dev.bpf4j.maps.Cpus;
+import dev.bpf4j.maps.MapOfMaps;
 import dev.bpf4j.maps.QueueStackMap;
 import dev.bpf4j.maps.RingBufMap;
 
@@ -16,13 +17,19 @@ import java.util.Optional;
  * key/value byte arrays, per-CPU maps with one value per possible CPU. Keys come out sorted (unsigned
  * bytewise) so two dumps of equal maps are equal. Queues and stacks list their values oldest / top
  * first (read by popping and pushing back); ring buffers list their pending records and consume them.
- * Program arrays and other maps without lookup are empty.
+ * Program arrays and other maps without lookup are empty. A map-in-map's entries carry the name of the
+ * inner map beside its id (ids differ from one load to the next, names do not).
  */
 public final class MapDump {
     private MapDump() {}
 
-    /** One entry: {@code key} null for queue/stack/ringbuf; {@code values} has one element, or one per CPU. */
-    public record Entry(byte[] key, List<byte[]> values) {}
+    /**
+     * One entry: {@code key} null for queue/stack/ringbuf; {@code values} has one element, or one per CPU;
+     * {@code innerMap} the name of the map a map-in-map slot holds (its value is that map's id), else null.
+     */
+    public record Entry(byte[] key, List<byte[]> values, String innerMap) {
+        public Entry(byte[] key, List<byte[]> values) { this(key, values, null); }
+    }
 
     public static List<Entry> entries(BpfMap map) {
         if (map instanceof QueueStackMap q) return queueStack(q);
@@ -41,7 +48,8 @@ public final class MapDump {
         for (byte[] k : keys) {
             Optional<byte[]> v = map.lookup(k);
             if (v.isEmpty()) continue;
-            out.add(new Entry(k, map.type().isPercpu() ? perCpu(map, v.get()) : List.of(v.get())));
+            String inner = map instanceof MapOfMaps outer ? outer.inner(k).map(BpfMap::name).orElse("?") : null;
+            out.add(new Entry(k, map.type().isPercpu() ? perCpu(map, v.get()) : List.of(v.get()), inner));
         }
         return out;
     }
@@ -74,6 +82,10 @@ public final class MapDump {
             if (i > 0) b.append(", ");
             b.append('{');
             if (e.key() != null) b.append("\"key\": ").append(bytes(e.key())).append(", ");
+            if (e.innerMap() != null) { // the value is a map id, which differs between loads: name the map instead
+                b.append("\"inner_map\": \"").append(e.innerMap()).append("\"}");
+                continue;
+            }
             if (percpu) {
                 b.append("\"values\": [");
                 for (int cpu = 0; cpu < e.values().size(); cpu++) {

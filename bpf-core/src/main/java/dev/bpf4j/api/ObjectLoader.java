@@ -3,7 +3,9 @@ package dev.bpf4j.api;
 import dev.bpf4j.helpers.BpfHelpers;
 import dev.bpf4j.maps.BpfMap;
 import dev.bpf4j.maps.BpfMapException;
+import dev.bpf4j.btf.SpinLockField;
 import dev.bpf4j.maps.MapDefinition;
+import dev.bpf4j.maps.MapOfMaps;
 import dev.bpf4j.maps.MapTable;
 import dev.bpf4j.maps.ProgArrayMap;
 import dev.bpf4j.object.BpfObjectSpec;
@@ -15,7 +17,9 @@ import dev.bpf4j.runtime.HelperRegistry;
 import dev.bpf4j.runtime.LoadOptions;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The load stage, in libbpf's order: create maps (global data with its initial contents, {@code .rodata}
@@ -33,8 +37,10 @@ final class ObjectLoader {
             BpfHelpers.register(b, maps, BpfHelpers.Options.defaults().withTraceSink(options.traceSink()));
             options.helperExtras().accept(b);
             HelperRegistry helpers = b.build();
+            Map<String, SpinLockCheck.Target> lockTargets = lockTargets(spec);
             for (ProgramSpec p : spec.programs()) {
                 if (!p.autoload()) continue;
+                SpinLockCheck.check(p, lockTargets);
                 LoadOptions loadOptions = new LoadOptions(helpers, 1, false, legacyPacketLoads(p.type()));
                 programs.add(new BpfProgram(p, MapRelocator.relocate(p, maps), maps, loadOptions, options));
             }
@@ -66,27 +72,65 @@ final class ObjectLoader {
         }
     }
 
+    /** What {@link SpinLockCheck} needs of each map (and of a map-in-map's inner template). */
+    private static Map<String, SpinLockCheck.Target> lockTargets(BpfObjectSpec spec) {
+        Map<String, SpinLockCheck.Target> out = new HashMap<>();
+        for (MapSpec m : spec.maps()) out.put(m.name(), lockTarget(spec, m));
+        return out;
+    }
+
+    private static SpinLockCheck.Target lockTarget(BpfObjectSpec spec, MapSpec m) {
+        return new SpinLockCheck.Target(m.name(), spec.btf() != null && m.valueTypeId() != 0,
+                SpinLockField.offset(spec.btf(), m.valueTypeId(), m.name()), m.innerMap() == null ? null : lockTarget(spec, m.innerMap()));
+    }
+
+    /** A spec's BPF_MAP_CREATE attributes, the bpf_spin_lock offset taken from the value's BTF type. */
+    static MapDefinition definition(BpfObjectSpec spec, MapSpec m) {
+        MapDefinition d = MapDefinition.of(m.name(), m.type().id, m.keySize(), m.valueSize(), m.maxEntries(), m.flags())
+                .withSpinLock(SpinLockField.offset(spec.btf(), m.valueTypeId(), m.name()));
+        if (m.type().isMapInMap()) {
+            if (m.innerMap() == null) {
+                throw new BpfLoadException("load maps: map '" + m.name() + "': " + m.type() + " needs an inner map definition"
+                        + " (__array(values, struct inner) in its BTF definition)");
+            }
+            d = d.withInnerMap(definition(spec, m.innerMap()));
+        }
+        return d;
+    }
+
     private static MapTable createMaps(BpfObjectSpec spec) {
         List<MapDefinition> defs = new ArrayList<>();
-        for (MapSpec m : spec.maps()) {
-            if (m.type().isMapInMap()) {
-                throw new BpfLoadException("load maps: map '" + m.name() + "': " + m.type() + " (map-in-map) is not supported yet");
-            }
-            defs.add(MapDefinition.of(m.name(), m.type().id, m.keySize(), m.valueSize(), m.maxEntries(), m.flags()));
-        }
         MapTable table;
         try {
+            for (MapSpec m : spec.maps()) defs.add(definition(spec, m));
             table = MapTable.create(defs);
         } catch (BpfMapException | IllegalArgumentException e) {
             throw new BpfLoadException("load maps: " + e.getMessage(), e);
         }
         try {
             for (MapSpec m : spec.maps()) initialise(table.map(m.name()).orElseThrow(), m);
+            for (MapSpec m : spec.maps()) if (m.type().isMapInMap()) fillInnerSlots(table, m);
         } catch (RuntimeException e) {
             table.close();
             throw e;
         }
         return table;
+    }
+
+    /** libbpf's init_map_in_map_slots: slot i (a u32 key, for hashes too) gets the named map. */
+    private static void fillInnerSlots(MapTable table, MapSpec m) {
+        MapOfMaps outer = (MapOfMaps) table.map(m.name()).orElseThrow();
+        for (var slot : m.initialSlotsSorted().entrySet()) {
+            BpfMap inner = table.map(slot.getValue()).orElseThrow(() -> new BpfLoadException("load maps: map '" + m.name()
+                    + "' slot " + slot.getKey() + " names map '" + slot.getValue() + "', which was not created"));
+            try {
+                outer.setInner(new byte[] {(byte) (int) slot.getKey(), (byte) (slot.getKey() >> 8), (byte) (slot.getKey() >> 16),
+                        (byte) (slot.getKey() >> 24)}, inner, 0);
+            } catch (BpfMapException e) {
+                throw new BpfLoadException("load maps: map '" + m.name() + "' slot " + slot.getKey() + " <- map '" + slot.getValue()
+                        + "': " + e.getMessage(), e);
+            }
+        }
     }
 
     /** libbpf's bpf_object__populate_internal_map: copy the section's bytes in, freeze .rodata. */

@@ -5,6 +5,7 @@ import dev.bpf4j.maps.BpfMapException;
 import dev.bpf4j.maps.SpinLock;
 import dev.bpf4j.runtime.BpfRuntimeException;
 import dev.bpf4j.runtime.ErrorKind;
+import dev.bpf4j.maps.MapOfMaps;
 import dev.bpf4j.maps.MapTable;
 import dev.bpf4j.maps.MapType;
 import dev.bpf4j.maps.QueueStackMap;
@@ -24,7 +25,9 @@ final class MapHelpers {
 
     static void register(HelperRegistry.Builder b, MapTable maps) {
         b.add(HelperIds.MAP_LOOKUP_ELEM, "bpf_map_lookup_elem", (call, r1, r2, r3, r4, r5) -> {
-            BpfMap m = keyed(call, maps, "bpf_map_lookup_elem", r1);
+            BpfMap m = maps.resolve(call, "bpf_map_lookup_elem", r1);
+            if (m instanceof MapOfMaps outer) return innerLookup(call, maps, outer, r2);
+            keyed(call, maps, "bpf_map_lookup_elem", r1);
             call.checkArgument("bpf_map_lookup_elem key (r2)", r2, m.keySize(), false);
             return m.programLookup(r2);
         });
@@ -39,7 +42,7 @@ final class MapHelpers {
             }
         });
         b.add(HelperIds.SPIN_LOCK, "bpf_spin_lock", (call, r1, r2, r3, r4, r5) -> {
-            lockArgument(call, "bpf_spin_lock", r1);
+            lockArgument(call, maps, "bpf_spin_lock", r1);
             if (!SpinLock.tryLock(r1)) {
                 throw new BpfRuntimeException(ErrorKind.HELPER_FAILED, call.programName(), call.pc(), r1, String.format(
                         "bpf_spin_lock: lock at 0x%x held for more than %d ms (a program exited without bpf_spin_unlock?)",
@@ -48,7 +51,7 @@ final class MapHelpers {
             return 0;
         });
         b.add(HelperIds.SPIN_UNLOCK, "bpf_spin_unlock", (call, r1, r2, r3, r4, r5) -> {
-            lockArgument(call, "bpf_spin_unlock", r1);
+            lockArgument(call, maps, "bpf_spin_unlock", r1);
             SpinLock.unlock(r1);
             return 0;
         });
@@ -67,10 +70,28 @@ final class MapHelpers {
         b.add(HelperIds.MAP_PEEK_ELEM, "bpf_map_peek_elem", (call, r1, r2, r3, r4, r5) -> take(call, maps, "bpf_map_peek_elem", r1, r2, false));
     }
 
-    /** The lock is a 4-byte aligned word the program may write (the verifier checks it is a map value's bpf_spin_lock). */
-    private static void lockArgument(HelperCall call, String helper, long lock) {
+    /** Lookup in a map-in-map: the inner map's handle in this table, or NULL (0) for an empty slot. */
+    private static long innerLookup(HelperCall call, MapTable maps, MapOfMaps outer, long key) {
+        call.checkArgument("bpf_map_lookup_elem key (r2)", key, outer.keySize(), false);
+        try {
+            BpfMap inner = outer.programInner(key);
+            return inner == null ? 0 : maps.handleFor(inner);
+        } catch (BpfMapException e) {
+            throw new BpfRuntimeException(ErrorKind.HELPER_FAILED, call.programName(), call.pc(), 0, "bpf_map_lookup_elem: " + e.getMessage());
+        }
+    }
+
+    /**
+     * The lock must be the {@code struct bpf_spin_lock} of a map value (the kernel verifier's process_spin_lock:
+     * the map's BTF value type has one, at exactly that offset): checked here at run time.
+     */
+    private static void lockArgument(HelperCall call, MapTable maps, String helper, long lock) {
         call.checkArgument(helper + " lock (r1)", lock, 4, true);
         if ((lock & 3) != 0) throw call.badArgument(String.format("%s: lock (r1) 0x%x is not 4-byte aligned", helper, lock));
+        if (!maps.isSpinLock(lock)) {
+            throw call.badArgument(String.format("%s: lock (r1) 0x%x is not the bpf_spin_lock of a map value (the map's BTF value"
+                    + " type needs a 'struct bpf_spin_lock' member, and r1 must point at it)", helper, lock));
+        }
     }
 
     private static long take(HelperCall call, MapTable maps, String helper, long r1, long r2, boolean delete) {
@@ -83,7 +104,7 @@ final class MapHelpers {
         return r;
     }
 
-    /** Lookup/update/delete take array and hash maps only (check_map_func_compatibility). */
+    /** Lookup/update/delete take array and hash maps only; map-in-map only lookup (check_map_func_compatibility). */
     private static BpfMap keyed(HelperCall call, MapTable maps, String helper, long handle) {
         BpfMap m = maps.resolve(call, helper, handle);
         MapType t = m.type();

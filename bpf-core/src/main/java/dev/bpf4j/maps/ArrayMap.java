@@ -36,6 +36,8 @@ public final class ArrayMap extends BpfMap {
         this.arena = new NativeArena(CreateChecks.arenaBytes(def, Integer.toUnsignedLong(def.maxEntries()) * cpus, stride));
     }
 
+    @Override public boolean isSpinLock(long address) { return isSpinLock(address, arena.base(), arena.size(), stride); }
+
     /** Base of the value arena (element 0, CPU 0): the JIT may inline lookups as {@code base + index * stride}. */
     public long valuesBase() { return arena.base(); }
 

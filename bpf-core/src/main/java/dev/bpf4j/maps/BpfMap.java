@@ -26,6 +26,7 @@ public abstract class BpfMap implements AutoCloseable {
     protected final MapDefinition def;
     private volatile boolean closed;
     private volatile boolean frozen;
+    private int id;
 
     protected BpfMap(MapDefinition def) { this.def = def; }
 
@@ -40,6 +41,16 @@ public abstract class BpfMap implements AutoCloseable {
     public String describe() { return "map '" + def.name() + "' (" + def.type() + ")"; }
 
     public boolean isOpen() { return !closed; }
+
+    /**
+     * The map's id (process-wide, never reused, assigned on first call), as {@code bpf_map_info.id}: what a
+     * map-in-map's value holds, and what {@link Maps#byId} finds while the map is open.
+     */
+    public final synchronized int id() {
+        checkOpen();
+        if (id == 0) id = MapIds.register(this);
+        return id;
+    }
 
     /**
      * {@code BPF_MAP_FREEZE}: from now on the Java side may not write ({@code -EPERM}); programs still
@@ -176,6 +187,17 @@ public abstract class BpfMap implements AutoCloseable {
         return remove(NativeMemory.read(keyAddress, def.keySize()));
     }
 
+    /** True when {@code address} is the {@code bpf_spin_lock} word of one of this map's values. */
+    public boolean isSpinLock(long address) { return false; }
+
+    /** {@link #isSpinLock} for values of {@code stride} bytes laid out from {@code base} over {@code size} bytes. */
+    protected final boolean isSpinLock(long address, long base, long size, int stride) {
+        if (!def.hasSpinLock() || isClosed() || address < base || address - base >= size) return false;
+        return (address - base) % stride == def.spinLockOffset();
+    }
+
+    private boolean isClosed() { return closed; }
+
     // ---- per-type operations -------------------------------------------------------------------
 
     /** Address of the value for {@code key}, 0 when absent; {@code fromProgram} marks LRU references. */
@@ -203,6 +225,7 @@ public abstract class BpfMap implements AutoCloseable {
         synchronized (this) {
             if (closed) return;
             closed = true;
+            if (id != 0) MapIds.unregister(id);
         }
         free();
     }

@@ -10,6 +10,7 @@ public final class Errno {
     public static final int EPERM = 1;
     public static final int ENOENT = 2;
     public static final int E2BIG = 7;
+    public static final int EBADF = 9;
     public static final int EAGAIN = 11;
     public static final int ENOMEM = 12;
     public static final int EFAULT = 14;
@@ -27,6 +28,7 @@ public final class Errno {
             case EPERM: return "EPERM";
             case ENOENT: return "ENOENT";
             case E2BIG: return "E2BIG";
+            case EBADF: return "EBADF";
             case EAGAIN: return "EAGAIN";
             case ENOMEM: return "ENOMEM";
             case EFAULT: return "EFAULT";

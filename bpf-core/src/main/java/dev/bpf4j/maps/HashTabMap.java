@@ -55,6 +55,8 @@ public final class HashTabMap extends BpfMap {
 
     @Override public List<MemoryRegion> regions() { return List.of(region("values", arena.base(), arena.size())); }
 
+    @Override public boolean isSpinLock(long address) { return isSpinLock(address, arena.base(), arena.size(), stride); }
+
     /** Number of elements in the map now. */
     public int size() { return def.maxEntries() - pool.available() - (lru == null ? 0 : lru.inFlight()); }
 

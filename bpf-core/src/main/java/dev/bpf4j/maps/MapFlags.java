@@ -25,6 +25,8 @@ public final class MapFlags {
     public static final int BPF_F_RDONLY_PROG = 1 << 7;
     public static final int BPF_F_WRONLY_PROG = 1 << 8;
     public static final int BPF_F_MMAPABLE = 1 << 10;
+    /** An array inner-map template whose max_entries need not match the inner maps'. */
+    public static final int BPF_F_INNER_MAP = 1 << 12;
 
     // Ring buffer flags.
     public static final long BPF_RB_NO_WAKEUP = 1;

@@ -22,6 +22,8 @@ import java.util.Optional;
  *  +32 u32 index in table  +36 s32 bpf_spin_lock offset in the value (-1: none)
  * </pre>
  *
+ * Inner maps of a map-in-map that are not in the table get a descriptor of their own the first time a
+ * program looks them up ({@link #handleFor}, index -1), freed with the table.
  * The descriptor lets a JIT inline an array lookup ({@code index < max_entries ? base + index * stride : 0});
  * programs never get it as accessible memory. Helpers turn a handle back into its map with {@link #resolve}.
  */
@@ -33,6 +35,9 @@ public final class MapTable implements AutoCloseable {
     private final List<BpfMap> maps;
     private final Map<String, Integer> byName = new LinkedHashMap<>();
     private final long block;
+    /** Handles of maps outside the table (inner maps), both ways; guarded by {@code this} for writes. */
+    private final java.util.concurrent.ConcurrentHashMap<Long, BpfMap> extraByHandle = new java.util.concurrent.ConcurrentHashMap<>();
+    private final java.util.IdentityHashMap<BpfMap, Long> extraHandles = new java.util.IdentityHashMap<>();
     private volatile boolean closed;
 
     private MapTable(List<BpfMap> maps) {
@@ -61,10 +66,10 @@ public final class MapTable implements AutoCloseable {
         }
     }
 
-    private void describe(int i) {
-        BpfMap m = maps.get(i);
+    private void describe(int i) { describe(block + (long) i * HANDLE_SIZE, maps.get(i), i); }
+
+    private static void describe(long h, BpfMap m, int i) {
         MapDefinition d = m.definition();
-        long h = block + (long) i * HANDLE_SIZE;
         NativeMemory.putInt(h + OFF_TYPE, d.type().id());
         NativeMemory.putInt(h + OFF_KEY_SIZE, d.keySize());
         NativeMemory.putInt(h + OFF_VALUE_SIZE, d.valueSize());
@@ -106,11 +111,33 @@ public final class MapTable implements AutoCloseable {
         return handle(i);
     }
 
+    /**
+     * The handle a program gets for {@code map} (what {@code bpf_map_lookup_elem} on a map-in-map returns):
+     * its table handle, or for a map outside the table a descriptor made on first use.
+     */
+    public long handleFor(BpfMap map) {
+        Integer i = byName.get(map.name());
+        if (i != null && maps.get(i) == map) return handle(i);
+        synchronized (this) {
+            checkOpen();
+            Long h = extraHandles.get(map);
+            if (h == null) {
+                h = NativeMemory.allocate(HANDLE_SIZE);
+                describe(h, map, -1);
+                extraHandles.put(map, h);
+                extraByHandle.put(h, map);
+            }
+            return h;
+        }
+    }
+
     /** The map behind {@code handle}, or empty when it is not a handle of this table. */
     public Optional<BpfMap> find(long handle) {
         if (closed) return Optional.empty();
         long off = handle - block;
-        if (off < 0 || off % HANDLE_SIZE != 0 || off / HANDLE_SIZE >= maps.size()) return Optional.empty();
+        if (off < 0 || off % HANDLE_SIZE != 0 || off / HANDLE_SIZE >= maps.size()) {
+            return extraByHandle.isEmpty() ? Optional.empty() : Optional.ofNullable(extraByHandle.get(handle));
+        }
         return Optional.of(maps.get((int) (off / HANDLE_SIZE)));
     }
 
@@ -129,10 +156,27 @@ public final class MapTable implements AutoCloseable {
         return kind.cast(m);
     }
 
-    /** Every map's regions, for a run's region table. */
+    /** True when {@code address} is the {@code bpf_spin_lock} word of a value of one of this table's maps (or their inner maps). */
+    public boolean isSpinLock(long address) {
+        for (BpfMap m : maps) if (m.isSpinLock(address)) return true;
+        for (BpfMap m : extraByHandle.values()) if (m.isSpinLock(address)) return true;
+        return false;
+    }
+
+    /**
+     * Every map's regions, for a run's region table, with those of the inner maps now in a map-in-map slot
+     * (an inner map put in a slot while a run is in progress is not in that run's table: its accesses are
+     * out of bounds).
+     */
     public List<MemoryRegion> regions() {
         List<MemoryRegion> out = new ArrayList<>();
+        java.util.Set<BpfMap> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        seen.addAll(maps);
         for (BpfMap m : maps) out.addAll(m.regions());
+        for (BpfMap m : maps) {
+            if (!(m instanceof MapOfMaps outer)) continue;
+            for (BpfMap inner : outer.innerMaps()) if (seen.add(inner)) out.addAll(inner.regions());
+        }
         return out;
     }
 
@@ -148,5 +192,10 @@ public final class MapTable implements AutoCloseable {
         }
         maps.forEach(BpfMap::close);
         NativeMemory.free(block);
+        synchronized (this) {
+            extraHandles.values().forEach(NativeMemory::free);
+            extraHandles.clear();
+            extraByHandle.clear();
+        }
     }
 }

@@ -10,6 +10,8 @@ public enum MapType {
     STACK_TRACE(7),
     LRU_HASH(9),
     LRU_PERCPU_HASH(10),
+    ARRAY_OF_MAPS(12),
+    HASH_OF_MAPS(13),
     QUEUE(22),
     STACK(23),
     RINGBUF(27);
@@ -24,6 +26,9 @@ public enum MapType {
     public boolean isPercpu() { return this == PERCPU_ARRAY || this == PERCPU_HASH || this == LRU_PERCPU_HASH; }
 
     public boolean isHash() { return this == HASH || this == PERCPU_HASH || this == LRU_HASH || this == LRU_PERCPU_HASH; }
+
+    /** {@code ARRAY_OF_MAPS} or {@code HASH_OF_MAPS}: values are inner maps. */
+    public boolean isMapInMap() { return this == ARRAY_OF_MAPS || this == HASH_OF_MAPS; }
 
     public boolean isLru() { return this == LRU_HASH || this == LRU_PERCPU_HASH; }
 

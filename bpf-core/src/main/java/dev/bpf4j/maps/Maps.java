@@ -17,6 +17,9 @@ public final class Maps {
         }
     }
 
+    /** The open map with this {@link BpfMap#id() id} ({@code BPF_MAP_GET_FD_BY_ID}), or empty. */
+    public static java.util.Optional<BpfMap> byId(int id) { return MapIds.find(id); }
+
     private static BpfMap make(MapDefinition def) {
         CreateChecks.spinLock(def);
         switch (def.type()) {
@@ -31,6 +34,8 @@ public final class Maps {
             case RINGBUF: return new RingBufMap(def);
             case PROG_ARRAY: return new ProgArrayMap(def);
             case STACK_TRACE: return new StackTraceMap(def);
+            case ARRAY_OF_MAPS:
+            case HASH_OF_MAPS: return new MapOfMaps(def);
             default: throw new BpfMapException(Errno.EINVAL, "map type " + def.type() + " is not supported");
         }
     }

@@ -2,8 +2,9 @@
  * Off-heap BPF maps with the kernel's semantics and errno results: {@link dev.bpf4j.maps.ArrayMap}
  * (ARRAY, PERCPU_ARRAY), {@link dev.bpf4j.maps.HashTabMap} (HASH, PERCPU_HASH, LRU_HASH,
  * LRU_PERCPU_HASH), {@link dev.bpf4j.maps.QueueStackMap}, {@link dev.bpf4j.maps.RingBufMap} with its
- * {@link dev.bpf4j.maps.RingBufferReader}, {@link dev.bpf4j.maps.ProgArrayMap} and the storage of
- * {@link dev.bpf4j.maps.StackTraceMap}. {@link dev.bpf4j.maps.Maps#create} builds one from a
+ * {@link dev.bpf4j.maps.RingBufferReader}, {@link dev.bpf4j.maps.ProgArrayMap}, the storage of
+ * {@link dev.bpf4j.maps.StackTraceMap} and {@link dev.bpf4j.maps.MapOfMaps} (ARRAY_OF_MAPS, HASH_OF_MAPS,
+ * whose values are other maps' {@link dev.bpf4j.maps.BpfMap#id() ids}). {@link dev.bpf4j.maps.Maps#create} builds one from a
  * {@link dev.bpf4j.maps.MapDefinition}; a {@link dev.bpf4j.maps.MapTable} gives the maps of a loaded
  * object their native handles and the regions engines add to each run.
  *

@@ -45,14 +45,18 @@ public record ProgramSpec(String name, String section, ProgramType type, AttachT
     /** Number of instruction slots (an lddw counts two). */
     public int length() { return program.length(); }
 
-    /** The source line that instruction {@code pc} belongs to: the last line_info at or before it. */
+    /**
+     * The source line that instruction {@code pc} belongs to: the last line_info at or before it. Empty when
+     * that entry has line 0: clang's mark for code that belongs to no source line (e.g. merged epilogues),
+     * which would only print as {@code file.c:0:0} with no text.
+     */
     public Optional<LineInfo> lineAt(int pc) {
         int lo = 0, hi = lineInfos.size() - 1, found = -1;
         while (lo <= hi) {
             int mid = (lo + hi) >>> 1;
             if (lineInfos.get(mid).insnIndex() <= pc) { found = mid; lo = mid + 1; } else hi = mid - 1;
         }
-        return found < 0 ? Optional.empty() : Optional.of(lineInfos.get(found));
+        return found < 0 || lineInfos.get(found).line() == 0 ? Optional.empty() : Optional.of(lineInfos.get(found));
     }
 
     /** The function (entry or subprogram) whose code contains {@code pc}. */

@@ -41,7 +41,13 @@ final class KernelMap implements AutoCloseable {
     /** The kernel map, or empty (with the reason printed) when bpf() is not allowed here. */
     static Optional<KernelMap> create(MapDefinition def) {
         long a = NativeMemory.allocate(128);
+        Optional<KernelMap> inner = Optional.empty();
         try {
+            if (def.innerMap() != null) { // the kernel's template is a live map, closed again once the outer exists
+                inner = create(def.innerMap());
+                if (inner.isEmpty()) return Optional.empty();
+                NativeMemory.putInt(a + 20, inner.get().fd());
+            }
             NativeMemory.putInt(a, def.type().id());
             NativeMemory.putInt(a + 4, def.keySize());
             NativeMemory.putInt(a + 8, def.valueSize());
@@ -51,6 +57,7 @@ final class KernelMap implements AutoCloseable {
             if (fd < 0) return Optional.empty();
             return Optional.of(new KernelMap(def, (int) fd));
         } finally {
+            inner.ifPresent(KernelMap::close);
             NativeMemory.free(a);
         }
     }

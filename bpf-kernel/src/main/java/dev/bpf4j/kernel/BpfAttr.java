@@ -107,6 +107,14 @@ final class BpfAttr {
         static final int INFO = 8;            // __aligned_u64 (pointer to struct bpf_prog_info)
     }
 
+    /** struct bpf_map_info (we ask for the first 8 bytes). */
+    static final class MapInfoLayout {
+        private MapInfoLayout() {}
+        static final int SIZE = 8;
+        static final int TYPE = 0;            // __u32
+        static final int ID = 4;              // __u32
+    }
+
     /** struct bpf_prog_info (sizeof 232 in 6.1 headers; we ask for the first 80 bytes). */
     static final class ProgInfoLayout {
         private ProgInfoLayout() {}

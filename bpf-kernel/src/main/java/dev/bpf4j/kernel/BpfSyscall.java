@@ -42,19 +42,36 @@ public final class BpfSyscall {
     /** BPF_MAP_CREATE with the map's BTF ({@code btfFd} 0: none) and its key and value type ids; returns the map fd. */
     public static int mapCreate(int mapType, int keySize, int valueSize, int maxEntries, int mapFlags, String name,
                                 int btfFd, int btfKeyTypeId, int btfValueTypeId) {
+        return mapCreate(new MapCreateRequest(mapType, keySize, valueSize, maxEntries, mapFlags, name, 0, btfFd, btfKeyTypeId, btfValueTypeId));
+    }
+
+    /** BPF_MAP_CREATE with every attribute bpf4j sets, the inner map fd of a map-in-map included; returns the map fd. */
+    public static int mapCreate(MapCreateRequest req) {
         try (OffHeap attr = OffHeap.allocate(SIZE)) {
-            if (btfFd > 0) {
-                attr.putInt(MapCreate.BTF_FD, btfFd);
-                attr.putInt(MapCreate.BTF_KEY_TYPE_ID, btfKeyTypeId);
-                attr.putInt(MapCreate.BTF_VALUE_TYPE_ID, btfValueTypeId);
+            if (req.btfFd() > 0) {
+                attr.putInt(MapCreate.BTF_FD, req.btfFd());
+                attr.putInt(MapCreate.BTF_KEY_TYPE_ID, req.btfKeyTypeId());
+                attr.putInt(MapCreate.BTF_VALUE_TYPE_ID, req.btfValueTypeId());
             }
-            attr.putInt(MapCreate.MAP_TYPE, mapType);
-            attr.putInt(MapCreate.KEY_SIZE, keySize);
-            attr.putInt(MapCreate.VALUE_SIZE, valueSize);
-            attr.putInt(MapCreate.MAX_ENTRIES, maxEntries);
-            attr.putInt(MapCreate.MAP_FLAGS, mapFlags);
-            attr.putBytes(MapCreate.MAP_NAME, objName(name));
+            attr.putInt(MapCreate.MAP_TYPE, req.mapType());
+            attr.putInt(MapCreate.KEY_SIZE, req.keySize());
+            attr.putInt(MapCreate.VALUE_SIZE, req.valueSize());
+            attr.putInt(MapCreate.MAX_ENTRIES, req.maxEntries());
+            attr.putInt(MapCreate.MAP_FLAGS, req.mapFlags());
+            attr.putInt(MapCreate.INNER_MAP_FD, req.innerMapFd());
+            attr.putBytes(MapCreate.MAP_NAME, objName(req.name()));
             return (int) bpfChecked("BPF_MAP_CREATE", BPF_MAP_CREATE, attr);
+        }
+    }
+
+    /** The kernel's id of a map ({@code bpf_map_info.id}): what a map-in-map lookup from user space returns. */
+    public static int mapId(int mapFd) {
+        try (OffHeap attr = OffHeap.allocate(SIZE); OffHeap info = OffHeap.allocate(MapInfoLayout.SIZE)) {
+            attr.putInt(InfoByFd.BPF_FD, mapFd);
+            attr.putInt(InfoByFd.INFO_LEN, MapInfoLayout.SIZE);
+            attr.putLong(InfoByFd.INFO, info.address());
+            bpfChecked("BPF_OBJ_GET_INFO_BY_FD", BPF_OBJ_GET_INFO_BY_FD, attr);
+            return info.getInt(MapInfoLayout.ID);
         }
     }
 

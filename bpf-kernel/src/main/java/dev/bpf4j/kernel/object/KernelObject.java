@@ -8,6 +8,7 @@ import dev.bpf4j.kernel.BpfSyscall;
 import dev.bpf4j.kernel.KernelBpfException;
 import dev.bpf4j.kernel.KernelLoadException;
 import dev.bpf4j.kernel.KernelRejectedException;
+import dev.bpf4j.kernel.MapCreateRequest;
 import dev.bpf4j.kernel.ProgLoadRequest;
 import dev.bpf4j.object.BpfObjectSpec;
 import dev.bpf4j.object.MapReference;
@@ -27,8 +28,10 @@ import java.util.Set;
  * BPF_PROG_TEST_RUN as a third engine beside bpf4j's: the BTF (BPF_BTF_LOAD, DATASEC fixups applied),
  * one kernel map per map spec (with its BTF key/value type ids, retried without when the kernel
  * refuses them, as libbpf does), global data written in and read-only maps ({@code .rodata})
- * frozen, map {@code lddw}s given the map fds, each program loaded with its real type, its func_info
- * and line_info, and every program array filled with the programs its {@code .values} name.
+ * frozen, map-in-maps created with a temporary inner map made from their template and their
+ * {@code .values} slots filled with the named maps, map {@code lddw}s given the map fds, each program
+ * loaded with its real type, its func_info and line_info, and every program array filled with the
+ * programs its {@code .values} name.
  *
  * <p>Loaded are the programs asked for and every program some program array names (a tail call
  * needs its target in the kernel).
@@ -49,6 +52,7 @@ public final class KernelObject implements AutoCloseable {
         try {
             k.loadBtf();
             for (MapSpec m : spec.maps()) k.createMap(m);
+            for (MapSpec m : spec.maps()) if (m.type().isMapInMap()) k.fillInnerSlots(m);
             Set<String> wanted = new LinkedHashSet<>();
             for (String p : programs) wanted.add(spec.program(p).name());
             for (MapSpec m : spec.maps()) if (m.type() == MapType.PROG_ARRAY) wanted.addAll(m.initialSlots().values());
@@ -83,8 +87,21 @@ public final class KernelObject implements AutoCloseable {
     /** Every map's contents in {@link MapDump#entries} shape, in the object's map order; ring buffers are consumed. */
     public Map<String, List<MapDump.Entry>> dump() {
         Map<String, List<MapDump.Entry>> out = new LinkedHashMap<>();
-        for (MapSpec m : spec.maps()) out.put(m.name(), KernelMapDump.entries(m, mapFds.get(m.name())));
+        for (MapSpec m : spec.maps()) {
+            List<MapDump.Entry> entries = KernelMapDump.entries(m, mapFds.get(m.name()));
+            if (m.type().isMapInMap()) entries = entries.stream().map(this::namedInner).toList();
+            out.put(m.name(), entries);
+        }
         return out;
+    }
+
+    /** A map-in-map entry (the value is a kernel map id) with the name of the map it holds, as bpf4j's dump has it. */
+    private MapDump.Entry namedInner(MapDump.Entry e) {
+        byte[] v = e.values().get(0);
+        int id = (v[0] & 0xff) | (v[1] & 0xff) << 8 | (v[2] & 0xff) << 16 | (v[3] & 0xff) << 24;
+        String name = "?";
+        for (var m : mapFds.entrySet()) if (BpfSyscall.mapId(m.getValue()) == id) name = m.getKey();
+        return new MapDump.Entry(e.key(), e.values(), name);
     }
 
     /** The fd of a map, for callers that read it themselves. */
@@ -110,25 +127,43 @@ public final class KernelObject implements AutoCloseable {
     }
 
     private void createMap(MapSpec m) {
-        int fd;
-        if (btfFd > 0 && (m.keyTypeId() != 0 || m.valueTypeId() != 0)) {
-            try {
-                fd = BpfSyscall.mapCreate(m.type().id, m.keySize(), m.valueSize(), m.maxEntries(), m.flags(), m.name(),
-                        btfFd, m.keyTypeId(), m.valueTypeId());
-            } catch (KernelBpfException e) {
-                fd = plainMap(m); // libbpf: "failed to create map with BTF, retrying without"
-            }
-        } else {
-            fd = plainMap(m);
-        }
+        int fd = create(m);
         mapFds.put(m.name(), fd);
         if (m.contents() != null) BpfSyscall.mapUpdate(fd, new byte[4], m.contents(), BpfSyscall.BPF_ANY);
         // libbpf freezes .rodata (and .kconfig): user space can no longer change it, and the verifier treats it as constant
         if (m.isInternal() && m.isReadOnly()) BpfSyscall.mapFreeze(fd);
     }
 
-    private static int plainMap(MapSpec m) {
-        return BpfSyscall.mapCreate(m.type().id, m.keySize(), m.valueSize(), m.maxEntries(), m.flags(), m.name());
+    /**
+     * BPF_MAP_CREATE as libbpf's bpf_object__create_map: with the BTF key/value type ids (retried without them
+     * when the kernel refuses, "failed to create map with BTF, retrying without"; map-in-maps get none), and for
+     * a map-in-map the fd of a temporary inner map made from its template, closed once the outer map exists.
+     */
+    private int create(MapSpec m) {
+        int inner = m.innerMap() == null ? 0 : create(m.innerMap());
+        try {
+            if (btfFd > 0 && (m.keyTypeId() != 0 || m.valueTypeId() != 0) && !m.type().isMapInMap()) {
+                try {
+                    return BpfSyscall.mapCreate(request(m, inner, btfFd, m.keyTypeId(), m.valueTypeId()));
+                } catch (KernelBpfException e) {
+                    // retried without BTF below
+                }
+            }
+            return BpfSyscall.mapCreate(request(m, inner, 0, 0, 0));
+        } finally {
+            if (inner > 0) BpfSyscall.close(inner);
+        }
+    }
+
+    private static MapCreateRequest request(MapSpec m, int innerFd, int btf, int keyType, int valueType) {
+        return new MapCreateRequest(m.type().id, m.keySize(), m.valueSize(), m.maxEntries(), m.flags(), m.name(), innerFd, btf, keyType, valueType);
+    }
+
+    /** libbpf's init_map_in_map_slots: slot i (a u32 key, for hashes too) gets the fd of the map named there. */
+    private void fillInnerSlots(MapSpec m) {
+        for (var slot : m.initialSlots().entrySet()) {
+            BpfSyscall.mapUpdate(mapFds.get(m.name()), le32(slot.getKey()), le32(mapFds.get(slot.getValue())), BpfSyscall.BPF_ANY);
+        }
     }
 
     private void loadProgram(ProgramSpec p) {

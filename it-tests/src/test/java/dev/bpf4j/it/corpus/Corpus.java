@@ -118,8 +118,30 @@ final class Corpus {
                 assertThat(o.maps().get("hits")).containsExactly("00000000=" + hex(le(3)), "01000000=" + hex(le(2)),
                         "02000000=" + hex(le(1)), "03000000=" + hex(le(1)));
             }),
+            c("map_in_map", "mim_update", List.of(ctx(mim(0, 1, 5, false)), ctx(mim(1, 0, 1, false)), ctx(mim(1, 2, 7, true)),
+                    ctx(mim(3, 1, 1, true)), ctx(mim(2, 4, 1, false)), ctx(mim(2, 0, 1, true))), o -> {
+                assertThat(o.runs()).extracting(s -> s.substring(0, 8)).containsExactly("retval=0", "retval=1", "retval=0",
+                        "retval=0", "retval=2", "retval=1");
+                assertThat(o.maps().get("inner_a")).containsExactly("00000000=" + hex(le(12)), "01000000=" + hex(le(6)),
+                        "02000000=" + hex(le(0)), "03000000=" + hex(le(0)));
+                assertThat(o.entry("inner_b", "02000000")).isEqualTo(hex(le(7)));
+                assertThat(o.entry("inner_b", "03000000")).isEqualTo(hex(le(14)));
+                assertThat(o.maps().get("outer_arr")).containsExactly("00000000=inner_a", "02000000=inner_b");
+                assertThat(o.maps().get("outer_hash")).containsExactly("01000000=inner_b", "03000000=inner_a");
+            }),
+            c("spin_lock", "xdp_spin", List.of(pkt(ipv4).withRepeat(3), pkt(arp())), o -> {
+                // struct pair { u64 packets; bpf_spin_lock lock (read back as 0); u32 last_len; u64 twice; }
+                assertThat(o.entry("pairs", "00000000")).isEqualTo(hex(le(4, (long) arp().length << 32, 8)));
+                assertThat(o.maps().get("by_proto")).hasSize(ipv4.length % 4 == arp().length % 4 ? 1 : 2);
+            }),
             c("callbacks_loop", "loop_squares", List.of(RunOptions.defaults()), ANY),
             c("callbacks_loop", "each_square", List.of(RunOptions.defaults()), ANY));
+    }
+
+    /** map_in_map.c's struct args: outer_key, inner_key, add, use_hash, result. */
+    static byte[] mim(int outerKey, int innerKey, long add, boolean useHash) {
+        return java.nio.ByteBuffer.allocate(24).order(java.nio.ByteOrder.LITTLE_ENDIAN).putInt(outerKey).putInt(innerKey)
+                .putLong(add).putInt(useHash ? 1 : 0).putInt(0).array();
     }
 
     /** A __sk_buff ctx_in with mark, cb[1] and ingress_ifindex. */

@@ -5,10 +5,14 @@ import dev.bpf4j.object.BpfObjectSpec;
 import dev.bpf4j.object.ProgramType;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
+import dev.bpf4j.api.BpfObject;
+import dev.bpf4j.runtime.BpfLoadException;
 
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
@@ -24,6 +28,22 @@ class KernelCorpusTest {
             ProgramType t = BpfObjectSpec.read(c.path()).program(c.program()).type();
             return t != ProgramType.KPROBE && t != ProgramType.PERF_EVENT;
         }).toList();
+    }
+
+    /** The kernel verifier refuses what bpf4j's load-time spin lock check refuses, for the same reason. */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"lock_no_btf", "lock_no_field", "lock_wrong_off", "lock_no_unlock", "lock_call_inside", "unlock_only"})
+    void spinLockRefusalsMatchTheKernel(String program) {
+        assumeTrue(KernelSide.onClassPath(), "bpf4j-kernel is not on this surefire execution's class path (see it-tests/pom.xml)");
+        String refused = KernelSide.unavailableReason();
+        assumeTrue(refused == null, () -> "bpf() is not permitted here: " + refused);
+        BpfObjectSpec spec = SpinLockObjectTest.onlyProgram(program);
+        String kernel = KernelSide.refusal(spec, program);
+        assertThat(kernel).as("the kernel refuses %s", program).isNotNull();
+        BpfLoadException ours = catchThrowableOfType(() -> BpfObject.open(spec).load("interp"), BpfLoadException.class);
+        assertThat(ours).as("bpf4j refuses %s as the kernel does: %s", program, kernel).isNotNull();
+        String reason = ours.getMessage().substring(ours.getMessage().lastIndexOf("): ") + 3).replaceFirst("^bpf_spin_(un)?lock: ", "");
+        assertThat(kernel).as("bpf4j: %s", ours.getMessage()).contains(reason);
     }
 
     @ParameterizedTest(name = "{0}")

@@ -57,6 +57,15 @@ final class KernelSide {
         }
     }
 
+    /** The kernel's reason for refusing {@code program} (its verifier log), or null when it loads. */
+    static String refusal(BpfObjectSpec spec, String program) {
+        try (KernelObject k = KernelObject.load(spec, List.of(program))) {
+            return null;
+        } catch (BpfException e) {
+            return e.getMessage();
+        }
+    }
+
     private static boolean percpu(MapSpec m) {
         return switch (m.type()) { case PERCPU_ARRAY, PERCPU_HASH, LRU_PERCPU_HASH -> true; default -> false; };
     }

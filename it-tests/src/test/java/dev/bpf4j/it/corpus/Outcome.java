@@ -41,7 +41,8 @@ record Outcome(List<String> runs, Map<String, List<String>> maps) {
         List<String> entries = new ArrayList<>();
         for (MapDump.Entry e : dump) {
             String key = e.key() == null ? "" : HEX.formatHex(e.key()) + "=";
-            entries.add(key + HEX.formatHex(percpu ? sum(e.values()) : e.values().get(0)));
+            // a map-in-map slot: its value is a map id, which differs between loads; compare the inner map's name
+            entries.add(key + (e.innerMap() != null ? e.innerMap() : HEX.formatHex(percpu ? sum(e.values()) : e.values().get(0))));
         }
         return entries;
     }
