@@ -1,5 +1,6 @@
 package dev.bpf4j.jit.probe;
 
+import dev.bpf4j.isa.Assembler;
 import dev.bpf4j.isa.Insn;
 import dev.bpf4j.program.Program;
 
@@ -24,6 +25,23 @@ final class P {
     static Insn atomicAdd(int dst, int src, int off) { return new Insn(STX | ATOMIC | DW, dst, src, off, ADD); }
     static Insn call(int helper) { return new Insn(JMP | CALL, 0, 0, 0, helper); }
     static Insn exit() { return new Insn(JMP | EXIT, 0, 0, 0, 0); }
+
+    /**
+     * {@code out[i++ & 1] = bpf_get_stackid(ctx, stacks, 0)}: the u64 pair at {@code out} keeps the
+     * ids of the last two hits ({@code out + 8} the latest).
+     */
+    static Program stackIdPair(long stacks, long out) {
+        return Assembler.assembleProgram("stackid", String.join("\n",
+                "lddw %r2, " + stacks,
+                "mov %r3, 0",
+                "call 27",
+                "lddw %r1, " + out,
+                "ldxdw %r2, [%r1+8]",
+                "stxdw [%r1+8], %r0",
+                "stxdw [%r1], %r2",
+                "mov %r0, 0",
+                "exit"));
+    }
 
     static Program prog(String name, Object... parts) {
         List<Insn> out = new ArrayList<>();

@@ -1,6 +1,5 @@
 package dev.bpf4j.jit.probe;
 
-import dev.bpf4j.isa.Assembler;
 import dev.bpf4j.maps.MapDefinition;
 import dev.bpf4j.maps.MapTable;
 import dev.bpf4j.maps.MapType;
@@ -37,17 +36,7 @@ class ProbeStackIdTest {
             try (MapTable maps = MapTable.create(List.of(new MapDefinition("stacks", MapType.STACK_TRACE, 4, 127 * 8, 1024, 0)))) {
                 HelperRegistry helpers = StackHelpers.register(HelperRegistry.builder(), maps).build();
                 long out = NativeMemory.allocate(16);
-                // ids[i++ & 1] = bpf_get_stackid(ctx, &stacks, 0)
-                Program p = Assembler.assembleProgram("stackid", String.join("\n",
-                        "lddw %r2, " + maps.handle(0),
-                        "mov %r3, 0",
-                        "call 27",
-                        "lddw %r1, " + out,
-                        "ldxdw %r2, [%r1+8]",
-                        "stxdw [%r1+8], %r0",
-                        "stxdw [%r1], %r2",
-                        "mov %r0, 0",
-                        "exit"));
+                Program p = P.stackIdPair(maps.handle(0), out);
                 List<MemoryRegion> regions = List.of(new MemoryRegion("out", out, 16, true));
                 try (Executable x = engine.load(p, LoadOptions.defaults().withHelpers(helpers));
                      ProbeLink link = NativeProbes.attach(TestLib.address("leaf"), "leaf", engine.probe(x, regions))) {
