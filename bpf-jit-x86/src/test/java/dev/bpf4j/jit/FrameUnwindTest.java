@@ -26,14 +26,15 @@ import static org.assertj.core.api.Assertions.assertThat;
  * subprograms captures rbp/rsp and a copy of the stack up to the entry frame; walking that
  * snapshot finds sub3, sub2, sub1 and main in order, each named through the code map. Register
  * sets as a sampler would see them at a function's first instruction, after its {@code push rbp}
- * and at its {@code ret} unwind exactly through the rows (a plain frame-pointer walk loses the caller).
+ * and at its {@code ret} unwind exactly through the rows (a plain frame-pointer walk loses the caller),
+ * and so do those at every other instruction of the four functions.
  */
 class FrameUnwindTest {
     private static final int CAPTURE = 50;
     private static final int OUT = 16 + 16 * 1024;
 
     /** What the helper saw, the program's code regions and the walk made while they were registered. */
-    private record Capture(long rbp, long rsp, SnapshotMemoryView stack, List<CodeRegion> fns, List<Long> walk) {}
+    private record Capture(long rbp, long rsp, SnapshotMemoryView stack, List<CodeRegion> fns, List<byte[]> code, List<Long> walk) {}
 
     private static Capture capture(CodeMap map) {
         long out = NativeMemory.allocate(OUT);
@@ -55,10 +56,11 @@ class FrameUnwindTest {
                 long rbp = NativeMemory.getLong(out), rsp = NativeMemory.getLong(out + 8);
                 SnapshotMemoryView stack = new SnapshotMemoryView(rsp, NativeMemory.read(out + 16, (int) copied));
                 List<CodeRegion> fns = List.copyOf(x.codeRegions());
+                List<byte[]> bytes = fns.stream().map(r -> NativeMemory.read(r.start(), (int) r.size())).toList();
                 if (map != CodeMap.global()) fns.forEach(map::register);
                 // Walk while the program is still registered in the global map.
                 List<Long> walk = new FrameWalker(map).walk(code.address(), rsp, rbp, stack);
-                return new Capture(rbp, rsp, stack, fns, walk);
+                return new Capture(rbp, rsp, stack, fns, bytes, walk);
             } finally {
                 map.unregister(helper);
             }
@@ -108,6 +110,48 @@ class FrameUnwindTest {
         List<Long> naive = new FrameWalker(new CodeMap()).walk(sub3.start(), rbp3 + 8, rbp2, c.stack());
         assertThat(sub2.contains(naive.get(1) - 1)).isFalse();
         assertThat(sub1.contains(naive.get(1) - 1)).isTrue();
+        c.fns().forEach(map::unregister);
+    }
+
+    /**
+     * For every instruction of each of the four JIT functions, the register set a sampler would see
+     * there unwinds through the rows to exactly the callers the helper's walk found. Boundaries come
+     * from GNU objdump; rsp and rbp are replayed from the instructions that move them: entry (return
+     * address at rsp, caller's rbp), after {@code push rbp}, inside the frame, after {@code leave}
+     * (at {@code ret}), and out-of-line code after the {@code ret}, which is reached from inside the frame.
+     */
+    @Test
+    void everyInstructionOfEveryFunctionUnwindsToItsCallers() {
+        CodeMap map = new CodeMap();
+        Capture c = capture(map);
+        long[] rbp = new long[5];                        // rbp[f]: function f's frame (0 = main); rbp[4]: main's caller's
+        rbp[3] = c.rbp();
+        for (int f = 3; f >= 0; f--) rbp[f == 0 ? 4 : f - 1] = c.stack().readLong(rbp[f]);
+        long callerOfMain = rbp[4];
+        FrameWalker walker = new FrameWalker(map);
+        int checked = 0;
+        for (int f = 0; f < 4; f++) {
+            CodeRegion fn = c.fns().get(f);
+            long own = rbp[f], caller = f == 0 ? callerOfMain : rbp[f - 1];
+            List<Long> expected = c.walk().subList(5 - f, c.walk().size());
+            long rsp = own + 8, bp = caller;             // at the first instruction
+            for (X86Listing.Insn i : X86Listing.disassemble(c.code().get(f))) {
+                List<Long> ips = walker.walk(fn.start() + i.offset(), rsp, bp, c.stack());
+                assertThat(ips.subList(1, ips.size())).as("%s+%d %s", fn.symbol(), i.offset(), i.text()).isEqualTo(expected);
+                checked++;
+                String x = i.text();
+                if (x.equals("push   %rbp")) rsp -= 8;
+                else if (x.equals("mov    %rsp,%rbp")) bp = rsp;
+                else if (x.startsWith("leave")) { rsp = own + 8; bp = caller; }
+                else if (x.startsWith("ret")) { rsp = own - 64; bp = own; } // what follows is entered from the frame
+                else if (x.startsWith("push")) rsp -= 8;
+                else if (x.startsWith("pop")) rsp += 8;
+                else if (x.startsWith("sub ") && x.endsWith(",%rsp")) rsp -= Long.decode(x.substring(x.indexOf('$') + 1, x.indexOf(',')));
+                else if (x.startsWith("add ") && x.endsWith(",%rsp")) rsp += Long.decode(x.substring(x.indexOf('$') + 1, x.indexOf(',')));
+                else assertThat(x).as("an instruction the replay does not model moves rsp or rbp").doesNotContain(",%rsp").doesNotContain(",%rbp");
+            }
+        }
+        assertThat(checked).isGreaterThan(40);
         c.fns().forEach(map::unregister);
     }
 }

@@ -1,18 +1,13 @@
 package dev.bpf4j.jit.probe;
 
+import dev.bpf4j.jit.X86Listing;
+import dev.bpf4j.jit.X86Listing.Insn;
 import dev.bpf4j.unwind.CodeRegion;
 import dev.bpf4j.unwind.SnapshotMemoryView;
 import dev.bpf4j.unwind.StackTrace;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -24,15 +19,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  * the ftrace frames are in place their slots are blanked, so no rule can lean on them early.
  */
 class TrampolineRowsTest {
-    private static final Pattern LINE = Pattern.compile("^\\s*([0-9a-f]+):\\s+(?:[0-9a-f]{2} )+\\s*(.*)$");
-
-    record Insn(int offset, String text) {}
-
     @Test
     void everyInstructionUnwindsToTheTracedFunctionAndItsCallers() {
         ProbeUnwindTest.captureInLeaf((hit, capture) -> {
             CodeRegion tramp = NativeProbes.probe(TestLib.address("leaf")).orElseThrow().trampolineRegion();
-            List<Insn> insns = disassemble(ProcessText.read(tramp.start(), (int) tramp.size()));
+            List<Insn> insns = X86Listing.disassemble(ProcessText.read(tramp.start(), (int) tramp.size()));
             SnapshotMemoryView stack = hit.stack();
             long f2 = stack.readLong(hit.rbp());                     // the program's caller frame
             long s = hit.reg(PtRegsLayout.SP) - 8, pbp = hit.reg(PtRegsLayout.BP);
@@ -75,37 +66,5 @@ class TrampolineRowsTest {
             for (int b = 0; b < 8; b++) bytes[off + b] = (byte) (v >>> (8 * b));
         }
         return new SnapshotMemoryView(s.base(), bytes);
-    }
-
-    static List<Insn> disassemble(byte[] code) {
-        Assumptions.assumeTrue(tool("objdump"), "GNU objdump is not installed");
-        try {
-            Path f = Files.createTempFile("bpf4j-tramp-", ".bin");
-            try {
-                Files.write(f, code);
-                String out = TestLib.run(List.of("objdump", "-D", "-b", "binary", "-m", "i386:x86-64", f.toString()));
-                List<Insn> insns = new ArrayList<>();
-                for (String line : out.split("\n")) {
-                    Matcher m = LINE.matcher(line);
-                    if (m.matches() && !m.group(2).isBlank()) insns.add(new Insn(Integer.parseInt(m.group(1), 16), m.group(2).trim().replaceAll("\\s+#.*$", "")));
-                }
-                return insns;
-            } finally {
-                Files.deleteIfExists(f);
-            }
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
-    }
-
-    private static boolean tool(String name) {
-        try {
-            return new ProcessBuilder(name, "--version").redirectErrorStream(true).start().waitFor() == 0;
-        } catch (IOException e) {
-            return false;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
     }
 }
