@@ -57,23 +57,17 @@ public final class ArrayMap extends BpfMap {
 
     private long slot(int index, int cpu) { return arena.base() + ((long) index * cpus + cpu) * stride; }
 
-    private static int index(byte[] key) {
-        return (key[0] & 0xff) | (key[1] & 0xff) << 8 | (key[2] & 0xff) << 16 | (key[3] & 0xff) << 24;
-    }
-
-    private boolean inRange(int index) {
-        return Integer.toUnsignedLong(index) < Integer.toUnsignedLong(def.maxEntries());
-    }
+    private boolean inRange(int index) { return ArrayKeys.inRange(index, def.maxEntries()); }
 
     @Override protected long valueAddress(byte[] key, boolean fromProgram) {
-        int i = index(key);
+        int i = ArrayKeys.u32(key);
         return inRange(i) ? slot(i, cpus == 1 ? 0 : Cpus.current()) : 0;
     }
 
     @Override protected byte[] read(byte[] key) { return read(key, false); }
 
     @Override protected byte[] read(byte[] key, boolean locked) {
-        int i = index(key);
+        int i = ArrayKeys.u32(key);
         if (!inRange(i)) return null;
         if (cpus == 1) {
             byte[] out = new byte[def.valueSize()];
@@ -91,7 +85,7 @@ public final class ArrayMap extends BpfMap {
         // BPF_F_LOCK needs a bpf_spin_lock in the value (-EINVAL without) and copies under it.
         long unknown = cpus == 1 ? flags & ~MapFlags.BPF_F_LOCK : flags;
         if (Long.compareUnsigned(unknown, MapFlags.BPF_EXIST) > 0) return -Errno.EINVAL;
-        int i = index(key);
+        int i = ArrayKeys.u32(key);
         if (!inRange(i)) return -Errno.E2BIG;
         if ((flags & MapFlags.BPF_NOEXIST) != 0) return -Errno.EEXIST;
         if ((flags & MapFlags.BPF_F_LOCK) != 0) {
@@ -111,16 +105,7 @@ public final class ArrayMap extends BpfMap {
 
     @Override protected int remove(byte[] key) { return -Errno.EINVAL; }
 
-    @Override protected int next(byte[] key, byte[] out) {
-        long max = Integer.toUnsignedLong(def.maxEntries());
-        long i = key == null ? max : Integer.toUnsignedLong(index(key));
-        long n;
-        if (i >= max) n = 0;
-        else if (i == max - 1) return -Errno.ENOENT;
-        else n = i + 1;
-        out[0] = (byte) n; out[1] = (byte) (n >>> 8); out[2] = (byte) (n >>> 16); out[3] = (byte) (n >>> 24);
-        return 0;
-    }
+    @Override protected int next(byte[] key, byte[] out) { return ArrayKeys.next(def.maxEntries(), key, out); }
 
     @Override protected void free() { arena.free(); }
 }

@@ -79,20 +79,20 @@ public final class MapOfMaps extends BpfMap {
     // ---- Java API with map objects -------------------------------------------------------------
 
     /** Puts {@code inner} under {@code key} ({@code BPF_MAP_UPDATE_ELEM} with its id as the value). */
-    public void setInner(byte[] key, BpfMap inner, long flags) { update(key, le32(inner.id()), flags); }
+    public void setInner(byte[] key, BpfMap inner, long flags) { update(key, ArrayKeys.le32(inner.id()), flags); }
 
     /** {@link #setInner(byte[], BpfMap, long)} at array index {@code index} ({@code BPF_ANY}). */
-    public void setInner(int index, BpfMap inner) { setInner(le32(index), inner, MapFlags.BPF_ANY); }
+    public void setInner(int index, BpfMap inner) { setInner(ArrayKeys.le32(index), inner, MapFlags.BPF_ANY); }
 
     /** The inner map under {@code key}; empty when the slot is empty (or its map has been closed). */
     public Optional<BpfMap> inner(byte[] key) {
-        return lookup(key).flatMap(id -> Maps.byId(u32(id, 0)));
+        return lookup(key).flatMap(id -> Maps.byId(ArrayKeys.u32(id)));
     }
 
-    public Optional<BpfMap> inner(int index) { return inner(le32(index)); }
+    public Optional<BpfMap> inner(int index) { return inner(ArrayKeys.le32(index)); }
 
     /** Empties array slot {@code index} ({@code BPF_MAP_DELETE_ELEM}). */
-    public void clear(int index) { delete(le32(index)); }
+    public void clear(int index) { delete(ArrayKeys.le32(index)); }
 
     /** The open maps now in this map's slots, each once. */
     public java.util.List<BpfMap> innerMaps() {
@@ -102,7 +102,7 @@ public final class MapOfMaps extends BpfMap {
         } else {
             for (byte[] k : hash.keys()) {
                 byte[] v = hash.read(k);
-                if (v != null) ids.add(u32(v, 0));
+                if (v != null) ids.add(ArrayKeys.u32(v));
             }
         }
         java.util.List<BpfMap> out = new java.util.ArrayList<>();
@@ -131,32 +131,32 @@ public final class MapOfMaps extends BpfMap {
 
     private int slotId(byte[] key) {
         if (array != null) {
-            int i = u32(key, 0);
+            int i = ArrayKeys.u32(key);
             return inRange(i) ? array.get(i) : 0;
         }
         byte[] v = hash.read(key);
-        return v == null ? 0 : u32(v, 0);
+        return v == null ? 0 : ArrayKeys.u32(v);
     }
 
     // ---- per-type operations -------------------------------------------------------------------
 
     @Override protected byte[] read(byte[] key) {
         int id = slotId(key);
-        return id == 0 ? null : le32(id);
+        return id == 0 ? null : ArrayKeys.le32(id);
     }
 
     @Override protected int write(byte[] key, byte[] value, long flags, boolean allCpus) {
         if (array != null) {
             // bpf_fd_array_map_update_elem: flags, then index, then the fd
             if (flags != MapFlags.BPF_ANY) return -Errno.EINVAL;
-            int i = u32(key, 0);
+            int i = ArrayKeys.u32(key);
             if (!inRange(i)) return -Errno.E2BIG;
-            int err = checkInner(u32(value, 0));
+            int err = checkInner(ArrayKeys.u32(value));
             if (err != 0) return err;
-            array.set(i, u32(value, 0));
+            array.set(i, ArrayKeys.u32(value));
             return 0;
         }
-        int err = checkInner(u32(value, 0)); // bpf_fd_htab_map_update_elem: the fd first
+        int err = checkInner(ArrayKeys.u32(value)); // bpf_fd_htab_map_update_elem: the fd first
         return err != 0 ? err : hash.write(key, value, flags, true);
     }
 
@@ -169,32 +169,18 @@ public final class MapOfMaps extends BpfMap {
 
     @Override protected int remove(byte[] key) {
         if (array == null) return hash.remove(key);
-        int i = u32(key, 0);
+        int i = ArrayKeys.u32(key);
         if (!inRange(i)) return -Errno.E2BIG;
         return array.getAndSet(i, 0) == 0 ? -Errno.ENOENT : 0;
     }
 
     @Override protected int next(byte[] key, byte[] out) {
-        if (array == null) return hash.next(key, out);
-        long max = Integer.toUnsignedLong(def.maxEntries());
-        long i = key == null ? max : Integer.toUnsignedLong(u32(key, 0));
-        long n;
-        if (i >= max) n = 0;
-        else if (i == max - 1) return -Errno.ENOENT;
-        else n = i + 1;
-        System.arraycopy(le32((int) n), 0, out, 0, 4);
-        return 0;
+        return array == null ? hash.next(key, out) : ArrayKeys.next(def.maxEntries(), key, out);
     }
 
     @Override protected void free() {
         if (hash != null) hash.close();
     }
 
-    private boolean inRange(int index) { return Integer.toUnsignedLong(index) < Integer.toUnsignedLong(def.maxEntries()); }
-
-    static byte[] le32(int v) { return new byte[] {(byte) v, (byte) (v >>> 8), (byte) (v >>> 16), (byte) (v >>> 24)}; }
-
-    static int u32(byte[] b, int off) {
-        return (b[off] & 0xff) | (b[off + 1] & 0xff) << 8 | (b[off + 2] & 0xff) << 16 | (b[off + 3] & 0xff) << 24;
-    }
+    private boolean inRange(int index) { return ArrayKeys.inRange(index, def.maxEntries()); }
 }

@@ -22,7 +22,7 @@ public final class ProgArrayMap extends BpfMap {
         this.slots = new AtomicReferenceArray<>(def.maxEntries());
     }
 
-    private boolean inRange(int index) { return Integer.toUnsignedLong(index) < Integer.toUnsignedLong(def.maxEntries()); }
+    private boolean inRange(int index) { return ArrayKeys.inRange(index, def.maxEntries()); }
 
     /** Installs {@code program} at {@code index}: {@code -EINVAL} unless {@code BPF_ANY}, {@code -E2BIG} past the end. */
     public void set(int index, Object program, long flags) {
@@ -49,24 +49,14 @@ public final class ProgArrayMap extends BpfMap {
 
     @Override protected byte[] read(byte[] key) { throw unsupported("lookup of program references (use program(index))"); }
 
-    @Override protected int next(byte[] key, byte[] out) {
-        long max = Integer.toUnsignedLong(def.maxEntries());
-        long i = key == null ? max : Integer.toUnsignedLong(le32(key));
-        long n;
-        if (i >= max) n = 0;
-        else if (i == max - 1) return -Errno.ENOENT;
-        else n = i + 1;
-        out[0] = (byte) n; out[1] = (byte) (n >>> 8); out[2] = (byte) (n >>> 16); out[3] = (byte) (n >>> 24);
-        return 0;
-    }
+    @Override protected int next(byte[] key, byte[] out) { return ArrayKeys.next(def.maxEntries(), key, out); }
 
     @Override protected int remove(byte[] key) {
-        int i = le32(key);
+        int i = ArrayKeys.u32(key);
         if (!inRange(i)) return -Errno.E2BIG;
         return slots.getAndSet(i, null) == null ? -Errno.ENOENT : 0;
     }
 
-    private static int le32(byte[] k) { return (k[0] & 0xff) | (k[1] & 0xff) << 8 | (k[2] & 0xff) << 16 | (k[3] & 0xff) << 24; }
 
     @Override public long programLookup(long keyAddress) { return 0; }
 

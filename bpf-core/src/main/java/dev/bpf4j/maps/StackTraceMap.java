@@ -80,11 +80,10 @@ public final class StackTraceMap extends BpfMap {
 
     private boolean inRange(int id) { return Integer.toUnsignedLong(id) < buckets.length(); }
 
-    private static int le32(byte[] k) { return (k[0] & 0xff) | (k[1] & 0xff) << 8 | (k[2] & 0xff) << 16 | (k[3] & 0xff) << 24; }
 
     /** bpf_stackmap_copy: nr ips then zeroes up to value_size. */
     @Override protected byte[] read(byte[] key) {
-        Bucket b = bucket(le32(key));
+        Bucket b = bucket(ArrayKeys.u32(key));
         if (b == null) return null;
         java.nio.ByteBuffer out = java.nio.ByteBuffer.allocate(def.valueSize()).order(java.nio.ByteOrder.LITTLE_ENDIAN);
         for (long ip : b.ips()) out.putLong(ip);
@@ -95,7 +94,7 @@ public final class StackTraceMap extends BpfMap {
     @Override protected int write(byte[] key, byte[] value, long flags, boolean allCpus) { return -Errno.EINVAL; }
 
     @Override protected int remove(byte[] key) {
-        int id = le32(key);
+        int id = ArrayKeys.u32(key);
         if (!inRange(id)) return -Errno.E2BIG;
         if (buckets.getAndSet(id, null) == null) return -Errno.ENOENT;
         returnElement();
@@ -104,7 +103,7 @@ public final class StackTraceMap extends BpfMap {
 
     /** stack_map_get_next_key: the next non-empty bucket after {@code key}; from 0 when key is null, out of range or empty. */
     @Override protected int next(byte[] key, byte[] out) {
-        long id = key == null ? 0 : Integer.toUnsignedLong(le32(key));
+        long id = key == null ? 0 : Integer.toUnsignedLong(ArrayKeys.u32(key));
         if (key != null) id = id >= buckets.length() || buckets.get((int) id) == null ? 0 : id + 1;
         for (long i = id; i < buckets.length(); i++) {
             if (buckets.get((int) i) != null) {
