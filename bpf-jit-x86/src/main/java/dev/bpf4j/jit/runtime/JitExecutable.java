@@ -24,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -48,6 +49,11 @@ public final class JitExecutable implements Executable {
     private final Map<Integer, HelperSpec> javaHelpers;
     private final Map<Integer, HelperBinding> bindings; // strongly held: code calls their addresses
     private final ExecutableMemory memory;
+    /** {@code memory.address()}: the entry function. */
+    private final long entry;
+    /** What a run publishes in its thread's hazard slot (never 0). */
+    private final long id = IDS.incrementAndGet();
+    private static final AtomicLong IDS = new AtomicLong();
     private final List<CodeRegion> regions;
     /** Native addresses of the functions an {@code lddw src=4} names: the valid callback handles. */
     private final long[] callbackHandles;
@@ -71,6 +77,7 @@ public final class JitExecutable implements Executable {
         this.javaHelpers = Map.copyOf(javaHelpers);
         this.bindings = Map.copyOf(bindings);
         this.memory = ExecutableMemory.of(compiled.code());
+        this.entry = memory.address();
         this.regions = codeRegions(program, compiled.layout(), memory.address());
         this.callbackHandles = callbackHandles(program, compiled.layout(), memory.address());
         this.mainZeroed = MainFrameZeroing.bytes(program.toArray());
@@ -85,6 +92,9 @@ public final class JitExecutable implements Executable {
     }
 
     @Override public Program program() { return program; }
+
+    /** The id a run of this program publishes in its thread's hazard slot. */
+    long id() { return id; }
 
     /** Address of the entry function (the main program). */
     public long entryAddress() { return memory.address(); }
@@ -157,27 +167,21 @@ public final class JitExecutable implements Executable {
 
     @Override public long run(RunContext context) {
         ThreadRuns thread = ThreadRuns.get();
-        int slot = thread.publish(this);
+        int level = thread.publish(id);
         try {
             if (closed) throw closedError();
-            EnvBlock env = thread.acquire(context.regions().size());
+            EnvBlock env = thread.block(level, context.regions().size());
+            env.prepare(context);
+            JitRun run = env.run();
+            run.begin(this, context);
             try {
-                env.prepare(context);
-                JitRun run = env.run();
-                run.begin(this, program.name(), javaHelpers, context);
-                JitRun previous = run.enter(thread);
-                try {
-                    long r0 = INVOKER.invokeN2(ENTRY, memory.address(), context.arg(0), env.address());
-                    return run.finish(r0);
-                } finally {
-                    run.deactivate(); // also unpins the programs it tail-called into
-                    JitRun.restore(thread, previous);
-                }
+                long r0 = INVOKER.invokeN2(ENTRY, entry, context.arg(0), env.address());
+                return run.finish(r0);
             } finally {
-                thread.release(env);
+                run.deactivate(); // also unpins the programs it tail-called into
             }
         } finally {
-            thread.retract(slot);
+            thread.retract(level);
         }
     }
 

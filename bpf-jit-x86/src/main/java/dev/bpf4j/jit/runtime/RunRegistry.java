@@ -47,7 +47,7 @@ final class RunRegistry {
         List<ThreadRuns> threads = snapshot();
         long park = 1_000;
         for (int i = 0; i < threads.size(); ) {
-            if (!threads.get(i).holds(program)) { i++; continue; }
+            if (!threads.get(i).holds(program.id())) { i++; continue; }
             if (park < 5_000) Thread.onSpinWait();
             else LockSupport.parkNanos(park);
             park = Math.min(park * 2, 1_000_000);

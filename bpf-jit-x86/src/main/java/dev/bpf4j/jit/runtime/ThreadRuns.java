@@ -5,26 +5,25 @@ import java.lang.invoke.VarHandle;
 import java.util.Arrays;
 
 /**
- * What one thread keeps between JIT runs: its current run (the helper bridge finds it here), a
- * small pool of env blocks, and its hazard slots — the programs whose code its runs are inside, one
- * per nesting level (a helper that starts another run opens a second level). One thread-local
- * lookup per run serves all three. {@link JitExecutable#close} reads the slots of every thread
- * ({@link RunRegistry}) and waits until none holds the program.
+ * What one thread keeps between JIT runs, per nesting level (a helper that starts another run opens
+ * the next level): a hazard slot holding the id of the program whose code the level's run is inside,
+ * and the level's env block (with its reusable {@link JitRun}). The innermost level's run is the
+ * thread's current run, which the helper bridge looks up. One thread-local lookup per run serves
+ * all of it. {@link JitExecutable#close} reads the slots of every thread ({@link RunRegistry}) and
+ * waits until none holds the program.
  */
 final class ThreadRuns {
     private static final ThreadLocal<ThreadRuns> STATE = ThreadLocal.withInitial(ThreadRuns::create);
-    private static final int POOLED = 4;
-    private static final VarHandle SLOT = MethodHandles.arrayElementVarHandle(JitExecutable[].class);
+    private static final VarHandle SLOT = MethodHandles.arrayElementVarHandle(long[].class);
 
-    /** The innermost run in progress on this thread (runs nest when a helper starts another run). */
-    JitRun current;
-    private final EnvBlock[] pool = new EnvBlock[POOLED];
-    private int pooled;
     /**
-     * Hazard slots, [0, depth) in use. Replaced (never shrunk) when runs nest deeper: volatile so
-     * that a closer scanning after the barrier sees the array the slots are written to.
+     * Hazard slots (program ids, 0 = none), [0, depth) in use. Primitives: publishing one pays no GC
+     * barrier. Replaced (never shrunk) when runs nest deeper: volatile so that a closer scanning
+     * after the barrier reads the array the slots are written to.
      */
-    private volatile JitExecutable[] slots = new JitExecutable[4];
+    private volatile long[] slots = new long[4];
+    /** The env block of each level, made when the level is first used and kept for the thread's life. */
+    private EnvBlock[] blocks = new EnvBlock[4];
     private int depth;
 
     private ThreadRuns() {}
@@ -38,51 +37,63 @@ final class ThreadRuns {
     static ThreadRuns get() { return STATE.get(); }
 
     /**
-     * Announces that this thread is about to run {@code program}'s code; returns the slot to
-     * {@link #retract}. The caller then reads the program's {@code closed} flag: the slot store and
-     * that load must not be reordered. With {@link Membarrier} the opaque store suffices (C2 keeps
-     * opaque accesses in program order — MemBarCPUOrder on both sides — and the closer's membarrier
-     * stands in for the CPU fence); without it, a full fence.
+     * Announces that this thread is about to run the code of the program {@code id}; returns its
+     * level, for {@link #block} and {@link #retract}. The caller then reads the program's
+     * {@code closed} flag: the slot store and that load must not be reordered. With
+     * {@link Membarrier} the opaque store suffices (C2 keeps opaque accesses in program order —
+     * MemBarCPUOrder on both sides — and the closer's membarrier stands in for the CPU's store→load
+     * fence); without it, a full fence.
      */
-    int publish(JitExecutable program) {
+    int publish(long id) {
         int d = depth;
-        JitExecutable[] s = slots;
+        long[] s = slots;
         if (d == s.length) {
+            blocks = Arrays.copyOf(blocks, d * 2);
             s = Arrays.copyOf(s, d * 2);
             slots = s;
         }
-        SLOT.setOpaque(s, d, program);
+        SLOT.setOpaque(s, d, id);
         depth = d + 1;
         if (!Membarrier.AVAILABLE) VarHandle.fullFence();
         return d;
     }
 
-    /** The run in slot {@code d} left the program's code (or never entered it). */
+    /** The run at level {@code d} left the program's code (or never entered it). */
     void retract(int d) {
-        SLOT.setRelease(slots, d, (JitExecutable) null);
+        SLOT.setRelease(slots, d, 0L);
         depth = d;
     }
 
-    /** True when one of this thread's slots holds {@code program} (read by a closing thread). */
-    boolean holds(JitExecutable program) {
-        JitExecutable[] s = slots;
-        for (int i = 0; i < s.length; i++) if (SLOT.getOpaque(s, i) == program) return true;
+    /** True when one of this thread's slots holds program {@code id} (read by a closing thread). */
+    boolean holds(long id) {
+        long[] s = slots;
+        for (int i = 0; i < s.length; i++) if ((long) SLOT.getOpaque(s, i) == id) return true;
         return false;
     }
 
-    /** A block with room for {@code regions} regions; a helper that starts a nested run takes a second one. */
-    EnvBlock acquire(int regions) {
-        if (pooled > 0) {
-            EnvBlock b = pool[--pooled];
-            pool[pooled] = null;
-            if (b.capacity() >= regions) return b;
-            b.free();
+    /** The env block of level {@code d}, with room for {@code regions} regions. */
+    EnvBlock block(int d, int regions) {
+        EnvBlock b = blocks[d];
+        if (b == null || b.capacity() < regions) {
+            if (b != null) b.free();
+            b = EnvBlock.allocate(regions);
+            blocks[d] = b;
         }
-        return EnvBlock.allocate(regions);
+        return b;
     }
 
-    void release(EnvBlock b) {
-        if (pooled < POOLED) pool[pooled++] = b;
-        else b.free();
+    /** The innermost run in progress on this thread, or null. */
+    JitRun current() {
+        int d = depth;
+        EnvBlock b = d == 0 ? null : blocks[d - 1];
+        return b == null ? null : b.run();
+    }
+
+    /** True when a run in progress on this thread runs {@code program} (see {@link JitRun#runs}). */
+    boolean anyRuns(Object program) {
+        for (int d = 0; d < depth; d++) {
+            if (blocks[d] != null && blocks[d].run().runs(program)) return true;
+        }
+        return false;
     }
 }
