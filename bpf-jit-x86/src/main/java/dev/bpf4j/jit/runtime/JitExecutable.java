@@ -70,9 +70,23 @@ public final class JitExecutable implements Executable {
     /** Runs that tail-called into this program and keep it mapped until they end ({@link #pinForTailCall}). */
     private final AtomicInteger tailPins = new AtomicInteger();
 
+    /** Which per-run words {@link EnvBlock#prepare} writes for this program: {@link EnvBlock#entryWords}. */
+    private final int entryWords;
+
+    /** As below, writing every per-run word (all five arguments and the packet) before each run. */
     public JitExecutable(Program program, CompiledProgram compiled, Map<Integer, HelperSpec> javaHelpers,
                          Map<Integer, HelperBinding> bindings) {
+        this(program, compiled, javaHelpers, bindings, 5, true);
+    }
+
+    /**
+     * {@code entryArgs} and {@code legacyPacketLoads}: the load options {@code compiled} was compiled
+     * with; each run then writes only the entry words the code reads.
+     */
+    public JitExecutable(Program program, CompiledProgram compiled, Map<Integer, HelperSpec> javaHelpers,
+                         Map<Integer, HelperBinding> bindings, int entryArgs, boolean legacyPacketLoads) {
         this.program = program;
+        this.entryWords = EnvBlock.entryWords(entryArgs, legacyPacketLoads);
         this.compiled = compiled;
         this.javaHelpers = Map.copyOf(javaHelpers);
         this.bindings = Map.copyOf(bindings);
@@ -112,6 +126,9 @@ public final class JitExecutable implements Executable {
     Map<Integer, HelperSpec> javaHelpers() { return javaHelpers; }
 
     int mainZeroed() { return mainZeroed; }
+
+    /** True when the code may read the run's packet (LD ABS/IND): a tail call into it must provide one. */
+    boolean readsPacket() { return EnvBlock.readsPacket(entryWords); }
 
     /** The callback entry stub: {@code long entry(fn, env)} (the stub block starts with it). */
     long callbackEntryAddress() { return memory.address() + compiled.layout().stubOffset(); }
@@ -170,8 +187,8 @@ public final class JitExecutable implements Executable {
         int level = thread.publish(id);
         try {
             if (closed) throw closedError();
-            EnvBlock env = thread.block(level, context.regions().size());
-            env.prepare(context);
+            EnvBlock env = thread.block(level, context);
+            env.prepare(context, entryWords);
             JitRun run = env.run();
             run.begin(this, context);
             try {

@@ -50,12 +50,7 @@ final class JitRun implements HelperCall {
         if (this.owner != owner) this.owner = owner;
         if (running != owner) running = owner;
         if (this.context != context) this.context = context;
-        this.contextOwner = null;
-        this.failure = null;
-        this.failedHelper = 0;
-        this.tailCalls = null;
-        this.frameDefined = false;
-        this.view = null;
+        // contextOwner, failure, tailCalls, frameDefined and view are reset by deactivate
         this.generation++;
         this.active = true;
     }
@@ -101,9 +96,14 @@ final class JitRun implements HelperCall {
     /** Ends this run's use of its env block (the program and context stay referenced: see {@link #owner}). */
     void deactivate() {
         active = false;
-        if (tailCalls != null) tailCalls.unpinAll();
-        contextOwner = null;
-        failure = null;
+        if (tailCalls != null) {
+            tailCalls.unpinAll();
+            tailCalls = null;
+            frameDefined = false;
+        }
+        if (view != null) view = null;
+        if (contextOwner != null) contextOwner = null;
+        if (failure != null) failure = null;
     }
 
     private void checkActive() {
@@ -149,6 +149,8 @@ final class JitRun implements HelperCall {
         }
         long[] args = {r1, r2, r3, r4, r5};
         for (int i = 0; i < 5; i++) env.set(EnvLayout.ARGS + 8 * i, args[i]);
+        // A Java run wrote its packet only if the loaded program reads it (a direct run's block always has it).
+        if (next.readsPacket() && contextOwner == null && context != null) env.setPacket(context);
         env.set(EnvLayout.TAIL_TARGET, next.tailCallAddress());
         env.set(EnvLayout.STATUS, EnvLayout.STATUS_TAIL_CALL);
         running = next;
@@ -158,6 +160,7 @@ final class JitRun implements HelperCall {
     long finish(long r0) {
         long status = env.get(EnvLayout.STATUS);
         if (status == 0) return r0;
+        env.resetAfterRun();
         if (status == EnvLayout.STATUS_EXIT) return env.get(EnvLayout.EXIT_R0);
         if (status == EnvLayout.STATUS_HELPER_ERROR) throw helperFailure();
         throw nativeError(status);

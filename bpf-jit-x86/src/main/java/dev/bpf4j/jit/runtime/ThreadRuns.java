@@ -1,5 +1,7 @@
 package dev.bpf4j.jit.runtime;
 
+import dev.bpf4j.runtime.RunContext;
+
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Arrays;
@@ -71,12 +73,12 @@ final class ThreadRuns {
         return false;
     }
 
-    /** The env block of level {@code d}, with room for {@code regions} regions. */
-    EnvBlock block(int d, int regions) {
+    /** The env block of level {@code d}, with room for the regions of {@code ctx}. */
+    EnvBlock block(int d, RunContext ctx) {
         EnvBlock b = blocks[d];
-        if (b == null || b.capacity() < regions) {
+        if (b == null || !b.bound(ctx.regions()) && b.capacity() < ctx.regions().size()) {
             if (b != null) b.free();
-            b = EnvBlock.allocate(regions);
+            b = EnvBlock.allocate(ctx.regions().size());
             blocks[d] = b;
         }
         return b;
