@@ -26,6 +26,9 @@ final class RunRegistry {
         THREADS.add(new WeakReference<>(t));
     }
 
+    /** References held, live or cleared (bounded by about twice the live threads). */
+    static synchronized int size() { return THREADS.size(); }
+
     private static synchronized List<ThreadRuns> snapshot() {
         List<ThreadRuns> out = new ArrayList<>(THREADS.size());
         for (WeakReference<ThreadRuns> r : THREADS) {
