@@ -184,8 +184,9 @@ public final class JitExecutable implements Executable {
 
     @Override public long run(RunContext context) {
         ThreadRuns thread = ThreadRuns.get();
-        int level = thread.publish(id);
-        try {
+        int level = thread.depth();
+        try { // publish inside: whatever stops it half-way (a StackOverflowError), the slot is cleared
+            thread.publish(level, id);
             if (closed) throw closedError();
             EnvBlock env = thread.block(level, context);
             env.prepare(context, entryWords);

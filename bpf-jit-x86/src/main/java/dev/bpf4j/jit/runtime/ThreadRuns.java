@@ -38,16 +38,18 @@ final class ThreadRuns {
 
     static ThreadRuns get() { return STATE.get(); }
 
+    /** The nesting level the next run on this thread takes. */
+    int depth() { return depth; }
+
     /**
-     * Announces that this thread is about to run the code of the program {@code id}; returns its
-     * level, for {@link #block} and {@link #retract}. The caller then reads the program's
+     * Announces that this thread is about to run the code of the program {@code id} at level
+     * {@code d} ({@link #depth()}); {@link #retract} ends it. The caller then reads the program's
      * {@code closed} flag: the slot store and that load must not be reordered. With
      * {@link Membarrier} the opaque store suffices (C2 keeps opaque accesses in program order —
      * MemBarCPUOrder on both sides — and the closer's membarrier stands in for the CPU's store→load
      * fence); without it, a full fence.
      */
-    int publish(long id) {
-        int d = depth;
+    void publish(int d, long id) {
         long[] s = slots;
         if (d == s.length) {
             blocks = Arrays.copyOf(blocks, d * 2);
@@ -57,12 +59,12 @@ final class ThreadRuns {
         SLOT.setOpaque(s, d, id);
         depth = d + 1;
         if (!Membarrier.AVAILABLE) VarHandle.fullFence();
-        return d;
     }
 
     /** The run at level {@code d} left the program's code (or never entered it). */
     void retract(int d) {
-        SLOT.setRelease(slots, d, 0L);
+        long[] s = slots;
+        if (d < s.length) SLOT.setRelease(s, d, 0L); // else publish stopped before growing the slots
         depth = d;
     }
 

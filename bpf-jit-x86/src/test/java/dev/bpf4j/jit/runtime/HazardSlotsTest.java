@@ -33,7 +33,8 @@ class HazardSlotsTest {
         try (JitExecutable x = new JitEngine().load(RET_5, LoadOptions.defaults())) {
             ThreadRuns t = ThreadRuns.get();
             assertThat(t.holds(x.id())).isFalse();
-            int level = t.publish(x.id());
+            int level = t.depth();
+            t.publish(level, x.id());
             assertThat(t.holds(x.id())).isTrue();
             assertThat(x.run(RunContext.builder().build())).as("a run nested one level deeper").isEqualTo(5);
             assertThat(t.holds(x.id())).isTrue();
