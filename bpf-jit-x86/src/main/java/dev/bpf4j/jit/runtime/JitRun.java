@@ -11,7 +11,6 @@ import dev.bpf4j.runtime.MemoryRegion;
 import dev.bpf4j.runtime.NativeMemory;
 import dev.bpf4j.runtime.RunContext;
 
-
 /**
  * One run of a JIT program as Java sees it: what helpers get as their {@link HelperCall} (through a
  * {@link RunHelperCall} view, made on the first helper call of a run), and how the run's outcome is
