@@ -55,6 +55,8 @@ final class Machine implements HelperCall {
     private int scratchLive;
     private long packetAddress, packetLength;
     private RunContext context;
+    /** From the end of a run to the next {@link #reset}: a HelperCall kept past its run fails ({@link #live}). */
+    private boolean ended;
 
     /** The thread that owns this machine (see {@link MachinePool}), or null for a shared one. */
     final Thread owner;
@@ -81,7 +83,7 @@ final class Machine implements HelperCall {
         depth = 1;
         if (prog != home) prog = home;
         mainZeroed = home.frameBytesToZero;
-        stop = exited = false;
+        stop = exited = ended = false;
         if (pendingTailCall != null) pendingTailCall = null;
         tailCalls = 0;
         scratchLive = 0;
@@ -268,6 +270,7 @@ final class Machine implements HelperCall {
     // ---- callbacks, tail calls, scratch (docs/runtime-semantics.md) ----
 
     @Override public long callSubprogram(long handle, long r1, long r2, long r3, long r4, long r5) {
+        live();
         DecodedProgram p = prog;
         int callPc = helperPc;
         int target = p.callbackPc(handle);
@@ -295,6 +298,7 @@ final class Machine implements HelperCall {
     }
 
     @Override public boolean tailCall(Object target) {
+        live();
         if (depth != 1) {
             throw new BpfRuntimeException(ErrorKind.HELPER_FAILED, prog.name, helperPc, 0, "bpf_tail_call from frame depth " + depth
                     + " (a subprogram or callback): bpf4j allows tail calls only from the main program's frame");
@@ -329,6 +333,7 @@ final class Machine implements HelperCall {
     }
 
     @Override public long scratch(int size) {
+        live();
         if (size < 1 || size > Limits.STACK_SIZE) {
             throw badArgument("scratch buffer of " + size + " bytes (1 to " + Limits.STACK_SIZE + ")");
         }
@@ -361,16 +366,30 @@ final class Machine implements HelperCall {
 
     // ---- HelperCall ----
 
-    @Override public String programName() { return prog.name; }
-    @Override public int pc() { return helperPc; }
-    @Override public RunContext runContext() { return context; }
+    /** The run using this machine has returned ({@code InterpretedExecutable.run}'s finally, before the give-back). */
+    void endRun() { ended = true; }
+
+    /**
+     * The JIT's error ({@code RunHelperCall}) for a HelperCall used after its run; the name is the loaded
+     * program's, as in the JIT (its first helper call precedes any tail call). A load and a branch.
+     */
+    private void live() {
+        if (ended) throw new IllegalStateException("the run of '" + home.name + "' this HelperCall belonged to has ended");
+    }
+
+    /** The running program's name (a tail call changes it); after the run, the loaded program's, as the JIT. */
+    @Override public String programName() { return ended ? home.name : prog.name; }
+    @Override public int pc() { live(); return helperPc; }
+    @Override public RunContext runContext() { live(); return context; }
 
     /** The run-time memory check; an empty range is not accessible, as in {@link MemoryRegion#allows}. */
     @Override public boolean accessible(long address, long size, boolean write) {
+        live();
         return size > 0 && allowed(address, size, write);
     }
 
     @Override public void exit(long r0) {
+        live();
         exited = stop = true;
         exitValue = r0;
     }
