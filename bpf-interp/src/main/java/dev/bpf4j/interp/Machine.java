@@ -55,8 +55,8 @@ final class Machine implements HelperCall {
     private int scratchLive;
     private long packetAddress, packetLength;
     private RunContext context;
-    /** From the end of a run to the next {@link #reset}: a HelperCall kept past its run fails ({@link #live}). */
-    private boolean ended;
+    /** The HelperCall this run's helpers receive, made on its first helper call; null between runs. */
+    private RunHelperCall call;
 
     /** The thread that owns this machine (see {@link MachinePool}), or null for a shared one. */
     final Thread owner;
@@ -83,7 +83,7 @@ final class Machine implements HelperCall {
         depth = 1;
         if (prog != home) prog = home;
         mainZeroed = home.frameBytesToZero;
-        stop = exited = ended = false;
+        stop = exited = false;
         if (pendingTailCall != null) pendingTailCall = null;
         tailCalls = 0;
         scratchLive = 0;
@@ -252,7 +252,7 @@ final class Machine implements HelperCall {
         helperPc = pc;
         int d = depth;
         try {
-            return h.call(this, regs[1], regs[2], regs[3], regs[4], regs[5]);
+            return h.call(helperCall(), regs[1], regs[2], regs[3], regs[4], regs[5]);
         } catch (ExitSignal e) { // a helper inside a callback ended the run: exited is set
             return 0;
         } catch (BpfRuntimeException e) {
@@ -270,7 +270,6 @@ final class Machine implements HelperCall {
     // ---- callbacks, tail calls, scratch (docs/runtime-semantics.md) ----
 
     @Override public long callSubprogram(long handle, long r1, long r2, long r3, long r4, long r5) {
-        live();
         DecodedProgram p = prog;
         int callPc = helperPc;
         int target = p.callbackPc(handle);
@@ -298,7 +297,6 @@ final class Machine implements HelperCall {
     }
 
     @Override public boolean tailCall(Object target) {
-        live();
         if (depth != 1) {
             throw new BpfRuntimeException(ErrorKind.HELPER_FAILED, prog.name, helperPc, 0, "bpf_tail_call from frame depth " + depth
                     + " (a subprogram or callback): bpf4j allows tail calls only from the main program's frame");
@@ -333,7 +331,6 @@ final class Machine implements HelperCall {
     }
 
     @Override public long scratch(int size) {
-        live();
         if (size < 1 || size > Limits.STACK_SIZE) {
             throw badArgument("scratch buffer of " + size + " bytes (1 to " + Limits.STACK_SIZE + ")");
         }
@@ -366,30 +363,28 @@ final class Machine implements HelperCall {
 
     // ---- HelperCall ----
 
-    /** The run using this machine has returned ({@code InterpretedExecutable.run}'s finally, before the give-back). */
-    void endRun() { ended = true; }
-
-    /**
-     * The JIT's error ({@code RunHelperCall}) for a HelperCall used after its run; the name is the loaded
-     * program's, as in the JIT (its first helper call precedes any tail call). A load and a branch.
-     */
-    private void live() {
-        if (ended) throw new IllegalStateException("the run of '" + home.name + "' this HelperCall belonged to has ended");
+    /** This run's HelperCall view (one small object per run that calls helpers). */
+    private RunHelperCall helperCall() {
+        RunHelperCall c = call;
+        return c != null ? c : (call = new RunHelperCall(this, home.name));
     }
 
-    /** The running program's name (a tail call changes it); after the run, the loaded program's, as the JIT. */
-    @Override public String programName() { return ended ? home.name : prog.name; }
-    @Override public int pc() { live(); return helperPc; }
-    @Override public RunContext runContext() { live(); return context; }
+    /** The run using this machine has returned: the view its helpers got (and may have kept) goes dead. */
+    void endRun() { if (call != null) call = null; }
+
+    boolean isCurrentCall(RunHelperCall c) { return call == c; }
+
+    /** The running program's name (a tail call changes it). */
+    @Override public String programName() { return prog.name; }
+    @Override public int pc() { return helperPc; }
+    @Override public RunContext runContext() { return context; }
 
     /** The run-time memory check; an empty range is not accessible, as in {@link MemoryRegion#allows}. */
     @Override public boolean accessible(long address, long size, boolean write) {
-        live();
         return size > 0 && allowed(address, size, write);
     }
 
     @Override public void exit(long r0) {
-        live();
         exited = stop = true;
         exitValue = r0;
     }

@@ -50,8 +50,16 @@ class KeptHelperCallTest {
     /** Two runs of one executable, each keeping its HelperCall; what the kept calls do afterwards, and each run's r0. */
     private static List<String> outcome(Engine engine) {
         AtomicReference<HelperCall> kept = new AtomicReference<>();
+        List<String> during = new ArrayList<>(); // the previous run's call, used inside a later run
         HelperRegistry h = HelperRegistry.builder().add(1, "keep", (call, a, b, c, d, e) -> {
-            kept.set(call);
+            HelperCall previous = kept.getAndSet(call);
+            if (previous != null) {
+                try {
+                    during.add("pc=" + previous.pc() + " name=" + previous.programName());
+                } catch (IllegalStateException ended) {
+                    during.add(ended.getClass().getSimpleName() + ": " + ended.getMessage());
+                }
+            }
             return call.accessible(a, 8, true) ? call.pc() : -1; // the call is at pc 3
         }).build();
         List<String> out = new ArrayList<>();
@@ -64,6 +72,7 @@ class KeptHelperCallTest {
             out.addAll(uses(first));
             out.addAll(uses(kept.get()));
         }
+        out.addAll(during);
         return out;
     }
 
@@ -78,6 +87,7 @@ class KeptHelperCallTest {
         List<String> firstAfterRun = jit.subList(1, 11);
         assertThat(jit.subList(12, 22)).as("the first run's call, after the second run").isEqualTo(firstAfterRun);
         assertThat(jit.subList(22, 32)).as("the second run's call").isEqualTo(firstAfterRun);
-        assertThat(jit).hasSize(32);
+        assertThat(jit.get(32)).as("the first run's call, used by a helper of the second run").isEqualTo(ENDED);
+        assertThat(jit).hasSize(33);
     }
 }
