@@ -100,20 +100,21 @@ final class EnvBlock {
     boolean bound(List<MemoryRegion> regions) { return regions == boundRegions; }
 
     /**
-     * Fills the block for a new run of {@code ctx} ({@code words}: {@link #entryWords}). Only the
-     * budget and the words the program reads are written: STATUS, DEPTH and SCRATCH_LIVE are back
-     * at 0, 1 and 0 after every run (a run that ends with a non-zero status passes through
-     * {@link #resetAfterRun}), the error words are only read once the status says so, and the
-     * native code sets the frame words itself. The region table is rewritten only when the run's
-     * (immutable) region list differs from the one the block holds.
+     * Fills the block for a new run of {@code ctx} ({@code words}: {@link #entryWords}; the region
+     * table is bound by {@link ThreadRuns#block}). Only the budget and the words the program reads
+     * are written: STATUS, DEPTH and SCRATCH_LIVE are back at 0, 1 and 0 after every run (a run that
+     * ends with a non-zero status passes through {@link #resetAfterRun}), the error words are only
+     * read once the status says so, and the native code sets the frame words itself.
      */
     void prepare(RunContext ctx, int words) {
         set(EnvLayout.BUDGET, ctx.budget());
+        if (words == 2) { // the data-buffer convention (r1, r2): no loop
+            set(EnvLayout.ARGS + 8, ctx.arg(1));
+            return;
+        }
         int args = words & (PACKET - 1);
         for (int i = 1; i < args; i++) set(EnvLayout.ARGS + 8 * i, ctx.arg(i));
         if ((words & PACKET) != 0) setPacket(ctx);
-        List<MemoryRegion> regions = ctx.regions();
-        if (regions != boundRegions) bind(regions);
     }
 
     /** The words a run that ended early (an error, a helper's exit) may leave changed, as a new block has them. */
@@ -123,7 +124,8 @@ final class EnvBlock {
         set(EnvLayout.SCRATCH_LIVE, 0);
     }
 
-    private void bind(List<MemoryRegion> regions) {
+    /** Writes the region table and the fast-path region cache for {@code regions} (room checked by the caller). */
+    void bind(List<MemoryRegion> regions) {
         boundRegions = regions;
         set(EnvLayout.REGION_COUNT, regions.size());
         MemoryRegion fastRead = null, fastWrite = null;

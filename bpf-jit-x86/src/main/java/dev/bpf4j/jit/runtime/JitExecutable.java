@@ -70,6 +70,14 @@ public final class JitExecutable implements Executable {
     /** Runs that tail-called into this program and keep it mapped until they end ({@link #pinForTailCall}). */
     private final AtomicInteger tailPins = new AtomicInteger();
 
+    /**
+     * The state of the thread that ran this program last (an owner-thread cache, as the
+     * interpreter's): a run on the same thread skips the thread-local lookup. Read and written
+     * racily by every running thread; a stale or foreign value only fails {@link ThreadRuns#isCurrent}.
+     * Dropped by close (it may keep a dead thread's env blocks alive until then).
+     */
+    private ThreadRuns lastThread;
+
     /** Which per-run words {@link EnvBlock#prepare} writes for this program: {@link EnvBlock#entryWords}. */
     private final int entryWords;
 
@@ -182,8 +190,17 @@ public final class JitExecutable implements Executable {
 
     public Map<Integer, HelperBinding> helperBindings() { return bindings; }
 
+    /** The calling thread's state: the cached one when the same thread runs this program again. */
+    private ThreadRuns threadRuns() {
+        ThreadRuns t = lastThread;
+        if (t != null && t.isCurrent()) return t;
+        t = ThreadRuns.get();
+        lastThread = t;
+        return t;
+    }
+
     @Override public long run(RunContext context) {
-        ThreadRuns thread = ThreadRuns.get();
+        ThreadRuns thread = threadRuns();
         int level = thread.depth();
         try { // publish inside: whatever stops it half-way (a StackOverflowError), the slot is cleared
             thread.publish(level, id);
@@ -243,6 +260,7 @@ public final class JitExecutable implements Executable {
             for (long park = 1_000; tailPins.get() > 0; park = Math.min(park * 2, 1_000_000)) LockSupport.parkNanos(park);
             for (CodeRegion r : regions) CodeMap.global().unregister(r);
             memory.close();
+            lastThread = null;
         } finally { // also when waiting failed (the code then stays mapped): a second close must not hang
             synchronized (lifecycle) {
                 unmapped = true;

@@ -30,7 +30,7 @@ final class JitRun implements HelperCall {
     private RunContext context;
     /** Builds {@link #context} on first use (a direct run: most helpers never ask for it); null once built. */
     private DirectRuns.Owner contextOwner;
-    /** Counts the runs this object served: a helper's view of an earlier run fails its checks. */
+    /** Moves on after each run that made a {@link #view}: a helper's view of an earlier run fails its checks. */
     private int generation;
     private RunHelperCall view;
     private Throwable failure;
@@ -41,16 +41,23 @@ final class JitRun implements HelperCall {
     private TailCalls tailCalls;
     /** True once the main frame is zero wherever no program wrote (after the first tail call). */
     private boolean frameDefined;
+    /**
+     * Set whenever one of the rare-path fields above (contextOwner, view, failure, tailCalls) is
+     * set: a run that set none ends with one test in {@link #deactivate}.
+     */
+    private boolean rare;
 
     JitRun(EnvBlock env) { this.env = env; }
 
     /** Starts a run of {@code owner} on this object (its env block is prepared). */
     void begin(JitExecutable owner, RunContext context) {
-        if (this.owner != owner) this.owner = owner;
-        if (running != owner) running = owner;
+        if (this.owner != owner) {
+            this.owner = owner;
+            running = owner; // else already: only a tail call changes it, and deactivate resets it then
+        }
         if (this.context != context) this.context = context;
-        // contextOwner, failure, tailCalls, frameDefined and view are reset by deactivate
-        this.generation++;
+        // contextOwner, failure, tailCalls, frameDefined and view are reset by deactivate, which
+        // also moves the generation on when this run handed out a view (no other run's view can name it)
         this.active = true;
     }
 
@@ -58,6 +65,7 @@ final class JitRun implements HelperCall {
     void beginDirect(JitExecutable owner, DirectRuns.Owner contextOwner) {
         begin(owner, null);
         this.contextOwner = contextOwner;
+        rare = true;
     }
 
     private RunContext context() {
@@ -70,7 +78,10 @@ final class JitRun implements HelperCall {
 
     /** What helpers of this run receive; a view kept past the run fails its checks. */
     private HelperCall view() {
-        if (view == null) view = new RunHelperCall(this, generation, programName());
+        if (view == null) {
+            view = new RunHelperCall(this, generation, programName());
+            rare = true;
+        }
         return view;
     }
 
@@ -95,12 +106,18 @@ final class JitRun implements HelperCall {
     /** Ends this run's use of its env block (the program and context stay referenced: see {@link #owner}). */
     void deactivate() {
         active = false;
+        if (!rare) return;
+        rare = false;
         if (tailCalls != null) {
             tailCalls.unpinAll();
             tailCalls = null;
             frameDefined = false;
+            running = owner;
         }
-        if (view != null) view = null;
+        if (view != null) {
+            view = null;
+            generation++;
+        }
         if (contextOwner != null) contextOwner = null;
         if (failure != null) failure = null;
     }
@@ -123,6 +140,7 @@ final class JitRun implements HelperCall {
             return 0;
         } catch (Throwable t) {
             failure = t;
+            rare = true;
             failedHelper = id;
             env.set(EnvLayout.STATUS, EnvLayout.STATUS_HELPER_ERROR);
             return 0;
@@ -281,7 +299,10 @@ final class JitRun implements HelperCall {
             throw new BpfRuntimeException(ErrorKind.HELPER_FAILED, programName(), pc(), 0, "bpf_tail_call from frame depth " + depth
                     + " (a subprogram or callback): bpf4j allows tail calls only from the main program's frame");
         }
-        if (tailCalls == null) tailCalls = new TailCalls();
+        if (tailCalls == null) {
+            tailCalls = new TailCalls();
+            rare = true;
+        }
         if (!tailCalls.count()) return false;
         if (target == null) return false;
         if (!(target instanceof JitExecutable)) {

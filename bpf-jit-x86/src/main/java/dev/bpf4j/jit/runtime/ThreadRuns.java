@@ -1,10 +1,12 @@
 package dev.bpf4j.jit.runtime;
 
+import dev.bpf4j.runtime.MemoryRegion;
 import dev.bpf4j.runtime.RunContext;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * What one thread keeps between JIT runs, per nesting level (a helper that starts another run opens
@@ -27,16 +29,25 @@ final class ThreadRuns {
     /** The env block of each level, made when the level is first used and kept for the thread's life. */
     private EnvBlock[] blocks = new EnvBlock[4];
     private int depth;
+    /** The thread this state belongs to: lets a caller cache it and check it with {@link #isCurrent}. */
+    private final Thread thread;
 
-    private ThreadRuns() {}
+    private ThreadRuns(Thread thread) { this.thread = thread; }
 
     private static ThreadRuns create() {
-        ThreadRuns t = new ThreadRuns();
+        ThreadRuns t = new ThreadRuns(Thread.currentThread());
         RunRegistry.add(t);
         return t;
     }
 
     static ThreadRuns get() { return STATE.get(); }
+
+    /**
+     * True when this is the calling thread's state (what {@link #get} would return): a cached
+     * reference to it can then stand in for the thread-local lookup. {@code thread} is final, so a
+     * reference read from a racy cache sees it set.
+     */
+    boolean isCurrent() { return thread == Thread.currentThread(); }
 
     /** The nesting level the next run on this thread takes. */
     int depth() { return depth; }
@@ -75,14 +86,17 @@ final class ThreadRuns {
         return false;
     }
 
-    /** The env block of level {@code d}, with room for the regions of {@code ctx}. */
+    /** The env block of level {@code d}, its region table holding the regions of {@code ctx}. */
     EnvBlock block(int d, RunContext ctx) {
         EnvBlock b = blocks[d];
-        if (b == null || !b.bound(ctx.regions()) && b.capacity() < ctx.regions().size()) {
+        List<MemoryRegion> regions = ctx.regions();
+        if (b != null && b.bound(regions)) return b; // the common case: the same regions as last time
+        if (b == null || b.capacity() < regions.size()) {
             if (b != null) b.free();
-            b = EnvBlock.allocate(ctx.regions().size());
+            b = EnvBlock.allocate(regions.size());
             blocks[d] = b;
         }
+        b.bind(regions);
         return b;
     }
 
