@@ -28,13 +28,25 @@ final class FrameEmitter {
         for (Reg r : frame.saved()) e.push(r);                  /* push callee-saved */
         if (f.isMain() && !c.entryTrampoline) {
             e.movRR(true, RegMap.ENV, Reg.RSI);                 /* mov r12, rsi (env) */
-            e.store(8, JitContext.env(EnvLayout.ENTRY_RBP), Reg.RBP); /* mov [r12 + ENTRY_RBP], rbp */
-            e.store(8, JitContext.env(EnvLayout.EXIT_RBP), Reg.RBP);  /* mov [r12 + EXIT_RBP], rbp */
-            e.store(8, JitContext.env(EnvLayout.EXIT_RSP), Reg.RSP);  /* mov [r12 + EXIT_RSP], rsp */
+            storeIfChanged(e, EnvLayout.ENTRY_RBP, Reg.RBP);    /* [r12 + ENTRY_RBP] = rbp */
+            storeIfChanged(e, EnvLayout.EXIT_RBP, Reg.RBP);     /* [r12 + EXIT_RBP] = rbp */
+            storeIfChanged(e, EnvLayout.EXIT_RSP, Reg.RSP);     /* [r12 + EXIT_RSP] = rsp */
             loadEntryArgs(e, entryArgs);
             e.load(true, RegMap.BUDGET, JitContext.env(EnvLayout.BUDGET)); /* mov r9, [r12 + BUDGET] */
             if (c.guarded != null) EntryGuard.emit(c);          /* the run's r1/r2 fit a region: the guarded copy */
         }
+    }
+
+    /**
+     * Sets an env word to a register unless it already holds it: runs entered from the same Java
+     * frame depth find their frame words in place, and a compare costs less than a store that the
+     * return through jffi must drain (measured: docs/jit-performance.md, "Entering a run").
+     */
+    private static void storeIfChanged(X86Encoder e, int field, Reg r) {
+        e.aluMR(AluOp.CMP, true, JitContext.env(field), r, false); /* cmp [r12 + field], r */
+        int same = e.jccForward8(Cond.E);                       /* je .same */
+        e.store(8, JitContext.env(field), r);                   /* mov [r12 + field], r */
+        e.bind(same);                                           /* .same: */
     }
 
     /** Zeroes {@code [rbp - bytes, rbp)}: a frame reads as zero until written, in both engines. */

@@ -1,0 +1,84 @@
+package dev.bpf4j.bench;
+
+import dev.bpf4j.isa.Insn;
+import dev.bpf4j.program.Program;
+import dev.bpf4j.runtime.Bpf;
+import dev.bpf4j.runtime.Executable;
+import dev.bpf4j.runtime.LoadOptions;
+import dev.bpf4j.runtime.RunContext;
+
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The cost of entering the JIT next to the bare jffi call gcc's functions pay, in one JVM: parse
+ * and an empty program on the JIT and on gcc, in alternating chunks of 200,000 calls, each timed
+ * by its own monomorphic loop. ns per call (fastest, 10th percentile, median chunk) and the JIT/gcc
+ * ratios of the fastest chunks. {@code java -cp bench/target/benchmarks.jar
+ * dev.bpf4j.bench.EntryCostTiming [rounds] [loop-jit|loop-empty|loop-gcc]}: the loop modes run one
+ * of the loops alone, for {@code perf record} (JIT code named in the perf map).
+ */
+public final class EntryCostTiming {
+    private EntryCostTiming() {}
+
+    private static final int CHUNK = 200_000;
+
+    private static long jit(Executable e, RunContext c, int n) {
+        long s = 0;
+        for (int i = 0; i < n; i++) s += e.run(c);
+        return s;
+    }
+
+    private static long gcc(GccLibrary.NativeFunction f, long a, long l, int n) {
+        long s = 0;
+        for (int i = 0; i < n; i++) s += f.call(a, l);
+        return s;
+    }
+
+    public static void main(String[] args) {
+        int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 100;
+        String mode = args.length > 1 ? args[1] : "";
+        Workload w = Workload.byId("parse");
+        Program empty = new Program("empty", List.of(new Insn(0xb7, 0, 0, 0, 0), new Insn(0x95, 0, 0, 0, 0)));
+        LoadOptions options = new LoadOptions(LoadOptions.defaults().helpers(), 2, mode.startsWith("loop"), false);
+        GccLibrary lib = GccLibrary.compile();
+        try (DataBuffer d = new DataBuffer(w.input());
+             Executable exe = Bpf.load(w.program(), Engines.require("jit"), options);
+             Executable nothing = Bpf.load(empty, Engines.require("jit"), options)) {
+            RunContext ctx = d.context();
+            GccLibrary.NativeFunction parse = lib.function(w.nativeSymbol()), none = lib.function("native_empty");
+            if (exe.run(ctx) != parse.call(d.address(), d.length())) throw new IllegalStateException("the JIT disagrees with gcc");
+            long sink = 0;
+            if (mode.equals("loop-jit")) for (int r = 0; r < rounds; r++) sink += jit(exe, ctx, CHUNK);
+            else if (mode.equals("loop-empty")) for (int r = 0; r < rounds; r++) sink += jit(nothing, ctx, CHUNK);
+            else if (mode.equals("loop-gcc")) for (int r = 0; r < rounds; r++) sink += gcc(parse, d.address(), d.length(), CHUNK);
+            else time(rounds, exe, nothing, ctx, parse, none, d);
+            if (sink == 0x5eed) System.out.println();
+        }
+    }
+
+    private static void time(int rounds, Executable exe, Executable nothing, RunContext ctx,
+                             GccLibrary.NativeFunction parse, GccLibrary.NativeFunction none, DataBuffer d) {
+        String[] names = {"jit parse", "gcc parse", "jit empty", "gcc empty"};
+        double[][] t = new double[names.length][rounds];
+        long sink = 0;
+        for (int r = 0; r < rounds; r++) {
+            for (int k = 0; k < names.length; k++) {
+                long t0 = System.nanoTime();
+                if (k == 0) sink += jit(exe, ctx, CHUNK);
+                else if (k == 1) sink += gcc(parse, d.address(), d.length(), CHUNK);
+                else if (k == 2) sink += jit(nothing, ctx, CHUNK);
+                else sink += gcc(none, d.address(), d.length(), CHUNK);
+                t[k][r] = (System.nanoTime() - t0) / (double) CHUNK;
+            }
+        }
+        double[] best = new double[names.length];
+        for (int k = 0; k < names.length; k++) {
+            double[] s = Arrays.copyOfRange(t[k], rounds / 5, rounds); // the first fifth warms up
+            Arrays.sort(s);
+            best[k] = s[0];
+            System.out.printf("%-10s fastest %6.2f  p10 %6.2f  median %6.2f ns/call%n", names[k], s[0], s[s.length / 10], s[s.length / 2]);
+        }
+        System.out.printf("jit/gcc (fastest chunks): parse %.2f, empty %.2f%s%n", best[0] / best[1], best[2] / best[3], sink == 0x5eed ? " " : "");
+    }
+}
