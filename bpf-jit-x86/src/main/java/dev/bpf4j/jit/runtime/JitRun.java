@@ -34,8 +34,6 @@ final class JitRun implements HelperCall {
     private int generation;
     private RunHelperCall view;
     private Throwable failure;
-    /** False once the run has returned: its env block may already serve another run. */
-    private boolean active;
     private int failedHelper;
     /** Created by the first tail call: most runs make none, and the entry path allocates only this run. */
     private TailCalls tailCalls;
@@ -58,7 +56,7 @@ final class JitRun implements HelperCall {
         if (this.context != context) this.context = context;
         // contextOwner, failure, tailCalls, frameDefined and view are reset by deactivate, which
         // also moves the generation on when this run handed out a view (no other run's view can name it)
-        this.active = true;
+
     }
 
     /** As {@link #begin}, for a run native code started at {@code env}: its context is built when first asked for. */
@@ -85,9 +83,13 @@ final class JitRun implements HelperCall {
         return view;
     }
 
-    /** Throws when the view of {@code runGeneration} outlived its run. */
+    /**
+     * Throws when the view of {@code runGeneration} outlived its run: a run that made a view moves
+     * the generation on as it ends, so no later run (and no ended one) matches. The view is the
+     * only way helpers reach this run, so this is the one check.
+     */
     void checkGeneration(int runGeneration, String name) {
-        if (!active || runGeneration != generation) {
+        if (runGeneration != generation) {
             throw new IllegalStateException("the run of '" + name + "' this HelperCall belonged to has ended");
         }
     }
@@ -95,9 +97,13 @@ final class JitRun implements HelperCall {
     /** The innermost Java run in progress on this thread, or null. */
     static JitRun current() { return ThreadRuns.get().current(); }
 
-    /** True while this run is in progress and {@code program} is its loaded program or one it tail-called into. */
+    /**
+     * True when {@code program} is this run's loaded program or one it tail-called into. Asked only
+     * of levels in use ({@link ThreadRuns#anyRuns}), whose runs have begun and not yet ended: no
+     * code runs on the thread between publish and begin or between deactivate and retract.
+     */
     boolean runs(Object program) {
-        return active && (owner == program || tailCalls != null && tailCalls.pinned(program));
+        return owner == program || tailCalls != null && tailCalls.pinned(program);
     }
 
     /** True when a run of {@code owner} is in progress on this thread (possibly under nested runs). */
@@ -105,7 +111,6 @@ final class JitRun implements HelperCall {
 
     /** Ends this run's use of its env block (the program and context stay referenced: see {@link #owner}). */
     void deactivate() {
-        active = false;
         if (!rare) return;
         rare = false;
         if (tailCalls != null) {
@@ -122,9 +127,6 @@ final class JitRun implements HelperCall {
         if (failure != null) failure = null;
     }
 
-    private void checkActive() {
-        if (!active) throw new IllegalStateException("the run of '" + programName() + "' this HelperCall belonged to has ended");
-    }
 
     /** Called by the bridge closure for {@code call id}. */
     long callHelper(int id, long r1, long r2, long r3, long r4, long r5) {
@@ -222,17 +224,14 @@ final class JitRun implements HelperCall {
     @Override public String programName() { return running.program().name(); }
 
     @Override public int pc() {
-        checkActive();
         return (int) env.get(EnvLayout.CUR_PC);
     }
 
     @Override public RunContext runContext() {
-        checkActive();
         return context();
     }
 
     @Override public void exit(long r0) {
-        checkActive();
         env.set(EnvLayout.EXIT_R0, r0);
         env.set(EnvLayout.STATUS, EnvLayout.STATUS_EXIT);
     }
@@ -245,7 +244,6 @@ final class JitRun implements HelperCall {
      * in the callback is thrown from here (through the helper), as the interpreter does.
      */
     @Override public long callSubprogram(long handle, long r1, long r2, long r3, long r4, long r5) {
-        checkActive();
         JitExecutable p = running;
         if (!p.isCallbackHandle(handle)) {
             throw badArgument(String.format("callback 0x%x is not a function address (lddw src=4) of program '%s'", handle, programName()));
@@ -282,7 +280,6 @@ final class JitRun implements HelperCall {
 
     /** The buffer of the current frame depth, readable by the program until this helper returns. */
     @Override public long scratch(int size) {
-        checkActive();
         if (size < 1 || size > Limits.STACK_SIZE) {
             throw badArgument("scratch buffer of " + size + " bytes (1 to " + Limits.STACK_SIZE + ")");
         }
@@ -293,7 +290,6 @@ final class JitRun implements HelperCall {
 
     /** As the interpreter: main frame only, 33 per run (empty slots count), same-engine targets that are open. */
     @Override public boolean tailCall(Object target) {
-        checkActive();
         long depth = env.get(EnvLayout.DEPTH);
         if (depth != 1) {
             throw new BpfRuntimeException(ErrorKind.HELPER_FAILED, programName(), pc(), 0, "bpf_tail_call from frame depth " + depth
@@ -319,7 +315,6 @@ final class JitRun implements HelperCall {
 
     /** The memory-check rule: inside one region (writable for writes) or one live BPF frame. */
     @Override public boolean accessible(long address, long size, boolean write) {
-        checkActive();
         if (size <= 0) return false;
         long end = address + size;
         if (Long.compareUnsigned(end, address) <= 0) return false;
