@@ -1,12 +1,13 @@
 package dev.bpf4j.bench;
 
+import dev.bpf4j.unwind.ExternalTool;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.concurrent.TimeUnit;
+import java.time.Duration;
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -19,29 +20,15 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 class WorkloadDriftTest {
     @Test
     void committedBytecodeMatchesTheCSources(@TempDir Path out) throws Exception {
-        assumeTrue(runs("clang-14", "--version") && runs("llvm-objcopy", "--version"), "clang-14 / llvm-objcopy not installed");
-        Process p = new ProcessBuilder("bash", "build-workloads.sh", out.toString()).redirectErrorStream(true).start();
-        String log = new String(p.getInputStream().readAllBytes());
-        assertThat(p.waitFor(120, TimeUnit.SECONDS)).isTrue();
-        assertThat(p.exitValue()).as(log).isZero();
+        assumeTrue(ExternalTool.available("clang-14") && ExternalTool.available("llvm-objcopy"), "clang-14 / llvm-objcopy not installed");
+        ExternalTool.Result build = ExternalTool.exec(null, Duration.ofSeconds(120), List.of("bash", "build-workloads.sh", out.toString()));
+        assertThat(build.timedOut()).isFalse();
+        assertThat(build.status()).as(build.output()).isZero();
         for (Workload w : Workload.values()) {
             byte[] committed = Files.readAllBytes(Path.of("src/main/resources/workloads", w.id() + ".bin"));
             assertThat(Files.readAllBytes(out.resolve(w.id() + ".bin")))
                     .as("%s.bin differs from a rebuild: run bench/build-workloads.sh and commit", w.id())
                     .isEqualTo(committed);
-        }
-    }
-
-    private static boolean runs(String... cmd) {
-        try {
-            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-            p.getInputStream().transferTo(java.io.OutputStream.nullOutputStream());
-            return p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0;
-        } catch (IOException e) {
-            return false;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
         }
     }
 }

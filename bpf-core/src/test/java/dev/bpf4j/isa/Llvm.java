@@ -1,13 +1,13 @@
 package dev.bpf4j.isa;
 
-import java.io.File;
+import dev.bpf4j.unwind.ExternalTool;
+
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -15,31 +15,19 @@ import java.util.regex.Pattern;
 final class Llvm {
     private Llvm() {}
 
-    static boolean available() { return onPath("llvm-mc") && onPath("llvm-objdump"); }
+    static boolean available() { return ExternalTool.onPath("llvm-mc") && ExternalTool.onPath("llvm-objdump"); }
 
-    private static boolean onPath(String tool) {
-        String path = System.getenv("PATH");
-        if (path == null) return false;
-        for (String dir : path.split(File.pathSeparator)) if (Files.isExecutable(Path.of(dir, tool))) return true;
-        return false;
-    }
-
-    static String run(Path dir, String... cmd) throws IOException, InterruptedException {
-        Path out = dir.resolve("out.txt");
-        Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true).redirectOutput(out.toFile()).start();
-        if (!p.waitFor(60, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            throw new IOException("timeout: " + String.join(" ", cmd));
-        }
-        String text = Files.readString(out, StandardCharsets.UTF_8);
-        if (p.exitValue() != 0) throw new IOException(String.join(" ", cmd) + " failed:\n" + text);
-        return text;
+    static String run(Path dir, String... cmd) throws IOException {
+        ExternalTool.Result r = ExternalTool.exec(dir, Duration.ofSeconds(60), List.of(cmd));
+        if (r.timedOut()) throw new IOException("timeout: " + String.join(" ", cmd));
+        if (r.status() != 0) throw new IOException(String.join(" ", cmd) + " failed:\n" + r.output());
+        return r.output();
     }
 
     private static final Pattern ENCODING = Pattern.compile("# encoding: \\[([^\\]]*)\\]");
 
     /** The encoding of each line of {@code source}, via {@code llvm-mc -show-encoding}. */
-    static List<byte[]> encodings(Path dir, List<String> source) throws IOException, InterruptedException {
+    static List<byte[]> encodings(Path dir, List<String> source) throws IOException {
         Path s = dir.resolve("enc.s");
         Files.write(s, source);
         String out = run(dir, "llvm-mc", "-arch=bpf", "-mattr=+alu32", "-show-encoding", s.toString());
@@ -57,7 +45,7 @@ final class Llvm {
     private static final Pattern OBJDUMP_LINE = Pattern.compile("^\\s*(\\d+):\\t(?:[0-9a-f]{2} ?)+\\t(.*)$");
 
     /** llvm-objdump's text per slot index for {@code code} (slots it does not print are absent/null). */
-    static String[] objdump(Path dir, Insn[] code, boolean alu32) throws IOException, InterruptedException {
+    static String[] objdump(Path dir, Insn[] code, boolean alu32) throws IOException {
         StringBuilder src = new StringBuilder(".text\n");
         byte[] bytes = Insn.encodeAll(code);
         for (int i = 0; i < bytes.length; i += 8) {

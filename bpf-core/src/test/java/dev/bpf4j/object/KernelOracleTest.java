@@ -1,18 +1,19 @@
 package dev.bpf4j.object;
 
 import dev.bpf4j.btf.BtfType;
+import dev.bpf4j.unwind.ExternalTool;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -35,14 +36,11 @@ class KernelOracleTest {
 
     private record Result(int exit, String out) {}
 
-    private static Result run(String... cmd) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes());
-        if (!p.waitFor(60, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            return new Result(-1, out + "\n(timed out)");
-        }
-        return new Result(p.exitValue(), out);
+    /** Runs bpftool; exit -1 when it did not finish within a minute, IOException when it is not installed. */
+    private static Result run(String... cmd) throws IOException {
+        ExternalTool.Result r = ExternalTool.tryRun(null, Duration.ofSeconds(60), List.of(cmd))
+                .orElseThrow(() -> new IOException(cmd[0] + " cannot be started"));
+        return new Result(r.status(), r.output());
     }
 
     private static boolean available() throws IOException, InterruptedException {

@@ -1,12 +1,13 @@
 package dev.bpf4j.object;
 
+import dev.bpf4j.unwind.ExternalTool;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.concurrent.TimeUnit;
+import java.time.Duration;
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -17,22 +18,14 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * libbpf's headers are not installed (the other tests only need the committed .o files).
  */
 class ObjectFixtureDriftTest {
-    private static boolean onPath(String tool) {
-        String path = System.getenv("PATH");
-        if (path == null) return false;
-        for (String dir : path.split(File.pathSeparator)) if (Files.isExecutable(Path.of(dir, tool))) return true;
-        return false;
-    }
-
     @Test
     void committedObjectsMatchTheirSources(@TempDir Path out) throws Exception {
-        assumeTrue(onPath("clang-14"), "clang-14 is not installed: skipping the fixture drift check");
+        assumeTrue(ExternalTool.onPath("clang-14"), "clang-14 is not installed: skipping the fixture drift check");
         assumeTrue(Files.exists(Path.of("/usr/include/bpf/bpf_helpers.h")), "libbpf-dev headers are not installed: skipping the fixture drift check");
-        Process p = new ProcessBuilder("sh", Fixtures.DIR.resolve("build.sh").toString(), out.toAbsolutePath().toString())
-                .redirectErrorStream(true).start();
-        String log = new String(p.getInputStream().readAllBytes());
-        assertThat(p.waitFor(120, TimeUnit.SECONDS)).as("build.sh finished").isTrue();
-        assertThat(p.exitValue()).as("build.sh exit status; output:%n%s", log).isZero();
+        ExternalTool.Result build = ExternalTool.exec(null, Duration.ofSeconds(120),
+                List.of("sh", Fixtures.DIR.resolve("build.sh").toString(), out.toAbsolutePath().toString()));
+        assertThat(build.timedOut()).as("build.sh finished").isFalse();
+        assertThat(build.status()).as("build.sh exit status; output:%n%s", build.output()).isZero();
         java.util.List<String> all = new java.util.ArrayList<>(java.util.List.of(Fixtures.NAMES));
         all.addAll(java.util.List.of(Fixtures.INVALID));
         for (String name : all) {

@@ -40,6 +40,7 @@ final class InterpretedExecutable implements Executable {
             m.reset(context);
             return Interpreter.execute(decoded, m, context.budget());
         } finally {
+            m.endRun(); // a HelperCall a helper kept now fails, as in the JIT
             machines.giveBack(m);
             Reference.reachabilityFence(this); // the cleaner must not free a machine in use
         }

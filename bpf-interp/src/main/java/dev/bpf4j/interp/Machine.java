@@ -55,6 +55,8 @@ final class Machine implements HelperCall {
     private int scratchLive;
     private long packetAddress, packetLength;
     private RunContext context;
+    /** The HelperCall this run's helpers receive, made on its first helper call; null between runs. */
+    private RunHelperCall call;
 
     /** The thread that owns this machine (see {@link MachinePool}), or null for a shared one. */
     final Thread owner;
@@ -250,7 +252,7 @@ final class Machine implements HelperCall {
         helperPc = pc;
         int d = depth;
         try {
-            return h.call(this, regs[1], regs[2], regs[3], regs[4], regs[5]);
+            return h.call(helperCall(), regs[1], regs[2], regs[3], regs[4], regs[5]);
         } catch (ExitSignal e) { // a helper inside a callback ended the run: exited is set
             return 0;
         } catch (BpfRuntimeException e) {
@@ -361,6 +363,18 @@ final class Machine implements HelperCall {
 
     // ---- HelperCall ----
 
+    /** This run's HelperCall view (one small object per run that calls helpers). */
+    private RunHelperCall helperCall() {
+        RunHelperCall c = call;
+        return c != null ? c : (call = new RunHelperCall(this, home.name));
+    }
+
+    /** The run using this machine has returned: the view its helpers got (and may have kept) goes dead. */
+    void endRun() { if (call != null) call = null; }
+
+    boolean isCurrentCall(RunHelperCall c) { return call == c; }
+
+    /** The running program's name (a tail call changes it). */
     @Override public String programName() { return prog.name; }
     @Override public int pc() { return helperPc; }
     @Override public RunContext runContext() { return context; }

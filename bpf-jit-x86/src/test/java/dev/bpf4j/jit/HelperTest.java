@@ -4,7 +4,6 @@ import dev.bpf4j.program.Program;
 import dev.bpf4j.runtime.BpfLoadException;
 import dev.bpf4j.runtime.BpfRuntimeException;
 import dev.bpf4j.runtime.ErrorKind;
-import dev.bpf4j.runtime.HelperCall;
 import dev.bpf4j.runtime.HelperRegistry;
 import dev.bpf4j.runtime.LoadOptions;
 import dev.bpf4j.runtime.MemoryRegion;
@@ -139,14 +138,5 @@ class HelperTest {
                 mov64(6, 1), call(8), mov64r(1, 0), callLocal(1), exit(),
                 mov64(6, 1), mov64(7, 1), call(8), mov64r(1, 0), call(8), alu64r(ADD, 0, 6), exit());
         assertThat(run(q, h, RunContext.builder().arg(1, 0).build())).isEqualTo(4);
-    }
-
-    @Test
-    void aHelperCallDoesNotOutliveItsRun() {
-        AtomicReference<HelperCall> kept = new AtomicReference<>();
-        HelperRegistry h = HelperRegistry.builder().add(1, "keep", (call, a, b, c, d, e) -> { kept.set(call); return 0; }).build();
-        run(prog("keep", call(1), exit()), h, RunContext.builder().build());
-        assertThatThrownBy(() -> kept.get().accessible(0x1000, 8, false)).isInstanceOf(IllegalStateException.class);
-        assertThatThrownBy(() -> kept.get().exit(1)).isInstanceOf(IllegalStateException.class);
     }
 }

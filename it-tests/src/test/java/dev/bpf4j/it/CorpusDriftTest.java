@@ -1,10 +1,12 @@
 package dev.bpf4j.it;
 
+import dev.bpf4j.unwind.ExternalTool;
 import org.junit.jupiter.api.Test;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.concurrent.TimeUnit;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -16,18 +18,13 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  */
 class CorpusDriftTest {
     @Test
-    void committedCorpusMatchesTheGenerator() throws Exception {
+    void committedCorpusMatchesTheGenerator() {
         Path script = Path.of("tools/conformance/generate.py").toAbsolutePath();
-        Process p;
-        try {
-            p = new ProcessBuilder("python3", script.toString(), "--check").redirectErrorStream(true).start();
-        } catch (java.io.IOException e) {
-            assumeTrue(false, "python3 is not installed: corpus drift not checked");
-            return;
-        }
-        assertThat(p.waitFor(5, TimeUnit.MINUTES)).as("generate.py --check finished").isTrue();
-        String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(p.exitValue()).as(output).isZero();
+        Optional<ExternalTool.Result> run = ExternalTool.tryRun(null, Duration.ofMinutes(5), List.of("python3", script.toString(), "--check"));
+        assumeTrue(run.isPresent(), "python3 is not installed: corpus drift not checked");
+        assertThat(run.get().timedOut()).as("generate.py --check finished").isFalse();
+        String output = run.get().output();
+        assertThat(run.get().status()).as(output).isZero();
         assertThat(output).contains("corpus up to date");
     }
 }

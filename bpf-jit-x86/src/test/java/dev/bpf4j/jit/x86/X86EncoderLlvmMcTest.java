@@ -1,15 +1,14 @@
 package dev.bpf4j.jit.x86;
 
+import dev.bpf4j.unwind.ExternalTool;
 import org.junit.jupiter.api.Test;
 
-import java.io.File;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -138,7 +137,7 @@ class X86EncoderLlvmMcTest {
 
     @Test
     void encodingsMatchLlvmMc() throws Exception {
-        assumeTrue(onPath("llvm-mc"), "llvm-mc is not on PATH");
+        assumeTrue(ExternalTool.onPath("llvm-mc"), "llvm-mc is not on PATH");
         List<Case> cases = cases();
         StringBuilder src = new StringBuilder(".intel_syntax noprefix\n");
         for (Case k : cases) src.append(k.asm()).append('\n');
@@ -153,7 +152,7 @@ class X86EncoderLlvmMcTest {
 
     @Test
     void branchesMatchLlvmMc() throws Exception {
-        assumeTrue(onPath("llvm-mc") && onPath("llvm-objcopy"), "llvm-mc/llvm-objcopy are not on PATH");
+        assumeTrue(ExternalTool.onPath("llvm-mc") && ExternalTool.onPath("llvm-objcopy"), "llvm-mc/llvm-objcopy are not on PATH");
         // Short branches to t1 (0x20), near ones to t2 (0x200): llvm-mc picks the same sizes.
         CodeBuffer b = new CodeBuffer();
         X86Encoder e = new X86Encoder(b);
@@ -177,31 +176,25 @@ class X86EncoderLlvmMcTest {
         }
     }
 
-    private static void run(String... cmd) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
-        assertThat(p.exitValue()).as(out).isZero();
-    }
-
-    private static boolean onPath(String tool) {
-        for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
-            if (Files.isExecutable(Path.of(dir, tool))) return true;
-        }
-        return false;
+    /** Runs {@code cmd}, which must finish within a minute with status 0; its combined output. */
+    private static String run(String... cmd) {
+        ExternalTool.Result r = ExternalTool.exec(null, Duration.ofSeconds(60), List.of(cmd));
+        assertThat(r.timedOut()).isFalse();
+        assertThat(r.status()).as(r.output()).isZero();
+        return r.output();
     }
 
     private static final Pattern ENC = Pattern.compile("encoding: \\[([^\\]]*)\\]");
 
-    private static List<String> runLlvmMc(String src) throws IOException, InterruptedException {
+    private static List<String> runLlvmMc(String src) throws IOException {
         Path in = Files.createTempFile("enc", ".s");
-        Files.writeString(in, src);
-        Process p = new ProcessBuilder("llvm-mc", "-triple=x86_64", "-show-encoding", in.toString())
-                .redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
-        Files.delete(in);
-        assertThat(p.exitValue()).as(out).isZero();
+        String out;
+        try {
+            Files.writeString(in, src);
+            out = run("llvm-mc", "-triple=x86_64", "-show-encoding", in.toString());
+        } finally {
+            Files.delete(in);
+        }
         List<String> enc = new ArrayList<>();
         Matcher m = ENC.matcher(out);
         while (m.find()) enc.add(m.group(1).replace("0x", "").replace(",", ""));

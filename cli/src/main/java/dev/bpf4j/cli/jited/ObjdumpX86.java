@@ -1,13 +1,15 @@
 package dev.bpf4j.cli.jited;
 
+import dev.bpf4j.unwind.ExternalTool;
+
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -30,10 +32,7 @@ public final class ObjdumpX86 {
         String configured = System.getProperty(PROPERTY);
         if ("none".equals(configured)) return Optional.empty();
         if (configured != null) return Files.isExecutable(Path.of(configured)) ? Optional.of(new ObjdumpX86(configured)) : Optional.empty();
-        for (String dir : System.getenv().getOrDefault("PATH", "").split(":")) {
-            if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, "objdump"))) return Optional.of(new ObjdumpX86(Path.of(dir, "objdump").toString()));
-        }
-        return Optional.empty();
+        return ExternalTool.which("objdump").map(p -> new ObjdumpX86(p.toString()));
     }
 
     public String tool() { return tool; }
@@ -44,15 +43,10 @@ public final class ObjdumpX86 {
         try {
             tmp = Files.createTempFile("bpf4j-jited", ".bin");
             Files.write(tmp, image);
-            Process p = new ProcessBuilder(tool, "-D", "-b", "binary", "-m", "i386:x86-64", "-M", "intel", "-w", tmp.toString())
-                    .redirectErrorStream(true).start();
-            byte[] out = p.getInputStream().readAllBytes();
-            if (!p.waitFor(30, TimeUnit.SECONDS) || p.exitValue() != 0) return Optional.empty();
-            return Optional.of(parse(new String(out, StandardCharsets.UTF_8)));
-        } catch (IOException e) {
-            return Optional.empty();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+            return ExternalTool.tryRun(null, Duration.ofSeconds(30),
+                            List.of(tool, "-D", "-b", "binary", "-m", "i386:x86-64", "-M", "intel", "-w", tmp.toString()))
+                    .filter(ExternalTool.Result::ok).map(r -> parse(r.output()));
+        } catch (IOException | UncheckedIOException | IllegalStateException e) { // IllegalStateException: interrupted
             return Optional.empty();
         } finally {
             if (tmp != null) {

@@ -1,13 +1,13 @@
 package dev.bpf4j.it.corpus;
 
+import dev.bpf4j.unwind.ExternalTool;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -20,20 +20,12 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 class ObjectCorpusDriftTest {
     @Test
     void committedObjectsMatchTheirSources(@TempDir Path out) throws Exception {
-        Process probe;
-        try {
-            probe = new ProcessBuilder("clang-14", "--version").redirectErrorStream(true).start();
-            probe.getInputStream().readAllBytes();
-            probe.waitFor(1, TimeUnit.MINUTES);
-        } catch (java.io.IOException e) {
-            assumeTrue(false, "clang-14 is not installed: corpus objects not checked for drift");
-            return;
-        }
+        assumeTrue(ExternalTool.tryRun(null, Duration.ofMinutes(1), List.of("clang-14", "--version")).isPresent(),
+                "clang-14 is not installed: corpus objects not checked for drift");
         Path dir = CorpusCase.DIR.toAbsolutePath();
-        Process p = new ProcessBuilder("sh", dir.resolve("build.sh").toString(), out.toString()).redirectErrorStream(true).start();
-        String log = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(p.waitFor(5, TimeUnit.MINUTES)).isTrue();
-        assertThat(p.exitValue()).as(log).isZero();
+        ExternalTool.Result build = ExternalTool.exec(null, Duration.ofMinutes(5), List.of("sh", dir.resolve("build.sh").toString(), out.toString()));
+        assertThat(build.timedOut()).isFalse();
+        assertThat(build.status()).as(build.output()).isZero();
         List<String> sources;
         try (Stream<Path> s = Files.list(dir.resolve("src"))) {
             sources = s.map(f -> f.getFileName().toString()).filter(n -> n.endsWith(".c")).map(n -> n.replace(".c", ".o")).sorted().toList();

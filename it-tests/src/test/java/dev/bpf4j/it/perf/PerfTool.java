@@ -1,12 +1,11 @@
 package dev.bpf4j.it.perf;
 
+import dev.bpf4j.unwind.ExternalTool;
 import org.junit.jupiter.api.Assumptions;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.concurrent.TimeUnit;
+import java.time.Duration;
+import java.util.List;
 
 /** Running {@code perf} and the child JVM for the perf it-tests; skips where perf is missing or refused. */
 final class PerfTool {
@@ -15,7 +14,7 @@ final class PerfTool {
     /** Skips unless this is x86-64 with perf on the PATH. */
     static void assumePerf() {
         Assumptions.assumeTrue(System.getProperty("os.arch").equals("amd64"), "the JIT is x86-64 only");
-        Assumptions.assumeTrue(onPath("perf"), "perf is not installed: skipping the perf interop test");
+        Assumptions.assumeTrue(ExternalTool.onPath("perf"), "perf is not installed: skipping the perf interop test");
     }
 
     /** Skips when {@code perf record} failed because this machine refuses it. */
@@ -29,22 +28,11 @@ final class PerfTool {
 
     record Result(int status, String output) {}
 
-    static Result exec(Path dir, int seconds, String... command) throws IOException, InterruptedException {
-        Path out = Files.createTempFile(dir, "out", ".txt");
-        Process p = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).redirectOutput(out.toFile()).start();
-        if (!p.waitFor(seconds, TimeUnit.SECONDS)) {
-            p.descendants().forEach(ProcessHandle::destroyForcibly);
-            p.destroyForcibly();
-            throw new AssertionError(String.join(" ", command) + " did not finish in " + seconds + " s");
-        }
-        return new Result(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8));
-    }
-
-    static boolean onPath(String tool) {
-        for (String d : System.getenv().getOrDefault("PATH", "").split(":")) {
-            if (!d.isEmpty() && Files.isExecutable(Path.of(d, tool))) return true;
-        }
-        return false;
+    /** Runs {@code command} in {@code dir}; a run past {@code seconds} (killed with its children) fails the test. */
+    static Result exec(Path dir, int seconds, String... command) {
+        ExternalTool.Result r = ExternalTool.exec(dir, Duration.ofSeconds(seconds), List.of(command));
+        if (r.timedOut()) throw new AssertionError(String.join(" ", command) + " did not finish in " + seconds + " s");
+        return new Result(r.status(), r.output());
     }
 
     static boolean refused(String output) {

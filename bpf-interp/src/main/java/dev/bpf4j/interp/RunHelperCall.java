@@ -1,0 +1,47 @@
+package dev.bpf4j.interp;
+
+import dev.bpf4j.runtime.HelperCall;
+import dev.bpf4j.runtime.RunContext;
+
+/**
+ * The {@link HelperCall} the helpers of one interpreter run receive. Machines are reused run after
+ * run, so a helper that keeps its call must not reach into a later run: this view is made on a run's
+ * first helper call and is live only while it is its machine's current view, as the JIT's
+ * {@code RunHelperCall} is live only for its run's generation.
+ */
+final class RunHelperCall implements HelperCall {
+    private final Machine machine;
+    /** The loaded program's name: what {@link #programName} answers once the run has ended. */
+    private final String loadedName;
+
+    RunHelperCall(Machine machine, String loadedName) {
+        this.machine = machine;
+        this.loadedName = loadedName;
+    }
+
+    private Machine live() {
+        if (!machine.isCurrentCall(this)) {
+            throw new IllegalStateException("the run of '" + loadedName + "' this HelperCall belonged to has ended");
+        }
+        return machine;
+    }
+
+    /** The running program's name (a tail call changes it); after the run, the loaded program's, as the JIT. */
+    @Override public String programName() { return machine.isCurrentCall(this) ? machine.programName() : loadedName; }
+
+    @Override public int pc() { return live().pc(); }
+
+    @Override public RunContext runContext() { return live().runContext(); }
+
+    @Override public boolean accessible(long address, long size, boolean write) { return live().accessible(address, size, write); }
+
+    @Override public void exit(long r0) { live().exit(r0); }
+
+    @Override public long callSubprogram(long handle, long r1, long r2, long r3, long r4, long r5) {
+        return live().callSubprogram(handle, r1, r2, r3, r4, r5);
+    }
+
+    @Override public boolean tailCall(Object target) { return live().tailCall(target); }
+
+    @Override public long scratch(int size) { return live().scratch(size); }
+}
