@@ -40,9 +40,9 @@ final class DecodedProgram {
     /**
      * This program's own copy of the dispatch loop ({@link OwnLoops}), once it has run often enough;
      * null before. Written by whichever thread counts the run that reaches the threshold; a racing
-     * run may still use the shared loop, which is just as correct. MethodHandle is immutable.
+     * run may still use the shared loop, which is just as correct.
      */
-    volatile java.lang.invoke.MethodHandle ownLoop;
+    volatile DispatchLoop ownLoop;
     /** Runs counted towards {@link #ownLoop} (a racy count: an approximate threshold is enough). */
     int runs;
     /** Pcs that an {@code lddw src=4} names: the only valid callback targets. */

@@ -40,8 +40,8 @@ final class Interpreter {
         m.budgetLeft = budget; // the budget lives in the machine between HotLoop runs
         for (;;) {
             Registers.setSlot(r, Registers.BUDGET, m.budgetLeft);
-            final java.lang.invoke.MethodHandle own = p.ownLoop; // the program's own copy once it is hot
-            pc = own == null ? HotLoop.run(code, r, pc) : OwnLoops.run(own, code, r, pc);
+            final DispatchLoop own = p.ownLoop; // the program's own copy once it is hot
+            pc = own == null ? HotLoop.run(code, r, pc) : own.runFrom(code, r, pc);
             m.budgetLeft = Registers.slot(r, Registers.BUDGET);
             final long w = code[pc];
             final int lo = (int) w;

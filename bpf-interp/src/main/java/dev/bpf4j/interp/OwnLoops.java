@@ -2,7 +2,6 @@ package dev.bpf4j.interp;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 
@@ -26,7 +25,6 @@ final class OwnLoops {
     /** Runs on the shared loop before a program gets its own; 0 or less: never. */
     static final int AFTER_RUNS = Integer.getInteger("bpf4j.interp.ownLoopAfter", 256);
 
-    private static final MethodType RUN = MethodType.methodType(int.class, long[].class, long[].class, int.class);
     private static final byte[] HOT_LOOP = classFile();
 
     private static byte[] classFile() {
@@ -38,12 +36,14 @@ final class OwnLoops {
         }
     }
 
-    /** {@code run(long[] code, long[] r, int pc)} of a fresh copy of {@link HotLoop}. */
-    static MethodHandle define() {
+    /** A fresh copy of {@link HotLoop}, with its own profile and compiled code. */
+    static DispatchLoop define() {
         try {
             MethodHandles.Lookup copy = MethodHandles.lookup().defineHiddenClass(HOT_LOOP, true);
-            return copy.findStatic(copy.lookupClass(), "run", RUN);
-        } catch (ReflectiveOperationException e) {
+            return (DispatchLoop) copy.findConstructor(copy.lookupClass(), MethodType.methodType(void.class)).invoke();
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable e) {
             throw new IllegalStateException("cannot define a copy of HotLoop", e);
         }
     }
@@ -59,17 +59,6 @@ final class OwnLoops {
             p.ownLoop = define();
         } catch (RuntimeException | LinkageError e) {
             p.runs = Integer.MIN_VALUE; // never try again
-        }
-    }
-
-    /** {@link HotLoop#run} on {@code own}. */
-    static int run(MethodHandle own, long[] code, long[] r, int pc) {
-        try {
-            return (int) own.invokeExact(code, r, pc);
-        } catch (RuntimeException | Error e) {
-            throw e;
-        } catch (Throwable t) { // HotLoop.run declares no checked exception
-            throw new IllegalStateException(t);
         }
     }
 }
