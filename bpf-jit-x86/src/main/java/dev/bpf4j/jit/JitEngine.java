@@ -54,7 +54,7 @@ public final class JitEngine implements Engine {
         // Perf writers listen to the code map, so they are on before this program's regions register.
         if (options.perfMap()) PerfInterop.enablePerfMap();
         if (PerfInterop.jitDumpRequested()) PerfInterop.enableJitDump();
-        return new JitExecutable(program, compiled, javaHelpers, bindings);
+        return new JitExecutable(program, compiled, javaHelpers, bindings, options.entryArgs(), options.legacyPacketLoads());
     }
 
     /** Compiles without mapping the code: the machine code and its layout (for disassemblers and tests). */

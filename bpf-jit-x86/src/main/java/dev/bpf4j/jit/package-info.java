@@ -6,7 +6,8 @@
  *   <li>{@code x86}: byte emitters ({@code X86Encoder}) over REX/ModRM helpers; every form is
  *       checked against {@code llvm-mc -show-encoding}.</li>
  *   <li>{@code analysis}: {@code StackProof}, which proves accesses inside the frame so the
- *       compiler emits them without a memory check.</li>
+ *       compiler emits them without a memory check, and {@code RegionProof}, which proves accesses
+ *       inside the data buffer (entry r1/r2) for main's guarded copy.</li>
  *   <li>{@code compiler}: the BPF-to-x86 register table ({@code RegMap}), one emitter per
  *       instruction shape (ALU, div/mod, shifts, memory, atomics, jumps, calls), one translate loop,
  *       jump sizes converging over passes and a final pass that checks every slot's offset.</li>

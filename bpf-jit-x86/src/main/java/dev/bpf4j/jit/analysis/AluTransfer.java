@@ -14,13 +14,17 @@ final class AluTransfer {
 
     private static final long U32 = 0xffffffffL;
 
-    static void apply(AbstractState s, Insn i) {
+    static void apply(AbstractState s, Insn i) { apply(s, i, -1); }
+
+    /** As above; {@code pc} names the variable a packet pointer plus a bounded scalar creates ({@link RegionTransfer}). */
+    static void apply(AbstractState s, Insn i, int pc) {
         boolean w = i.cls() == Opcodes.ALU64;
         boolean x = Opcodes.source(i.opcode()) == Opcodes.X;
         int op = Opcodes.op(i.opcode());
         int d = i.dst();
         if (d == 10) { s.setTop(d); return; } // never valid; the validator rejects it
         if (op == Opcodes.END) { endian(s, i, w, x); return; }
+        if (w && RegionTransfer.alu64(s, i, pc)) return;
         if (op == Opcodes.MOV && i.off() == 0) {
             if (!x) {
                 long v = w ? i.imm() : i.imm() & U32;
@@ -28,14 +32,14 @@ final class AluTransfer {
             } else if (w) {
                 s.copyValue(d, s, i.src());
             } else {
-                scalar32(s, d, s.isFrame(i.src()) ? Long.MIN_VALUE : s.lo(i.src()), s.isFrame(i.src()) ? Long.MAX_VALUE : s.hi(i.src()));
+                scalar32(s, d, s.isPointer(i.src()) ? Long.MIN_VALUE : s.lo(i.src()), s.isPointer(i.src()) ? Long.MAX_VALUE : s.hi(i.src()));
             }
             return;
         }
         if (op == Opcodes.MOV) { // movsx
             int bits = i.off();
             long min = -(1L << (bits - 1)), max = (1L << (bits - 1)) - 1;
-            boolean fits = !s.isFrame(i.src()) && s.lo(i.src()) >= min && s.hi(i.src()) <= max;
+            boolean fits = !s.isPointer(i.src()) && s.lo(i.src()) >= min && s.hi(i.src()) <= max;
             long l = fits ? s.lo(i.src()) : min, h = fits ? s.hi(i.src()) : max;
             if (w) s.setScalar(d, l, h);
             else scalar32(s, d, l, h);
@@ -43,6 +47,7 @@ final class AluTransfer {
         }
         // The second operand.
         boolean srcFrame = x && s.isFrame(i.src());
+        boolean srcPointer = x && s.isPointer(i.src());
         long bl = x ? s.lo(i.src()) : w ? i.imm() : i.imm() & U32;
         long bh = x ? s.hi(i.src()) : w ? i.imm() : i.imm() & U32;
         boolean signed = i.off() == 1 && (op == Opcodes.DIV || op == Opcodes.MOD);
@@ -54,7 +59,7 @@ final class AluTransfer {
             return;
         }
         // ALU32: exact only on operands in [0, 2^32).
-        boolean inRange = !s.isFrame(d) && !srcFrame && s.lo(d) >= 0 && s.hi(d) <= U32 && bl >= 0 && bh <= U32;
+        boolean inRange = !s.isPointer(d) && !srcPointer && s.lo(d) >= 0 && s.hi(d) <= U32 && bl >= 0 && bh <= U32;
         boolean shift = op == Opcodes.LSH || op == Opcodes.RSH || op == Opcodes.ARSH;
         if (op == Opcodes.ARSH) inRange &= s.hi(d) <= Integer.MAX_VALUE; // then it shifts like RSH
         if (shift) {

@@ -19,7 +19,9 @@ final class BranchRefinement {
         boolean x = Opcodes.source(i.opcode()) == Opcodes.X;
         boolean jmp32 = i.cls() == Opcodes.JMP32;
         int d = i.dst(), src = i.src();
-        if (s.isFrame(d) || (x && s.isFrame(src)) || op == Opcodes.JSET) return s.copy();
+        AbstractState region = RegionTransfer.edge(s, i, taken);
+        if (region != RegionTransfer.NOT_CONCERNED) return region;
+        if (s.isPointer(d) || (x && s.isPointer(src)) || op == Opcodes.JSET) return s.copy();
         long al = s.lo(d), ah = s.hi(d);
         long bl = x ? s.lo(src) : jmp32 ? i.imm() & 0xffffffffL : i.imm();
         long bh = x ? s.hi(src) : jmp32 ? i.imm() & 0xffffffffL : i.imm();
@@ -36,14 +38,22 @@ final class BranchRefinement {
         long[] a = {al, ah}, b = {bl, bh};
         if (!refine(rel, a, b)) return null;
         AbstractState out = s.copy();
-        out.setScalar(d, a[0], a[1]);
-        if (x && src != d) out.setScalar(src, b[0], b[1]);
         if (x && src == d) {
             long l = Math.max(a[0], b[0]), h = Math.min(a[1], b[1]);
             if (l > h) return null;
-            out.setScalar(d, l, h);
+            a[0] = b[0] = l;
+            a[1] = b[1] = h;
         }
+        if (!narrow(out, d, a)) return null;
+        if (x && !narrow(out, src, b)) return null;
         return out;
+    }
+
+    /** Sets register r to {@code [v[0], v[1]]}; len is narrowed where all its copies see it. */
+    private static boolean narrow(AbstractState out, int r, long[] v) {
+        if (out.kind(r) == AbstractState.LEN) return out.narrowLen(v[0], v[1]);
+        out.setScalar(r, v[0], v[1]);
+        return true;
     }
 
     /**
@@ -68,7 +78,7 @@ final class BranchRefinement {
         return out;
     }
 
-    private static int negate(int op) {
+    static int negate(int op) {
         switch (op) {
             case Opcodes.JEQ: return Opcodes.JNE;
             case Opcodes.JNE: return Opcodes.JEQ;

@@ -50,12 +50,20 @@ public final class StackProof {
 
     /** As above, spending from a budget shared by the functions of one program. */
     public static boolean[] provenAccesses(Insn[] insns, int startPc, int endPc, Budget budget) {
+        if (!frameEscapes(insns, startPc, endPc)) return new boolean[insns.length]; // no register ever holds a frame pointer
+        return prove(insns, startPc, endPc, AbstractState.entry(), budget);
+    }
+
+    /**
+     * Explores from {@code entry}: {@code result[pc]} is true for a plain load or store that every
+     * state reaching it proves inside the frame or (in a region analysis) inside the data buffer.
+     */
+    static boolean[] prove(Insn[] insns, int startPc, int endPc, AbstractState entry, Budget budget) {
         boolean[] proven = new boolean[insns.length];
-        if (!frameEscapes(insns, startPc, endPc)) return proven; // no register ever holds a frame pointer
         if (!hasCandidates(insns, startPc, endPc)) return proven;
         boolean[] reached = new boolean[insns.length], unsafe = new boolean[insns.length];
         try {
-            if (!explore(insns, startPc, endPc, reached, unsafe, budget)) return proven;
+            if (!explore(insns, startPc, endPc, entry, reached, unsafe, budget)) return proven;
         } catch (RuntimeException malformed) {
             return proven; // an instruction the model does not know (the validator or the JIT rejects it): no proofs
         }
@@ -83,18 +91,19 @@ public final class StackProof {
         return false;
     }
 
-    private static boolean isPlainAccess(Insn i) {
+    static boolean isPlainAccess(Insn i) {
         int cls = i.cls(), mode = Opcodes.mode(i.opcode());
         if (cls == Opcodes.LDX) return (mode == Opcodes.MEM || mode == Opcodes.MEMSX) && i.src() != 10;
         if (cls == Opcodes.ST || cls == Opcodes.STX) return mode == Opcodes.MEM && i.dst() != 10;
         return false;
     }
 
-    private static boolean explore(Insn[] insns, int startPc, int endPc, boolean[] reached, boolean[] unsafe, Budget budget) {
+    private static boolean explore(Insn[] insns, int startPc, int endPc, AbstractState entry, boolean[] reached, boolean[] unsafe,
+                                   Budget budget) {
         boolean[] target = jumpTargets(insns, startPc, endPc);
         Explored[] seen = new Explored[insns.length];
         ArrayDeque<Object[]> work = new ArrayDeque<>();
-        work.push(new Object[]{startPc, AbstractState.entry()});
+        work.push(new Object[]{startPc, entry});
         int steps = 0;
         while (!work.isEmpty()) {
             Object[] item = work.pop();
@@ -119,7 +128,7 @@ public final class StackProof {
         switch (cls) {
             case Opcodes.ALU:
             case Opcodes.ALU64:
-                AluTransfer.apply(s, i);
+                AluTransfer.apply(s, i, pc);
                 return pc + 1;
             case Opcodes.LD:
                 if (i.isLddw()) {
@@ -149,12 +158,23 @@ public final class StackProof {
         }
     }
 
-    /** Records whether this access is inside the frame on this path; true when it is. */
+    /**
+     * Records whether this access is inside the frame or the data buffer on this path; returns
+     * whether it is inside the frame.
+     */
     private static boolean check(AbstractState s, int pc, int base, int off, int size, boolean[] reached, boolean[] unsafe) {
         reached[pc] = true;
         boolean inFrame = s.isFrame(base) && s.lo(base) + off >= -Limits.STACK_SIZE && s.hi(base) + off + size <= 0;
-        if (!inFrame) unsafe[pc] = true;
+        if (!inFrame && !inBuffer(s, base, off, size)) unsafe[pc] = true;
         return inFrame;
+    }
+
+    /** A packet pointer {@code data + V + [lo, hi]} with {@code [V + lo + off, V + hi + off + size)} inside the proven range. */
+    private static boolean inBuffer(AbstractState s, int base, int off, int size) {
+        if (s.kind(base) != AbstractState.PACKET) return false;
+        RegionFacts f = s.facts();
+        int id = s.id(base);
+        return f.vlo(id) + s.lo(base) + off >= 0 && s.hi(base) + off + size <= f.range(id);
     }
 
     private static int jump(int pc, Insn i, AbstractState s, ArrayDeque<Object[]> work) {
@@ -206,6 +226,7 @@ public final class StackProof {
 
         /** True when s adds nothing; otherwise remembers a copy of s. */
         boolean covers(AbstractState s) {
+            s.dropUnusedIds();
             if (all.contains(s)) return true;
             for (AbstractState old : recent) if (s.subsumedBy(old)) return true;
             if (all.size() < MAX_STATES_PER_PC) {

@@ -4,15 +4,25 @@ package dev.bpf4j.jit.compiler;
  * Machine code for a program, position-independent within itself (absolute only for helper
  * targets), its layout, how many translation passes it took (the last one being the check), and
  * the pcs of the loads and stores emitted without a run-time memory check because
- * {@link dev.bpf4j.jit.analysis.StackProof} proved them inside the frame.
+ * {@link dev.bpf4j.jit.analysis.StackProof} proved them inside the frame. When
+ * {@link dev.bpf4j.jit.analysis.RegionProof} proved more, main also has a guarded copy of its body
+ * at {@code guardedOffset} (-1: none), entered when the run's r1/r2 pass the entry guard;
+ * {@code guardedPcs} are the accesses that copy emits without a check.
  */
-public record CompiledProgram(byte[] code, JitLayout layout, int passes, int[] uncheckedPcs) {
+public record CompiledProgram(byte[] code, JitLayout layout, int passes, int[] uncheckedPcs, int[] guardedPcs, int guardedOffset) {
     public CompiledProgram {
         code = code.clone();
         uncheckedPcs = uncheckedPcs.clone();
+        guardedPcs = guardedPcs.clone();
     }
 
-    public CompiledProgram(byte[] code, JitLayout layout, int passes) { this(code, layout, passes, new int[0]); }
+    public CompiledProgram(byte[] code, JitLayout layout, int passes) { this(code, layout, passes, new int[0], new int[0], -1); }
+
+    public CompiledProgram(byte[] code, JitLayout layout, int passes, int[] uncheckedPcs) {
+        this(code, layout, passes, uncheckedPcs, new int[0], -1);
+    }
+
+    @Override public int[] guardedPcs() { return guardedPcs.clone(); }
 
     @Override public byte[] code() { return code.clone(); }
 

@@ -33,6 +33,7 @@ final class FrameEmitter {
             e.store(8, JitContext.env(EnvLayout.EXIT_RSP), Reg.RSP);  /* mov [r12 + EXIT_RSP], rsp */
             loadEntryArgs(e, entryArgs);
             e.load(true, RegMap.BUDGET, JitContext.env(EnvLayout.BUDGET)); /* mov r9, [r12 + BUDGET] */
+            if (c.guarded != null) EntryGuard.emit(c);          /* the run's r1/r2 fit a region: the guarded copy */
         }
     }
 

@@ -2,6 +2,8 @@ package dev.bpf4j.jit.compiler;
 
 import dev.bpf4j.isa.Insn;
 import dev.bpf4j.jit.HelperBinding;
+import dev.bpf4j.isa.Opcodes;
+import dev.bpf4j.jit.analysis.RegionProof;
 import dev.bpf4j.jit.analysis.StackProof;
 import dev.bpf4j.program.Program;
 import dev.bpf4j.runtime.BpfLoadException;
@@ -24,6 +26,8 @@ public final class JitCompiler {
     private static final int MAX_PASSES = 20;
     /** {@code -Dbpf4j.jit.stackProof=false} keeps every memory check (to compare code or timings). */
     private static final boolean PROVE_STACK_ACCESSES = !"false".equals(System.getProperty("bpf4j.jit.stackProof"));
+    /** {@code -Dbpf4j.jit.regionProof=false}: no guarded copy, every data-buffer access keeps its check. */
+    private static final boolean PROVE_REGION_ACCESSES = !"false".equals(System.getProperty("bpf4j.jit.regionProof"));
 
     public static CompiledProgram compile(Program program, Map<Integer, HelperBinding> helpers, int entryArgs) {
         return compile(program, helpers, entryArgs, false);
@@ -51,12 +55,14 @@ public final class JitCompiler {
             boolean[] proven = StackProof.provenAccesses(insns, f.startPc(), f.endPc(), proofBudget);
             for (int pc = f.startPc(); pc < f.endPc(); pc++) unchecked[pc] |= proven[pc];
         }
+        GuardedCopy guarded = PROVE_REGION_ACCESSES && entryArgs >= 2 && !Subprograms.mainIsCalled(insns)
+                ? guardedCopy(insns, functions.get(0), unchecked, proofBudget) : null;
         int[] passes = {0};
-        JitContext converged = converge(program.name(), insns, functions, frames, helpers, entryArgs, false, passes, unchecked);
-        if (converged == null) converged = converge(program.name(), insns, functions, frames, helpers, entryArgs, true, passes, unchecked);
+        JitContext converged = converge(program.name(), insns, functions, frames, helpers, entryArgs, false, passes, unchecked, guarded);
+        if (converged == null) converged = converge(program.name(), insns, functions, frames, helpers, entryArgs, true, passes, unchecked, guarded);
         if (converged == null) throw new BpfLoadException("program '" + program.name() + "': jump sizes did not converge");
-        JitContext fin = new JitContext(program.name(), insns, functions, frames, helpers, converged.forceLongJumps, converged);
-        fin.unchecked = unchecked;
+        JitContext fin = new JitContext(program.name(), insns, functions, frames, helpers, converged.forceLongJumps, converged,
+                unchecked, guarded);
         Translator.translate(fin, entryArgs);
         for (int pc = 0; pc <= insns.length; pc++) {
             if (fin.start[pc] != converged.start[pc]) {
@@ -66,17 +72,35 @@ public final class JitCompiler {
         }
         if (!fin.sameLayoutAs(converged)) throw new IllegalStateException("program '" + program.name() + "': final JIT pass moved code");
         int[] uncheckedPcs = java.util.stream.IntStream.range(0, insns.length).filter(pc -> unchecked[pc]).toArray();
-        return new CompiledProgram(fin.buf.toByteArray(), layout(fin), passes[0] + 1, uncheckedPcs);
+        int[] guardedPcs = guarded == null ? new int[0]
+                : java.util.stream.IntStream.range(0, insns.length).filter(pc -> guarded.unchecked()[pc]).toArray();
+        int guardedOffset = guarded == null ? -1 : fin.copyStart[0];
+        return new CompiledProgram(fin.buf.toByteArray(), layout(fin), passes[0] + 1, uncheckedPcs, guardedPcs, guardedOffset);
+    }
+
+    /**
+     * The main function's guarded copy when RegionProof proves accesses StackProof did not (the
+     * copy leaves out both kinds of checks); null when it would prove nothing more.
+     */
+    private static GuardedCopy guardedCopy(Insn[] insns, FunctionSpan main, boolean[] unchecked, StackProof.Budget budget) {
+        boolean[] proven = RegionProof.provenAccesses(insns, main.startPc(), main.endPc(), budget);
+        boolean more = false, stores = false;
+        for (int pc = main.startPc(); pc < main.endPc(); pc++) {
+            if (!proven[pc]) continue;
+            if (!unchecked[pc]) more = true;
+            int cls = insns[pc].cls();
+            if (cls == Opcodes.ST || cls == Opcodes.STX) stores = true;
+        }
+        return more ? new GuardedCopy(proven, stores) : null;
     }
 
     private static JitContext converge(String name, Insn[] insns, List<FunctionSpan> functions, FunctionFrame[] frames,
                                        Map<Integer, HelperBinding> helpers, int entryArgs, boolean forceLong, int[] passes,
-                                       boolean[] unchecked) {
+                                       boolean[] unchecked, GuardedCopy guarded) {
         JitContext prev = null;
         for (int pass = 0; pass < MAX_PASSES; pass++) {
             passes[0]++;
-            JitContext c = new JitContext(name, insns, functions, frames, helpers, forceLong, prev);
-            c.unchecked = unchecked;
+            JitContext c = new JitContext(name, insns, functions, frames, helpers, forceLong, prev, unchecked, guarded);
             Translator.translate(c, entryArgs);
             if (prev != null && c.sameLayoutAs(prev)) return c;
             prev = c;

@@ -34,8 +34,12 @@ final class JitContext {
     final CodeBuffer buf = new CodeBuffer();
     final X86Encoder e = new X86Encoder(buf);
 
-    final int[] start, end;
-    final int[] prevStart, prevEnd;
+    /** Offsets of each slot in this pass and the previous one (swapped with the copy's while the guarded copy is emitted). */
+    int[] start, end;
+    int[] prevStart, prevEnd;
+    /** The main function's guarded copy (null: none): what it leaves unchecked, and its slot offsets. */
+    final GuardedCopy guarded;
+    int[] copyStart, copyEnd, prevCopyStart, prevCopyEnd;
     final int[] funcEntry, prevFuncEntry;
     final int[] epilogue, prevEpilogue;
     /** Per function: offset just after {@code mov rbp, rsp}, and of its {@code leave}. */
@@ -47,6 +51,9 @@ final class JitContext {
 
     /** True for a load or store proven inside the current frame (StackProof): emitted unchecked. */
     boolean[] unchecked;
+    private final boolean[] checkedUnchecked;
+    /** True while the guarded copy is being emitted (the arrays above are the copy's). */
+    boolean inCopy;
 
     /** True for the second slot of an lddw (never a jump target). */
     final boolean[] secondSlot;
@@ -57,6 +64,15 @@ final class JitContext {
     JitContext(String programName, Insn[] insns, List<FunctionSpan> functions, FunctionFrame[] frames,
                Map<Integer, HelperBinding> helpers,
                boolean forceLongJumps, JitContext previous) {
+        this(programName, insns, functions, frames, helpers, forceLongJumps, previous, null, null);
+    }
+
+    JitContext(String programName, Insn[] insns, List<FunctionSpan> functions, FunctionFrame[] frames,
+               Map<Integer, HelperBinding> helpers, boolean forceLongJumps, JitContext previous,
+               boolean[] unchecked, GuardedCopy guarded) {
+        this.unchecked = unchecked;
+        this.checkedUnchecked = unchecked;
+        this.guarded = guarded;
         this.programName = programName;
         this.insns = insns;
         this.functions = functions;
@@ -75,6 +91,18 @@ final class JitContext {
         epilogue = new int[functions.size()];
         fpStart = new int[functions.size()];
         leaveAt = new int[functions.size()];
+        if (guarded != null) {
+            copyStart = new int[n + 1];
+            copyEnd = new int[n + 1];
+            if (previous == null) {
+                prevCopyStart = new int[n + 1];
+                prevCopyEnd = new int[n + 1];
+                for (int i = 0; i <= n; i++) { prevCopyStart[i] = (n + i) * 64 + 64; prevCopyEnd[i] = (n + i) * 64 + 128; }
+            } else {
+                prevCopyStart = previous.copyStart;
+                prevCopyEnd = previous.copyEnd;
+            }
+        }
         if (previous == null) {
             // First pass: a pessimistic guess (64 bytes a slot, as the kernel starts) so jumps start long.
             prevStart = new int[n + 1];
@@ -102,9 +130,26 @@ final class JitContext {
     /** True when this pass laid out every slot, function and stub where the previous one did. */
     boolean sameLayoutAs(JitContext other) {
         return Arrays.equals(start, other.start) && Arrays.equals(end, other.end)
+                && Arrays.equals(copyStart, other.copyStart) && Arrays.equals(copyEnd, other.copyEnd)
                 && Arrays.equals(funcEntry, other.funcEntry) && Arrays.equals(epilogue, other.epilogue)
                 && stubs.equals(other.stubs);
     }
+
+    /**
+     * Switches between the main function's checked body and its guarded copy: the slot offsets
+     * and the unchecked accesses become the other variant's (jumps inside the copy stay inside it).
+     */
+    void swapVariant() {
+        int[] t = start; start = copyStart; copyStart = t;
+        t = end; end = copyEnd; copyEnd = t;
+        t = prevStart; prevStart = prevCopyStart; prevCopyStart = t;
+        t = prevEnd; prevEnd = prevCopyEnd; prevCopyEnd = t;
+        inCopy = !inCopy;
+        unchecked = inCopy ? guarded.unchecked() : checkedUnchecked;
+    }
+
+    /** Offset of the guarded copy's first slot, per the previous pass. */
+    int copyEntry() { return (inCopy ? prevStart : prevCopyStart)[0]; }
 
     BpfLoadException error(int pc, String reason) {
         return new BpfLoadException("program '" + programName + "' pc " + pc + ": " + reason);

@@ -3,7 +3,10 @@ package dev.bpf4j.jit.compiler;
 import dev.bpf4j.isa.Insn;
 import dev.bpf4j.isa.Opcodes;
 
-/** The translate loop: every function (prologue, one emitter call per slot, epilogue), then the stubs. */
+/**
+ * The translate loop: every function (prologue, one emitter call per slot, epilogue), then the
+ * stubs. Main may have a second, guarded body ({@link GuardedCopy}, entered by {@link EntryGuard}).
+ */
 final class Translator {
     private Translator() {}
 
@@ -13,22 +16,33 @@ final class Translator {
             c.current = f;
             c.funcEntry[f.index()] = c.pos();
             FrameEmitter.prologue(c, f, entryArgs);
-            for (int pc = f.startPc(); pc < f.endPc(); pc++) {
-                Insn i = c.insns[pc];
-                c.start[pc] = c.pos();
-                emitInsn(c, pc, i);
-                c.end[pc] = c.pos();
-                if (i.isLddw()) {
-                    if (pc + 1 >= f.endPc()) throw c.error(pc, "lddw's second slot lies outside its function");
-                    pc++;
-                    c.start[pc] = c.end[pc] = c.pos();
-                }
+            body(c, f);
+            if (f.isMain() && c.guarded != null) {
+                // The guarded copy of main's body sits between the checked body and the epilogue:
+                // the same frame, the same exits, covered by main's frame-pointer unwind row.
+                c.swapVariant();
+                body(c, f);
+                c.swapVariant();
             }
             c.epilogue[f.index()] = c.pos();
             FrameEmitter.epilogue(c, f);
         }
         c.start[c.insns.length] = c.end[c.insns.length] = c.pos();
         StubEmitter.emit(c);
+    }
+
+    private static void body(JitContext c, FunctionSpan f) {
+        for (int pc = f.startPc(); pc < f.endPc(); pc++) {
+            Insn i = c.insns[pc];
+            c.start[pc] = c.pos();
+            emitInsn(c, pc, i);
+            c.end[pc] = c.pos();
+            if (i.isLddw()) {
+                if (pc + 1 >= f.endPc()) throw c.error(pc, "lddw's second slot lies outside its function");
+                pc++;
+                c.start[pc] = c.end[pc] = c.pos();
+            }
+        }
     }
 
     private static void emitInsn(JitContext c, int pc, Insn i) {

@@ -10,9 +10,9 @@ import java.lang.ref.Cleaner;
 import java.util.List;
 
 /**
- * The off-heap environment block of one run (layout: {@link EnvLayout}). Blocks are pooled per
- * thread ({@link ThreadRuns}); a helper that starts another run on the same thread simply takes a
- * second block. The native memory of blocks still pooled when their thread dies is freed by a cleaner.
+ * The off-heap environment block of one run (layout: {@link EnvLayout}). Each thread keeps one per
+ * nesting level ({@link ThreadRuns}): a helper that starts another run on the same thread uses the
+ * next level's. The native memory of a dead thread's blocks is freed by a cleaner.
  */
 final class EnvBlock {
     private static final Cleaner CLEANER = Cleaner.create();
@@ -34,6 +34,7 @@ final class EnvBlock {
         this.cleanable = CLEANER.register(this, new Free(address, scratch));
         set(EnvLayout.SCRATCH_BASE, scratch);
         set(EnvLayout.OWNER, 0);   // a Java run: the bridge finds it through its thread
+        resetAfterRun();
     }
 
     /** A view of a block native code built (see {@link DirectRuns}): it owns no memory. */
@@ -75,21 +76,54 @@ final class EnvBlock {
 
     void set(int field, long value) { NativeMemory.putLong(address + field, value); }
 
+    /** {@link #entryWords} bit: the run's packet (LD ABS/IND read it). Below it: how many arguments the entry reads. */
+    private static final int PACKET = 8;
+
     /**
-     * Fills the block for a new run of {@code ctx}. The error words are only read once the status
-     * says so, and the native code sets the frame words itself; the region table is rewritten only
-     * when the run's (immutable) region list differs from the one the block already holds.
+     * What {@link #prepare} writes besides the budget for a program compiled with {@code entryArgs}
+     * and {@code legacyPacketLoads}: the arguments r2.. its prologue loads (r1 is the call's own
+     * argument) and the packet only when the program may read it.
      */
-    void prepare(RunContext ctx) {
-        set(EnvLayout.STATUS, 0);
-        set(EnvLayout.BUDGET, ctx.budget());
-        set(EnvLayout.DEPTH, 1);
-        for (int i = 0; i < 5; i++) set(EnvLayout.ARGS + 8 * i, ctx.arg(i));
+    static int entryWords(int entryArgs, boolean legacyPacketLoads) {
+        return Math.max(1, Math.min(entryArgs, 5)) | (legacyPacketLoads ? PACKET : 0);
+    }
+
+    static boolean readsPacket(int words) { return (words & PACKET) != 0; }
+
+    /** The packet words of {@code ctx} (prepare writes them only for programs that read them). */
+    void setPacket(RunContext ctx) {
         set(EnvLayout.PKT_ADDR, ctx.packetAddress());
         set(EnvLayout.PKT_LEN, ctx.packetLength());
-        set(EnvLayout.SCRATCH_LIVE, 0);
+    }
+
+    /** True when the block's region table already holds {@code regions}. */
+    boolean bound(List<MemoryRegion> regions) { return regions == boundRegions; }
+
+    /**
+     * Fills the block for a new run of {@code ctx} ({@code words}: {@link #entryWords}). Only the
+     * budget and the words the program reads are written: STATUS, DEPTH and SCRATCH_LIVE are back
+     * at 0, 1 and 0 after every run (a run that ends with a non-zero status passes through
+     * {@link #resetAfterRun}), the error words are only read once the status says so, and the
+     * native code sets the frame words itself. The region table is rewritten only when the run's
+     * (immutable) region list differs from the one the block holds.
+     */
+    void prepare(RunContext ctx, int words) {
+        set(EnvLayout.BUDGET, ctx.budget());
+        int args = words & (PACKET - 1);
+        for (int i = 1; i < args; i++) set(EnvLayout.ARGS + 8 * i, ctx.arg(i));
+        if ((words & PACKET) != 0) setPacket(ctx);
         List<MemoryRegion> regions = ctx.regions();
-        if (regions == boundRegions) return;
+        if (regions != boundRegions) bind(regions);
+    }
+
+    /** The words a run that ended early (an error, a helper's exit) may leave changed, as a new block has them. */
+    void resetAfterRun() {
+        set(EnvLayout.STATUS, 0);
+        set(EnvLayout.DEPTH, 1);
+        set(EnvLayout.SCRATCH_LIVE, 0);
+    }
+
+    private void bind(List<MemoryRegion> regions) {
         boundRegions = regions;
         set(EnvLayout.REGION_COUNT, regions.size());
         MemoryRegion fastRead = null, fastWrite = null;

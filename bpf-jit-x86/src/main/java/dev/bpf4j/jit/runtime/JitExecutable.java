@@ -22,12 +22,21 @@ import dev.bpf4j.unwind.CodeRegion;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.locks.StampedLock;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * A program in executable memory, registered with the code map. {@link #run} calls the entry
  * function {@code long fn(void *ctx, void *env)} through jffi; runs may overlap on many threads
  * (each has its own env block); {@link #close} waits for them, unregisters and unmaps the code.
+ *
+ * <p>A run announces itself in a hazard slot of its thread ({@link ThreadRuns#publish}) and then
+ * checks {@link #closed}; {@code close} sets {@code closed}, makes every thread pass a barrier and
+ * waits until no slot holds the program ({@link RunRegistry#awaitQuiescent}). Either the run sees
+ * {@code closed} and backs out, or close sees its slot and waits: code is never unmapped under a
+ * run, and entering costs no atomic instruction.
  */
 public final class JitExecutable implements Executable {
     public static final String MODULE = "bpf4j-jit";
@@ -40,24 +49,49 @@ public final class JitExecutable implements Executable {
     private final Map<Integer, HelperSpec> javaHelpers;
     private final Map<Integer, HelperBinding> bindings; // strongly held: code calls their addresses
     private final ExecutableMemory memory;
+    /** {@code memory.address()}: the entry function. */
+    private final long entry;
+    /** What a run publishes in its thread's hazard slot (never 0). */
+    private final long id = IDS.incrementAndGet();
+    private static final AtomicLong IDS = new AtomicLong();
     private final List<CodeRegion> regions;
     /** Native addresses of the functions an {@code lddw src=4} names: the valid callback handles. */
     private final long[] callbackHandles;
     /** Bytes of the main frame its prologue zeroes (see MainFrameZeroing). */
     private final int mainZeroed;
-    /** Runs hold it shared; close holds it exclusively, so code is never unmapped under a run. */
-    private final StampedLock lifecycle = new StampedLock();
+    /** Set once by close, before it waits for runs: no run enters the code after seeing it. */
     private volatile boolean closed;
+    /** Set once close has finished (the code is unmapped); a second close waits for it under {@link #lifecycle}. */
+    private boolean unmapped;
+    /** Orders {@link #pin(String)} against close, and lets a second close wait for the first. */
+    private final Object lifecycle = new Object();
     /** Callers that jump to {@link #entryAddress()} themselves (native probes): close refuses while any remain. */
-    private final java.util.concurrent.atomic.AtomicInteger pins = new java.util.concurrent.atomic.AtomicInteger();
+    private final AtomicInteger pins = new AtomicInteger();
+    /** Runs that tail-called into this program and keep it mapped until they end ({@link #pinForTailCall}). */
+    private final AtomicInteger tailPins = new AtomicInteger();
 
+    /** Which per-run words {@link EnvBlock#prepare} writes for this program: {@link EnvBlock#entryWords}. */
+    private final int entryWords;
+
+    /** As below, writing every per-run word (all five arguments and the packet) before each run. */
     public JitExecutable(Program program, CompiledProgram compiled, Map<Integer, HelperSpec> javaHelpers,
                          Map<Integer, HelperBinding> bindings) {
+        this(program, compiled, javaHelpers, bindings, 5, true);
+    }
+
+    /**
+     * {@code entryArgs} and {@code legacyPacketLoads}: the load options {@code compiled} was compiled
+     * with; each run then writes only the entry words the code reads.
+     */
+    public JitExecutable(Program program, CompiledProgram compiled, Map<Integer, HelperSpec> javaHelpers,
+                         Map<Integer, HelperBinding> bindings, int entryArgs, boolean legacyPacketLoads) {
         this.program = program;
+        this.entryWords = EnvBlock.entryWords(entryArgs, legacyPacketLoads);
         this.compiled = compiled;
         this.javaHelpers = Map.copyOf(javaHelpers);
         this.bindings = Map.copyOf(bindings);
         this.memory = ExecutableMemory.of(compiled.code());
+        this.entry = memory.address();
         this.regions = codeRegions(program, compiled.layout(), memory.address());
         this.callbackHandles = callbackHandles(program, compiled.layout(), memory.address());
         this.mainZeroed = MainFrameZeroing.bytes(program.toArray());
@@ -72,6 +106,9 @@ public final class JitExecutable implements Executable {
     }
 
     @Override public Program program() { return program; }
+
+    /** The id a run of this program publishes in its thread's hazard slot. */
+    long id() { return id; }
 
     /** Address of the entry function (the main program). */
     public long entryAddress() { return memory.address(); }
@@ -89,6 +126,9 @@ public final class JitExecutable implements Executable {
     Map<Integer, HelperSpec> javaHelpers() { return javaHelpers; }
 
     int mainZeroed() { return mainZeroed; }
+
+    /** True when the code may read the run's packet (LD ABS/IND): a tail call into it must provide one. */
+    boolean readsPacket() { return EnvBlock.readsPacket(entryWords); }
 
     /** The callback entry stub: {@code long entry(fn, env)} (the stub block starts with it). */
     long callbackEntryAddress() { return memory.address() + compiled.layout().stubOffset(); }
@@ -114,20 +154,26 @@ public final class JitExecutable implements Executable {
     }
 
     /**
-     * Keeps this program's code mapped for the rest of a run that tail-called into it; 0 when it is
-     * closed or closing (the tail call then fails). Released with {@link #unpin}.
+     * Keeps this program's code mapped for the rest of a run that tail-called into it; false when it
+     * is closed or closing (the tail call then fails). Released with {@link #unpinTailCall}. A
+     * counter, not a hazard slot: tail calls are rare and already pay a helper call; the atomic
+     * increment is the fence that pairs with close's volatile store of {@code closed}.
      */
-    long pin() {
-        if (closed) return 0;
-        long stamp = lifecycle.tryReadLock();
-        if (stamp != 0 && closed) {
-            lifecycle.unlockRead(stamp);
-            return 0;
+    boolean pinForTailCall() {
+        if (closed) return false;
+        tailPins.incrementAndGet();
+        if (closed) {
+            tailPins.decrementAndGet();
+            return false;
         }
-        return stamp;
+        return true;
     }
 
-    void unpin(long stamp) { lifecycle.unlockRead(stamp); }
+    void unpinTailCall() { tailPins.decrementAndGet(); }
+
+    private IllegalStateException closedError() {
+        return new IllegalStateException("program '" + program.name() + "' is closed");
+    }
 
     public CompiledProgram compiled() { return compiled; }
 
@@ -137,28 +183,23 @@ public final class JitExecutable implements Executable {
     public Map<Integer, HelperBinding> helperBindings() { return bindings; }
 
     @Override public long run(RunContext context) {
-        long stamp = lifecycle.readLock();
-        try {
-            if (closed) throw new IllegalStateException("program '" + program.name() + "' is closed");
-            ThreadRuns thread = ThreadRuns.get();
-            EnvBlock env = thread.acquire(context.regions().size());
+        ThreadRuns thread = ThreadRuns.get();
+        int level = thread.depth();
+        try { // publish inside: whatever stops it half-way (a StackOverflowError), the slot is cleared
+            thread.publish(level, id);
+            if (closed) throw closedError();
+            EnvBlock env = thread.block(level, context);
+            env.prepare(context, entryWords);
+            JitRun run = env.run();
+            run.begin(this, context);
             try {
-                env.prepare(context);
-                JitRun run = env.run();
-                run.begin(this, program.name(), javaHelpers, context);
-                JitRun previous = run.enter(thread);
-                try {
-                    long r0 = INVOKER.invokeN2(ENTRY, memory.address(), context.arg(0), env.address());
-                    return run.finish(r0);
-                } finally {
-                    run.deactivate(); // also unpins the programs it tail-called into
-                    JitRun.restore(thread, previous);
-                }
+                long r0 = INVOKER.invokeN2(ENTRY, entry, context.arg(0), env.address());
+                return run.finish(r0);
             } finally {
-                thread.release(env);
+                run.deactivate(); // also unpins the programs it tail-called into
             }
         } finally {
-            lifecycle.unlockRead(stamp);
+            thread.retract(level);
         }
     }
 
@@ -168,34 +209,59 @@ public final class JitExecutable implements Executable {
      * action has run.
      */
     public Runnable pin(String by) {
-        long stamp = lifecycle.readLock();
-        try {
-            if (closed) throw new IllegalStateException("program '" + program.name() + "' is closed");
+        synchronized (lifecycle) {
+            if (closed) throw closedError();
             pins.incrementAndGet();
-        } finally {
-            lifecycle.unlockRead(stamp);
         }
-        java.util.concurrent.atomic.AtomicBoolean released = new java.util.concurrent.atomic.AtomicBoolean();
+        AtomicBoolean released = new AtomicBoolean();
         return () -> { if (released.compareAndSet(false, true)) pins.decrementAndGet(); };
     }
 
+    /**
+     * Refuses while native probes call the code directly or when called from inside one of this
+     * program's runs; otherwise stops new runs, waits for the runs in progress (and the runs that
+     * tail-called into this program) to leave, then unregisters and unmaps the code. Idempotent: a
+     * second close returns once the first has unmapped.
+     */
     @Override public void close() {
         if (JitRun.isRunningOnThisThread(this)) {
             // A helper closing the program it runs in would wait for itself forever.
             throw new IllegalStateException("program '" + program.name() + "' cannot be closed from inside one of its own runs");
         }
-        long stamp = lifecycle.writeLock();
-        try {
-            if (closed) return;
+        synchronized (lifecycle) {
+            if (closed) {
+                awaitUnmapped();
+                return;
+            }
             if (pins.get() > 0) {
                 throw new IllegalStateException("program '" + program.name() + "' is still called directly by " + pins.get() + " native probe(s): detach them first");
             }
             closed = true;
+        }
+        try {
+            RunRegistry.awaitQuiescent(this);
+            for (long park = 1_000; tailPins.get() > 0; park = Math.min(park * 2, 1_000_000)) LockSupport.parkNanos(park);
             for (CodeRegion r : regions) CodeMap.global().unregister(r);
             memory.close();
-        } finally {
-            lifecycle.unlockWrite(stamp);
+        } finally { // also when waiting failed (the code then stays mapped): a second close must not hang
+            synchronized (lifecycle) {
+                unmapped = true;
+                lifecycle.notifyAll();
+            }
         }
+    }
+
+    /** Under {@link #lifecycle}: waits (uninterruptibly, as close always did) until the closing thread has unmapped. */
+    private void awaitUnmapped() {
+        boolean interrupted = false;
+        while (!unmapped) {
+            try {
+                lifecycle.wait();
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) Thread.currentThread().interrupt();
     }
 
     /**

@@ -11,8 +11,6 @@ import dev.bpf4j.runtime.MemoryRegion;
 import dev.bpf4j.runtime.NativeMemory;
 import dev.bpf4j.runtime.RunContext;
 
-import java.util.Map;
-
 /**
  * One run of a JIT program as Java sees it: what helpers get as their {@link HelperCall} (through a
  * {@link RunHelperCall} view, made on the first helper call of a run), and how the run's outcome is
@@ -21,13 +19,13 @@ import java.util.Map;
  * its runs one after the other: a run without helper calls allocates nothing.
  */
 final class JitRun implements HelperCall {
-    private Object owner;
-    /** The running program: the loaded one, or the last tail call's target. */
+    /**
+     * The loaded program and the running one (the last tail call's target). Like {@link #context},
+     * kept after the run until the next run of this block: a run of the same program with the same
+     * context then stores no reference (each reference store pays the GC's card-marking barrier).
+     */
+    private JitExecutable owner;
     private JitExecutable running;
-    private JitRun previous;
-    /** The running program's name and helpers: the loaded program's, or the last tail call target's. */
-    private String programName;
-    private Map<Integer, HelperSpec> helpers;
     private final EnvBlock env;
     private RunContext context;
     /** Builds {@link #context} on first use (a direct run: most helpers never ask for it); null once built. */
@@ -47,26 +45,18 @@ final class JitRun implements HelperCall {
     JitRun(EnvBlock env) { this.env = env; }
 
     /** Starts a run of {@code owner} on this object (its env block is prepared). */
-    void begin(JitExecutable owner, String programName, Map<Integer, HelperSpec> helpers, RunContext context) {
-        this.owner = owner;
-        this.running = owner;
-        this.programName = programName;
-        this.helpers = helpers;
-        this.context = context;
-        this.contextOwner = null;
-        this.previous = null;
-        this.failure = null;
-        this.failedHelper = 0;
-        this.tailCalls = null;
-        this.frameDefined = false;
-        this.view = null;
+    void begin(JitExecutable owner, RunContext context) {
+        if (this.owner != owner) this.owner = owner;
+        if (running != owner) running = owner;
+        if (this.context != context) this.context = context;
+        // contextOwner, failure, tailCalls, frameDefined and view are reset by deactivate
         this.generation++;
         this.active = true;
     }
 
     /** As {@link #begin}, for a run native code started at {@code env}: its context is built when first asked for. */
     void beginDirect(JitExecutable owner, DirectRuns.Owner contextOwner) {
-        begin(owner, owner.program().name(), owner.javaHelpers(), null);
+        begin(owner, null);
         this.contextOwner = contextOwner;
     }
 
@@ -80,7 +70,7 @@ final class JitRun implements HelperCall {
 
     /** What helpers of this run receive; a view kept past the run fails its checks. */
     private HelperCall view() {
-        if (view == null) view = new RunHelperCall(this, generation, programName);
+        if (view == null) view = new RunHelperCall(this, generation, programName());
         return view;
     }
 
@@ -91,45 +81,39 @@ final class JitRun implements HelperCall {
         }
     }
 
-    static JitRun current() { return ThreadRuns.get().current; }
+    /** The innermost Java run in progress on this thread, or null. */
+    static JitRun current() { return ThreadRuns.get().current(); }
 
-    /** Makes this the thread's current run; returns the one to restore afterwards (nested runs). */
-    JitRun enter(ThreadRuns thread) {
-        previous = thread.current;
-        thread.current = this;
-        return previous;
+    /** True while this run is in progress and {@code program} is its loaded program or one it tail-called into. */
+    boolean runs(Object program) {
+        return active && (owner == program || tailCalls != null && tailCalls.pinned(program));
     }
 
     /** True when a run of {@code owner} is in progress on this thread (possibly under nested runs). */
-    static boolean isRunningOnThisThread(Object owner) {
-        for (JitRun r = current(); r != null; r = r.previous) {
-            if (r.owner == owner || r.tailCalls != null && r.tailCalls.pinned(owner)) return true;
-        }
-        return false;
-    }
+    static boolean isRunningOnThisThread(Object owner) { return ThreadRuns.get().anyRuns(owner); }
 
-    /** Ends this run's use of its env block. */
+    /** Ends this run's use of its env block (the program and context stay referenced: see {@link #owner}). */
     void deactivate() {
         active = false;
-        if (tailCalls != null) tailCalls.unpinAll();
-        owner = running = null; // the block stays pooled: keep no program or context alive
-        context = null;
-        contextOwner = null;
-        helpers = null;
-        failure = null;
+        if (tailCalls != null) {
+            tailCalls.unpinAll();
+            tailCalls = null;
+            frameDefined = false;
+        }
+        if (view != null) view = null;
+        if (contextOwner != null) contextOwner = null;
+        if (failure != null) failure = null;
     }
 
     private void checkActive() {
-        if (!active) throw new IllegalStateException("the run of '" + programName + "' this HelperCall belonged to has ended");
+        if (!active) throw new IllegalStateException("the run of '" + programName() + "' this HelperCall belonged to has ended");
     }
-
-    static void restore(ThreadRuns thread, JitRun previous) { thread.current = previous; }
 
     /** Called by the bridge closure for {@code call id}. */
     long callHelper(int id, long r1, long r2, long r3, long r4, long r5) {
         long depth = env.get(EnvLayout.DEPTH);
         try {
-            HelperSpec spec = helpers.get(id);
+            HelperSpec spec = running.javaHelpers().get(id);
             if (spec == null) throw new IllegalStateException("helper " + id + " is not bound");
             long r0 = spec.body().call(view(), r1, r2, r3, r4, r5);
             JitExecutable next = tailCalls == null ? null : tailCalls.takePending();
@@ -164,17 +148,18 @@ final class JitRun implements HelperCall {
         }
         long[] args = {r1, r2, r3, r4, r5};
         for (int i = 0; i < 5; i++) env.set(EnvLayout.ARGS + 8 * i, args[i]);
+        // A Java run wrote its packet only if the loaded program reads it (a direct run's block always has it).
+        if (next.readsPacket() && contextOwner == null && context != null) env.setPacket(context);
         env.set(EnvLayout.TAIL_TARGET, next.tailCallAddress());
         env.set(EnvLayout.STATUS, EnvLayout.STATUS_TAIL_CALL);
         running = next;
-        programName = next.program().name();
-        helpers = next.javaHelpers();
     }
 
     /** The run's result once the native code has returned {@code r0}. */
     long finish(long r0) {
         long status = env.get(EnvLayout.STATUS);
         if (status == 0) return r0;
+        env.resetAfterRun();
         if (status == EnvLayout.STATUS_EXIT) return env.get(EnvLayout.EXIT_R0);
         if (status == EnvLayout.STATUS_HELPER_ERROR) throw helperFailure();
         throw nativeError(status);
@@ -185,16 +170,16 @@ final class JitRun implements HelperCall {
         long kind = env.get(EnvLayout.ERR_KIND);
         long desc = env.get(EnvLayout.ERR_DESC);
         if (kind == EnvLayout.KIND_OUT_OF_BOUNDS) {
-            return BpfRuntimeException.outOfBounds(programName, AccessDescriptor.pc(desc), env.get(EnvLayout.ERR_ADDR),
+            return BpfRuntimeException.outOfBounds(programName(), AccessDescriptor.pc(desc), env.get(EnvLayout.ERR_ADDR),
                     AccessDescriptor.size(desc), AccessDescriptor.write(desc));
         }
         if (kind == EnvLayout.KIND_MISALIGNED_ATOMIC) {
-            return BpfRuntimeException.misalignedAtomic(programName, AccessDescriptor.pc(desc), env.get(EnvLayout.ERR_ADDR),
+            return BpfRuntimeException.misalignedAtomic(programName(), AccessDescriptor.pc(desc), env.get(EnvLayout.ERR_ADDR),
                     AccessDescriptor.size(desc));
         }
-        if (kind == EnvLayout.KIND_BUDGET) return BpfRuntimeException.budgetExceeded(programName, (int) desc, context().budget());
-        if (kind == EnvLayout.KIND_CALL_DEPTH) return BpfRuntimeException.callDepthExceeded(programName, (int) desc, Limits.MAX_CALL_FRAMES);
-        return new IllegalStateException("JIT run of '" + programName + "' ended with unknown status " + status + "/" + kind);
+        if (kind == EnvLayout.KIND_BUDGET) return BpfRuntimeException.budgetExceeded(programName(), (int) desc, context().budget());
+        if (kind == EnvLayout.KIND_CALL_DEPTH) return BpfRuntimeException.callDepthExceeded(programName(), (int) desc, Limits.MAX_CALL_FRAMES);
+        return new IllegalStateException("JIT run of '" + programName() + "' ended with unknown status " + status + "/" + kind);
     }
 
     /** The failure of a run whose caller is native code (a probe): as {@link #finish} would throw it, an Error as is. */
@@ -207,15 +192,16 @@ final class JitRun implements HelperCall {
         Throwable t = failure;
         if (t instanceof BpfRuntimeException) return (BpfRuntimeException) t;
         if (t instanceof Error) throw (Error) t;
-        HelperSpec spec = helpers.get(failedHelper);
+        HelperSpec spec = running.javaHelpers().get(failedHelper);
         String name = spec == null ? "?" : spec.name();
-        BpfRuntimeException e = new BpfRuntimeException(ErrorKind.HELPER_FAILED, programName, pc(), 0,
+        BpfRuntimeException e = new BpfRuntimeException(ErrorKind.HELPER_FAILED, programName(), pc(), 0,
                 "helper " + name + " (id " + failedHelper + ") threw " + t);
         e.initCause(t);
         return e;
     }
 
-    @Override public String programName() { return programName; }
+    /** The running program's name: the loaded program's, or the last tail call target's. */
+    @Override public String programName() { return running.program().name(); }
 
     @Override public int pc() {
         checkActive();
@@ -244,13 +230,13 @@ final class JitRun implements HelperCall {
         checkActive();
         JitExecutable p = running;
         if (!p.isCallbackHandle(handle)) {
-            throw badArgument(String.format("callback 0x%x is not a function address (lddw src=4) of program '%s'", handle, programName));
+            throw badArgument(String.format("callback 0x%x is not a function address (lddw src=4) of program '%s'", handle, programName()));
         }
         int callPc = pc();
         long budget = env.get(EnvLayout.BUDGET);
-        if (budget <= 0) throw BpfRuntimeException.budgetExceeded(programName, callPc, context().budget());
+        if (budget <= 0) throw BpfRuntimeException.budgetExceeded(programName(), callPc, context().budget());
         long depth = env.get(EnvLayout.DEPTH);
-        if (depth >= Limits.MAX_CALL_FRAMES) throw BpfRuntimeException.callDepthExceeded(programName, callPc, Limits.MAX_CALL_FRAMES);
+        if (depth >= Limits.MAX_CALL_FRAMES) throw BpfRuntimeException.callDepthExceeded(programName(), callPc, Limits.MAX_CALL_FRAMES);
         env.set(EnvLayout.BUDGET, budget - 1);
         long exitRbp = env.get(EnvLayout.EXIT_RBP), exitRsp = env.get(EnvLayout.EXIT_RSP), curRbp = env.get(EnvLayout.CUR_RBP);
         long[] args = {r1, r2, r3, r4, r5};
@@ -292,19 +278,19 @@ final class JitRun implements HelperCall {
         checkActive();
         long depth = env.get(EnvLayout.DEPTH);
         if (depth != 1) {
-            throw new BpfRuntimeException(ErrorKind.HELPER_FAILED, programName, pc(), 0, "bpf_tail_call from frame depth " + depth
+            throw new BpfRuntimeException(ErrorKind.HELPER_FAILED, programName(), pc(), 0, "bpf_tail_call from frame depth " + depth
                     + " (a subprogram or callback): bpf4j allows tail calls only from the main program's frame");
         }
         if (tailCalls == null) tailCalls = new TailCalls();
         if (!tailCalls.count()) return false;
         if (target == null) return false;
         if (!(target instanceof JitExecutable)) {
-            throw new BpfRuntimeException(ErrorKind.HELPER_FAILED, programName, pc(), 0, "bpf_tail_call: the prog-array slot holds "
+            throw new BpfRuntimeException(ErrorKind.HELPER_FAILED, programName(), pc(), 0, "bpf_tail_call: the prog-array slot holds "
                     + target.getClass().getName() + ", not a program loaded by the jit engine (fill prog arrays with executables of the engine that runs them)");
         }
         JitExecutable next = (JitExecutable) target;
         if (!tailCalls.pin(next)) {
-            throw new BpfRuntimeException(ErrorKind.HELPER_FAILED, programName, pc(), 0,
+            throw new BpfRuntimeException(ErrorKind.HELPER_FAILED, programName(), pc(), 0,
                     "bpf_tail_call: target program '" + next.program().name() + "' was closed while still in a prog array");
         }
         return true;

@@ -14,7 +14,6 @@ final class TailCalls {
     private int made;
     private JitExecutable pending;
     private final List<JitExecutable> pinned = new ArrayList<>(2);
-    private final List<Long> stamps = new ArrayList<>(2);
 
     /** Counts one tail call; false when the run already made the maximum (the call falls through). */
     boolean count() {
@@ -26,10 +25,8 @@ final class TailCalls {
     /** Pins {@code next} for the rest of the run and makes it the pending target; false when it is closed. */
     boolean pin(JitExecutable next) {
         if (!pinned.contains(next)) {
-            long stamp = next.pin();
-            if (stamp == 0) return false;
+            if (!next.pinForTailCall()) return false;
             pinned.add(next);
-            stamps.add(stamp);
         }
         pending = next;
         return true;
@@ -47,9 +44,8 @@ final class TailCalls {
     }
 
     void unpinAll() {
-        for (int i = 0; i < pinned.size(); i++) pinned.get(i).unpin(stamps.get(i));
+        for (int i = 0; i < pinned.size(); i++) pinned.get(i).unpinTailCall();
         pinned.clear();
-        stamps.clear();
         pending = null;
     }
 }

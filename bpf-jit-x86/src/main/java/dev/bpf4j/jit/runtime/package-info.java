@@ -1,9 +1,11 @@
 /**
  * Running compiled code: {@code ExecutableMemory} (mapped RW, written, flipped to RX; never RWX),
- * {@code EnvBlock} (the off-heap per-run state r12 points at, pooled per thread by
+ * {@code EnvBlock} (the off-heap per-run state r12 points at, one per thread and nesting level in
  * {@code ThreadRuns} together with its reusable {@code JitRun}: a run allocates nothing unless it
  * calls a helper, which gets a {@code RunHelperCall} view),
- * {@code JitExecutable} (jffi entry call, code-map registration, safe close) and
+ * {@code JitExecutable} (jffi entry call, code-map registration, safe close: runs publish the
+ * program in a hazard slot of their thread, close waits for the slots of every thread in
+ * {@code RunRegistry} after a {@code Membarrier}) and
  * {@code HelperBridge} (one jffi closure that dispatches Java helpers by id to the thread's
  * current {@code JitRun}, or, for a block native code built, to a {@code JitRun} over that block:
  * {@code DirectRuns}).

@@ -1,0 +1,37 @@
+package dev.bpf4j.bench;
+
+import dev.bpf4j.isa.Insn;
+import dev.bpf4j.isa.Opcodes;
+import dev.bpf4j.jit.JitEngine;
+import dev.bpf4j.jit.compiler.CompiledProgram;
+import dev.bpf4j.program.Program;
+import dev.bpf4j.runtime.LoadOptions;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The parse workload's byte loads are what RegionProof exists for: each is guarded by the
+ * program's own length and {@code p + n > end} tests, so the JIT's guarded copy of main must
+ * emit every one of them without a check. If the proof stops working, this fails.
+ */
+class ParseProofTest {
+    @Test
+    void everyLoadOfParseIsProvenInTheGuardedCopy() {
+        Program p = Workload.PARSE.program();
+        CompiledProgram c = new JitEngine().compile(p, LoadOptions.defaults().withEntryArgs(2));
+        List<Integer> loads = new ArrayList<>();
+        Insn[] insns = p.toArray();
+        for (int pc = 0; pc < insns.length; pc++) {
+            if (insns[pc].cls() == Opcodes.LDX) loads.add(pc);
+            if (insns[pc].isLddw()) pc++;
+        }
+        assertThat(loads).as("parse reads the packet byte by byte").hasSizeGreaterThanOrEqualTo(20);
+        assertThat(c.guardedOffset()).as("main has a guarded copy").isPositive();
+        assertThat(c.guardedPcs()).as("loads left unchecked in the guarded copy").containsExactly(loads.stream().mapToInt(Integer::intValue).toArray());
+        assertThat(c.uncheckedPcs()).as("the checked body keeps every check").isEmpty();
+    }
+}

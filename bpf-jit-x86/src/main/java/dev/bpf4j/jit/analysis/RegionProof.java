@@ -1,0 +1,34 @@
+package dev.bpf4j.jit.analysis;
+
+import dev.bpf4j.isa.Insn;
+
+/**
+ * Proves loads and stores through pointers into the run's data buffer, as the kernel verifier
+ * tracks {@code PTR_TO_PACKET} with a {@code range} learnt from {@code if (p + n > data_end)}
+ * tests. It applies to the data-buffer convention ({@code LoadOptions.entryArgs() >= 2}: entry
+ * r1 = data, r2 = len) and only to the main function's entry from the host, where it assumes:
+ * {@code [data, data + len)} lies inside one region of the run and {@code data + len < 2^63}. Those
+ * are facts about the RunContext, so the JIT only uses these proofs in a copy of main that an
+ * entry guard picks when they hold (docs/jit-performance.md).
+ *
+ * <p>Under those facts the exploration of {@link StackProof} also tracks {@code data + V + [lo, hi]}
+ * (V a variable offset: a bounded scalar added to a packet pointer), {@code end = data + len} and
+ * len itself ({@link RegionTransfer}, {@link RegionFacts}). An access is proven when on every state
+ * reaching it it is inside the frame (as for StackProof) or inside {@code [data, data + range)}.
+ */
+public final class RegionProof {
+    private RegionProof() {}
+
+    /**
+     * {@code result[pc]} true: the plain load or store at pc is, on every path from the main
+     * function's entry under the facts above, inside the current frame or inside the data buffer.
+     */
+    public static boolean[] provenAccesses(Insn[] insns, int startPc, int endPc, StackProof.Budget budget) {
+        return StackProof.prove(insns, startPc, endPc, AbstractState.regionEntry(), budget);
+    }
+
+    /** As above with a budget of its own. */
+    public static boolean[] provenAccesses(Insn[] insns, int startPc, int endPc) {
+        return provenAccesses(insns, startPc, endPc, new StackProof.Budget());
+    }
+}

@@ -1,0 +1,107 @@
+package dev.bpf4j.jit;
+
+import dev.bpf4j.jit.compiler.CompiledProgram;
+import dev.bpf4j.program.Program;
+import dev.bpf4j.runtime.BpfLoadException;
+import dev.bpf4j.runtime.BpfRuntimeException;
+import dev.bpf4j.runtime.Executable;
+import dev.bpf4j.runtime.LoadOptions;
+import dev.bpf4j.runtime.MemoryRegion;
+import dev.bpf4j.runtime.NativeMemory;
+import dev.bpf4j.runtime.RunContext;
+import dev.bpf4j.verifier.Validator;
+import org.junit.jupiter.api.Test;
+
+import java.util.Random;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+
+/**
+ * The JIT against the interpreter over seeded random parser-like programs in the data-buffer
+ * convention ({@link PacketProgramGenerator}), each run over (data, len, writable) triples that the
+ * entry guard accepts and ones it refuses: same r0, same error kind, pc and address, same memory.
+ * Many accesses are left unchecked by the guarded copy (RegionProof), so a wrong proof shows up as
+ * a missing error or different memory. Rerun one with {@code -Dbpf4j.seed=<seed> -Dbpf4j.programs=1}.
+ */
+class PacketDifferentialTest {
+    private static final int PAD = 32, BUF = 64, TOTAL = BUF + 2 * PAD;
+    private static final LoadOptions OPTIONS = LoadOptions.defaults().withEntryArgs(2);
+    /** data offset from the region start, len, writable. */
+    private static final long[][] CONTEXTS = contexts();
+
+    /**
+     * A few fixed ones (a read-only region, len past the region, data before it), and every len
+     * 0..47 with data + len at the region's end, where reading one byte past len is an error.
+     */
+    private static long[][] contexts() {
+        long[][] fixed = {{0, 64, 0}, {0, 20, 1}, {0, 3, 1}, {30, 34, 0}, {0, 65, 1}, {50, 20, 1}, {-4, 30, 1}, {0, 1000, 0}};
+        long[][] all = new long[fixed.length + 48][];
+        System.arraycopy(fixed, 0, all, 0, fixed.length);
+        for (int len = 0; len < 48; len++) all[fixed.length + len] = new long[]{BUF - len, len, 1};
+        return all;
+    }
+
+    @Test
+    void guardedCopyAgreesWithTheInterpreter() {
+        long seedBase = Long.getLong("bpf4j.seed", 0x9ac_2026L);
+        int programs = Integer.getInteger("bpf4j.programs", 400);
+        long mem = NativeMemory.allocate(TOTAL);
+        int compared = 0, withCopy = 0, unchecked = 0, errors = 0, clean = 0;
+        try {
+            for (int i = 0; i < programs; i++) {
+                long seed = seedBase + i;
+                Program p = new PacketProgramGenerator(seed).generate("pkt" + i);
+                try {
+                    Validator.validate(p, OPTIONS);
+                } catch (BpfLoadException rejected) {
+                    continue;
+                }
+                CompiledProgram c = Jit.ENGINE.compile(p, OPTIONS);
+                if (c.guardedOffset() >= 0) withCopy++;
+                unchecked += c.guardedPcs().length;
+                try (Executable interp = Both.INTERP.load(p, OPTIONS); Executable jit = Jit.ENGINE.load(p, OPTIONS)) {
+                  for (long[] ctx : CONTEXTS) {
+                    String want = outcome(interp, mem, ctx, seed);
+                    String got = outcome(jit, mem, ctx, seed);
+                    if (!got.equals(want)) {
+                        fail("seed " + seed + " data=region+" + ctx[0] + " len=" + ctx[1] + " writable=" + ctx[2]
+                                + "\nprogram " + p.insns() + "\ninterp " + want + "\njit    " + got);
+                    }
+                    if (want.startsWith("r0=")) clean++;
+                    else errors++;
+                  }
+                }
+                compared++;
+            }
+        } finally {
+            NativeMemory.free(mem);
+        }
+        System.out.printf("packet differential: %d programs, %d with a guarded copy, %d unchecked accesses, %d errors, %d clean runs%n",
+                compared, withCopy, unchecked, errors, clean);
+        assertThat(compared).as("programs compared").isGreaterThan(programs / 2);
+        assertThat(withCopy).as("programs with a guarded copy").isGreaterThan(compared / 3);
+        assertThat(unchecked).as("accesses the guarded copies leave unchecked").isGreaterThan(compared);
+        assertThat(errors).as("runs that ended out of bounds").isGreaterThan(compared);
+        assertThat(clean).as("runs that returned").isGreaterThan(compared);
+    }
+
+    private static String outcome(Executable x, long mem, long[] c, long seed) {
+        byte[] init = new byte[TOTAL];
+        new Random(seed).nextBytes(init);
+        NativeMemory.write(mem, init, 0, TOTAL);
+        long base = mem + PAD;
+        RunContext ctx = RunContext.builder().arg(1, base + c[0]).arg(2, c[1])
+                .region(new MemoryRegion("data", base, BUF, c[2] == 1)).budget(1000).build();
+        StringBuilder s = new StringBuilder();
+        try {
+            long r0 = x.run(ctx);
+            s.append("r0=").append(Long.toHexString(r0));
+        } catch (BpfRuntimeException e) {
+            s.append(e.kind()).append('@').append(e.pc()).append(" addr=base+").append(e.address() - base);
+        }
+        s.append(" mem=");
+        for (byte b : NativeMemory.read(mem, TOTAL)) s.append(String.format("%02x", b & 0xff));
+        return s.toString();
+    }
+}
