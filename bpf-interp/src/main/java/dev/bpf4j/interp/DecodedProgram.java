@@ -37,6 +37,14 @@ final class DecodedProgram {
     final int frameBytesToZero;
     /** The high bits every callback handle of this program carries. */
     final long handleBase;
+    /**
+     * This program's own copy of the dispatch loop ({@link OwnLoops}), once it has run often enough;
+     * null before. Written by whichever thread counts the run that reaches the threshold; a racing
+     * run may still use the shared loop, which is just as correct.
+     */
+    volatile DispatchLoop ownLoop;
+    /** Runs counted towards {@link #ownLoop} (a racy count: an approximate threshold is enough). */
+    int runs;
     /** Pcs that an {@code lddw src=4} names: the only valid callback targets. */
     private final boolean[] callbackTarget;
 

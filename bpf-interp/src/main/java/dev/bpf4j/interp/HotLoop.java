@@ -26,8 +26,10 @@ import static dev.bpf4j.isa.Opcodes.*;
  * bytes ({@code DispatchMethodSizeTest}).
  */
 @RunEntry // part of the engine loop: never a frame of a Java caller stack
-final class HotLoop {
-    private HotLoop() {}
+final class HotLoop implements DispatchLoop {
+    private HotLoop() {} // instances exist only as a program's own copy, see OwnLoops
+
+    @Override public int runFrom(long[] code, long[] r, int pc) { return run(code, r, pc); }
 
     static final long MASK32 = 0xffffffffL;
 

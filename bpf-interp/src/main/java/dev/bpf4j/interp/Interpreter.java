@@ -24,7 +24,10 @@ final class Interpreter {
     static final long MASK32 = 0xffffffffL;
 
     /** Runs {@code p} on a reset machine; returns r0. {@code budget} = back-edges plus calls allowed. */
-    static long execute(DecodedProgram p, Machine m, long budget) { return execute(p, m, 0, budget, 1); }
+    static long execute(DecodedProgram p, Machine m, long budget) {
+        OwnLoops.countRun(p);
+        return execute(p, m, 0, budget, 1);
+    }
 
     /**
      * Runs from {@code pc} until the frame at depth {@code base} exits (1: the main program; deeper:
@@ -37,7 +40,8 @@ final class Interpreter {
         m.budgetLeft = budget; // the budget lives in the machine between HotLoop runs
         for (;;) {
             Registers.setSlot(r, Registers.BUDGET, m.budgetLeft);
-            pc = HotLoop.run(code, r, pc);
+            final DispatchLoop own = p.ownLoop; // the program's own copy once it is hot
+            pc = own == null ? HotLoop.run(code, r, pc) : own.runFrom(code, r, pc);
             m.budgetLeft = Registers.slot(r, Registers.BUDGET);
             final long w = code[pc];
             final int lo = (int) w;

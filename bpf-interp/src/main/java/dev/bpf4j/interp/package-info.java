@@ -9,7 +9,9 @@
  *   <li>{@code HotLoop.run} is the call-free half of the dispatch loop (ALU, jumps, in-window
  *       loads and stores); {@code Interpreter.execute} drives it and runs what it hands back
  *       (calls, exit, atomics, slow memory checks, budget errors). Both stay under 8,000 bytecode
- *       bytes. docs/interpreter.md explains what makes them fast.</li>
+ *       bytes. docs/interpreter.md explains what makes them fast. A program that has run 256 times
+ *       gets its own hidden-class copy of {@code HotLoop} ({@code OwnLoops}), so that HotSpot
+ *       compiles its dispatch from its own profile, not from every program the JVM ran.</li>
  *   <li>{@link dev.bpf4j.interp.AluOps}, {@link dev.bpf4j.interp.JmpOps} and
  *       {@link dev.bpf4j.interp.AtomicOps} hold the semantics of every operation, once.</li>
  *   <li>{@code Machine} is one run's state: registers (with the memory windows and padding in
