@@ -22,7 +22,8 @@ import static org.assertj.core.api.Assertions.fail;
  * convention ({@link PacketProgramGenerator}), each run over (data, len, writable) triples that the
  * entry guard accepts and ones it refuses: same r0, same error kind, pc and address, same memory.
  * Many accesses are left unchecked by the guarded copy (RegionProof), so a wrong proof shows up as
- * a missing error or different memory. Rerun one with {@code -Dbpf4j.seed=<seed> -Dbpf4j.programs=1}.
+ * a missing error or different memory, and byte-by-byte field reads merged into one load
+ * (LoadCombining) where they must not be show up as a different r0. Rerun one with {@code -Dbpf4j.seed=<seed> -Dbpf4j.programs=1}.
  */
 class PacketDifferentialTest {
     private static final int PAD = 32, BUF = 64, TOTAL = BUF + 2 * PAD;
@@ -47,7 +48,7 @@ class PacketDifferentialTest {
         long seedBase = Long.getLong("bpf4j.seed", 0x9ac_2026L);
         int programs = Integer.getInteger("bpf4j.programs", 400);
         long mem = NativeMemory.allocate(TOTAL);
-        int compared = 0, withCopy = 0, unchecked = 0, errors = 0, clean = 0;
+        int compared = 0, withCopy = 0, unchecked = 0, combined = 0, errors = 0, clean = 0;
         try {
             for (int i = 0; i < programs; i++) {
                 long seed = seedBase + i;
@@ -60,6 +61,7 @@ class PacketDifferentialTest {
                 CompiledProgram c = Jit.ENGINE.compile(p, OPTIONS);
                 if (c.guardedOffset() >= 0) withCopy++;
                 unchecked += c.guardedPcs().length;
+                combined += c.guardedCombinedPcs().length;
                 try (Executable interp = Both.INTERP.load(p, OPTIONS); Executable jit = Jit.ENGINE.load(p, OPTIONS)) {
                   for (long[] ctx : CONTEXTS) {
                     String want = outcome(interp, mem, ctx, seed);
@@ -77,11 +79,12 @@ class PacketDifferentialTest {
         } finally {
             NativeMemory.free(mem);
         }
-        System.out.printf("packet differential: %d programs, %d with a guarded copy, %d unchecked accesses, %d errors, %d clean runs%n",
-                compared, withCopy, unchecked, errors, clean);
+        System.out.printf("packet differential: %d programs, %d with a guarded copy, %d unchecked accesses, %d merged byte loads, %d errors, %d clean runs%n",
+                compared, withCopy, unchecked, combined, errors, clean);
         assertThat(compared).as("programs compared").isGreaterThan(programs / 2);
         assertThat(withCopy).as("programs with a guarded copy").isGreaterThan(compared / 3);
         assertThat(unchecked).as("accesses the guarded copies leave unchecked").isGreaterThan(compared);
+        assertThat(combined).as("byte-by-byte fields the guarded copies load at once").isGreaterThan(compared / 8);
         assertThat(errors).as("runs that ended out of bounds").isGreaterThan(compared);
         assertThat(clean).as("runs that returned").isGreaterThan(compared);
     }

@@ -16,7 +16,8 @@ import static dev.bpf4j.jit.I.*;
  * wrapping byte), test {@code p + n} against the end (or len against a constant) with a random
  * compare, width and operand order, then load or store around the tested bytes — sometimes past
  * them, after moving the pointer, through a spilled copy, or against an end computed wrongly.
- * A failed test skips the rest of its block only. r0 mixes every value loaded.
+ * Some loads are fields read byte by byte ({@link ByteFieldReads}). A failed test skips the rest
+ * of its block only. r0 mixes every value loaded.
  */
 final class PacketProgramGenerator {
     private static final int[] OPS = {JGT, JGE, JLT, JLE, JEQ, JNE, JSGT, JSLT, JGT, JGT, JGT};
@@ -92,6 +93,10 @@ final class PacketProgramGenerator {
             if (rnd.nextInt(10) == 0) off = -1 - rnd.nextInt(2);
             if (rnd.nextInt(4) == 0) {
                 body.add(st(size, base, off, rnd.nextInt(256)));
+            } else if (rnd.nextInt(3) == 0) {                                // a field read byte by byte
+                body.addAll(ByteFieldReads.read(rnd, base, Math.max(-2, off - rnd.nextInt(4))));
+                body.add(alu64r(ADD, 0, 9));
+                body.add(alu64(MUL, 0, 3));
             } else {
                 body.add(ldx(size, 9, base, off));
                 body.add(alu64r(ADD, 0, 9));

@@ -3,6 +3,7 @@ package dev.bpf4j.jit.compiler;
 import dev.bpf4j.isa.Insn;
 import dev.bpf4j.jit.HelperBinding;
 import dev.bpf4j.isa.Opcodes;
+import dev.bpf4j.jit.analysis.LoadCombining;
 import dev.bpf4j.jit.analysis.RegionProof;
 import dev.bpf4j.jit.analysis.StackProof;
 import dev.bpf4j.program.Program;
@@ -28,6 +29,8 @@ public final class JitCompiler {
     private static final boolean PROVE_STACK_ACCESSES = !"false".equals(System.getProperty("bpf4j.jit.stackProof"));
     /** {@code -Dbpf4j.jit.regionProof=false}: no guarded copy, every data-buffer access keeps its check. */
     private static final boolean PROVE_REGION_ACCESSES = !"false".equals(System.getProperty("bpf4j.jit.regionProof"));
+    /** {@code -Dbpf4j.jit.loadCombining=false}: every byte load stays a byte load. */
+    private static final boolean COMBINE_LOADS = !"false".equals(System.getProperty("bpf4j.jit.loadCombining"));
 
     public static CompiledProgram compile(Program program, Map<Integer, HelperBinding> helpers, int entryArgs) {
         return compile(program, helpers, entryArgs, false);
@@ -57,12 +60,13 @@ public final class JitCompiler {
         }
         GuardedCopy guarded = PROVE_REGION_ACCESSES && entryArgs >= 2 && !Subprograms.mainIsCalled(insns)
                 ? guardedCopy(insns, functions.get(0), unchecked, proofBudget) : null;
+        LoadCombining.Plan combining = combine(insns, functions, unchecked);
         int[] passes = {0};
-        JitContext converged = converge(program.name(), insns, functions, frames, helpers, entryArgs, false, passes, unchecked, guarded);
-        if (converged == null) converged = converge(program.name(), insns, functions, frames, helpers, entryArgs, true, passes, unchecked, guarded);
+        JitContext converged = converge(program.name(), insns, functions, frames, helpers, entryArgs, false, passes, unchecked, guarded, combining);
+        if (converged == null) converged = converge(program.name(), insns, functions, frames, helpers, entryArgs, true, passes, unchecked, guarded, combining);
         if (converged == null) throw new BpfLoadException("program '" + program.name() + "': jump sizes did not converge");
         JitContext fin = new JitContext(program.name(), insns, functions, frames, helpers, converged.forceLongJumps, converged,
-                unchecked, guarded);
+                unchecked, guarded, combining);
         Translator.translate(fin, entryArgs);
         for (int pc = 0; pc <= insns.length; pc++) {
             if (fin.start[pc] != converged.start[pc]) {
@@ -75,7 +79,24 @@ public final class JitCompiler {
         int[] guardedPcs = guarded == null ? new int[0]
                 : java.util.stream.IntStream.range(0, insns.length).filter(pc -> guarded.unchecked()[pc]).toArray();
         int guardedOffset = guarded == null ? -1 : fin.copyStart[0];
-        return new CompiledProgram(fin.buf.toByteArray(), layout(fin), passes[0] + 1, uncheckedPcs, guardedPcs, guardedOffset);
+        int[] guardedCombined = guarded == null ? new int[0] : combinedPcs(guarded.combining());
+        return new CompiledProgram(fin.buf.toByteArray(), layout(fin), passes[0] + 1, uncheckedPcs, guardedPcs, guardedOffset,
+                combinedPcs(combining), guardedCombined);
+    }
+
+    /** The byte loads to merge in the given functions, where {@code unchecked} (and r10 + constant) leave them unchecked. */
+    private static LoadCombining.Plan combine(Insn[] insns, List<FunctionSpan> functions, boolean[] unchecked) {
+        LoadCombining.Plan plan = LoadCombining.Plan.empty(insns.length);
+        if (!COMBINE_LOADS) return plan;
+        for (FunctionSpan f : functions) {
+            LoadCombining.planFunction(insns, f.startPc(), f.endPc(),
+                    pc -> MemoryEmitter.isUnchecked(unchecked, pc, insns[pc].src(), insns[pc].off(), 1), plan);
+        }
+        return plan;
+    }
+
+    private static int[] combinedPcs(LoadCombining.Plan plan) {
+        return java.util.stream.IntStream.range(0, plan.at().length).filter(pc -> plan.at()[pc] != null).toArray();
     }
 
     /**
@@ -91,16 +112,16 @@ public final class JitCompiler {
             int cls = insns[pc].cls();
             if (cls == Opcodes.ST || cls == Opcodes.STX) stores = true;
         }
-        return more ? new GuardedCopy(proven, stores) : null;
+        return more ? new GuardedCopy(proven, stores, combine(insns, List.of(main), proven)) : null;
     }
 
     private static JitContext converge(String name, Insn[] insns, List<FunctionSpan> functions, FunctionFrame[] frames,
                                        Map<Integer, HelperBinding> helpers, int entryArgs, boolean forceLong, int[] passes,
-                                       boolean[] unchecked, GuardedCopy guarded) {
+                                       boolean[] unchecked, GuardedCopy guarded, LoadCombining.Plan combining) {
         JitContext prev = null;
         for (int pass = 0; pass < MAX_PASSES; pass++) {
             passes[0]++;
-            JitContext c = new JitContext(name, insns, functions, frames, helpers, forceLong, prev, unchecked, guarded);
+            JitContext c = new JitContext(name, insns, functions, frames, helpers, forceLong, prev, unchecked, guarded, combining);
             Translator.translate(c, entryArgs);
             if (prev != null && c.sameLayoutAs(prev)) return c;
             prev = c;

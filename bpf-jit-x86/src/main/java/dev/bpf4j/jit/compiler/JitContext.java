@@ -2,6 +2,7 @@ package dev.bpf4j.jit.compiler;
 
 import dev.bpf4j.isa.Insn;
 import dev.bpf4j.jit.HelperBinding;
+import dev.bpf4j.jit.analysis.LoadCombining;
 import dev.bpf4j.jit.x86.AluOp;
 import dev.bpf4j.jit.x86.CodeBuffer;
 import dev.bpf4j.jit.x86.Cond;
@@ -52,6 +53,9 @@ final class JitContext {
     /** True for a load or store proven inside the current frame (StackProof): emitted unchecked. */
     boolean[] unchecked;
     private final boolean[] checkedUnchecked;
+    /** The byte loads merged into wide loads in the variant being emitted (the copy's while in it). */
+    LoadCombining.Plan combining;
+    private final LoadCombining.Plan checkedCombining;
     /** True while the guarded copy is being emitted (the arrays above are the copy's). */
     boolean inCopy;
 
@@ -64,14 +68,17 @@ final class JitContext {
     JitContext(String programName, Insn[] insns, List<FunctionSpan> functions, FunctionFrame[] frames,
                Map<Integer, HelperBinding> helpers,
                boolean forceLongJumps, JitContext previous) {
-        this(programName, insns, functions, frames, helpers, forceLongJumps, previous, null, null);
+        this(programName, insns, functions, frames, helpers, forceLongJumps, previous, null, null,
+                LoadCombining.Plan.empty(insns.length));
     }
 
     JitContext(String programName, Insn[] insns, List<FunctionSpan> functions, FunctionFrame[] frames,
                Map<Integer, HelperBinding> helpers, boolean forceLongJumps, JitContext previous,
-               boolean[] unchecked, GuardedCopy guarded) {
+               boolean[] unchecked, GuardedCopy guarded, LoadCombining.Plan combining) {
         this.unchecked = unchecked;
         this.checkedUnchecked = unchecked;
+        this.combining = combining;
+        this.checkedCombining = combining;
         this.guarded = guarded;
         this.programName = programName;
         this.insns = insns;
@@ -146,6 +153,7 @@ final class JitContext {
         t = prevEnd; prevEnd = prevCopyEnd; prevCopyEnd = t;
         inCopy = !inCopy;
         unchecked = inCopy ? guarded.unchecked() : checkedUnchecked;
+        combining = inCopy ? guarded.combining() : checkedCombining;
     }
 
     /** Offset of the guarded copy's first slot, per the previous pass. */

@@ -2,6 +2,7 @@ package dev.bpf4j.jit.compiler;
 
 import dev.bpf4j.isa.Insn;
 import dev.bpf4j.isa.Opcodes;
+import dev.bpf4j.jit.analysis.LoadCombining;
 import dev.bpf4j.jit.x86.AluOp;
 import dev.bpf4j.jit.x86.Cond;
 import dev.bpf4j.jit.x86.Mem;
@@ -63,6 +64,27 @@ final class MemoryEmitter {
         }
     }
 
+    /**
+     * A wide load in place of byte loads ({@link LoadCombining}): {@code mov} of 2, 4 or 8 bytes,
+     * then a byte swap when the bytes were or-ed in big-endian order. Every byte was proven
+     * accessible, so there is no check.
+     */
+    static void combinedLoad(X86Encoder e, LoadCombining.CombinedLoad l) {
+        Reg dst = RegMap.x86(l.dst());
+        load(e, false, l.width(), dst, Mem.of(RegMap.x86(l.base()), l.off())); /* movzx|mov dst, [base + off] */
+        if (!l.bigEndian()) return;
+        switch (l.width()) {
+            case 2: e.rol16By8(dst); break;                       /* rol dst16, 8 (bits 16-63 stay zero) */
+            case 4: e.bswap(false, dst); break;                   /* bswap dst32 */
+            default: e.bswap(true, dst);                          /* bswap dst */
+        }
+    }
+
+    /** True when the access at pc is emitted without a check (the predicate {@link #address} uses). */
+    static boolean isUnchecked(boolean[] unchecked, int pc, int baseReg, int off, int size) {
+        return provenStackAccess(baseReg, off, size) || (unchecked != null && unchecked[pc]);
+    }
+
     /** True for an r10-relative access that lies inside the frame: no run-time check. */
     static boolean provenStackAccess(int baseReg, int off, int size) {
         return baseReg == 10 && off >= -Limits.STACK_SIZE && off + size <= 0;
@@ -73,8 +95,7 @@ final class MemoryEmitter {
      * StackProof proved that its base always points into the frame far enough from both ends.
      */
     static Mem address(JitContext c, int pc, int baseReg, int off, int size, boolean write) {
-        if (provenStackAccess(baseReg, off, size)) return Mem.of(Reg.RBP, off);
-        if (c.unchecked != null && c.unchecked[pc]) return Mem.of(RegMap.x86(baseReg), off); /* [base + off], proven */
+        if (isUnchecked(c.unchecked, pc, baseReg, off, size)) return Mem.of(RegMap.x86(baseReg), off); /* [base + off], proven */
         return checkedAddress(c, pc, baseReg, off, size, write);
     }
 

@@ -2,6 +2,7 @@ package dev.bpf4j.jit.compiler;
 
 import dev.bpf4j.isa.Insn;
 import dev.bpf4j.isa.Opcodes;
+import dev.bpf4j.jit.analysis.LoadCombining;
 
 /**
  * The translate loop: every function (prologue, one emitter call per slot, epilogue), then the
@@ -35,7 +36,9 @@ final class Translator {
         for (int pc = f.startPc(); pc < f.endPc(); pc++) {
             Insn i = c.insns[pc];
             c.start[pc] = c.pos();
-            emitInsn(c, pc, i);
+            LoadCombining.CombinedLoad wide = c.combining.at()[pc];
+            if (wide != null) MemoryEmitter.combinedLoad(c.e, wide);
+            else if (!c.combining.dropped()[pc]) emitInsn(c, pc, i);
             c.end[pc] = c.pos();
             if (i.isLddw()) {
                 if (pc + 1 >= f.endPc()) throw c.error(pc, "lddw's second slot lies outside its function");
