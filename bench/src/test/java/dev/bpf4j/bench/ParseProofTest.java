@@ -16,7 +16,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The parse workload's byte loads are what RegionProof exists for: each is guarded by the
  * program's own length and {@code p + n > end} tests, so the JIT's guarded copy of main must
- * emit every one of them without a check. If the proof stops working, this fails.
+ * emit every one of them without a check, and can then merge the bytes of each header field into
+ * one load (LoadCombining). If the proof or the merge stops working, this fails.
  */
 class ParseProofTest {
     @Test
@@ -33,5 +34,15 @@ class ParseProofTest {
         assertThat(c.guardedOffset()).as("main has a guarded copy").isPositive();
         assertThat(c.guardedPcs()).as("loads left unchecked in the guarded copy").containsExactly(loads.stream().mapToInt(Integer::intValue).toArray());
         assertThat(c.uncheckedPcs()).as("the checked body keeps every check").isEmpty();
+    }
+
+    @Test
+    void parsesFieldsReadByteByByteBecomeWideLoads() {
+        CompiledProgram c = new JitEngine().compile(Workload.PARSE.program(), LoadOptions.defaults().withEntryArgs(2));
+        // the ethertype and the IPv4 total length (be16), both addresses as one be64 (clang ors
+        // saddr << 32 with daddr), the two ports as one be32: as gcc -O2 compiles the C version
+        assertThat(c.guardedCombinedPcs()).as("wide loads in the guarded copy, at each field's last byte load")
+                .containsExactly(4, 20, 55, 68);
+        assertThat(c.combinedPcs()).as("the checked body's loads are checked one by one").isEmpty();
     }
 }
