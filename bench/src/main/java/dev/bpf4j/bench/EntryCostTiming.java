@@ -13,9 +13,9 @@ import java.util.List;
 /**
  * The cost of entering the JIT next to the bare jffi call gcc's functions pay, in one JVM: parse
  * and an empty program on the JIT and on gcc, in alternating chunks of 200,000 calls, each timed
- * by its own monomorphic loop. ns per call (fastest, 10th percentile, median chunk) and the JIT/gcc
- * ratios of the fastest chunks. {@code java -cp bench/target/benchmarks.jar
- * dev.bpf4j.bench.EntryCostTiming [rounds] [loop-jit|loop-empty|loop-gcc]}: the loop modes run one
+ * by its own monomorphic loop, and parse compiled with its byte loads kept (LoadCombining off).
+ * ns per call (fastest, 10th percentile, median chunk) and the JIT/gcc ratios of the fastest chunks. {@code java -cp bench/target/benchmarks.jar
+ * dev.bpf4j.bench.EntryCostTiming [rounds] [loop-jit|loop-bytes|loop-empty|loop-gcc]}: the loop modes run one
  * of the loops alone, for {@code perf record} (JIT code named in the perf map).
  */
 public final class EntryCostTiming {
@@ -44,7 +44,8 @@ public final class EntryCostTiming {
         GccLibrary lib = GccLibrary.compile();
         try (DataBuffer d = new DataBuffer(w.input());
              Executable exe = Bpf.load(w.program(), Engines.require("jit"), options);
-             Executable nothing = Bpf.load(empty, Engines.require("jit"), options)) {
+             Executable nothing = Bpf.load(empty, Engines.require("jit"), options);
+             Executable bytes = loadWithoutCombining(w.program(), options)) {
             RunContext ctx = d.context();
             GccLibrary.NativeFunction parse = lib.function(w.nativeSymbol()), none = lib.function("native_empty");
             if (exe.run(ctx) != parse.call(d.address(), d.length())) throw new IllegalStateException("the JIT disagrees with gcc");
@@ -52,23 +53,38 @@ public final class EntryCostTiming {
             if (mode.equals("loop-jit")) for (int r = 0; r < rounds; r++) sink += jit(exe, ctx, CHUNK);
             else if (mode.equals("loop-empty")) for (int r = 0; r < rounds; r++) sink += jit(nothing, ctx, CHUNK);
             else if (mode.equals("loop-gcc")) for (int r = 0; r < rounds; r++) sink += gcc(parse, d.address(), d.length(), CHUNK);
-            else time(rounds, exe, nothing, ctx, parse, none, d);
+            else if (mode.equals("loop-bytes")) for (int r = 0; r < rounds; r++) sink += jit(bytes, ctx, CHUNK);
+            else time(rounds, new Executable[]{exe, bytes, nothing}, ctx, parse, none, d);
             if (sink == 0x5eed) System.out.println();
         }
     }
 
-    private static void time(int rounds, Executable exe, Executable nothing, RunContext ctx,
+    /** The program compiled with every byte load kept (LoadCombining off), for the A/B row. */
+    private static Executable loadWithoutCombining(Program p, LoadOptions options) {
+        String key = "bpf4j.jit.loadCombining", old = System.getProperty(key);
+        System.setProperty(key, "false");
+        try {
+            return Bpf.load(p, Engines.require("jit"), options);
+        } finally {
+            if (old == null) System.clearProperty(key);
+            else System.setProperty(key, old);
+        }
+    }
+
+    /** jit[0] parse, jit[1] parse with its byte loads kept, jit[2] the empty program. */
+    private static void time(int rounds, Executable[] jit, RunContext ctx,
                              GccLibrary.NativeFunction parse, GccLibrary.NativeFunction none, DataBuffer d) {
-        String[] names = {"jit parse", "gcc parse", "jit empty", "gcc empty"};
+        String[] names = {"jit parse", "gcc parse", "jit empty", "gcc empty", "jit bytes"};
         double[][] t = new double[names.length][rounds];
         long sink = 0;
         for (int r = 0; r < rounds; r++) {
             for (int k = 0; k < names.length; k++) {
                 long t0 = System.nanoTime();
-                if (k == 0) sink += jit(exe, ctx, CHUNK);
+                if (k == 0) sink += jit(jit[0], ctx, CHUNK);
                 else if (k == 1) sink += gcc(parse, d.address(), d.length(), CHUNK);
-                else if (k == 2) sink += jit(nothing, ctx, CHUNK);
-                else sink += gcc(none, d.address(), d.length(), CHUNK);
+                else if (k == 2) sink += jit(jit[2], ctx, CHUNK);
+                else if (k == 3) sink += gcc(none, d.address(), d.length(), CHUNK);
+                else sink += jit(jit[1], ctx, CHUNK);
                 t[k][r] = (System.nanoTime() - t0) / (double) CHUNK;
             }
         }
@@ -79,6 +95,7 @@ public final class EntryCostTiming {
             best[k] = s[0];
             System.out.printf("%-10s fastest %6.2f  p10 %6.2f  median %6.2f ns/call%n", names[k], s[0], s[s.length / 10], s[s.length / 2]);
         }
-        System.out.printf("jit/gcc (fastest chunks): parse %.2f, empty %.2f%s%n", best[0] / best[1], best[2] / best[3], sink == 0x5eed ? " " : "");
+        System.out.printf("jit/gcc (fastest chunks): parse %.2f, parse with byte loads %.2f, empty %.2f%s%n",
+                best[0] / best[1], best[4] / best[1], best[2] / best[3], sink == 0x5eed ? " " : "");
     }
 }

@@ -29,8 +29,11 @@ public final class JitCompiler {
     private static final boolean PROVE_STACK_ACCESSES = !"false".equals(System.getProperty("bpf4j.jit.stackProof"));
     /** {@code -Dbpf4j.jit.regionProof=false}: no guarded copy, every data-buffer access keeps its check. */
     private static final boolean PROVE_REGION_ACCESSES = !"false".equals(System.getProperty("bpf4j.jit.regionProof"));
-    /** {@code -Dbpf4j.jit.loadCombining=false}: every byte load stays a byte load. */
-    private static final boolean COMBINE_LOADS = !"false".equals(System.getProperty("bpf4j.jit.loadCombining"));
+    /**
+     * {@code -Dbpf4j.jit.loadCombining=false}: every byte load stays a byte load. Read per compile,
+     * so a benchmark can compare both forms of one program in one JVM.
+     */
+    private static boolean combineLoads() { return !"false".equals(System.getProperty("bpf4j.jit.loadCombining")); }
 
     public static CompiledProgram compile(Program program, Map<Integer, HelperBinding> helpers, int entryArgs) {
         return compile(program, helpers, entryArgs, false);
@@ -87,7 +90,7 @@ public final class JitCompiler {
     /** The byte loads to merge in the given functions, where {@code unchecked} (and r10 + constant) leave them unchecked. */
     private static LoadCombining.Plan combine(Insn[] insns, List<FunctionSpan> functions, boolean[] unchecked) {
         LoadCombining.Plan plan = LoadCombining.Plan.empty(insns.length);
-        if (!COMBINE_LOADS) return plan;
+        if (!combineLoads()) return plan;
         for (FunctionSpan f : functions) {
             LoadCombining.planFunction(insns, f.startPc(), f.endPc(),
                     pc -> MemoryEmitter.isUnchecked(unchecked, pc, insns[pc].src(), insns[pc].off(), 1), plan);
