@@ -3,7 +3,6 @@ package dev.bpf4j.jit;
 import dev.bpf4j.jit.compiler.CompiledProgram;
 import dev.bpf4j.program.Program;
 import dev.bpf4j.runtime.BpfLoadException;
-import dev.bpf4j.runtime.BpfRuntimeException;
 import dev.bpf4j.runtime.Executable;
 import dev.bpf4j.runtime.LoadOptions;
 import dev.bpf4j.runtime.MemoryRegion;
@@ -96,15 +95,6 @@ class PacketDifferentialTest {
         long base = mem + PAD;
         RunContext ctx = RunContext.builder().arg(1, base + c[0]).arg(2, c[1])
                 .region(new MemoryRegion("data", base, BUF, c[2] == 1)).budget(1000).build();
-        StringBuilder s = new StringBuilder();
-        try {
-            long r0 = x.run(ctx);
-            s.append("r0=").append(Long.toHexString(r0));
-        } catch (BpfRuntimeException e) {
-            s.append(e.kind()).append('@').append(e.pc()).append(" addr=base+").append(e.address() - base);
-        }
-        s.append(" mem=");
-        for (byte b : NativeMemory.read(mem, TOTAL)) s.append(String.format("%02x", b & 0xff));
-        return s.toString();
+        return RegionRuns.outcome(x, ctx, base, mem, TOTAL);
     }
 }

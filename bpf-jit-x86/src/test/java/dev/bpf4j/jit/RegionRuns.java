@@ -42,15 +42,22 @@ final class RegionRuns implements AutoCloseable {
         long base = mem + PAD;
         RunContext ctx = RunContext.builder().arg(1, base + dataOff).arg(2, len)
                 .region(new MemoryRegion("data", base, BUF, writable)).build();
-        StringBuilder s = new StringBuilder();
         try (Executable x = engine.load(p, OPTIONS)) {
+            return outcome(x, ctx, base, mem, TOTAL);
+        }
+    }
+
+    /** r0 or kind@pc and the address relative to {@code base}, then the bytes of {@code [mem, mem + total)}. */
+    static String outcome(Executable x, RunContext ctx, long base, long mem, int total) {
+        StringBuilder s = new StringBuilder();
+        try {
             long r0 = x.run(ctx);
             s.append("r0=").append(Long.toHexString(r0));
         } catch (BpfRuntimeException e) {
             s.append(e.kind()).append('@').append(e.pc()).append(" addr=base+").append(e.address() - base);
         }
         s.append(" mem=");
-        for (byte b : NativeMemory.read(mem, TOTAL)) s.append(String.format("%02x", b & 0xff));
+        for (byte b : NativeMemory.read(mem, total)) s.append(String.format("%02x", b & 0xff));
         return s.toString();
     }
 
