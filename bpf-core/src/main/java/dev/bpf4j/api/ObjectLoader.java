@@ -15,6 +15,7 @@ import dev.bpf4j.object.ProgramType;
 import dev.bpf4j.runtime.BpfLoadException;
 import dev.bpf4j.runtime.HelperRegistry;
 import dev.bpf4j.runtime.LoadOptions;
+import dev.bpf4j.runtime.PacketContext;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -41,7 +42,7 @@ final class ObjectLoader {
             for (ProgramSpec p : spec.programs()) {
                 if (!p.autoload()) continue;
                 SpinLockCheck.check(p, lockTargets);
-                LoadOptions loadOptions = new LoadOptions(helpers, 1, false, legacyPacketLoads(p.type()));
+                LoadOptions loadOptions = new LoadOptions(helpers, 1, false, legacyPacketLoads(p.type()), packetContext(p.type()));
                 programs.add(new BpfProgram(p, MapRelocator.relocate(p, maps), maps, loadOptions, options));
             }
             fillProgArrays(spec, maps, programs);
@@ -50,6 +51,16 @@ final class ObjectLoader {
             programs.forEach(BpfProgram::close);
             maps.close();
             throw e;
+        }
+    }
+
+    /** Where the run's ctx ({@link ProgramContexts}) holds the packet pointers, for engines that prove packet accesses. */
+    private static PacketContext packetContext(ProgramType t) {
+        switch (t) {
+            case XDP: return PacketContext.XDP_MD;
+            case SCHED_CLS: case SCHED_ACT: case LWT_XMIT: case SOCKET_FILTER: case CGROUP_SKB: case LWT_IN: case LWT_OUT:
+                return PacketContext.SK_BUFF; // SkbFrame fills data and data_end for each of these
+            default: return null;
         }
     }
 

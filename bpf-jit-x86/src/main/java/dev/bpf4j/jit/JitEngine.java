@@ -50,7 +50,8 @@ public final class JitEngine implements Engine {
     @Override public JitExecutable load(Program program, LoadOptions options) {
         Map<Integer, HelperSpec> javaHelpers = new HashMap<>();
         Map<Integer, HelperBinding> bindings = bindHelpers(program, options, javaHelpers);
-        CompiledProgram compiled = JitCompiler.compile(program, bindings, options.entryArgs(), options.legacyPacketLoads());
+        CompiledProgram compiled = JitCompiler.compile(program, bindings, options.entryArgs(), options.legacyPacketLoads(),
+                options.packetContext());
         // Perf writers listen to the code map, so they are on before this program's regions register.
         if (options.perfMap()) PerfInterop.enablePerfMap();
         if (PerfInterop.jitDumpRequested()) PerfInterop.enableJitDump();
@@ -60,7 +61,7 @@ public final class JitEngine implements Engine {
     /** Compiles without mapping the code: the machine code and its layout (for disassemblers and tests). */
     public CompiledProgram compile(Program program, LoadOptions options) {
         return JitCompiler.compile(program, bindHelpers(program, options, new HashMap<>()), options.entryArgs(),
-                options.legacyPacketLoads());
+                options.legacyPacketLoads(), options.packetContext());
     }
 
     /** The target of every helper the program calls; Java helpers are also collected into {@code javaHelpers}. */

@@ -24,10 +24,28 @@ final class PacketProgramGenerator {
     private static final int[] SIZES = {B, B, B, H, W, DW};
     private final Random rnd;
 
-    PacketProgramGenerator(long seed) { this.rnd = new Random(seed); }
+    private final boolean ctxForm;
+
+    PacketProgramGenerator(long seed) { this(seed, false); }
+
+    /**
+     * {@code ctxForm}: an XDP program instead (entry r1 = {@code struct xdp_md}); it loads data and
+     * data_end from the ctx (rarely the wrong way round or 8 bytes wide) and makes r2 = data_end - data,
+     * then continues as in the data-buffer form.
+     */
+    PacketProgramGenerator(long seed, boolean ctxForm) {
+        this.rnd = new Random(seed);
+        this.ctxForm = ctxForm;
+    }
 
     Program generate(String name) {
         List<Insn> out = new ArrayList<>();
+        if (ctxForm) {
+            boolean swap = rnd.nextInt(16) == 0, wide = rnd.nextInt(16) == 0;
+            out.add(ldx(W, 2, 1, swap ? 0 : 4));
+            out.add(ldx(wide ? DW : W, 1, 1, swap ? 4 : 0));
+            out.add(alu64r(SUB, 2, 1));
+        }
         out.add(mov64(0, 0));
         out.add(mov64r(6, 1));                                 // r6 = data
         out.add(mov64r(7, 1));                                 // r7 = end (usually)

@@ -23,7 +23,7 @@ final class AbstractState {
     /** Pointer offsets past this are treated as unknown (keeps offset arithmetic far from overflow). */
     static final long MAX_FRAME_OFFSET = 1L << 32;
 
-    static final byte SCALAR = 0, FRAME = 1, PACKET = 2, END = 3, LEN = 4;
+    static final byte SCALAR = 0, FRAME = 1, PACKET = 2, END = 3, LEN = 4, CTX = 5;
 
     /** lo, hi of index i at [2i], [2i + 1]; kind and packet id at [i]: registers always, slots while some slot is known. */
     private final long[] regs;
@@ -67,6 +67,18 @@ final class AbstractState {
         return s;
     }
 
+    /**
+     * The main function's entry of a kernel-style program whose ctx holds {@code __u32 data} at
+     * {@code dataOff} and {@code __u32 data_end} at {@code endOff}: r1 = ctx + 0; loads of those
+     * fields give data + 0 and the end ({@link MemoryTransfer}) until anything may change them.
+     */
+    static AbstractState ctxEntry(int dataOff, int endOff) {
+        AbstractState s = entry();
+        s.facts = RegionFacts.ctx(dataOff, endOff);
+        s.setCtx(1, 0, 0);
+        return s;
+    }
+
     AbstractState copy() {
         boolean k = known != 0;
         return new AbstractState(regs.clone(), regKind.clone(), regId.clone(), k ? slots.clone() : null,
@@ -81,8 +93,8 @@ final class AbstractState {
 
     boolean isFrame(int i) { return kind(i) == FRAME; }
 
-    /** A frame, packet or end pointer: not a number arithmetic may treat as one. */
-    boolean isPointer(int i) { byte k = kind(i); return k == FRAME || k == PACKET || k == END; }
+    /** A frame, packet, end or ctx pointer: not a number arithmetic may treat as one. */
+    boolean isPointer(int i) { byte k = kind(i); return k == FRAME || k == PACKET || k == END || k == CTX; }
 
     long lo(int i) {
         if (i < REGS) return regKind[i] == LEN ? facts.lenLo : regs[2 * i];
@@ -117,6 +129,20 @@ final class AbstractState {
     }
 
     void setEnd(int i) { set(i, END, 0, 0, 0); }
+
+    /** {@code ctx + [l, h]}: the run's r1 at entry, moved by constants. */
+    void setCtx(int i, long l, long h) {
+        if (l < -MAX_FRAME_OFFSET || h > MAX_FRAME_OFFSET) setTop(i);
+        else set(i, CTX, 0, l, h);
+    }
+
+    /** A store, atomic or call may have written the ctx's data/data_end: later loads of them are unknown. */
+    void ctxMayChange() {
+        if (facts == null || !facts.hasCtx() || facts.ctxMoved) return;
+        facts = facts.copy();
+        facts.ctxMoved = true;
+        hash = 0;
+    }
 
     void setLen(int i) { set(i, LEN, 0, 0, 0); }
 
@@ -263,6 +289,7 @@ final class AbstractState {
                 case END: b.append("end "); continue;
                 case FRAME: b.append("fp+"); break;
                 case PACKET: b.append("pkt+v").append(id(i)).append('+'); break;
+                case CTX: b.append("ctx+"); break;
                 default: break;
             }
             b.append('[').append(lo(i)).append(',').append(hi(i)).append("] ");

@@ -17,11 +17,38 @@ final class RegionFacts {
     private static final long LARGE = 1L << 40;
     /** {id, vlo, vhi, range} per variable, sorted by id. */
     private long[] e = new long[0];
+    /** Kernel-style ctx form: the offsets of {@code __u32 data} and {@code data_end} in the ctx (-1: data-buffer form). */
+    private int ctxData = -1, ctxEnd = -1;
+    /** Something may have written those fields since entry (a store, atomic or call): loads of them are unknown. */
+    boolean ctxMoved;
+
+    /** The ctx form: len = data_end - data, which the entry guard checks is in [0, 2^32). */
+    static RegionFacts ctx(int dataOff, int endOff) {
+        RegionFacts f = new RegionFacts();
+        f.ctxData = dataOff;
+        f.ctxEnd = endOff;
+        f.lenHi = 0xffffffffL;
+        return f;
+    }
+
+    boolean hasCtx() { return ctxData >= 0; }
+
+    /** What a 4-byte zero-extending load at exact ctx offset {@code off} gives: PACKET, END or SCALAR (not a field). */
+    byte ctxField(long off) {
+        if (!hasCtx() || ctxMoved) return AbstractState.SCALAR;
+        return off == ctxData ? AbstractState.PACKET : off == ctxEnd ? AbstractState.END : AbstractState.SCALAR;
+    }
+
+    /** Bytes {@code [0, ctxExtent())} of the ctx are checked readable by the entry guard (0: data-buffer form). */
+    long ctxExtent() { return hasCtx() ? Math.max(ctxData, ctxEnd) + 4 : 0; }
 
     RegionFacts copy() {
         RegionFacts f = new RegionFacts();
         f.lenLo = lenLo;
         f.lenHi = lenHi;
+        f.ctxData = ctxData;
+        f.ctxEnd = ctxEnd;
+        f.ctxMoved = ctxMoved;
         f.e = e; // copy on write
         return f;
     }
@@ -88,7 +115,7 @@ final class RegionFacts {
 
     /** True when every concrete situation this one allows, {@code other} allows too. */
     boolean within(RegionFacts other) {
-        if (lenLo < other.lenLo || lenHi > other.lenHi) return false;
+        if (lenLo < other.lenLo || lenHi > other.lenHi || (ctxMoved && !other.ctxMoved)) return false;
         for (int k = 0; k < other.e.length; k += 4) {
             int id = (int) other.e[k];
             int mine = find(id);
@@ -106,13 +133,16 @@ final class RegionFacts {
     }
 
     @Override public boolean equals(Object o) {
-        return o instanceof RegionFacts f && f.lenLo == lenLo && f.lenHi == lenHi && Arrays.equals(f.e, e);
+        return o instanceof RegionFacts f && f.lenLo == lenLo && f.lenHi == lenHi && f.ctxMoved == ctxMoved && f.ctxData == ctxData
+                && f.ctxEnd == ctxEnd && Arrays.equals(f.e, e);
     }
 
-    @Override public int hashCode() { return (Long.hashCode(lenLo) * 31 + Long.hashCode(lenHi)) * 31 + Arrays.hashCode(e); }
+    @Override public int hashCode() {
+        return ((Long.hashCode(lenLo) * 31 + Long.hashCode(lenHi)) * 31 + Arrays.hashCode(e)) * 2 + (ctxMoved ? 1 : 0);
+    }
 
     @Override public String toString() {
-        StringBuilder b = new StringBuilder("len=[" + lenLo + "," + lenHi + "]");
+        StringBuilder b = new StringBuilder("len=[" + lenLo + "," + lenHi + "]" + (ctxMoved ? " ctx-moved" : ""));
         for (int k = 0; k < e.length; k += 4) b.append(" v").append(e[k]).append("=[").append(e[k + 1]).append(',').append(e[k + 2]).append("]+").append(e[k + 3]);
         return b.toString();
     }

@@ -27,6 +27,20 @@ public final class RegionProof {
         return StackProof.prove(insns, startPc, endPc, AbstractState.regionEntry(), budget);
     }
 
+    /**
+     * The ctx form: entry r1 = a kernel-style ctx holding {@code __u32 data} at {@code dataOff} and
+     * {@code __u32 data_end} at {@code endOff}. Assumes, besides the facts above for
+     * {@code [data, data_end)}: the ctx bytes {@code [ctx, ctx + max(dataOff, endOff) + 4)} lie inside
+     * one region (loads there are proven too) and {@code data <= data_end < 2^32}. A 4-byte load of a
+     * field gives data + 0 or the end only until the first store, atomic or call: anything written
+     * may be those fields, and a helper may move the packet. Values loaded before stay valid (the
+     * run's regions do not change).
+     */
+    public static boolean[] provenCtxAccesses(Insn[] insns, int startPc, int endPc, int dataOff, int endOff,
+                                              StackProof.Budget budget) {
+        return StackProof.prove(insns, startPc, endPc, AbstractState.ctxEntry(dataOff, endOff), budget);
+    }
+
     /** As above with a budget of its own. */
     public static boolean[] provenAccesses(Insn[] insns, int startPc, int endPc) {
         return provenAccesses(insns, startPc, endPc, new StackProof.Budget());

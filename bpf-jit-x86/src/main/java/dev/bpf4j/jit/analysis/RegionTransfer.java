@@ -10,7 +10,8 @@ import dev.bpf4j.isa.Opcodes;
  * bounds from the scalar) whose range starts at what the old pointer's range still covers;
  * {@code data + len} is the end. An unsigned 64-bit compare (or equality) of a packet pointer with
  * the end teaches, on the edge where the pointer is at most the end, that the bytes below it are in
- * the buffer. Anything else involving these values is unknown or unrefined.
+ * the buffer; the end minus {@code data + 0} is len. A ctx pointer ({@link RegionProof}'s ctx form)
+ * moves by constants. Anything else involving these values is unknown or unrefined.
  */
 final class RegionTransfer {
     private RegionTransfer() {}
@@ -22,15 +23,22 @@ final class RegionTransfer {
         int op = Opcodes.op(i.opcode());
         int d = i.dst(), src = i.src();
         byte dk = s.kind(d), sk = x ? s.kind(src) : AbstractState.SCALAR;
-        boolean concerned = dk == AbstractState.PACKET || dk == AbstractState.END || sk == AbstractState.PACKET || sk == AbstractState.END;
+        boolean concerned = dk == AbstractState.PACKET || dk == AbstractState.END || sk == AbstractState.PACKET || sk == AbstractState.END
+                || dk == AbstractState.CTX || sk == AbstractState.CTX;
         if (!concerned || op == Opcodes.MOV) return false; // MOV copies any value (AluTransfer)
         if (op == Opcodes.ADD && x) {
             if (dk == AbstractState.PACKET && sk == AbstractState.LEN) { dataPlusLen(s, d, d); return true; }
             if (dk == AbstractState.LEN && sk == AbstractState.PACKET) { dataPlusLen(s, d, src); return true; }
         }
+        if (op == Opcodes.SUB && x && dk == AbstractState.END && sk == AbstractState.PACKET) { // data_end - data
+            if (s.id(src) == 0 && s.lo(src) == 0 && s.hi(src) == 0) s.setLen(d);
+            else s.setTop(d);
+            return true;
+        }
         boolean dScalar = dk == AbstractState.SCALAR || dk == AbstractState.LEN;
         boolean sScalar = !x || sk == AbstractState.SCALAR || sk == AbstractState.LEN;
         long bl = x ? s.lo(src) : i.imm(), bh = x ? s.hi(src) : i.imm();
+        if (dk == AbstractState.CTX || sk == AbstractState.CTX) { ctx(s, i, dk, sScalar, bl, bh); return true; }
         if (dk == AbstractState.PACKET && sScalar && (op == Opcodes.ADD || op == Opcodes.SUB)) {
             if (op == Opcodes.SUB) {
                 if (bl == Long.MIN_VALUE) { s.setTop(d); return true; }
@@ -47,6 +55,17 @@ final class RegionTransfer {
         }
         s.setTop(d); // pointer - pointer, pointer * x, anything on the end: unknown
         return true;
+    }
+
+    /** ctx plus or minus a constant stays the ctx (fields are found by exact offset); anything else on it is unknown. */
+    private static void ctx(AbstractState s, Insn i, byte dk, boolean sScalar, long bl, long bh) {
+        int op = Opcodes.op(i.opcode()), d = i.dst();
+        boolean constant = bl == bh && bl > -AbstractState.MAX_FRAME_OFFSET && bl < AbstractState.MAX_FRAME_OFFSET;
+        if (dk == AbstractState.CTX && sScalar && constant && op == Opcodes.ADD) s.setCtx(d, s.lo(d) + bl, s.hi(d) + bl);
+        else if (dk == AbstractState.CTX && sScalar && constant && op == Opcodes.SUB) s.setCtx(d, s.lo(d) - bl, s.hi(d) - bl);
+        else if (dk == AbstractState.SCALAR && s.lo(d) == s.hi(d) && op == Opcodes.ADD && Opcodes.source(i.opcode()) == Opcodes.X
+                && Math.abs(s.lo(d)) < AbstractState.MAX_FRAME_OFFSET) s.setCtx(d, s.lo(i.src()) + s.lo(d), s.hi(i.src()) + s.lo(d));
+        else s.setTop(d);
     }
 
     /** {@code data + 0} plus len is the end; any other pointer plus len is unknown. */

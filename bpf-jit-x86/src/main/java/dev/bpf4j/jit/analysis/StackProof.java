@@ -143,7 +143,7 @@ public final class StackProof {
                 for (int r = 0; r <= 5; r++) s.setTop(r); // LD ABS/IND: r0 = packet bytes, r1-r5 clobbered (or the frame exits)
                 return pc + 1;
             case Opcodes.LDX:
-                MemoryTransfer.load(s, i, check(s, pc, i.src(), i.off(), Opcodes.sizeBytes(i.opcode()), reached, unsafe));
+                MemoryTransfer.load(s, i, check(s, pc, i.src(), i.off(), Opcodes.sizeBytes(i.opcode()), true, reached, unsafe));
                 return pc + 1;
             case Opcodes.ST:
             case Opcodes.STX:
@@ -151,7 +151,7 @@ public final class StackProof {
                     MemoryTransfer.atomic(s, i);
                     return pc + 1;
                 }
-                MemoryTransfer.store(s, i, check(s, pc, i.dst(), i.off(), Opcodes.sizeBytes(i.opcode()), reached, unsafe));
+                MemoryTransfer.store(s, i, check(s, pc, i.dst(), i.off(), Opcodes.sizeBytes(i.opcode()), false, reached, unsafe));
                 return pc + 1;
             default:
                 return jump(pc, i, s, work);
@@ -162,11 +162,16 @@ public final class StackProof {
      * Records whether this access is inside the frame or the data buffer on this path; returns
      * whether it is inside the frame.
      */
-    private static boolean check(AbstractState s, int pc, int base, int off, int size, boolean[] reached, boolean[] unsafe) {
+    private static boolean check(AbstractState s, int pc, int base, int off, int size, boolean load, boolean[] reached, boolean[] unsafe) {
         reached[pc] = true;
         boolean inFrame = s.isFrame(base) && s.lo(base) + off >= -Limits.STACK_SIZE && s.hi(base) + off + size <= 0;
-        if (!inFrame && !inBuffer(s, base, off, size)) unsafe[pc] = true;
+        if (!inFrame && !inBuffer(s, base, off, size) && !(load && inCtx(s, base, off, size))) unsafe[pc] = true;
         return inFrame;
+    }
+
+    /** A load through {@code ctx + [lo, hi]} inside the ctx bytes the entry guard checks readable (ctx form only). */
+    private static boolean inCtx(AbstractState s, int base, int off, int size) {
+        return s.kind(base) == AbstractState.CTX && s.lo(base) + off >= 0 && s.hi(base) + off + size <= s.facts().ctxExtent();
     }
 
     /** A packet pointer {@code data + V + [lo, hi]} with {@code [V + lo + off, V + hi + off + size)} inside the proven range. */
@@ -189,6 +194,7 @@ public final class StackProof {
             case Opcodes.CALL:
                 for (int r = 0; r <= 5; r++) s.setTop(r);
                 s.clobberAllSlots(); // the callee or helper may write this frame through a pointer
+                s.ctxMayChange();    // ... or move the packet (bpf_xdp_adjust_head, bpf_skb_pull_data)
                 return pc + 1;
             default: {
                 AbstractState fall = BranchRefinement.edge(s, i, false);

@@ -5,6 +5,7 @@ import dev.bpf4j.jit.HelperBinding;
 import dev.bpf4j.isa.Opcodes;
 import dev.bpf4j.jit.analysis.LoadCombining;
 import dev.bpf4j.jit.analysis.RegionProof;
+import dev.bpf4j.runtime.PacketContext;
 import dev.bpf4j.jit.analysis.StackProof;
 import dev.bpf4j.program.Program;
 import dev.bpf4j.runtime.BpfLoadException;
@@ -42,6 +43,15 @@ public final class JitCompiler {
     /** As above; {@code legacyPacketLoads} allows LD ABS/IND (LoadOptions.legacyPacketLoads). */
     public static CompiledProgram compile(Program program, Map<Integer, HelperBinding> helpers, int entryArgs,
                                           boolean legacyPacketLoads) {
+        return compile(program, helpers, entryArgs, legacyPacketLoads, null);
+    }
+
+    /**
+     * As above; {@code packetContext} (LoadOptions.packetContext, may be null) says where a
+     * kernel-style ctx (entryArgs 1) holds the packet pointers, for the ctx form of the guarded copy.
+     */
+    public static CompiledProgram compile(Program program, Map<Integer, HelperBinding> helpers, int entryArgs,
+                                          boolean legacyPacketLoads, PacketContext packetContext) {
         Insn[] insns = program.toArray();
         if (insns.length == 0) throw new BpfLoadException("program '" + program.name() + "': empty program");
         if (insns.length > AccessDescriptor.MAX_PC) {
@@ -61,8 +71,9 @@ public final class JitCompiler {
             boolean[] proven = StackProof.provenAccesses(insns, f.startPc(), f.endPc(), proofBudget);
             for (int pc = f.startPc(); pc < f.endPc(); pc++) unchecked[pc] |= proven[pc];
         }
-        GuardedCopy guarded = PROVE_REGION_ACCESSES && entryArgs >= 2 && !Subprograms.mainIsCalled(insns)
-                ? guardedCopy(insns, functions.get(0), unchecked, proofBudget) : null;
+        PacketContext ctx = entryArgs >= 2 ? null : entryArgs == 1 ? packetContext : null;
+        GuardedCopy guarded = PROVE_REGION_ACCESSES && (entryArgs >= 2 || ctx != null) && !Subprograms.mainIsCalled(insns)
+                ? guardedCopy(insns, functions.get(0), unchecked, proofBudget, ctx) : null;
         LoadCombining.Plan combining = combine(insns, functions, unchecked);
         int[] passes = {0};
         JitContext converged = converge(program.name(), insns, functions, frames, helpers, entryArgs, false, passes, unchecked, guarded, combining);
@@ -106,8 +117,10 @@ public final class JitCompiler {
      * The main function's guarded copy when RegionProof proves accesses StackProof did not (the
      * copy leaves out both kinds of checks); null when it would prove nothing more.
      */
-    private static GuardedCopy guardedCopy(Insn[] insns, FunctionSpan main, boolean[] unchecked, StackProof.Budget budget) {
-        boolean[] proven = RegionProof.provenAccesses(insns, main.startPc(), main.endPc(), budget);
+    private static GuardedCopy guardedCopy(Insn[] insns, FunctionSpan main, boolean[] unchecked, StackProof.Budget budget,
+                                           PacketContext ctx) {
+        boolean[] proven = ctx == null ? RegionProof.provenAccesses(insns, main.startPc(), main.endPc(), budget)
+                : RegionProof.provenCtxAccesses(insns, main.startPc(), main.endPc(), ctx.dataOffset(), ctx.dataEndOffset(), budget);
         boolean more = false, stores = false;
         for (int pc = main.startPc(); pc < main.endPc(); pc++) {
             if (!proven[pc]) continue;
@@ -115,7 +128,7 @@ public final class JitCompiler {
             int cls = insns[pc].cls();
             if (cls == Opcodes.ST || cls == Opcodes.STX) stores = true;
         }
-        return more ? new GuardedCopy(proven, stores, combine(insns, List.of(main), proven)) : null;
+        return more ? new GuardedCopy(proven, stores, combine(insns, List.of(main), proven), ctx) : null;
     }
 
     private static JitContext converge(String name, Insn[] insns, List<FunctionSpan> functions, FunctionFrame[] frames,
