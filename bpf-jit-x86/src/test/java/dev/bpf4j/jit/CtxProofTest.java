@@ -92,6 +92,19 @@ class CtxProofTest {
     }
 
     @Test
+    void ctxLoadsAreProvenOnlyInsideTheFieldsTheGuardChecks() {
+        // ingress_ifindex (offset 12) lies past data_end's field: it keeps its check
+        Program p = prog("ifindex", ldx(W, 2, 1, 4), ldx(W, 3, 1, 12), ldx(W, 1, 1, 0), mov64r(4, 1), alu64(ADD, 4, 14),
+                jmpr(JGT, 4, 2, 3), ldx(B, 0, 1, 13), alu64r(ADD, 0, 3), exit(), mov64(0, 7), exit());
+        assertThat(guarded(p)).containsExactly(0, 2, 6);
+        assertThat(runs.same(p)).contains("OUT_OF_BOUNDS@1 addr=base+-116");
+        Program sx = prog("sx", ldx(W, 2, 1, 4), ldxsx(W, 1, 1, 0), mov64r(3, 1), alu64(ADD, 3, 14),
+                jmpr(JGT, 3, 2, 2), ldx(B, 0, 1, 13), exit(), mov64(0, 7), exit());
+        assertThat(guarded(sx)).as("a sign-extended data is no pointer").containsExactly(0, 1);
+        runs.same(sx);
+    }
+
+    @Test
     void fieldsReadAfterAHelperCallAreUnknown() {
         Program after = prog("after", mov64r(6, 1), call(9), ldx(W, 2, 6, 4), ldx(W, 1, 6, 0), mov64r(3, 1), alu64(ADD, 3, 14),
                 jmpr(JGT, 3, 2, 2), ldx(B, 0, 1, 13), exit(), mov64(0, 7), exit());
