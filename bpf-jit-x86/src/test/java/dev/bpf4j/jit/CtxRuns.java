@@ -39,6 +39,7 @@ final class CtxRuns implements AutoCloseable {
             {8, 56}, {8, 57}, {0, 65}, {0, 200}, {-4, 20}, {60, 4}, {60, 14}, {51, 13}, {50, 14}, {30, 34}};
         for (long[] f : fit) s.add(new Shape(f[0], f[1], CTX_SIZE, false));
         s.add(new Shape(20, -4, CTX_SIZE, false));  // data after data_end: the guard refuses
+        s.add(new Shape(60, -4, CTX_SIZE, false));  // ... and data_end - data, a huge length, would pass a length test
         s.add(new Shape(0, 64, 6, false));          // data_end outside the ctx region: the guard refuses, the load fails
         s.add(new Shape(0, 64, 8, false));          // just data and data_end: reading ingress_ifindex fails
         s.add(new Shape(0, 64, 0, true));           // the ctx's fields at packet + 40..47, writable
