@@ -56,6 +56,9 @@ public final class BpfProgram implements AutoCloseable {
     /** The instructions as loaded: every map {@code lddw} resolved to a handle or value address. */
     public Program program() { return program; }
 
+    /** What the engines load {@link #program()} with: the object's helpers, r1 = ctx, the type's packet context. */
+    public LoadOptions loadOptions() { return loadOptions; }
+
     /** Name of the engine runs use unless {@link RunOptions#engine()} says otherwise. */
     public String engine() { return objectOptions.engine().name(); }
 
