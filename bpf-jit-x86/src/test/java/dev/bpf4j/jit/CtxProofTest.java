@@ -61,6 +61,22 @@ class CtxProofTest {
     }
 
     @Test
+    void theCopyTakesTheFieldValuesTheGuardChecked() {
+        // r2 = ctx->data_end, r1 = ctx->data: the checked body reads the ctx, the copy the env block's
+        // CTX_DATA_END (r12 + 0x88) and CTX_DATA (r12 + 0x80), which the guard filled: another thread
+        // changing the ctx after the guard cannot move a proven access
+        CompiledProgram c = compiled(tested("xdp", JGT, 14, 13), OPTIONS);
+        List<String> body = new java.util.ArrayList<>(), copy = new java.util.ArrayList<>();
+        for (X86Listing.Insn i : X86Listing.disassemble(c.code())) {
+            if (i.text().startsWith("pop")) break; // main's epilogue: the stubs follow
+            (i.offset() >= c.guardedOffset() ? copy : body).add(i.text());
+        }
+        assertThat(body).as("the guard").contains("mov    (%rdi),%esi", "mov    0x4(%rdi),%eax", "mov    %rsi,0x80(%r12)", "mov    %rax,0x88(%r12)");
+        assertThat(copy).contains("mov    0x88(%r12),%rsi", "mov    0x80(%r12),%rdi")
+                .noneMatch(t -> t.startsWith("mov    (%rdi)") || t.startsWith("mov    0x4(%rdi)"));
+    }
+
+    @Test
     void offByOneWrongDirectionSignedAnd32BitComparesKeepTheirChecks() {
         for (Program p : new Program[]{tested("off1", JGT, 13, 13), tested("wrong", JLT, 14, 13), tested("signed", JSGT, 14, 13),
                 prog("jmp32", ldx(W, 2, 1, 4), ldx(W, 1, 1, 0), mov64r(3, 1), alu64(ADD, 3, 14),
