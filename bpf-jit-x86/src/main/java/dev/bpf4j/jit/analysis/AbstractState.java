@@ -72,9 +72,9 @@ final class AbstractState {
      * {@code dataOff} and {@code __u32 data_end} at {@code endOff}: r1 = ctx + 0; loads of those
      * fields give data + 0 and the end ({@link MemoryTransfer}) until anything may change them.
      */
-    static AbstractState ctxEntry(int dataOff, int endOff) {
+    static AbstractState ctxEntry(int dataOff, int endOff, int slots) {
         AbstractState s = entry();
-        s.facts = RegionFacts.ctx(dataOff, endOff);
+        s.facts = RegionFacts.ctx(dataOff, endOff, slots);
         s.setCtx(1, 0, 0);
         return s;
     }

@@ -14,7 +14,8 @@ import dev.bpf4j.isa.Opcodes;
 final class MemoryTransfer {
     private MemoryTransfer() {}
 
-    static void load(AbstractState s, Insn i, boolean inFrame) {
+    /** Returns PACKET or END when the load read the ctx's data or data_end field (ctx form), else SCALAR. */
+    static byte load(AbstractState s, Insn i, boolean inFrame) {
         int size = Opcodes.sizeBytes(i.opcode());
         int base = i.src();
         boolean sx = Opcodes.mode(i.opcode()) == Opcodes.MEMSX;
@@ -22,17 +23,18 @@ final class MemoryTransfer {
             int slot = AbstractState.slotAt(s.lo(base) + i.off());
             if (slot >= 0) {
                 s.copyValue(i.dst(), s, AbstractState.slotIndex(slot));
-                return;
+                return AbstractState.SCALAR;
             }
         }
         if (s.kind(base) == AbstractState.CTX && s.lo(base) == s.hi(base) && size == 4 && !sx) {
             byte field = s.facts().ctxField(s.lo(base) + i.off()); // a u32 packet pointer, zero-extended
-            if (field == AbstractState.PACKET) { s.setPacket(i.dst(), 0, 0, 0); return; }
-            if (field == AbstractState.END) { s.setEnd(i.dst()); return; }
+            if (field == AbstractState.PACKET) { s.setPacket(i.dst(), 0, 0, 0); return field; }
+            if (field == AbstractState.END) { s.setEnd(i.dst()); return field; }
         }
         if (size == 8) s.setTop(i.dst());
         else if (sx) s.setScalar(i.dst(), -(1L << (8 * size - 1)), (1L << (8 * size - 1)) - 1);
         else s.setScalar(i.dst(), 0, (1L << (8 * size)) - 1);
+        return AbstractState.SCALAR;
     }
 
     static void store(AbstractState s, Insn i, boolean inFrame) {

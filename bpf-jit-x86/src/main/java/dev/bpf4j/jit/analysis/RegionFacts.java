@@ -21,15 +21,31 @@ final class RegionFacts {
     private int ctxData = -1, ctxEnd = -1;
     /** Something may have written those fields since entry (a store, atomic or call): loads of them are unknown. */
     boolean ctxMoved;
+    /**
+     * Shared by every state of one exploration (not part of a state): per pc, what its loads gave
+     * (bit 1 data, 2 data_end, 4 anything else), so the JIT can use the values its guard checked.
+     */
+    private byte[] fieldLoads;
 
     /** The ctx form: len = data_end - data, which the entry guard checks is in [0, 2^32). */
-    static RegionFacts ctx(int dataOff, int endOff) {
+    static RegionFacts ctx(int dataOff, int endOff, int slots) {
         RegionFacts f = new RegionFacts();
         f.ctxData = dataOff;
         f.ctxEnd = endOff;
         f.lenHi = 0xffffffffL;
+        f.fieldLoads = new byte[slots];
         return f;
     }
+
+    static final byte LOADED_DATA = 1, LOADED_END = 2, LOADED_OTHER = 4;
+
+    /** Notes what the load at pc gave on one path ({@link AbstractState#PACKET} for data, END, or anything else). */
+    void noteLoad(int pc, byte kind) {
+        if (fieldLoads == null) return;
+        fieldLoads[pc] |= kind == AbstractState.PACKET ? LOADED_DATA : kind == AbstractState.END ? LOADED_END : LOADED_OTHER;
+    }
+
+    byte[] fieldLoads() { return fieldLoads; }
 
     boolean hasCtx() { return ctxData >= 0; }
 
@@ -49,6 +65,7 @@ final class RegionFacts {
         f.ctxData = ctxData;
         f.ctxEnd = ctxEnd;
         f.ctxMoved = ctxMoved;
+        f.fieldLoads = fieldLoads;
         f.e = e; // copy on write
         return f;
     }

@@ -36,9 +36,28 @@ public final class RegionProof {
      * may be those fields, and a helper may move the packet. Values loaded before stay valid (the
      * run's regions do not change).
      */
-    public static boolean[] provenCtxAccesses(Insn[] insns, int startPc, int endPc, int dataOff, int endOff,
-                                              StackProof.Budget budget) {
-        return StackProof.prove(insns, startPc, endPc, AbstractState.ctxEntry(dataOff, endOff), budget);
+    public static CtxProof provenCtxAccesses(Insn[] insns, int startPc, int endPc, int dataOff, int endOff,
+                                             StackProof.Budget budget) {
+        AbstractState entry = AbstractState.ctxEntry(dataOff, endOff, insns.length);
+        boolean[] proven = StackProof.prove(insns, startPc, endPc, entry, budget);
+        byte[] seen = entry.facts().fieldLoads();
+        byte[] fields = new byte[insns.length];
+        for (int pc = startPc; pc < endPc; pc++) {
+            if (!proven[pc]) continue; // (no proofs at all when the exploration gave up)
+            if (seen[pc] == RegionFacts.LOADED_DATA) fields[pc] = CtxProof.DATA;
+            else if (seen[pc] == RegionFacts.LOADED_END) fields[pc] = CtxProof.DATA_END;
+        }
+        return new CtxProof(proven, fields);
+    }
+
+    /**
+     * The ctx form's result: {@code proven[pc]} as for {@link #provenAccesses}; {@code fields[pc]}
+     * {@link #DATA} or {@link #DATA_END} when the load at pc read that ctx field on every path, before
+     * anything could change it: it must give the value the entry guard checked, so the JIT loads that
+     * value rather than reading the ctx again (another thread could change it in between).
+     */
+    public record CtxProof(boolean[] proven, byte[] fields) {
+        public static final byte DATA = 1, DATA_END = 2;
     }
 
     /** As above with a budget of its own. */

@@ -143,7 +143,8 @@ public final class StackProof {
                 for (int r = 0; r <= 5; r++) s.setTop(r); // LD ABS/IND: r0 = packet bytes, r1-r5 clobbered (or the frame exits)
                 return pc + 1;
             case Opcodes.LDX:
-                MemoryTransfer.load(s, i, check(s, pc, i.src(), i.off(), Opcodes.sizeBytes(i.opcode()), true, reached, unsafe));
+                byte field = MemoryTransfer.load(s, i, check(s, pc, i.src(), i.off(), Opcodes.sizeBytes(i.opcode()), true, reached, unsafe));
+                if (s.facts() != null) s.facts().noteLoad(pc, field);
                 return pc + 1;
             case Opcodes.ST:
             case Opcodes.STX:

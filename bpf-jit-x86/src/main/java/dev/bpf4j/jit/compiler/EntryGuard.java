@@ -29,32 +29,50 @@ final class EntryGuard {
     private EntryGuard() {}
 
     static void emit(JitContext c) {
+        if (c.guarded.ctx() == null) dataBuffer(c);
+        else ctx(c, c.guarded.ctx());
+    }
+
+    /** data = r1, end = r1 + r2. */
+    private static void dataBuffer(JitContext c) {
         X86Encoder e = c.e;
-        PacketContext ctx = c.guarded.ctx();
-        Reg r1 = RegMap.x86(1), end = Reg.RAX;
-        List<Integer> checked = new ArrayList<>();
-        Reg data;
-        if (ctx == null) {
-            data = r1;
-            e.movRR(true, end, data);                                      /* mov rax, rdi */
-            e.aluRR(AluOp.ADD, true, end, RegMap.x86(2));                  /* add rax, rsi (data + len) */
-            checked.add(e.jccForward8(Cond.B));                            /* jc .checked */
-            checked.add(e.jccForward8(Cond.S));                            /* js .checked (reaches 2^63) */
-        } else {
-            data = RegMap.x86(2);
-            e.movRR(true, end, r1);                                        /* mov rax, rdi */
-            e.aluRI(AluOp.ADD, true, end, ctx.extent());                   /* add rax, extent */
-            checked.add(e.jccForward8(Cond.B));                            /* jc .checked */
-            int[] found = new int[1];
-            checked.add(scan(e, r1, end, false, () -> found[0] = e.jmpForward8())); /* ctx inside a region: jmp .ctx */
-            e.bind(found[0]);                                              /* .ctx: */
-            e.load(false, data, Mem.of(r1, ctx.dataOffset()));             /* mov esi, [rdi + data] */
-            e.load(false, end, Mem.of(r1, ctx.dataEndOffset()));           /* mov eax, [rdi + data_end] */
-            e.aluRR(AluOp.CMP, true, data, end);                           /* cmp rsi, rax */
-            checked.add(e.jccForward8(Cond.A));                            /* ja .checked (data > data_end) */
-        }
-        checked.add(scan(e, data, end, c.guarded.writable(), () -> e.jmpRel32(c.copyEntry()))); /* jmp guarded copy, pc 0 */
-        for (int at : checked) e.bind(at);                                 /* .checked: (pc 0 follows) */
+        Reg data = RegMap.x86(1), end = Reg.RAX;
+        e.movRR(true, end, data);                                          /* mov rax, rdi */
+        e.aluRR(AluOp.ADD, true, end, RegMap.x86(2));                      /* add rax, rsi (data + len) */
+        int wraps = e.jccForward8(Cond.B);                                 /* jc .checked */
+        int high = e.jccForward8(Cond.S);                                  /* js .checked (reaches 2^63) */
+        int none = scan(e, data, end, c.guarded.writable(), () -> e.jmpRel32(c.copyEntry())); /* jmp guarded copy, pc 0 */
+        e.bind(wraps); e.bind(high); e.bind(none);                         /* .checked: (pc 0 follows) */
+    }
+
+    /**
+     * r1 = ctx holding u32 data and data_end. The copy's loads of those fields before anything
+     * could change them take the values checked here (kept in the env block), not a second read of
+     * the ctx, which another thread could have changed in between.
+     */
+    private static void ctx(JitContext c, PacketContext ctx) {
+        X86Encoder e = c.e;
+        Reg r1 = RegMap.x86(1), data = RegMap.x86(2), end = Reg.RAX;
+        List<Integer> checked = new ArrayList<>();                         /* rel32 jumps to .checked */
+        e.movRR(true, end, r1);                                            /* mov rax, rdi */
+        e.aluRI(AluOp.ADD, true, end, ctx.extent());                       /* add rax, extent */
+        checked.add(e.jccForward32(Cond.B));                               /* jc .checked */
+        int[] found = new int[1];
+        int none = scan(e, r1, end, false, () -> found[0] = e.jmpForward8()); /* the fields inside a region: jmp .fields */
+        e.bind(none);
+        checked.add(e.jmpForward32());                                     /* jmp .checked */
+        e.bind(found[0]);                                                  /* .fields: */
+        e.load(false, data, Mem.of(r1, ctx.dataOffset()));                 /* mov esi, [rdi + data] */
+        e.load(false, end, Mem.of(r1, ctx.dataEndOffset()));               /* mov eax, [rdi + data_end] */
+        e.aluRR(AluOp.CMP, true, data, end);                               /* cmp rsi, rax */
+        checked.add(e.jccForward32(Cond.A));                               /* ja .checked (data > data_end) */
+        none = scan(e, data, end, c.guarded.writable(), () -> {
+            e.store(8, JitContext.env(EnvLayout.CTX_DATA), data);          /* mov [r12 + CTX_DATA], rsi */
+            e.store(8, JitContext.env(EnvLayout.CTX_DATA_END), end);       /* mov [r12 + CTX_DATA_END], rax */
+            e.jmpRel32(c.copyEntry());                                     /* jmp guarded copy, pc 0 */
+        });
+        e.bind(none);
+        for (int at : checked) e.bind32(at);                               /* .checked: (pc 0 follows) */
     }
 
     /**

@@ -35,6 +35,11 @@ public final class EnvLayout {
     public static final int FAST_W_LAST = 112;
     /** Initial r1..r5. */
     public static final int ARGS = 120;
+    /**
+     * In the ctx form of the guarded copy (entryArgs 1, so the r2/r3 slots are unused): the packet's
+     * data and data_end the entry guard checked, which the copy's proven loads of those ctx fields take.
+     */
+    public static final int CTX_DATA = ARGS + 8, CTX_DATA_END = ARGS + 16;
     /** rbp of the native frame that saved the caller's callee-saved registers: where the error exit returns from. */
     public static final int EXIT_RBP = 160;
     /** The packet LD ABS/IND read: start address and length in bytes (RunContext.packet). */

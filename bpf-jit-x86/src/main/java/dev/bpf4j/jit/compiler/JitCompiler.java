@@ -119,8 +119,9 @@ public final class JitCompiler {
      */
     private static GuardedCopy guardedCopy(Insn[] insns, FunctionSpan main, boolean[] unchecked, StackProof.Budget budget,
                                            PacketContext ctx) {
-        boolean[] proven = ctx == null ? RegionProof.provenAccesses(insns, main.startPc(), main.endPc(), budget)
+        RegionProof.CtxProof ctxProof = ctx == null ? null
                 : RegionProof.provenCtxAccesses(insns, main.startPc(), main.endPc(), ctx.dataOffset(), ctx.dataEndOffset(), budget);
+        boolean[] proven = ctx == null ? RegionProof.provenAccesses(insns, main.startPc(), main.endPc(), budget) : ctxProof.proven();
         boolean more = false, stores = false;
         for (int pc = main.startPc(); pc < main.endPc(); pc++) {
             if (!proven[pc]) continue;
@@ -128,7 +129,7 @@ public final class JitCompiler {
             int cls = insns[pc].cls();
             if (cls == Opcodes.ST || cls == Opcodes.STX) stores = true;
         }
-        return more ? new GuardedCopy(proven, stores, combine(insns, List.of(main), proven), ctx) : null;
+        return more ? new GuardedCopy(proven, stores, combine(insns, List.of(main), proven), ctx, ctx == null ? null : ctxProof.fields()) : null;
     }
 
     private static JitContext converge(String name, Insn[] insns, List<FunctionSpan> functions, FunctionFrame[] frames,

@@ -3,6 +3,7 @@ package dev.bpf4j.jit.compiler;
 import dev.bpf4j.isa.Insn;
 import dev.bpf4j.isa.Opcodes;
 import dev.bpf4j.jit.analysis.LoadCombining;
+import dev.bpf4j.jit.analysis.RegionProof;
 import dev.bpf4j.jit.x86.AluOp;
 import dev.bpf4j.jit.x86.Cond;
 import dev.bpf4j.jit.x86.Mem;
@@ -44,6 +45,12 @@ final class MemoryEmitter {
         if (cls == Opcodes.LDX) {
             if (mode != Opcodes.MEM && !(mode == Opcodes.MEMSX && size < 8)) {
                 throw c.error(pc, String.format("unsupported load mode 0x%02x", i.opcode()));
+            }
+            byte field = c.inCopy && c.guarded.ctxFields() != null ? c.guarded.ctxFields()[pc] : 0;
+            if (field != 0) { // ctx->data or ctx->data_end before anything could change it: what the guard checked
+                int slot = field == RegionProof.CtxProof.DATA ? EnvLayout.CTX_DATA : EnvLayout.CTX_DATA_END;
+                e.load(true, RegMap.x86(i.dst()), JitContext.env(slot)); /* mov dst, [r12 + CTX_DATA|CTX_DATA_END] */
+                return;
             }
             Mem m = address(c, pc, i.src(), i.off(), size, false);
             load(e, mode == Opcodes.MEMSX, size, RegMap.x86(i.dst()), m);
