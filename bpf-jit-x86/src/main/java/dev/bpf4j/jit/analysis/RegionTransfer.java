@@ -64,7 +64,7 @@ final class RegionTransfer {
         if (dk == AbstractState.CTX && sScalar && constant && op == Opcodes.ADD) s.setCtx(d, s.lo(d) + bl, s.hi(d) + bl);
         else if (dk == AbstractState.CTX && sScalar && constant && op == Opcodes.SUB) s.setCtx(d, s.lo(d) - bl, s.hi(d) - bl);
         else if (dk == AbstractState.SCALAR && s.lo(d) == s.hi(d) && op == Opcodes.ADD && Opcodes.source(i.opcode()) == Opcodes.X
-                && Math.abs(s.lo(d)) < AbstractState.MAX_FRAME_OFFSET) s.setCtx(d, s.lo(i.src()) + s.lo(d), s.hi(i.src()) + s.lo(d));
+                && s.lo(d) > -AbstractState.MAX_FRAME_OFFSET && s.lo(d) < AbstractState.MAX_FRAME_OFFSET) s.setCtx(d, s.lo(i.src()) + s.lo(d), s.hi(i.src()) + s.lo(d));
         else s.setTop(d);
     }
 
