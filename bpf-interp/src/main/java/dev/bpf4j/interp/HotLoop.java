@@ -132,6 +132,44 @@ final class HotLoop implements DispatchLoop {
                     case MOV32_ADD_K: setDst(r, w, AluOps.add32(src(r, w), w >> 32)); pc += 2; continue;
                     case MOV32_LSH_K: setDst(r, w, AluOps.lsh32(src(r, w), w >> 32)); pc += 2; continue;
                     case MOV32_RSH_K: setDst(r, w, AluOps.rsh32(src(r, w), w >> 32)); pc += 2; continue;
+                    // ---- loop pairs: the second half comes from the next slot's own word (see Superinstructions) ----
+                    case LDXW_JLE32_X: { // outside the window: the driver runs the load alone
+                        long a = src(r, w) + (lo >> 16), o = a - Registers.slot(r, READ_LO);
+                        if (o < 0 || o > Registers.slot(r, READ_LEN) - 4) break run;
+                        setDst(r, w, NativeMemory.getInt(a) & MASK32);
+                        final long j = Registers.next(code, pc);
+                        pc++; // the jump's pc, for the budget error
+                        if (!JmpOps.jle32(dst(r, j), src(r, j))) break;
+                        final int jo = (int) j >> 16;
+                        if (jo < 0) { if (budget == 0) break run; budget--; }
+                        pc += 1 + jo;
+                        continue;
+                    }
+                    case STXW_STXW: { // both inside the window, else the driver runs the first alone
+                        final long v = Registers.next(code, pc);
+                        long a = dst(r, w) + (lo >> 16), o = a - Registers.slot(r, WRITE_LO), b = dst(r, v) + ((int) v >> 16), ob = b - Registers.slot(r, WRITE_LO);
+                        if (o < 0 || o > Registers.slot(r, WRITE_LEN) - 4 || ob < 0 || ob > Registers.slot(r, WRITE_LEN) - 4) break run;
+                        NativeMemory.putInt(a, (int) src(r, w)); NativeMemory.putInt(b, (int) src(r, v)); pc++; break;
+                    }
+                    case ADD_ADD_K: { setDst(r, w, dst(r, w) + (w >> 32)); final long v = Registers.next(code, pc); setDst(r, v, dst(r, v) + (v >> 32)); pc++; break; }
+                    case MOV32_JLT_X: {
+                        setDst(r, w, src(r, w) & MASK32);
+                        final long j = Registers.next(code, pc);
+                        pc++;
+                        if (!JmpOps.jlt(dst(r, j), src(r, j))) break;
+                        final int jo = (int) j >> 16;
+                        if (jo < 0) { if (budget == 0) break run; budget--; }
+                        pc += 1 + jo;
+                        continue;
+                    }
+                    case MOV32_JA: {
+                        setDst(r, w, src(r, w) & MASK32);
+                        final int jo = (int) Registers.next(code, pc) >> 16;
+                        pc++;
+                        if (jo < 0) { if (budget == 0) break run; budget--; }
+                        pc += 1 + jo;
+                        continue;
+                    }
                     // ---- loads and stores relative to r10, proven in-frame at load time ----
                     case STACK_LDX_B: setDst(r, w, NativeMemory.getByte(src(r, w) + (lo >> 16)) & 0xffL); break;
                     case STACK_LDX_H: setDst(r, w, NativeMemory.getShort(src(r, w) + (lo >> 16)) & 0xffffL); break;
