@@ -42,10 +42,15 @@ final class Decoder {
     }
 
     static DecodedProgram decode(Program program, LoadOptions options) {
-        return new Decoder(program, options).run();
+        return new Decoder(program, options).run(true);
     }
 
-    private DecodedProgram run() {
+    /** For tests: the same without superinstructions, every slot dispatched on its own. */
+    static DecodedProgram decodeUnfused(Program program, LoadOptions options) {
+        return new Decoder(program, options).run(false);
+    }
+
+    private DecodedProgram run(boolean fuse) {
         if (insns.length == 0) throw error(0, "empty program");
         if (insns.length >= 1 << DecodedProgram.PC_BITS) throw error(0, "program of " + insns.length + " slots is too large");
         for (int pc = 0; pc < insns.length; pc++) {
@@ -71,7 +76,7 @@ final class Decoder {
             if (InsnCode.opcode(code[pc]) == LDDW) imm[pc] = constant++;
             packed[pc] = ((long) (int) imm[pc] << 32) | (code[pc] & 0xffffffffL);
         }
-        Superinstructions.fuse(packed, code.length);
+        if (fuse) Superinstructions.fuse(packed, code.length);
         DecodedProgram d = new DecodedProgram(program.name(), packed, insns.length, helpers, options.entryArgs(), callbackTarget,
                 Math.max(StackUse.bytesToZero(insns, 0, insns.length), StackUse.deepestAccess(insns, 0, insns.length)));
         for (int pc = 0; pc < insns.length; pc++) {

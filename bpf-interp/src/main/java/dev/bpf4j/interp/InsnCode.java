@@ -36,6 +36,15 @@ final class InsnCode {
     /** The same for {@code mov32 wX, wY} followed by a 32-bit ALU op with an immediate. */
     static final int MOV32_AND_K = 0xea, MOV32_ADD_K = 0xf2, MOV32_LSH_K = 0xfa, MOV32_RSH_K = 0x21;
 
+    /**
+     * Loop pairs (see {@link Superinstructions}): the first instruction's word with one of these
+     * opcodes, the second half read from the next slot's own word. {@code rX = *(u32 *)(rY + off);
+     * if wA <= wB goto} ({@code LDXW_JLE32_X}), two {@code *(u32 *)(rA + off) = rB}, {@code rA += K;
+     * rB += K}, {@code wX = wY; if rA < rB goto}, {@code wX = wY; goto}. On LDX and STX opcodes with
+     * modes RFC 9669 does not define (IND, ABS), which the decoder rejects in a program.
+     */
+    static final int LDXW_JLE32_X = 0x49, STXW_STXW = 0x23, ADD_ADD_K = 0x2b, MOV32_JLT_X = 0x33, MOV32_JA = 0x3b;
+
     /** A slot that must never execute: the second half of an lddw, or past the end of the program. */
     static final int TRAP = 0xff;
 

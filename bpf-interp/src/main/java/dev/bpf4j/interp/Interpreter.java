@@ -49,7 +49,8 @@ final class Interpreter {
                 // ---- accesses outside the window: the full check throws or moves the window ----
                 case LDX | MEM | B: setDst(r, w, NativeMemory.getByte(m.readSlow(src(r, w) + (lo >> 16), 1, pc)) & 0xffL); break;
                 case LDX | MEM | H: setDst(r, w, NativeMemory.getShort(m.readSlow(src(r, w) + (lo >> 16), 2, pc)) & 0xffffL); break;
-                case LDX | MEM | W: setDst(r, w, NativeMemory.getInt(m.readSlow(src(r, w) + (lo >> 16), 4, pc)) & MASK32); break;
+                case LDX | MEM | W: case InsnCode.LDXW_JLE32_X: // a fused pair runs its first half alone here
+                    setDst(r, w, NativeMemory.getInt(m.readSlow(src(r, w) + (lo >> 16), 4, pc)) & MASK32); break;
                 case LDX | MEM | DW: setDst(r, w, NativeMemory.getLong(m.readSlow(src(r, w) + (lo >> 16), 8, pc))); break;
                 case LDX | MEMSX | B: setDst(r, w, NativeMemory.getByte(m.readSlow(src(r, w) + (lo >> 16), 1, pc))); break;
                 case LDX | MEMSX | H: setDst(r, w, NativeMemory.getShort(m.readSlow(src(r, w) + (lo >> 16), 2, pc))); break;
@@ -60,7 +61,8 @@ final class Interpreter {
                 case ST | MEM | DW: NativeMemory.putLong(m.writeSlow(dst(r, w) + (lo >> 16), 8, pc), w >> 32); break;
                 case STX | MEM | B: NativeMemory.putByte(m.writeSlow(dst(r, w) + (lo >> 16), 1, pc), (byte) src(r, w)); break;
                 case STX | MEM | H: NativeMemory.putShort(m.writeSlow(dst(r, w) + (lo >> 16), 2, pc), (short) src(r, w)); break;
-                case STX | MEM | W: NativeMemory.putInt(m.writeSlow(dst(r, w) + (lo >> 16), 4, pc), (int) src(r, w)); break;
+                case STX | MEM | W: case InsnCode.STXW_STXW:
+                    NativeMemory.putInt(m.writeSlow(dst(r, w) + (lo >> 16), 4, pc), (int) src(r, w)); break;
                 case STX | MEM | DW: NativeMemory.putLong(m.writeSlow(dst(r, w) + (lo >> 16), 8, pc), src(r, w)); break;
                 case STX | ATOMIC | W: case STX | ATOMIC | DW: m.atomic(w, pc); break;
                 // ---- legacy packet loads: out of range exits the frame with r0 = 0 ----

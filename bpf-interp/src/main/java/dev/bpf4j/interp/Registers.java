@@ -58,6 +58,9 @@ final class Registers {
 
     static void setSlot(long[] r, int i, long v) { U.putLong(r, BASE + 8L * i, v); }
 
+    /** {@code code[pc + 1]}: the second slot of a fused pair (the decoder fuses no pair whose second slot is the trap slot). */
+    static long next(long[] code, int pc) { return U.getLong(code, BASE + 8 + ((long) pc << 3)); }
+
     /** {@code code[pc]} for a pc the decoder proved in bounds. */
     static long word(long[] code, int pc) { return U.getLong(code, BASE + ((long) pc << 3)); }
 }

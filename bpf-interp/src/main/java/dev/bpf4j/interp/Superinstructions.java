@@ -5,9 +5,14 @@ import static dev.bpf4j.isa.Opcodes.*;
 
 /**
  * Fuses common instruction pairs of compiled BPF into one dispatch (see {@link InsnCode}): clang
- * emits {@code rX = rY; rX op= K} for every 3-address operation. Only the first slot of a pair is
- * rewritten; the second keeps its word, so a jump into it, and every pc an error names, stay as
- * they were. Neither half of a fused pair can fail, so no error can come from a fused slot.
+ * emits {@code rX = rY; rX op= K} for every 3-address operation, and a few pairs in every loop
+ * over an array. Only the first slot of a pair is rewritten; the second keeps its word, so a jump
+ * into it, and every pc an error names, stay as they were. The halves of a {@code mov} pair cannot
+ * fail. A pair whose first half is a checked load or store runs in {@link HotLoop} only when its
+ * accesses are inside the window; otherwise {@link Interpreter} runs the first half alone, as the
+ * plain instruction (the fused word keeps its fields), and the second slot then runs from its own
+ * word, so every error has the kind, pc and address of the pair run apart. A fused jump that
+ * has no budget for its back-edge returns the jump's own pc, after the first half ran.
  */
 final class Superinstructions {
     private Superinstructions() {}
@@ -16,6 +21,11 @@ final class Superinstructions {
     static void fuse(long[] code, int end) {
         for (int pc = 0; pc + 1 < end - 1; pc++) {
             long first = code[pc], second = code[pc + 1];
+            long loop = loopPair(first, second);
+            if (loop != 0) {
+                code[pc] = loop;
+                continue;
+            }
             int x = dst(first);
             if (dst(second) != x) continue;
             int fused;
@@ -26,6 +36,27 @@ final class Superinstructions {
             boolean k = (opcode(second) & X) == 0;
             code[pc] = pack(fused, x, src(first), k ? 0 : src(second), k ? imm(second) : 0);
         }
+    }
+
+    /**
+     * The pairs clang emits in a loop over an array (sort's inner loop): a checked 32-bit load and
+     * the 32-bit compare-and-jump on it, two checked 32-bit stores, two counters stepped by
+     * immediates, {@code wX = wY} before the loop's jump. The fused word is the first
+     * instruction's word with another opcode; the fused case reads the second half from the next
+     * slot's own word. Returns the fused word, or 0.
+     */
+    private static long loopPair(long first, long second) {
+        int fused;
+        switch (opcode(first)) {
+            case LDX | MEM | W: fused = opcode(second) == (JMP32 | JLE | X) ? LDXW_JLE32_X : 0; break;
+            case STX | MEM | W: fused = opcode(second) == (STX | MEM | W) ? STXW_STXW : 0; break;
+            case ALU64 | ADD | K: fused = opcode(second) == (ALU64 | ADD | K) ? ADD_ADD_K : 0; break;
+            case ALU | MOV | X: // a plain mov32 (movsx has its own opcode by now)
+                fused = opcode(second) == (JMP | JLT | X) ? MOV32_JLT_X : opcode(second) == (JMP | JA) ? MOV32_JA : 0;
+                break;
+            default: fused = 0;
+        }
+        return fused == 0 ? 0 : (first & ~0xffL) | fused;
     }
 
     /** The fused opcode for {@code rX = rY} followed by {@code second}, or -1. */

@@ -5,7 +5,8 @@
  * <ul>
  *   <li>{@code Decoder} rejects what cannot run safely and pre-decodes each slot into one packed
  *       long ({@code InsnCode}); r10 + constant accesses inside the frame get unchecked opcodes;
- *       {@code Superinstructions} fuses {@code mov} + ALU pairs into 3-address ops.</li>
+ *       {@code Superinstructions} fuses {@code mov} + ALU pairs into 3-address ops, and a few
+ *       pairs of array loops (load + jump, two stores, two adds, mov32 + jump).</li>
  *   <li>{@code HotLoop.run} is the call-free half of the dispatch loop (ALU, jumps, in-window
  *       loads and stores); {@code Interpreter.execute} drives it and runs what it hands back
  *       (calls, exit, atomics, slow memory checks, budget errors). Both stay under 8,000 bytecode

@@ -15,7 +15,8 @@ import static dev.bpf4j.jit.I.*;
  * each byte loaded, shifted into place and or-ed into r9, in a random order, one or two bytes at
  * a time, in 64- or 32-bit operations, big- or little-endian. A third of them carry something
  * that must stop the JIT from merging them into one load (LoadCombining): a partial value read
- * elsewhere, a store to a byte already read, a gap between the bytes, the base moved in between.
+ * elsewhere (in the same block or the next), a store to a byte already read, a gap between the
+ * bytes, the base moved in between.
  * Uses r4, r5 and r9; the caller adds r9 into its result.
  */
 final class ByteFieldReads {
@@ -47,7 +48,10 @@ final class ByteFieldReads {
             if (k == 0 && spoil == 3) out.add(alu64(ADD, base, 1));
             k += n;
         }
-        if (spoil == 0) out.add(alu64r(ADD, 0, 4)); // a byte's partial value read again
+        if (spoil == 0) {                           // a byte's partial value read again, maybe in the next block
+            if (rnd.nextBoolean()) out.add(ja(0));
+            out.add(alu64r(ADD, 0, 4));
+        }
         if (spoil == 3) out.add(alu64(ADD, base, -1));
         if (rnd.nextInt(4) == 0) {                  // the field ends in a move
             out.add(mov64r(5, 9));
