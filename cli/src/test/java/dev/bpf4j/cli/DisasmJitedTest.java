@@ -106,6 +106,41 @@ class DisasmJitedTest {
         assertThat(r.out()).contains("; pc 0: call 1\n").contains("; pc 2: call 14\n");
     }
 
+    /** end = data + len; if data + 14 > end goto out; r0 = data[13]: RegionProof gives main a guarded copy. */
+    private static final String GUARDED = """
+            mov %r4, %r1
+            add %r4, %r2
+            mov %r3, %r1
+            add %r3, 14
+            jgt %r3, %r4, +2
+            ldxb %r0, [%r1+13]
+            exit
+            mov %r0, 7
+            exit
+            """;
+
+    @Test void mainsGuardedCopyIsListedUnderItsOwnHeaderWithItsPcs(@TempDir Path dir) throws Exception {
+        Path f = dir.resolve("guarded.data");
+        Files.writeString(f, "-- asm\n" + GUARDED + "-- mem\n" + "00 ".repeat(16).trim() + "\n-- result\n0x0\n");
+        CompiledProgram c = new JitEngine().compile(Assembler.assembleProgram("guarded", GUARDED), ConformanceHelpers.loadOptions());
+        assertThat(c.guardedOffset()).as("the program has a guarded copy").isPositive();
+        System.setProperty(ObjdumpX86.PROPERTY, "none");
+        CliRunner r = CliRunner.run("disasm", "--jited", f.toString());
+        assertThat(r.status()).as(r.err()).isZero();
+        String out = r.out();
+        String header = "; guarded copy: entered when the entry guard passes; proven accesses run unchecked\n";
+        assertThat(out).containsOnlyOnce(header);
+        String body = out.substring(0, out.indexOf(header)), copy = out.substring(out.indexOf(header));
+        for (String pc : List.of("; pc 0: ", "; pc 5: r0 = *(u8 *)(r1 + 13)\n", "; pc 8: exit\n")) {
+            assertThat(body).contains(pc);
+            assertThat(copy).contains(pc);
+        }
+        // the copy's pc 0 comes right after the header, at the offset the compiler placed it
+        assertThat(copy).startsWith(header + "; pc 0: ")
+                .containsPattern("^" + java.util.regex.Pattern.quote(header) + "; pc 0: [^\n]*\n\\s*" + Integer.toHexString(c.guardedOffset()) + ":\t");
+        assertThat(codeBytes(out)).isEqualTo(c.code());
+    }
+
     @Test void jitedTakesNoValue(@TempDir Path dir) throws Exception {
         CliRunner r = CliRunner.run("disasm", "--jited=yes", dataFile(dir).toString());
         assertThat(r.status()).isEqualTo(2);

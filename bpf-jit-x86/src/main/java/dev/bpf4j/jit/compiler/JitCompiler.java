@@ -160,6 +160,15 @@ public final class JitCompiler {
         Optional<FunctionLayout> trampoline = c.entryTrampoline
                 ? Optional.of(new FunctionLayout(-1, 0, 0, 0, c.trampolineLeave + 2, 4, c.trampolineLeave))
                 : Optional.empty();
-        return new JitLayout(fns, pcOffsets, stubStart, c.pos() - stubStart, rows, c.pos(), trampoline);
+        return new JitLayout(fns, pcOffsets, stubStart, c.pos() - stubStart, rows, c.pos(), trampoline, guardedPcOffsets(c));
+    }
+
+    /** Main's slots in its guarded copy, then the copy's end (main's epilogue follows it); empty without a copy. */
+    private static int[] guardedPcOffsets(JitContext c) {
+        if (c.guarded == null) return new int[0];
+        FunctionSpan main = c.functions.get(0);
+        int[] out = java.util.Arrays.copyOf(c.copyStart, main.endPc() + 1);
+        out[main.endPc()] = c.epilogue[main.index()];
+        return out;
     }
 }

@@ -42,18 +42,38 @@ public final class JitedListing {
             if (out.length() > 0) out.append('\n');
             out.append(b.region().symbol()).append(":\n");
             int start = (int) b.region().start(), end = (int) b.region().end();
-            int pc = b.function().map(FunctionLayout::startPc).orElse(0);
-            int endPc = b.function().map(FunctionLayout::endPc).orElse(0);
+            List<Marker> markers = b.function().map(f -> markers(insns, layout, f, bpf)).orElse(List.of());
+            int m = 0;
             for (X86Line line : lines) {
                 if (line.offset() < start || line.offset() >= end) continue;
-                for (; pc < endPc && layout.nativeOffset(pc) <= line.offset(); pc = next(insns, pc)) {
-                    out.append("; pc ").append(pc).append(": ").append(bpf.text(insns, pc)).append('\n');
-                }
+                for (; m < markers.size() && markers.get(m).offset() <= line.offset(); m++) out.append(markers.get(m).text()).append('\n');
                 out.append(String.format("%5x:\t%-23s\t%s", line.offset(), line.hex(), line.text()).stripTrailing()).append('\n');
             }
-            for (; pc < endPc; pc = next(insns, pc)) out.append("; pc ").append(pc).append(": ").append(bpf.text(insns, pc)).append('\n');
+            for (; m < markers.size(); m++) out.append(markers.get(m).text()).append('\n');
         }
         return out.toString();
+    }
+
+    /** A comment line printed before the machine code at {@code offset}. */
+    private record Marker(int offset, String text) {}
+
+    /**
+     * The {@code ; pc N: ...} lines of one function, in address order; main's guarded copy, when it
+     * has one, repeats them under a header of its own.
+     */
+    private static List<Marker> markers(Insn[] insns, JitLayout layout, FunctionLayout f, Disassembler bpf) {
+        List<Marker> out = new ArrayList<>();
+        for (int pc = f.startPc(); pc < f.endPc(); pc = next(insns, pc)) {
+            out.add(new Marker(layout.nativeOffset(pc), "; pc " + pc + ": " + bpf.text(insns, pc)));
+        }
+        if (f.isMain() && layout.hasGuardedCopy()) {
+            int[] copy = layout.guardedPcOffsets();
+            out.add(new Marker(copy[f.startPc()], "; guarded copy: entered when the entry guard passes; proven accesses run unchecked"));
+            for (int pc = f.startPc(); pc < f.endPc(); pc = next(insns, pc)) {
+                out.add(new Marker(copy[pc], "; pc " + pc + ": " + bpf.text(insns, pc)));
+            }
+        }
+        return out;
     }
 
     private static int next(Insn[] insns, int pc) { return pc + (insns[pc].isLddw() && pc + 1 < insns.length ? 2 : 1); }
@@ -73,6 +93,7 @@ public final class JitedListing {
     static List<X86Line> hexLines(byte[] code, JitLayout layout, List<Block> blocks) {
         TreeSet<Integer> cuts = new TreeSet<>();
         for (int off : layout.pcOffsets()) cuts.add(off);
+        for (int off : layout.guardedPcOffsets()) cuts.add(off);
         for (Block b : blocks) {
             cuts.add((int) b.region().start());
             cuts.add((int) b.region().end());
