@@ -48,6 +48,12 @@ class RegionProofTest {
         assertThat(guarded(p)).containsExactly(5);
         assertThat(compiled(p).uncheckedPcs()).as("the checked body keeps the check").isEmpty();
         assertThat(compiled(p).guardedOffset()).isPositive();
+        int[] copy = compiled(p).layout().guardedPcOffsets();
+        assertThat(copy).as("the copy's slots, then its end").hasSize(p.insns().size() + 1);
+        assertThat(copy[0]).isEqualTo(compiled(p).guardedOffset());
+        assertThat(copy).isSorted();
+        assertThat(copy[0]).isGreaterThan(compiled(p).layout().nativeOffset(p.insns().size() - 1));
+        assertThat(compiled(p).layout().pcOffsets()).doesNotContain(copy[5]);
         List<String> o = same(p);
         // len 14 at region + 60 passes the program's test but not the entry guard: checked, fails
         assertThat(o).contains("r0=7", "OUT_OF_BOUNDS@5 addr=base+73");
