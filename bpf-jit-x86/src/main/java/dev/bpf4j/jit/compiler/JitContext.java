@@ -62,6 +62,9 @@ final class JitContext {
     /** True for the second slot of an lddw (never a jump target). */
     final boolean[] secondSlot;
 
+    /** Slots a backward jump targets, which start on a {@link LoopHeads#ALIGNMENT} boundary (none when turned off). */
+    final boolean[] loopHeads;
+
     /** The function being translated. */
     FunctionSpan current;
 
@@ -87,6 +90,7 @@ final class JitContext {
         this.frames = frames;
         this.forceLongJumps = forceLongJumps;
         this.entryTrampoline = Subprograms.mainIsCalled(insns);
+        this.loopHeads = LoopHeads.enabled() ? LoopHeads.of(insns) : new boolean[insns.length + 1];
         this.secondSlot = new boolean[insns.length + 1];
         for (int pc = 0; pc < insns.length; pc++) {
             if (insns[pc].isLddw()) secondSlot[++pc] = true;

@@ -35,6 +35,7 @@ final class Translator {
     private static void body(JitContext c, FunctionSpan f) {
         for (int pc = f.startPc(); pc < f.endPc(); pc++) {
             Insn i = c.insns[pc];
+            if (c.loopHeads[pc]) c.e.alignTo(LoopHeads.ALIGNMENT); /* nop...: the loop starts on a boundary */
             c.start[pc] = c.pos();
             LoadCombining.CombinedLoad wide = c.combining.at()[pc];
             if (wide != null) MemoryEmitter.combinedLoad(c.e, wide);

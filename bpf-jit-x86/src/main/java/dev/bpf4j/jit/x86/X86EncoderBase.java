@@ -70,6 +70,35 @@ public abstract class X86EncoderBase {
 
     public void ret() { buf.emit8(0xc3); /* ret */ }
 
+    /** The recommended multi-byte NOPs (Intel SDM vol. 2B, NOP), by length 1..9. */
+    private static final int[][] NOPS = {
+            {},
+            {0x90},                                               /* nop */
+            {0x66, 0x90},                                         /* xchg ax, ax */
+            {0x0f, 0x1f, 0x00},                                   /* nop dword [rax] */
+            {0x0f, 0x1f, 0x40, 0x00},                             /* nop dword [rax + 0] */
+            {0x0f, 0x1f, 0x44, 0x00, 0x00},                       /* nop dword [rax + rax + 0] */
+            {0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00},                 /* nop word [rax + rax + 0] */
+            {0x0f, 0x1f, 0x80, 0x00, 0x00, 0x00, 0x00},           /* nop dword [rax + 0] (disp32) */
+            {0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00},     /* nop dword [rax + rax + 0] (disp32) */
+            {0x66, 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00}, /* nop word [rax + rax + 0] (disp32) */
+    };
+
+    /** {@code n} bytes of padding as the fewest NOP instructions (at most 9 bytes each). */
+    public void nop(int n) {
+        if (n < 0) throw new IllegalArgumentException("negative nop length " + n);
+        while (n > 0) {
+            int[] nop = NOPS[Math.min(n, NOPS.length - 1)];
+            for (int b : nop) buf.emit8(b);
+            n -= nop.length;
+        }
+    }
+
+    /** Pads with NOPs up to the next multiple of {@code boundary} (a power of two) bytes. */
+    public void alignTo(int boundary) {
+        nop(-position() & (boundary - 1));
+    }
+
     /** {@code call r64}. */
     public void callR(Reg target) {
         rexR(false, target, false);

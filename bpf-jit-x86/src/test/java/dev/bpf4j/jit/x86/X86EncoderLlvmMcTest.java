@@ -176,6 +176,39 @@ class X86EncoderLlvmMcTest {
         }
     }
 
+    @Test
+    void paddingIsWhatItSaysAndDisassemblesAsNops() throws Exception {
+        for (int n = 0; n <= 40; n++) {
+            CodeBuffer b = new CodeBuffer();
+            new X86Encoder(b).nop(n);
+            assertThat(b.size()).as("nop(%d)", n).isEqualTo(n);
+        }
+        CodeBuffer b = new CodeBuffer();
+        X86Encoder e = new X86Encoder(b);
+        e.ret();
+        e.alignTo(32);
+        assertThat(b.size()).isEqualTo(32);
+        e.alignTo(32);
+        assertThat(b.size()).as("already aligned: no padding").isEqualTo(32);
+        assumeTrue(ExternalTool.onPath("llvm-mc"), "llvm-mc is not on PATH");
+        for (int n = 1; n <= 31; n++) {
+            CodeBuffer p = new CodeBuffer();
+            new X86Encoder(p).nop(n);
+            StringBuilder bytes = new StringBuilder();
+            for (byte x : p.toByteArray()) bytes.append(String.format("0x%02x ", x & 0xff));
+            Path in = Files.createTempFile("nop", ".txt");
+            try {
+                Files.writeString(in, bytes + "\n");
+                String out = run("llvm-mc", "-triple=x86_64", "--disassemble", "-output-asm-variant=1", in.toString());
+                List<String> insns = out.lines().map(String::strip).filter(l -> !l.isEmpty() && !l.startsWith(".")).toList();
+                assertThat(insns).as("nop(%d): %s", n, out).isNotEmpty().hasSizeLessThanOrEqualTo((n + 8) / 9)
+                        .allSatisfy(l -> assertThat(l).matches("(nop|xchg ax, ax)\\b.*"));
+            } finally {
+                Files.delete(in);
+            }
+        }
+    }
+
     /** Runs {@code cmd}, which must finish within a minute with status 0; its combined output. */
     private static String run(String... cmd) {
         ExternalTool.Result r = ExternalTool.exec(null, Duration.ofSeconds(60), List.of(cmd));

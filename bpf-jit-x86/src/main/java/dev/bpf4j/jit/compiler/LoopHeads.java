@@ -1,0 +1,40 @@
+package dev.bpf4j.jit.compiler;
+
+import dev.bpf4j.isa.Insn;
+import dev.bpf4j.isa.Opcodes;
+
+/**
+ * The slots a backward jump targets (loop heads). The translator starts each one on a 32-byte
+ * boundary (the fetch window of these AMD cores), padding with NOPs that run at most once per
+ * entry into the loop (never when the code before it ends in a jump), as compilers align loops:
+ * otherwise a hot loop's speed depends on where earlier code happened to end — bubble sort ran
+ * 30% slower when the entry prologue grew by 27 bytes (docs/jit-performance.md, "Loop alignment").
+ */
+final class LoopHeads {
+    private LoopHeads() {}
+
+    /** Loop-head alignment in bytes (16 did not help bubble sort, 32 and 64 did equally). */
+    static final int ALIGNMENT = 32;
+
+    /** {@code -Dbpf4j.jit.alignLoops=false} turns the padding off (read at each compile, for A/B timing). */
+    static boolean enabled() { return !"false".equals(System.getProperty("bpf4j.jit.alignLoops")); }
+
+    /** {@code heads[pc]}: some jump at or after {@code pc} goes back to it. */
+    static boolean[] of(Insn[] insns) {
+        boolean[] heads = new boolean[insns.length + 1];
+        for (int pc = 0; pc < insns.length; pc++) {
+            Insn i = insns[pc];
+            int cls = i.cls();
+            if (i.isLddw()) {
+                pc++;
+                continue;
+            }
+            if (cls != Opcodes.JMP && cls != Opcodes.JMP32) continue;
+            int op = Opcodes.op(i.opcode());
+            if (op == Opcodes.CALL || op == Opcodes.EXIT) continue;
+            int target = pc + 1 + (op == Opcodes.JA && cls == Opcodes.JMP32 ? i.imm() : i.off());
+            if (target >= 0 && target <= pc) heads[target] = true;
+        }
+        return heads;
+    }
+}
