@@ -1,11 +1,8 @@
 package dev.bpf4j.jit;
 
-import dev.bpf4j.jit.compiler.CompiledProgram;
 import dev.bpf4j.program.Program;
-import dev.bpf4j.runtime.BpfLoadException;
 import dev.bpf4j.runtime.Executable;
 import dev.bpf4j.runtime.LoadOptions;
-import dev.bpf4j.verifier.Validator;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -39,19 +36,12 @@ class CtxDifferentialTest {
         long seedBase = Long.getLong("bpf4j.seed", 0xc7_2026L);
         int programs = Integer.getInteger("bpf4j.programs", 300);
         List<Object[]> contexts = contexts();
-        int compared = 0, withCopy = 0, unchecked = 0, errors = 0, clean = 0;
+        ProofTally t = new ProofTally();
         try (CtxRuns runs = new CtxRuns()) {
             for (int i = 0; i < programs; i++) {
                 long seed = seedBase + i;
                 Program p = new PacketProgramGenerator(seed, true).generate("xdp" + i);
-                try {
-                    Validator.validate(p, OPTIONS);
-                } catch (BpfLoadException rejected) {
-                    continue;
-                }
-                CompiledProgram c = Jit.ENGINE.compile(p, OPTIONS);
-                if (c.guardedOffset() >= 0) withCopy++;
-                unchecked += c.guardedPcs().length;
+                if (t.compile(p, OPTIONS) == null) continue;
                 try (Executable interp = Both.INTERP.load(p, OPTIONS); Executable jit = Jit.ENGINE.load(p, OPTIONS)) {
                     for (Object[] ctx : contexts) {
                         CtxRuns.Shape shape = (CtxRuns.Shape) ctx[0];
@@ -62,19 +52,18 @@ class CtxDifferentialTest {
                             fail("seed " + seed + " " + shape + " writable=" + writable + "\nprogram " + p.insns()
                                     + "\ninterp " + want + "\njit    " + got);
                         }
-                        if (want.startsWith("r0=")) clean++;
-                        else errors++;
+                        t.run(want);
                     }
                 }
-                compared++;
+                t.compared++;
             }
         }
         System.out.printf("ctx differential: %d programs, %d with a guarded copy, %d unchecked accesses, %d errors, %d clean runs%n",
-                compared, withCopy, unchecked, errors, clean);
-        assertThat(compared).as("programs compared").isGreaterThan(programs / 2);
-        assertThat(withCopy).as("programs with a guarded copy").isGreaterThan(compared / 2);
-        assertThat(unchecked).as("accesses the guarded copies leave unchecked").isGreaterThan(3 * compared);
-        assertThat(errors).as("runs that ended out of bounds").isGreaterThan(compared);
-        assertThat(clean).as("runs that returned").isGreaterThan(compared);
+                t.compared, t.withCopy, t.unchecked, t.errors, t.clean);
+        assertThat(t.compared).as("programs compared").isGreaterThan(programs / 2);
+        assertThat(t.withCopy).as("programs with a guarded copy").isGreaterThan(t.compared / 2);
+        assertThat(t.unchecked).as("accesses the guarded copies leave unchecked").isGreaterThan(3 * t.compared);
+        assertThat(t.errors).as("runs that ended out of bounds").isGreaterThan(t.compared);
+        assertThat(t.clean).as("runs that returned").isGreaterThan(t.compared);
     }
 }

@@ -1,14 +1,11 @@
 package dev.bpf4j.jit;
 
-import dev.bpf4j.jit.compiler.CompiledProgram;
 import dev.bpf4j.program.Program;
-import dev.bpf4j.runtime.BpfLoadException;
 import dev.bpf4j.runtime.Executable;
 import dev.bpf4j.runtime.LoadOptions;
 import dev.bpf4j.runtime.MemoryRegion;
 import dev.bpf4j.runtime.NativeMemory;
 import dev.bpf4j.runtime.RunContext;
-import dev.bpf4j.verifier.Validator;
 import org.junit.jupiter.api.Test;
 
 import java.util.Random;
@@ -47,45 +44,36 @@ class PacketDifferentialTest {
         long seedBase = Long.getLong("bpf4j.seed", 0x9ac_2026L);
         int programs = Integer.getInteger("bpf4j.programs", 400);
         long mem = NativeMemory.allocate(TOTAL);
-        int compared = 0, withCopy = 0, unchecked = 0, combined = 0, errors = 0, clean = 0;
+        ProofTally t = new ProofTally();
         try {
             for (int i = 0; i < programs; i++) {
                 long seed = seedBase + i;
                 Program p = new PacketProgramGenerator(seed).generate("pkt" + i);
-                try {
-                    Validator.validate(p, OPTIONS);
-                } catch (BpfLoadException rejected) {
-                    continue;
-                }
-                CompiledProgram c = Jit.ENGINE.compile(p, OPTIONS);
-                if (c.guardedOffset() >= 0) withCopy++;
-                unchecked += c.guardedPcs().length;
-                combined += c.guardedCombinedPcs().length;
+                if (t.compile(p, OPTIONS) == null) continue;
                 try (Executable interp = Both.INTERP.load(p, OPTIONS); Executable jit = Jit.ENGINE.load(p, OPTIONS)) {
-                  for (long[] ctx : CONTEXTS) {
-                    String want = outcome(interp, mem, ctx, seed);
-                    String got = outcome(jit, mem, ctx, seed);
-                    if (!got.equals(want)) {
-                        fail("seed " + seed + " data=region+" + ctx[0] + " len=" + ctx[1] + " writable=" + ctx[2]
-                                + "\nprogram " + p.insns() + "\ninterp " + want + "\njit    " + got);
+                    for (long[] ctx : CONTEXTS) {
+                        String want = outcome(interp, mem, ctx, seed);
+                        String got = outcome(jit, mem, ctx, seed);
+                        if (!got.equals(want)) {
+                            fail("seed " + seed + " data=region+" + ctx[0] + " len=" + ctx[1] + " writable=" + ctx[2]
+                                    + "\nprogram " + p.insns() + "\ninterp " + want + "\njit    " + got);
+                        }
+                        t.run(want);
                     }
-                    if (want.startsWith("r0=")) clean++;
-                    else errors++;
-                  }
                 }
-                compared++;
+                t.compared++;
             }
         } finally {
             NativeMemory.free(mem);
         }
         System.out.printf("packet differential: %d programs, %d with a guarded copy, %d unchecked accesses, %d merged byte loads, %d errors, %d clean runs%n",
-                compared, withCopy, unchecked, combined, errors, clean);
-        assertThat(compared).as("programs compared").isGreaterThan(programs / 2);
-        assertThat(withCopy).as("programs with a guarded copy").isGreaterThan(compared / 3);
-        assertThat(unchecked).as("accesses the guarded copies leave unchecked").isGreaterThan(compared);
-        assertThat(combined).as("byte-by-byte fields the guarded copies load at once").isGreaterThan(compared / 8);
-        assertThat(errors).as("runs that ended out of bounds").isGreaterThan(compared);
-        assertThat(clean).as("runs that returned").isGreaterThan(compared);
+                t.compared, t.withCopy, t.unchecked, t.combined, t.errors, t.clean);
+        assertThat(t.compared).as("programs compared").isGreaterThan(programs / 2);
+        assertThat(t.withCopy).as("programs with a guarded copy").isGreaterThan(t.compared / 3);
+        assertThat(t.unchecked).as("accesses the guarded copies leave unchecked").isGreaterThan(t.compared);
+        assertThat(t.combined).as("byte-by-byte fields the guarded copies load at once").isGreaterThan(t.compared / 8);
+        assertThat(t.errors).as("runs that ended out of bounds").isGreaterThan(t.compared);
+        assertThat(t.clean).as("runs that returned").isGreaterThan(t.compared);
     }
 
     private static String outcome(Executable x, long mem, long[] c, long seed) {
