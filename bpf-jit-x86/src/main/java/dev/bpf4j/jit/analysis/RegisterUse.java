@@ -8,7 +8,7 @@ import dev.bpf4j.isa.Opcodes;
  * control can go next. Conservative where it matters for {@link Liveness}: an instruction that may
  * write a register without always doing so (an atomic's fetch) reads it too.
  */
-final class RegisterUse {
+public final class RegisterUse {
     private RegisterUse() {}
 
     static final int R0 = 1, ARGS = 0b111110, CALLER_SAVED = 0b111111;
@@ -70,7 +70,7 @@ final class RegisterUse {
     }
 
     /** Jump target of a JA or conditional jump at {@code pc}; -1 for anything else. */
-    static int jumpTarget(Insn i, int pc) {
+    public static int jumpTarget(Insn i, int pc) {
         int cls = i.cls();
         if (cls != Opcodes.JMP && cls != Opcodes.JMP32) return -1;
         int op = Opcodes.op(i.opcode());

@@ -211,13 +211,8 @@ public final class StackProof {
         boolean[] t = new boolean[insns.length + 1];
         for (int pc = startPc; pc < endPc; pc++) {
             Insn i = insns[pc];
-            int cls = i.cls();
-            if (cls == Opcodes.JMP || cls == Opcodes.JMP32) {
-                int op = Opcodes.op(i.opcode());
-                if (op == Opcodes.CALL || op == Opcodes.EXIT) continue;
-                int target = pc + 1 + (op == Opcodes.JA && cls == Opcodes.JMP32 ? i.imm() : i.off());
-                if (target >= 0 && target < t.length) t[target] = true;
-            }
+            int target = RegisterUse.jumpTarget(i, pc);
+            if (target >= 0 && target < t.length) t[target] = true;
             if (i.isLddw()) pc++;
         }
         return t;

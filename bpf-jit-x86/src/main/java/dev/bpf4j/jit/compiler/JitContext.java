@@ -90,7 +90,9 @@ final class JitContext {
         this.frames = frames;
         this.forceLongJumps = forceLongJumps;
         this.entryTrampoline = Subprograms.mainIsCalled(insns);
-        this.loopHeads = LoopHeads.enabled() ? LoopHeads.of(insns) : new boolean[insns.length + 1];
+        // once per compile: every later pass takes the first pass's, so all passes pad alike
+        this.loopHeads = previous != null ? previous.loopHeads
+                : LoopHeads.enabled() ? LoopHeads.of(insns) : new boolean[insns.length + 1];
         this.secondSlot = new boolean[insns.length + 1];
         for (int pc = 0; pc < insns.length; pc++) {
             if (insns[pc].isLddw()) secondSlot[++pc] = true;

@@ -26,12 +26,6 @@ public record JitLayout(List<FunctionLayout> functions, int[] pcOffsets, int stu
         guardedPcOffsets = guardedPcOffsets.clone();
     }
 
-    /** A layout without a guarded copy. */
-    public JitLayout(List<FunctionLayout> functions, int[] pcOffsets, int stubOffset, int stubSize,
-                     List<UnwindRow> stubRows, int imageSize, Optional<FunctionLayout> entryTrampoline) {
-        this(functions, pcOffsets, stubOffset, stubSize, stubRows, imageSize, entryTrampoline, new int[0]);
-    }
-
     /** Native offset (from the image start) of the code for slot {@code pc}. */
     public int nativeOffset(int pc) { return pcOffsets[pc]; }
 

@@ -1,7 +1,7 @@
 package dev.bpf4j.jit.compiler;
 
 import dev.bpf4j.isa.Insn;
-import dev.bpf4j.isa.Opcodes;
+import dev.bpf4j.jit.analysis.RegisterUse;
 
 /**
  * The slots a backward jump targets (loop heads). The translator starts each one on a 32-byte
@@ -23,17 +23,9 @@ final class LoopHeads {
     static boolean[] of(Insn[] insns) {
         boolean[] heads = new boolean[insns.length + 1];
         for (int pc = 0; pc < insns.length; pc++) {
-            Insn i = insns[pc];
-            int cls = i.cls();
-            if (i.isLddw()) {
-                pc++;
-                continue;
-            }
-            if (cls != Opcodes.JMP && cls != Opcodes.JMP32) continue;
-            int op = Opcodes.op(i.opcode());
-            if (op == Opcodes.CALL || op == Opcodes.EXIT) continue;
-            int target = pc + 1 + (op == Opcodes.JA && cls == Opcodes.JMP32 ? i.imm() : i.off());
+            int target = RegisterUse.jumpTarget(insns[pc], pc); // -1: no jump
             if (target >= 0 && target <= pc) heads[target] = true;
+            if (insns[pc].isLddw()) pc++;
         }
         return heads;
     }

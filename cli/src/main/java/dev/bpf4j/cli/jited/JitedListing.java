@@ -63,17 +63,20 @@ public final class JitedListing {
      */
     private static List<Marker> markers(Insn[] insns, JitLayout layout, FunctionLayout f, Disassembler bpf) {
         List<Marker> out = new ArrayList<>();
-        for (int pc = f.startPc(); pc < f.endPc(); pc = next(insns, pc)) {
-            out.add(new Marker(layout.nativeOffset(pc), "; pc " + pc + ": " + bpf.text(insns, pc)));
-        }
+        pcLines(out, insns, f, layout.pcOffsets(), bpf);
         if (f.isMain() && layout.hasGuardedCopy()) {
             int[] copy = layout.guardedPcOffsets();
             out.add(new Marker(copy[f.startPc()], "; guarded copy: entered when the entry guard passes; proven accesses run unchecked"));
-            for (int pc = f.startPc(); pc < f.endPc(); pc = next(insns, pc)) {
-                out.add(new Marker(copy[pc], "; pc " + pc + ": " + bpf.text(insns, pc)));
-            }
+            pcLines(out, insns, f, copy, bpf);
         }
         return out;
+    }
+
+    /** One {@code ; pc N: ...} marker per instruction of {@code f}, at {@code offsets[pc]}. */
+    private static void pcLines(List<Marker> out, Insn[] insns, FunctionLayout f, int[] offsets, Disassembler bpf) {
+        for (int pc = f.startPc(); pc < f.endPc(); pc = next(insns, pc)) {
+            out.add(new Marker(offsets[pc], "; pc " + pc + ": " + bpf.text(insns, pc)));
+        }
     }
 
     private static int next(Insn[] insns, int pc) { return pc + (insns[pc].isLddw() && pc + 1 < insns.length ? 2 : 1); }
