@@ -25,7 +25,7 @@ import java.util.List;
  *                                  closure and helpers do need it
  *  save rcx, rdx; lock add 1 to each direct program's hit counter (before the other stores)
  *  save the other registers into pt_regs; ip = function, sp = S + 8, bp = parent rbp, flags;
- *  save xmm0-7 (float arguments) unless every program is JIT code without helpers (no SSE)
+ *  save xmm0-7 (float arguments) unless every program is JIT code without helpers (which uses xmm15 only)
  *  F1 = {parent rbp, parent ra}    the traced function's frame, as ftrace builds it for fentry
  *  F2 = {F1, site + 6}             the trampoline's frame for frame-pointer-only unwinders
  *  mov rbp, rsp                    rbp = F2: program frames chain F2 -> F1 -> parent -> ...
@@ -78,7 +78,7 @@ final class TrampolineEmitter {
         int envBytes = 0;
         for (Call c : calls) if (c instanceof JitCall) envBytes = Math.max(envBytes, ((JitCall) c).envBytes());
         // xmm0-7 carry float arguments; xmm8-15 are caller-saved and carry none, so the function
-        // cannot expect them at its entry. JIT code has no SSE: only helpers and the JVM touch them.
+        // cannot expect them at its entry. JIT code uses only xmm15 (FrameEmitter.ZERO_XMM): only helpers and the JVM touch xmm0-7.
         int xmmSaved = calls.stream().anyMatch(c -> !(c instanceof JitCall) || ((JitCall) c).nativeHelpers()) ? XMM_ARGS : 0;
         int savedA = ENV + envBytes;                        // A, for the epilogue: the alignment gap varies
         int xmm = (savedA + 8 + 15) & ~15;
@@ -208,7 +208,7 @@ final class TrampolineEmitter {
         e.store(8, Mem.of(Reg.RCX, statsField), Reg.RAX);    /* mov [rcx + last], rax */
     }
 
-    /** {@code movdqu [rsp + disp32], xmmN} (store) or {@code movdqu xmmN, [rsp + disp32]}: the encoder has no SSE forms. */
+    /** {@code movdqu [rsp + disp32], xmmN} (store) or {@code movdqu xmmN, [rsp + disp32]}: the encoder's SSE forms take no SIB base. */
     private static void movdqu(CodeBuffer b, boolean store, int xmmN, int disp) {
         b.emit8(0xf3);                                       /* F3 prefix */
         if (xmmN >= 8) b.emit8(0x44);                        /* REX.R */

@@ -106,6 +106,21 @@ public final class X86Encoder extends X86EncoderBase {
         modrmMem(src.code, m);
     }
 
+    /** {@code xorps xmmN, xmmN} (SSE, baseline on x86-64): zeroes xmm register {@code xmm}. */
+    public void xorpsSelf(int xmm) {
+        if (xmm >= 8) buf.emit8(REX | REX_R | REX_B);
+        buf.emit8(0x0f); buf.emit8(0x57); /* xorps xmm, xmm/m128 */
+        buf.emit8(0xc0 | ((xmm & 7) << 3) | (xmm & 7));
+    }
+
+    /** {@code movups [m], xmmN}: a 16-byte store with no alignment requirement. */
+    public void movupsStore(Mem m, int xmm) {
+        int rex = (xmm >= 8 ? REX_R : 0) | (m.base().extended() ? REX_B : 0);
+        if (rex != 0) buf.emit8(REX | rex);
+        buf.emit8(0x0f); buf.emit8(0x11); /* movups xmm/m128, xmm */
+        modrmMem(xmm, m);
+    }
+
     /** {@code mov size ptr [m], imm} (8-byte form: sign-extended imm32). */
     public void storeImm(int size, Mem m, int imm) {
         if (size == 2) buf.emit8(0x66);

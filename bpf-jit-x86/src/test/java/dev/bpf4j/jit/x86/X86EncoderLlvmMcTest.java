@@ -122,12 +122,14 @@ class X86EncoderLlvmMcTest {
                 c.add(new Case("mov " + mem("word", m) + ", 4660", e -> e.storeImm(2, m, 0x1234)));
                 c.add(new Case("mov " + mem("dword", m) + ", -5", e -> e.storeImm(4, m, -5)));
                 c.add(new Case("mov " + mem("qword", m) + ", 305419896", e -> e.storeImm(8, m, 0x12345678)));
+                for (int x : new int[]{0, 7, 8, 15}) c.add(new Case("movups " + mem("xmmword", m) + ", xmm" + x, e -> e.movupsStore(m, x)));
                 for (AluOp op : AluOp.values()) {
                     c.add(new Case(op.mnemonic() + " " + mem("qword", m) + ", 1", e -> e.aluMI(op, true, m, 1)));
                     c.add(new Case(op.mnemonic() + " " + mem("dword", m) + ", 100000", e -> e.aluMI(op, false, m, 100000)));
                 }
             }
         }
+        for (int x : new int[]{0, 7, 8, 15}) c.add(new Case("xorps xmm" + x + ", xmm" + x, e -> e.xorpsSelf(x)));
         c.add(new Case("cqo", e -> e.signExtendAx(true)));
         c.add(new Case("cdq", e -> e.signExtendAx(false)));
         c.add(new Case("leave", X86Encoder::leave));
