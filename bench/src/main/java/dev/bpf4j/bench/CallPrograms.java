@@ -1,10 +1,15 @@
 package dev.bpf4j.bench;
 
+import dev.bpf4j.helpers.HelperIds;
 import dev.bpf4j.isa.ProgramBuilder;
 import dev.bpf4j.program.Program;
 import dev.bpf4j.runtime.HelperRegistry;
 
+import static dev.bpf4j.isa.Opcodes.W;
 import static dev.bpf4j.isa.Reg.R0;
+import static dev.bpf4j.isa.Reg.R1;
+import static dev.bpf4j.isa.Reg.R10;
+import static dev.bpf4j.isa.Reg.R2;
 
 /** The two tiny programs of the call-overhead benchmarks. */
 public final class CallPrograms {
@@ -21,6 +26,16 @@ public final class CallPrograms {
     /** {@code r0 = 0; exit}: the cost of entering and leaving an engine. */
     public static Program empty() {
         return new ProgramBuilder().mov64(R0, 0).exit().build("empty");
+    }
+
+    /**
+     * A per-packet counter as XDP programs keep one: {@code key = 2; v = bpf_map_lookup_elem(map, &key);
+     * if (!v) return 0; return ++*v;} on an ARRAY map whose handle is {@code map}.
+     */
+    public static Program arrayCounter(long map) {
+        return new ProgramBuilder().st(W, R10, -4, 2).mov64(R2, R10).add64(R2, -4).lddw(R1, map).call(HelperIds.MAP_LOOKUP_ELEM)
+                .jeq(R0, 0, "out").ldxdw(R1, R0, 0).add64(R1, 1).stxdw(R0, 0, R1).mov64(R0, R1)
+                .label("out").exit().build("array_counter");
     }
 
     /** {@code call bench_identity; exit}: the empty program's cost plus one Java helper call. */

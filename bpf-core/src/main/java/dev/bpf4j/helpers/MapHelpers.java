@@ -1,5 +1,6 @@
 package dev.bpf4j.helpers;
 
+import dev.bpf4j.maps.ArrayMap;
 import dev.bpf4j.maps.BpfMap;
 import dev.bpf4j.maps.BpfMapException;
 import dev.bpf4j.maps.SpinLock;
@@ -9,9 +10,12 @@ import dev.bpf4j.maps.MapOfMaps;
 import dev.bpf4j.maps.MapTable;
 import dev.bpf4j.maps.MapType;
 import dev.bpf4j.maps.QueueStackMap;
+import dev.bpf4j.runtime.ArrayLookupInlining;
 import dev.bpf4j.runtime.HelperCall;
 import dev.bpf4j.runtime.HelperRegistry;
 import dev.bpf4j.runtime.NativeMemory;
+
+import java.util.Optional;
 
 /**
  * {@code bpf_map_lookup_elem/update_elem/delete_elem}, {@code bpf_map_push/pop/peek_elem} and
@@ -30,7 +34,7 @@ final class MapHelpers {
             keyed(call, maps, "bpf_map_lookup_elem", r1);
             call.checkArgument("bpf_map_lookup_elem key (r2)", r2, m.keySize(), false);
             return m.programLookup(r2);
-        });
+        }, handle -> arrayElements(maps, handle));
         b.add(HelperIds.MAP_UPDATE_ELEM, "bpf_map_update_elem", (call, r1, r2, r3, r4, r5) -> {
             BpfMap m = writable(call, keyed(call, maps, "bpf_map_update_elem", r1), "bpf_map_update_elem");
             call.checkArgument("bpf_map_update_elem key (r2)", r2, m.keySize(), false);
@@ -68,6 +72,13 @@ final class MapHelpers {
         });
         b.add(HelperIds.MAP_POP_ELEM, "bpf_map_pop_elem", (call, r1, r2, r3, r4, r5) -> take(call, maps, "bpf_map_pop_elem", r1, r2, true));
         b.add(HelperIds.MAP_PEEK_ELEM, "bpf_map_peek_elem", (call, r1, r2, r3, r4, r5) -> take(call, maps, "bpf_map_peek_elem", r1, r2, false));
+    }
+
+    /** The elements of the ARRAY map behind {@code handle}, for a JIT that inlines the lookup (per-CPU arrays are not inlined). */
+    private static Optional<ArrayLookupInlining.Elements> arrayElements(MapTable maps, long handle) {
+        return maps.find(handle)
+                .filter(m -> m instanceof ArrayMap && m.type() == MapType.ARRAY)
+                .map(m -> new ArrayLookupInlining.Elements(((ArrayMap) m).valuesBase(), m.maxEntries(), ((ArrayMap) m).stride(), m.keySize()));
     }
 
     /** Lookup in a map-in-map: the inner map's handle in this table, or NULL (0) for an empty slot. */

@@ -3,6 +3,7 @@ package dev.bpf4j.runtime;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
 
@@ -30,6 +31,12 @@ public final class HelperRegistry {
 
         public Builder add(int id, String name, Helper body) {
             byId.put(id, new HelperSpec(id, name, body));
+            return this;
+        }
+
+        /** A helper a JIT may inline where r1 is a constant (see {@link ArrayLookupInlining}). */
+        public Builder add(int id, String name, Helper body, ArrayLookupInlining arrayLookup) {
+            byId.put(id, new HelperSpec(id, name, body, Objects.requireNonNull(arrayLookup)));
             return this;
         }
 

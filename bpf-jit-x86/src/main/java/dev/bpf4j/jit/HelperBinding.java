@@ -1,5 +1,7 @@
 package dev.bpf4j.jit;
 
+import dev.bpf4j.runtime.ArrayLookupInlining;
+
 import java.util.Objects;
 
 /**
@@ -9,11 +11,17 @@ import java.util.Objects;
  *
  * @param keepAlive whatever must stay strongly reachable while code calls {@code address}
  *                  (a closure handle, executable pages)
+ * @param arrayLookup where the helper may be inlined instead of called (a call site whose r1 is an
+ *                    array map's handle), or null
  */
-public record HelperBinding(int id, String name, long address, boolean javaBridge, Object keepAlive) {
+public record HelperBinding(int id, String name, long address, boolean javaBridge, Object keepAlive, ArrayLookupInlining arrayLookup) {
     public HelperBinding {
         Objects.requireNonNull(name);
         if (address == 0) throw new IllegalArgumentException("helper " + name + " bound to address 0");
+    }
+
+    public HelperBinding(int id, String name, long address, boolean javaBridge, Object keepAlive) {
+        this(id, name, address, javaBridge, keepAlive, null);
     }
 
     /** A helper implemented as native code at {@code address}. */

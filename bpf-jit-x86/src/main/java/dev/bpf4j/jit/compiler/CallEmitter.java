@@ -7,7 +7,10 @@ import dev.bpf4j.jit.x86.AluOp;
 import dev.bpf4j.jit.x86.Cond;
 import dev.bpf4j.jit.x86.Reg;
 import dev.bpf4j.jit.x86.X86Encoder;
+import dev.bpf4j.runtime.ArrayLookupInlining;
 import dev.bpf4j.runtime.Limits;
+
+import java.util.Optional;
 
 /** Helper calls (a plain SysV call) and bpf-to-bpf calls (budget and depth checked, then call rel32). */
 final class CallEmitter {
@@ -22,9 +25,18 @@ final class CallEmitter {
     }
 
     private static void helper(JitContext c, int pc, int id) {
-        X86Encoder e = c.e;
         HelperBinding b = c.helpers.get(id);
         if (b == null) throw c.error(pc, "unknown helper id " + id);
+        Optional<ArrayLookupInlining.Elements> array = b.arrayLookup() != null && c.callR1.knows(pc) && InlineArrayLookup.enabled()
+                ? b.arrayLookup().arrayFor(c.callR1.r1(pc)) : Optional.empty();
+        if (array.isPresent()) InlineArrayLookup.emit(c, pc, array.get(), b);
+        else call(c, pc, b);
+    }
+
+    /** The call itself: r1-r5 are the SysV arguments, the result comes back in rax (BPF r0). */
+    static void call(JitContext c, int pc, HelperBinding b) {
+        X86Encoder e = c.e;
+        int id = b.id();
         e.storeImm(8, JitContext.env(EnvLayout.CUR_PC), pc);          /* mov qword [r12 + CUR_PC], pc */
         e.store(8, JitContext.env(EnvLayout.CUR_RBP), Reg.RBP);       /* mov [r12 + CUR_RBP], rbp */
         e.store(8, JitContext.env(EnvLayout.BUDGET), RegMap.BUDGET);  /* mov [r12 + BUDGET], r9 (callbacks spend it) */

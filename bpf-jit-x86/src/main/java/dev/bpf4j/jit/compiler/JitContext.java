@@ -2,6 +2,7 @@ package dev.bpf4j.jit.compiler;
 
 import dev.bpf4j.isa.Insn;
 import dev.bpf4j.jit.HelperBinding;
+import dev.bpf4j.jit.analysis.CallSiteConstants;
 import dev.bpf4j.jit.analysis.LoadCombining;
 import dev.bpf4j.jit.x86.AluOp;
 import dev.bpf4j.jit.x86.CodeBuffer;
@@ -65,6 +66,9 @@ final class JitContext {
     /** Slots a backward jump targets, which start on a {@link LoopHeads#ALIGNMENT} boundary (none when turned off). */
     final boolean[] loopHeads;
 
+    /** r1 at helper calls where a constant set it (array lookups are inlined there), once per compile. */
+    final CallSiteConstants callR1;
+
     /** The function being translated. */
     FunctionSpan current;
 
@@ -93,6 +97,8 @@ final class JitContext {
         // once per compile: every later pass takes the first pass's, so all passes pad alike
         this.loopHeads = previous != null ? previous.loopHeads
                 : LoopHeads.enabled() ? LoopHeads.of(insns) : new boolean[insns.length + 1];
+        this.callR1 = previous != null ? previous.callR1
+                : CallSiteConstants.of(insns, functions.stream().mapToInt(FunctionSpan::startPc).toArray());
         this.secondSlot = new boolean[insns.length + 1];
         for (int pc = 0; pc < insns.length; pc++) {
             if (insns[pc].isLddw()) secondSlot[++pc] = true;

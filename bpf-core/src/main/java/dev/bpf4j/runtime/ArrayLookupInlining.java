@@ -1,0 +1,27 @@
+package dev.bpf4j.runtime;
+
+import java.util.Optional;
+
+/**
+ * What a JIT may emit instead of calling {@code bpf_map_lookup_elem} when r1 is a constant at the
+ * call site, as the kernel's {@code map_gen_lookup} does for array maps: the elements of the
+ * {@code BPF_MAP_TYPE_ARRAY} map whose handle that constant is. The helper's Java body stays the
+ * definition (and the path for every other call); the inline form must give the same r0.
+ */
+@FunctionalInterface
+public interface ArrayLookupInlining {
+    /** The array behind handle {@code r1}, or empty when {@code r1} is anything else (then the helper is called). */
+    Optional<Elements> arrayFor(long r1);
+
+    /**
+     * Element {@code i < maxEntries} (u32 compare) of the key's u32 index is at {@code valuesBase + i * stride};
+     * any other index looks up NULL. The values stay at these addresses while the map is open.
+     */
+    record Elements(long valuesBase, int maxEntries, int stride, int keySize) {
+        public Elements {
+            if (valuesBase == 0 || maxEntries == 0 || stride <= 0 || keySize != 4) {
+                throw new IllegalArgumentException("not an array map's elements: " + valuesBase + ", " + maxEntries + ", " + stride + ", " + keySize);
+            }
+        }
+    }
+}

@@ -1,0 +1,71 @@
+package dev.bpf4j.jit.compiler;
+
+import dev.bpf4j.jit.HelperBinding;
+import dev.bpf4j.jit.x86.AluOp;
+import dev.bpf4j.jit.x86.Cond;
+import dev.bpf4j.jit.x86.Mem;
+import dev.bpf4j.jit.x86.Reg;
+import dev.bpf4j.jit.x86.Shift;
+import dev.bpf4j.jit.x86.X86Encoder;
+import dev.bpf4j.runtime.ArrayLookupInlining;
+import dev.bpf4j.runtime.Limits;
+
+/**
+ * {@code bpf_map_lookup_elem} on an ARRAY map whose handle is a constant at the call site, inlined
+ * as the kernel's {@code array_map_gen_lookup} does: {@code index < max_entries ? base + index *
+ * stride : NULL}, with no call (a Java helper call costs ≈130 ns through the jffi closure). The
+ * helper reads the key only after checking it readable; the inline path reads it only when it lies
+ * inside the current 512-byte frame ({@code [r10 - 512, r10 - key_size]}), which that check
+ * accepts, and otherwise calls the helper as before, which checks, fails or looks up. So r0, the
+ * error (kind, pc, address) and memory stay those of the interpreter, which always calls the helper.
+ *
+ * <pre>
+ *   mov r10, rsi; sub r10, rbp          ; key - r10
+ *   cmp r10, -512; jl .call
+ *   cmp r10, -4;   jg .call
+ *   mov eax, [rsi]                      ; u32 index
+ *   cmp eax, max_entries; jae .null
+ *   imul rax, rax, stride (shl when a power of two)
+ *   movabs r10, values; add rax, r10; jmp .done
+ * .null: xor eax, eax; jmp .done
+ * .call: the helper call
+ * .done:
+ * </pre>
+ */
+final class InlineArrayLookup {
+    private InlineArrayLookup() {}
+
+    /** {@code -Dbpf4j.jit.inlineArrayLookup=false} calls the helper everywhere (read at each compile, for A/B timing). */
+    static boolean enabled() { return !"false".equals(System.getProperty("bpf4j.jit.inlineArrayLookup")); }
+
+    static void emit(JitContext c, int pc, ArrayLookupInlining.Elements array, HelperBinding b) {
+        X86Encoder e = c.e;
+        Reg r0 = RegMap.x86(0), key = RegMap.x86(2);
+        e.movRR(true, RegMap.AUX, key);                                        /* mov r10, rsi */
+        e.aluRR(AluOp.SUB, true, RegMap.AUX, Reg.RBP);                         /* sub r10, rbp */
+        e.aluRI(AluOp.CMP, true, RegMap.AUX, -Limits.STACK_SIZE);              /* cmp r10, -512 */
+        int below = e.jccForward8(Cond.L);                                     /* jl .call */
+        e.aluRI(AluOp.CMP, true, RegMap.AUX, -array.keySize());                /* cmp r10, -key_size */
+        int past = e.jccForward8(Cond.G);                                      /* jg .call */
+        e.load(false, r0, Mem.of(key, 0));                                     /* mov eax, [rsi] */
+        e.aluRI(AluOp.CMP, false, r0, array.maxEntries());                     /* cmp eax, max_entries */
+        int missing = e.jccForward8(Cond.AE);                                  /* jae .null */
+        int stride = array.stride();
+        if (Integer.bitCount(stride) == 1) {
+            if (stride > 1) e.shiftImm(Shift.SHL, true, r0, Integer.numberOfTrailingZeros(stride)); /* shl rax, log2(stride) */
+        } else {
+            e.imulRRI(true, r0, r0, stride);                                   /* imul rax, rax, stride */
+        }
+        e.movabs(RegMap.AUX, array.valuesBase());                              /* movabs r10, values */
+        e.aluRR(AluOp.ADD, true, r0, RegMap.AUX);                              /* add rax, r10 */
+        int found = e.jmpForward32();                                          /* jmp .done */
+        e.bind(missing);                                                       /* .null: */
+        e.aluRR(AluOp.XOR, false, r0, r0);                                     /* xor eax, eax */
+        int none = e.jmpForward32();                                           /* jmp .done */
+        e.bind(below);                                                         /* .call: */
+        e.bind(past);
+        CallEmitter.call(c, pc, b);
+        e.bind32(found);                                                       /* .done: */
+        e.bind32(none);
+    }
+}
