@@ -28,14 +28,14 @@ final class MapHelpers {
     private MapHelpers() {}
 
     static void register(HelperRegistry.Builder b, MapTable maps) {
-        b.add(HelperIds.MAP_LOOKUP_ELEM, "bpf_map_lookup_elem", (call, r1, r2, r3, r4, r5) -> {
+        b.addForward(HelperIds.MAP_LOOKUP_ELEM, "bpf_map_lookup_elem", (call, r1, r2, r3, r4, r5) -> {
             BpfMap m = maps.resolve(call, "bpf_map_lookup_elem", r1);
             if (m instanceof MapOfMaps outer) return innerLookup(call, maps, outer, r2);
             keyed(call, maps, "bpf_map_lookup_elem", r1);
             call.checkArgument("bpf_map_lookup_elem key (r2)", r2, m.keySize(), false);
             return m.programLookup(r2);
         }, handle -> arrayElements(maps, handle));
-        b.add(HelperIds.MAP_UPDATE_ELEM, "bpf_map_update_elem", (call, r1, r2, r3, r4, r5) -> {
+        b.addForward(HelperIds.MAP_UPDATE_ELEM, "bpf_map_update_elem", (call, r1, r2, r3, r4, r5) -> {
             BpfMap m = writable(call, keyed(call, maps, "bpf_map_update_elem", r1), "bpf_map_update_elem");
             call.checkArgument("bpf_map_update_elem key (r2)", r2, m.keySize(), false);
             call.checkArgument("bpf_map_update_elem value (r3)", r3, m.valueSize(), false);
@@ -59,19 +59,19 @@ final class MapHelpers {
             SpinLock.unlock(r1);
             return 0;
         });
-        b.add(HelperIds.MAP_DELETE_ELEM, "bpf_map_delete_elem", (call, r1, r2, r3, r4, r5) -> {
+        b.addForward(HelperIds.MAP_DELETE_ELEM, "bpf_map_delete_elem", (call, r1, r2, r3, r4, r5) -> {
             BpfMap m = writable(call, keyed(call, maps, "bpf_map_delete_elem", r1), "bpf_map_delete_elem");
             call.checkArgument("bpf_map_delete_elem key (r2)", r2, m.keySize(), false);
             return m.programDelete(r2);
         });
-        b.add(HelperIds.MAP_PUSH_ELEM, "bpf_map_push_elem", (call, r1, r2, r3, r4, r5) -> {
+        b.addForward(HelperIds.MAP_PUSH_ELEM, "bpf_map_push_elem", (call, r1, r2, r3, r4, r5) -> {
             QueueStackMap q = queue(call, maps, "bpf_map_push_elem", r1);
             writable(call, q, "bpf_map_push_elem");
             call.checkArgument("bpf_map_push_elem value (r2)", r2, q.valueSize(), false);
             return q.push(NativeMemory.read(r2, q.valueSize()), r3);
         });
-        b.add(HelperIds.MAP_POP_ELEM, "bpf_map_pop_elem", (call, r1, r2, r3, r4, r5) -> take(call, maps, "bpf_map_pop_elem", r1, r2, true));
-        b.add(HelperIds.MAP_PEEK_ELEM, "bpf_map_peek_elem", (call, r1, r2, r3, r4, r5) -> take(call, maps, "bpf_map_peek_elem", r1, r2, false));
+        b.addForward(HelperIds.MAP_POP_ELEM, "bpf_map_pop_elem", (call, r1, r2, r3, r4, r5) -> take(call, maps, "bpf_map_pop_elem", r1, r2, true));
+        b.addForward(HelperIds.MAP_PEEK_ELEM, "bpf_map_peek_elem", (call, r1, r2, r3, r4, r5) -> take(call, maps, "bpf_map_peek_elem", r1, r2, false));
     }
 
     /** The elements of the ARRAY map behind {@code handle}, for a JIT that inlines the lookup (per-CPU arrays are not inlined). */

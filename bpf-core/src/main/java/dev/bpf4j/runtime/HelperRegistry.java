@@ -23,6 +23,12 @@ public final class HelperRegistry {
 
     public boolean contains(int id) { return byId.containsKey(id); }
 
+    /** {@link HelperSpec#forwardArguments} of helper {@code id}; false for an id not here. */
+    public boolean forwardArguments(int id) {
+        HelperSpec h = byId.get(id);
+        return h != null && h.forwardArguments();
+    }
+
     public Collection<HelperSpec> all() { return byId.values(); }
 
     public static final class Builder {
@@ -34,9 +40,15 @@ public final class HelperRegistry {
             return this;
         }
 
-        /** A helper a JIT may inline where r1 is a constant (see {@link ArrayLookupInlining}). */
-        public Builder add(int id, String name, Helper body, ArrayLookupInlining arrayLookup) {
-            byId.put(id, new HelperSpec(id, name, body, Objects.requireNonNull(arrayLookup)));
+        /** A helper that accesses memory only at and above its pointer arguments and runs no program code ({@link HelperSpec#forwardArguments}). */
+        public Builder addForward(int id, String name, Helper body) {
+            byId.put(id, new HelperSpec(id, name, body, null, true));
+            return this;
+        }
+
+        /** As {@link #addForward(int, String, Helper)}, and a JIT may inline it where r1 is a constant (see {@link ArrayLookupInlining}). */
+        public Builder addForward(int id, String name, Helper body, ArrayLookupInlining arrayLookup) {
+            byId.put(id, new HelperSpec(id, name, body, Objects.requireNonNull(arrayLookup), true));
             return this;
         }
 

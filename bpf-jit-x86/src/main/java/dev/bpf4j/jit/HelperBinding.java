@@ -13,15 +13,24 @@ import java.util.Objects;
  *                  (a closure handle, executable pages)
  * @param arrayLookup where the helper may be inlined instead of called (a call site whose r1 is an
  *                    array map's handle), or null
+ * @param forwardArguments the helper's {@code HelperSpec.forwardArguments}: it accesses memory only at
+ *                    and above its pointer arguments (false for native code)
  */
-public record HelperBinding(int id, String name, long address, boolean javaBridge, Object keepAlive, ArrayLookupInlining arrayLookup) {
+public record HelperBinding(int id, String name, long address, boolean javaBridge, Object keepAlive, ArrayLookupInlining arrayLookup,
+                            boolean forwardArguments) {
     public HelperBinding {
         Objects.requireNonNull(name);
         if (address == 0) throw new IllegalArgumentException("helper " + name + " bound to address 0");
     }
 
     public HelperBinding(int id, String name, long address, boolean javaBridge, Object keepAlive) {
-        this(id, name, address, javaBridge, keepAlive, null);
+        this(id, name, address, javaBridge, keepAlive, null, false);
+    }
+
+    /** {@code forwardArguments} of the helper bound to {@code id} in {@code bindings}; false when there is none. */
+    public static boolean forwardArguments(java.util.Map<Integer, HelperBinding> bindings, int id) {
+        HelperBinding b = bindings.get(id);
+        return b != null && b.forwardArguments();
     }
 
     /** A helper implemented as native code at {@code address}. */

@@ -95,7 +95,7 @@ class ArrayLookupInliningTest {
             AtomicInteger calls = new AtomicInteger();
             HelperRegistry all = BpfHelpers.registry(maps);
             HelperSpec real = all.lookup(HelperIds.MAP_LOOKUP_ELEM).orElseThrow();
-            HelperRegistry counted = all.toBuilder().add(real.id(), real.name(), (call, r1, r2, r3, r4, r5) -> {
+            HelperRegistry counted = all.toBuilder().addForward(real.id(), real.name(), (call, r1, r2, r3, r4, r5) -> {
                 calls.incrementAndGet();
                 return real.body().call(call, r1, r2, r3, r4, r5);
             }, real.arrayLookup()).build();

@@ -1,5 +1,6 @@
 package dev.bpf4j.jit.compiler;
 
+import dev.bpf4j.jit.HelperBinding;
 import dev.bpf4j.jit.x86.AluOp;
 import dev.bpf4j.jit.x86.Cond;
 import dev.bpf4j.program.StackUse;
@@ -9,6 +10,7 @@ import dev.bpf4j.jit.x86.X86Encoder;
 import dev.bpf4j.unwind.CfaRule;
 
 import java.util.List;
+import java.util.function.IntPredicate;
 
 /** Prologues and epilogues: a real rbp frame in every function, so frame-pointer unwinders walk through. */
 final class FrameEmitter {
@@ -24,7 +26,8 @@ final class FrameEmitter {
         e.movRR(true, Reg.RBP, Reg.RSP);                        /* mov rbp, rsp */
         c.fpStart[f.index()] = c.pos();
         e.aluRI(AluOp.SUB, true, Reg.RSP, frame.frameBytes());  /* sub rsp, 512 (+ alignment pad) */
-        zeroFrame(e, f.isMain() ? MainFrameZeroing.bytes(c.insns, f.endPc()) : StackUse.bytesToZero(c.insns, f.startPc(), f.endPc()));
+        IntPredicate forward = id -> HelperBinding.forwardArguments(c.helpers, id);
+        zeroFrame(e, f.isMain() ? MainFrameZeroing.bytes(c.insns, f.endPc(), forward) : StackUse.bytesToZero(c.insns, f.startPc(), f.endPc(), forward));
         for (Reg r : frame.saved()) e.push(r);                  /* push callee-saved */
         if (f.isMain() && !c.entryTrampoline) {
             e.movRR(true, RegMap.ENV, Reg.RSI);                 /* mov r12, rsi (env) */

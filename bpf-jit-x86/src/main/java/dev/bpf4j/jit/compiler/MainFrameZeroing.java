@@ -3,6 +3,8 @@ package dev.bpf4j.jit.compiler;
 import dev.bpf4j.isa.Insn;
 import dev.bpf4j.program.StackUse;
 
+import java.util.function.IntPredicate;
+
 /**
  * How much of the main frame the prologue zeroes. A tail-call target reuses the frame and may read
  * any byte of it, which the interpreter shows as zero unless the caller wrote it. So the main
@@ -14,13 +16,17 @@ import dev.bpf4j.program.StackUse;
 public final class MainFrameZeroing {
     private MainFrameZeroing() {}
 
-    /** Bytes below rbp the main function (slots {@code [0, endPc)}) zeroes in its prologue; a multiple of 8. */
-    public static int bytes(Insn[] insns, int endPc) {
-        return Math.max(StackUse.bytesToZero(insns, 0, endPc), StackUse.deepestAccess(insns, 0, endPc));
+    /**
+     * Bytes below rbp the main function (slots {@code [0, endPc)}) zeroes in its prologue; a multiple
+     * of 8. {@code forwardHelper}: the helpers that access memory only at and above their pointer
+     * arguments ({@link StackUse#bytesToZero(Insn[], int, int, IntPredicate)}).
+     */
+    public static int bytes(Insn[] insns, int endPc, IntPredicate forwardHelper) {
+        return Math.max(StackUse.bytesToZero(insns, 0, endPc, forwardHelper), StackUse.deepestAccess(insns, 0, endPc));
     }
 
     /** The same for a whole program: its main function ends where the first subprogram starts. */
-    public static int bytes(Insn[] insns) {
-        return bytes(insns, Subprograms.split("?", insns).get(0).endPc());
+    public static int bytes(Insn[] insns, IntPredicate forwardHelper) {
+        return bytes(insns, Subprograms.split("?", insns).get(0).endPc(), forwardHelper);
     }
 }

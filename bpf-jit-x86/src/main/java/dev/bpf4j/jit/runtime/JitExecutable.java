@@ -102,7 +102,7 @@ public final class JitExecutable implements Executable {
         this.entry = memory.address();
         this.regions = codeRegions(program, compiled.layout(), memory.address());
         this.callbackHandles = callbackHandles(program, compiled.layout(), memory.address());
-        this.mainZeroed = MainFrameZeroing.bytes(program.toArray());
+        this.mainZeroed = MainFrameZeroing.bytes(program.toArray(), id -> HelperBinding.forwardArguments(this.bindings, id));
         List<CodeRegion> done = new ArrayList<>();
         try {
             for (CodeRegion r : regions) { CodeMap.global().register(r); done.add(r); }
