@@ -31,7 +31,7 @@ final class MapHelpers {
         b.addForward(HelperIds.MAP_LOOKUP_ELEM, "bpf_map_lookup_elem", (call, r1, r2, r3, r4, r5) -> {
             BpfMap m = maps.resolve(call, "bpf_map_lookup_elem", r1);
             if (m instanceof MapOfMaps outer) return innerLookup(call, maps, outer, r2);
-            keyed(call, maps, "bpf_map_lookup_elem", r1);
+            keyed(call, m, "bpf_map_lookup_elem");
             call.checkArgument("bpf_map_lookup_elem key (r2)", r2, m.keySize(), false);
             return m.programLookup(r2);
         }, handle -> arrayElements(maps, handle));
@@ -78,7 +78,8 @@ final class MapHelpers {
     private static Optional<ArrayLookupInlining.Elements> arrayElements(MapTable maps, long handle) {
         return maps.find(handle)
                 .filter(m -> m instanceof ArrayMap && m.type() == MapType.ARRAY)
-                .map(m -> new ArrayLookupInlining.Elements(((ArrayMap) m).valuesBase(), m.maxEntries(), ((ArrayMap) m).stride(), m.keySize()));
+                .map(m -> new ArrayLookupInlining.Elements(((ArrayMap) m).valuesBase(), m.maxEntries(), ((ArrayMap) m).stride(), m.keySize(),
+                        ((ArrayMap) m).openWord()));
     }
 
     /** Lookup in a map-in-map: the inner map's handle in this table, or NULL (0) for an empty slot. */
@@ -117,7 +118,10 @@ final class MapHelpers {
 
     /** Lookup/update/delete take array and hash maps only; map-in-map only lookup (check_map_func_compatibility). */
     private static BpfMap keyed(HelperCall call, MapTable maps, String helper, long handle) {
-        BpfMap m = maps.resolve(call, helper, handle);
+        return keyed(call, maps.resolve(call, helper, handle), helper);
+    }
+
+    private static BpfMap keyed(HelperCall call, BpfMap m, String helper) {
         MapType t = m.type();
         if (!(t.isHash() || t == MapType.ARRAY || t == MapType.PERCPU_ARRAY)) {
             throw call.badArgument(helper + " cannot be used with " + m.describe());

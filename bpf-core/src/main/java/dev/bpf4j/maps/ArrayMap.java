@@ -3,6 +3,7 @@ package dev.bpf4j.maps;
 import dev.bpf4j.runtime.MemoryRegion;
 import dev.bpf4j.runtime.NativeMemory;
 
+import java.lang.ref.Cleaner;
 import java.util.List;
 
 /**
@@ -12,7 +13,15 @@ import java.util.List;
  * {@code -EEXIST}. Per-CPU: element {@code i} of CPU {@code c} is slot {@code i * cpus + c}.
  */
 public final class ArrayMap extends BpfMap {
+    private static final Cleaner CLEANER = Cleaner.create();
+
     private final NativeArena arena;
+    /**
+     * A native word that reads 1 while the map is open and 0 once it is closed, freed only when the
+     * map is unreachable: a JIT that inlines lookups tests it and calls the helper (which refuses a
+     * closed map) instead of handing out an address in freed values.
+     */
+    private final long openWord;
     private final int stride;
     private final int cpus;
 
@@ -34,12 +43,19 @@ public final class ArrayMap extends BpfMap {
         this.stride = def.valueStride();
         this.cpus = percpu ? Cpus.possible() : 1;
         this.arena = new NativeArena(CreateChecks.arenaBytes(def, Integer.toUnsignedLong(def.maxEntries()) * cpus, stride));
+        long word = NativeMemory.allocate(8);
+        NativeMemory.putLong(word, 1);
+        this.openWord = word;
+        CLEANER.register(this, () -> NativeMemory.free(word));
     }
 
     @Override public boolean isSpinLock(long address) { return isSpinLock(address, arena.base(), arena.size(), stride); }
 
     /** Base of the value arena (element 0, CPU 0): the JIT may inline lookups as {@code base + index * stride}. */
     public long valuesBase() { return arena.base(); }
+
+    /** The address of a word that is 1 while this map is open, 0 after {@link #close()}; valid while the map is reachable. */
+    public long openWord() { return openWord; }
 
     /** {@code round_up(value_size, 8)}. */
     public int stride() { return stride; }
@@ -58,6 +74,13 @@ public final class ArrayMap extends BpfMap {
     private long slot(int index, int cpu) { return arena.base() + ((long) index * cpus + cpu) * stride; }
 
     private boolean inRange(int index) { return ArrayKeys.inRange(index, def.maxEntries()); }
+
+    /** The key read in place (no copy): the lookup every program of an array map makes. */
+    @Override public long programLookup(long keyAddress) {
+        checkOpen();
+        int i = NativeMemory.getInt(keyAddress);
+        return inRange(i) ? slot(i, cpus == 1 ? 0 : Cpus.current()) : 0;
+    }
 
     @Override protected long valueAddress(byte[] key, boolean fromProgram) {
         int i = ArrayKeys.u32(key);
@@ -107,5 +130,8 @@ public final class ArrayMap extends BpfMap {
 
     @Override protected int next(byte[] key, byte[] out) { return ArrayKeys.next(def.maxEntries(), key, out); }
 
-    @Override protected void free() { arena.free(); }
+    @Override protected void free() {
+        NativeMemory.putLong(openWord, 0); // before the values go
+        arena.free();
+    }
 }

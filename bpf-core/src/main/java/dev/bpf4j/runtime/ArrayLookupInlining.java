@@ -15,12 +15,15 @@ public interface ArrayLookupInlining {
 
     /**
      * Element {@code i < maxEntries} (u32 compare) of the key's u32 index is at {@code valuesBase + i * stride};
-     * any other index looks up NULL. The values stay at these addresses while the map is open.
+     * any other index looks up NULL. The values stay at these addresses while the 8-byte word at
+     * {@code openWord} is non-zero (the map is open); after that the helper must be called (it refuses
+     * a closed map). The word stays readable as long as the map is reachable.
      */
-    record Elements(long valuesBase, int maxEntries, int stride, int keySize) {
+    record Elements(long valuesBase, int maxEntries, int stride, int keySize, long openWord) {
         public Elements {
-            if (valuesBase == 0 || maxEntries == 0 || stride <= 0 || keySize != 4) {
-                throw new IllegalArgumentException("not an array map's elements: " + valuesBase + ", " + maxEntries + ", " + stride + ", " + keySize);
+            if (valuesBase == 0 || maxEntries == 0 || stride <= 0 || keySize != 4 || openWord == 0) {
+                throw new IllegalArgumentException("not an array map's elements: " + valuesBase + ", " + maxEntries + ", " + stride
+                        + ", " + keySize + ", " + openWord);
             }
         }
     }

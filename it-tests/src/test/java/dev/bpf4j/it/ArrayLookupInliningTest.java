@@ -87,7 +87,10 @@ class ArrayLookupInliningTest {
                 jeqi(0, 0, 5), ldxdw(1, 0, 0), addi(1, 1), stxdw(0, 1, 0), movr(0, 1), exit(), mov(0, 1000), exit()};
     }
 
-    static Outcome run(Engine engine, List<MapDefinition> defs, Insn... insns) {
+    static Outcome run(Engine engine, List<MapDefinition> defs, Insn... insns) { return run(engine, defs, false, insns); }
+
+    /** {@code closeFirst}: the first map is closed after the program is loaded and before it runs. */
+    static Outcome run(Engine engine, List<MapDefinition> defs, boolean closeFirst, Insn... insns) {
         long ctx = NativeMemory.allocate(CTX_LEN);
         try (MapTable maps = MapTable.create(defs)) {
             NativeMemory.putLong(ctx, 2); // key 2 at ctx + 0
@@ -106,13 +109,14 @@ class ArrayLookupInliningTest {
             ErrorKind kind = null;
             int pc = -1;
             try (Executable e = engine.load(program(maps, insns), LoadOptions.defaults().withHelpers(counted))) {
+                if (closeFirst) maps.map(0).close();
                 e.run(context);
                 r0 = e.run(context);
             } catch (BpfRuntimeException x) {
                 kind = x.kind();
                 pc = x.pc();
             }
-            return new Outcome(r0, kind, pc, MapDump.json(maps.map(0)), calls.get());
+            return new Outcome(r0, kind, pc, closeFirst ? "closed" : MapDump.json(maps.map(0)), calls.get());
         } finally {
             NativeMemory.free(ctx);
         }
@@ -197,6 +201,17 @@ class ArrayLookupInliningTest {
                 jeqi(0, 0, 2), ldxdw(0, 0, 0), exit(), mov(0, 1000), exit()};
         o = agree(array(8, 4), moved);
         assertThat(o[1].helperCalls()).isEqualTo(2);
+    }
+
+    @Test
+    void aClosedMapIsRefusedByTheHelper() {
+        // no address in freed values: the inlined code sees the map's open word at 0 and calls the helper
+        Outcome interp = run(Engines.byName("interp"), array(8, 4), true, counter(2, -8));
+        Outcome jit = run(Engines.byName("jit"), array(8, 4), true, counter(2, -8));
+        assertThat(interp.kind()).isEqualTo(ErrorKind.BAD_HELPER_ARGUMENT);
+        assertThat(interp.pc()).isEqualTo(6);
+        assertThat(new Outcome(jit.r0(), jit.kind(), jit.pc(), jit.map(), 0)).isEqualTo(new Outcome(null, interp.kind(), 6, "closed", 0));
+        assertThat(jit.helperCalls()).isEqualTo(1);
     }
 
     @Test

@@ -19,7 +19,11 @@ import dev.bpf4j.runtime.Limits;
  * accepts, and otherwise calls the helper as before, which checks, fails or looks up. So r0, the
  * error (kind, pc, address) and memory stay those of the interpreter, which always calls the helper.
  *
+ * The map's open word is tested first: a program that runs after its map was closed calls the
+ * helper, which refuses it as the interpreter does, instead of getting an address in freed values.
+ *
  * <pre>
+ *   movabs r10, open; cmp qword [r10], 0; je .call
  *   mov r10, rsi; sub r10, rbp          ; key - r10
  *   cmp r10, -512; jl .call
  *   cmp r10, -4;   jg .call
@@ -41,6 +45,9 @@ final class InlineArrayLookup {
     static void emit(JitContext c, int pc, ArrayLookupInlining.Elements array, HelperBinding b) {
         X86Encoder e = c.e;
         Reg r0 = RegMap.x86(0), key = RegMap.x86(2);
+        e.movabs(RegMap.AUX, array.openWord());                                /* movabs r10, open word */
+        e.aluMI(AluOp.CMP, true, Mem.of(RegMap.AUX, 0), 0);                    /* cmp qword [r10], 0 */
+        int closed = e.jccForward8(Cond.E);                                    /* je .call (the map was closed) */
         e.movRR(true, RegMap.AUX, key);                                        /* mov r10, rsi */
         e.aluRR(AluOp.SUB, true, RegMap.AUX, Reg.RBP);                         /* sub r10, rbp */
         e.aluRI(AluOp.CMP, true, RegMap.AUX, -Limits.STACK_SIZE);              /* cmp r10, -512 */
@@ -62,7 +69,8 @@ final class InlineArrayLookup {
         e.bind(missing);                                                       /* .null: */
         e.aluRR(AluOp.XOR, false, r0, r0);                                     /* xor eax, eax */
         int none = e.jmpForward32();                                           /* jmp .done */
-        e.bind(below);                                                         /* .call: */
+        e.bind(closed);                                                        /* .call: */
+        e.bind(below);
         e.bind(past);
         CallEmitter.call(c, pc, b);
         e.bind32(found);                                                       /* .done: */
