@@ -11,7 +11,7 @@ import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** Loop heads (targets of backward jumps) start on a 32-byte boundary; other slots are not padded. */
+/** Loop heads (targets of backward jumps) start on a 64-byte boundary (a cache line); other slots are not padded. */
 class LoopAlignmentTest {
     @AfterEach void clear() { System.clearProperty("bpf4j.jit.alignLoops"); }
 
@@ -30,11 +30,12 @@ class LoopAlignmentTest {
     }
 
     @Test
-    void loopHeadsStartOnA32ByteBoundary() {
+    void loopHeadsStartOnACacheLine() {
         assertThat(LoopHeads.of(nested().toArray())).containsExactly(false, false, true, true, false, false, false, false, false, false);
         int[] at = JitCompiler.compile(nested(), Map.of(), 1).layout().pcOffsets();
-        assertThat(at[2] % 32).as("outer head at %x", at[2]).isZero();
-        assertThat(at[3] % 32).as("inner head at %x", at[3]).isZero();
+        assertThat(LoopHeads.ALIGNMENT).isEqualTo(64);
+        assertThat(at[2] % 64).as("outer head at %x", at[2]).isZero();
+        assertThat(at[3] % 64).as("inner head at %x", at[3]).isZero();
     }
 
     @Test
