@@ -3,6 +3,7 @@ package dev.bpf4j.helpers;
 import dev.bpf4j.maps.ArrayMap;
 import dev.bpf4j.maps.BpfMap;
 import dev.bpf4j.maps.BpfMapException;
+import dev.bpf4j.maps.Cpus;
 import dev.bpf4j.maps.SpinLock;
 import dev.bpf4j.runtime.BpfRuntimeException;
 import dev.bpf4j.runtime.ErrorKind;
@@ -74,12 +75,13 @@ final class MapHelpers {
         b.addForward(HelperIds.MAP_PEEK_ELEM, "bpf_map_peek_elem", (call, r1, r2, r3, r4, r5) -> take(call, maps, "bpf_map_peek_elem", r1, r2, false));
     }
 
-    /** The elements of the ARRAY map behind {@code handle}, for a JIT that inlines the lookup (per-CPU arrays are not inlined). */
+    /** The elements of the ARRAY or PERCPU_ARRAY map behind {@code handle}, for a JIT that inlines the lookup. */
     private static Optional<ArrayLookupInlining.Elements> arrayElements(MapTable maps, long handle) {
-        return maps.find(handle)
-                .filter(m -> m instanceof ArrayMap && m.type() == MapType.ARRAY)
-                .map(m -> new ArrayLookupInlining.Elements(((ArrayMap) m).valuesBase(), m.maxEntries(), ((ArrayMap) m).stride(), m.keySize(),
-                        ((ArrayMap) m).openWord()));
+        return maps.find(handle).filter(m -> m instanceof ArrayMap).map(m -> {
+            ArrayMap a = (ArrayMap) m;
+            return new ArrayLookupInlining.Elements(a.valuesBase(), a.maxEntries(), a.stride(), a.keySize(), a.openWord(),
+                    a.cpus(), a.cpus() == 1 ? 0 : Cpus.currentFunction());
+        });
     }
 
     /** Lookup in a map-in-map: the inner map's handle in this table, or NULL (0) for an empty slot. */

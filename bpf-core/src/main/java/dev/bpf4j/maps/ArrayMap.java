@@ -57,6 +57,9 @@ public final class ArrayMap extends BpfMap {
     /** The address of a word that is 1 while this map is open, 0 after {@link #close()}; valid while the map is reachable. */
     public long openWord() { return openWord; }
 
+    /** Values per element: {@link Cpus#possible()} for a per-CPU array (CPU {@code c}'s value of element {@code i} is slot {@code i * cpus + c}), else 1. */
+    public int cpus() { return cpus; }
+
     /** {@code round_up(value_size, 8)}. */
     public int stride() { return stride; }
 

@@ -25,6 +25,12 @@ public final class Cpus {
     /** Number of possible CPUs: the highest id in {@code /sys/devices/system/cpu/possible} plus one. */
     public static int possible() { return POSSIBLE; }
 
+    /**
+     * The address of libc's {@code int sched_getcpu(void)}, which {@link #current()} calls, or 0 when
+     * it is unavailable (then {@link #current()} is always 0): for native code that must agree with it.
+     */
+    public static long currentFunction() { return SCHED_GETCPU; }
+
     /** The CPU the calling thread runs on now (0 when {@code sched_getcpu} is unavailable). */
     public static int current() {
         if (SCHED_GETCPU == 0) return 0;
