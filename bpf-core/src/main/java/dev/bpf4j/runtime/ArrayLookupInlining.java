@@ -5,8 +5,9 @@ import java.util.Optional;
 /**
  * What a JIT may emit instead of calling {@code bpf_map_lookup_elem} when r1 is a constant at the
  * call site, as the kernel's {@code map_gen_lookup} does for array maps: the elements of the
- * {@code BPF_MAP_TYPE_ARRAY} map whose handle that constant is. The helper's Java body stays the
- * definition (and the path for every other call); the inline form must give the same r0.
+ * {@code BPF_MAP_TYPE_ARRAY} or {@code BPF_MAP_TYPE_PERCPU_ARRAY} map whose handle that constant
+ * is. The helper's Java body stays the definition (and the path for every other call); the inline
+ * form must give the same r0.
  */
 @FunctionalInterface
 public interface ArrayLookupInlining {
