@@ -87,6 +87,16 @@ class ArrayLookupInliningTest {
                 jeqi(0, 0, 5), ldxdw(1, 0, 0), addi(1, 1), stxdw(0, 1, 0), movr(0, 1), exit(), mov(0, 1000), exit()};
     }
 
+    /** The standard helpers of {@code maps}, with a lookup whose Java body counts its calls in {@code calls} (inlining kept). */
+    static HelperRegistry countingLookups(MapTable maps, AtomicInteger calls) {
+        HelperRegistry all = BpfHelpers.registry(maps);
+        HelperSpec real = all.lookup(HelperIds.MAP_LOOKUP_ELEM).orElseThrow();
+        return all.toBuilder().addForward(real.id(), real.name(), (call, r1, r2, r3, r4, r5) -> {
+            calls.incrementAndGet();
+            return real.body().call(call, r1, r2, r3, r4, r5);
+        }, real.arrayLookup()).build();
+    }
+
     static Outcome run(Engine engine, List<MapDefinition> defs, Insn... insns) { return run(engine, defs, false, insns); }
 
     /** {@code closeFirst}: the first map is closed after the program is loaded and before it runs. */
@@ -96,12 +106,7 @@ class ArrayLookupInliningTest {
             NativeMemory.putLong(ctx, 2); // key 2 at ctx + 0
             NativeMemory.putLong(ctx + 8, 0);
             AtomicInteger calls = new AtomicInteger();
-            HelperRegistry all = BpfHelpers.registry(maps);
-            HelperSpec real = all.lookup(HelperIds.MAP_LOOKUP_ELEM).orElseThrow();
-            HelperRegistry counted = all.toBuilder().addForward(real.id(), real.name(), (call, r1, r2, r3, r4, r5) -> {
-                calls.incrementAndGet();
-                return real.body().call(call, r1, r2, r3, r4, r5);
-            }, real.arrayLookup()).build();
+            HelperRegistry counted = countingLookups(maps, calls);
             RunContext.Builder c = RunContext.builder().arg(1, ctx).region(new MemoryRegion("ctx", ctx, CTX_LEN, false));
             for (BpfMap m : maps.maps()) m.regions().forEach(c::region);
             RunContext context = c.build();
@@ -226,12 +231,7 @@ class ArrayLookupInliningTest {
     static long[] perCpuCounter(Engine engine, int key) {
         try (MapTable maps = MapTable.create(List.of(new MapDefinition("a", MapType.PERCPU_ARRAY, 4, 24, 4, 0)))) {
             AtomicInteger calls = new AtomicInteger();
-            HelperRegistry all = BpfHelpers.registry(maps);
-            HelperSpec real = all.lookup(HelperIds.MAP_LOOKUP_ELEM).orElseThrow();
-            HelperRegistry counted = all.toBuilder().addForward(real.id(), real.name(), (call, r1, r2, r3, r4, r5) -> {
-                calls.incrementAndGet();
-                return real.body().call(call, r1, r2, r3, r4, r5);
-            }, real.arrayLookup()).build();
+            HelperRegistry counted = countingLookups(maps, calls);
             RunContext.Builder c = RunContext.builder();
             maps.map(0).regions().forEach(c::region);
             RunContext context = c.build();
