@@ -27,6 +27,16 @@ public record Insn(int opcode, int dst, int src, int off, int imm) {
     /** The 64-bit immediate of an lddw whose second slot is {@code next}. */
     public long imm64(Insn next) { return (imm & 0xffffffffL) | ((long) next.imm << 32); }
 
+    /** Target slot of this instruction at {@code pc} when it is a JA or a conditional jump (gotol: imm); -1 for anything else. */
+    public int jumpTarget(int pc) {
+        int cls = cls();
+        if (cls != Opcodes.JMP && cls != Opcodes.JMP32) return -1;
+        int op = Opcodes.op(opcode);
+        if (op == Opcodes.CALL || op == Opcodes.EXIT) return -1;
+        if (op == Opcodes.JA && cls == Opcodes.JMP32) return pc + 1 + imm; // gotol
+        return pc + 1 + off;
+    }
+
     /** Encodes this slot as 8 little-endian bytes into {@code buf} at {@code pos}. */
     public void encode(byte[] buf, int pos) {
         buf[pos] = (byte) opcode;

@@ -91,16 +91,9 @@ public final class StackUse {
     private static boolean[] jumpTargets(Insn[] insns, int startPc, int endPc) {
         boolean[] t = new boolean[insns.length + 1];
         for (int pc = startPc; pc < endPc; pc++) {
-            Insn i = insns[pc];
-            int cls = i.cls();
-            if (cls == Opcodes.JMP || cls == Opcodes.JMP32) {
-                int op = Opcodes.op(i.opcode());
-                if (op != Opcodes.CALL && op != Opcodes.EXIT) {
-                    int target = op == Opcodes.JA && cls == Opcodes.JMP32 ? pc + 1 + i.imm() : pc + 1 + i.off();
-                    if (target >= 0 && target < t.length) t[target] = true;
-                }
-            }
-            if (i.isLddw()) pc++;
+            int target = insns[pc].jumpTarget(pc);
+            if (target >= 0 && target < t.length) t[target] = true;
+            if (insns[pc].isLddw()) pc++;
         }
         return t;
     }

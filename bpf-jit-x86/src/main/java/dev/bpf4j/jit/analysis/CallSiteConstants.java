@@ -32,7 +32,7 @@ public final class CallSiteConstants {
         boolean[] entered = new boolean[n + 1], secondSlot = new boolean[n + 1];
         for (int f : functionStarts) if (f >= 0 && f <= n) entered[f] = true;
         for (int pc = 0; pc < n; pc++) {
-            int t = RegisterUse.jumpTarget(insns[pc], pc);
+            int t = insns[pc].jumpTarget(pc);
             if (t >= 0 && t <= n) entered[t] = true;
             if (insns[pc].isLddw() && pc + 1 < n) secondSlot[++pc] = true;
         }

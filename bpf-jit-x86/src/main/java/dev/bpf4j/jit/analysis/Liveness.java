@@ -51,7 +51,7 @@ final class Liveness {
         Insn i = insns[pc];
         int out = 0;
         if (RegisterUse.fallsThrough(i)) out |= liveInAt(pc + RegisterUse.width(i));
-        int target = RegisterUse.jumpTarget(i, pc);
+        int target = i.jumpTarget(pc);
         if (target >= 0) out |= liveInAt(target);
         return out;
     }

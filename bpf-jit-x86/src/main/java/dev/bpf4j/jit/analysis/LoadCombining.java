@@ -71,7 +71,7 @@ public final class LoadCombining {
         for (int pc = startPc; pc < endPc; pc += RegisterUse.width(insns[pc])) {
             Insn i = insns[pc];
             if (RegisterUse.endsBlock(i)) leader[Math.min(pc + RegisterUse.width(i), insns.length)] = true;
-            int target = RegisterUse.jumpTarget(i, pc);
+            int target = i.jumpTarget(pc);
             if (target >= startPc && target < endPc) leader[target] = true;
         }
         return leader;

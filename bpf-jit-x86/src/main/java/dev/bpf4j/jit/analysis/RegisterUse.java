@@ -69,16 +69,6 @@ public final class RegisterUse {
         return Opcodes.op(i.opcode()) != Opcodes.CALL;
     }
 
-    /** Jump target of a JA or conditional jump at {@code pc}; -1 for anything else. */
-    public static int jumpTarget(Insn i, int pc) {
-        int cls = i.cls();
-        if (cls != Opcodes.JMP && cls != Opcodes.JMP32) return -1;
-        int op = Opcodes.op(i.opcode());
-        if (op == Opcodes.CALL || op == Opcodes.EXIT) return -1;
-        if (op == Opcodes.JA && cls == Opcodes.JMP32) return pc + 1 + i.imm(); // gotol
-        return pc + 1 + i.off();
-    }
-
     /** True when control may continue at the next slot after {@code i}. */
     static boolean fallsThrough(Insn i) {
         int cls = i.cls();

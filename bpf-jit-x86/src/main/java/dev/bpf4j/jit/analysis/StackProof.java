@@ -211,7 +211,7 @@ public final class StackProof {
         boolean[] t = new boolean[insns.length + 1];
         for (int pc = startPc; pc < endPc; pc++) {
             Insn i = insns[pc];
-            int target = RegisterUse.jumpTarget(i, pc);
+            int target = i.jumpTarget(pc);
             if (target >= 0 && target < t.length) t[target] = true;
             if (i.isLddw()) pc++;
         }

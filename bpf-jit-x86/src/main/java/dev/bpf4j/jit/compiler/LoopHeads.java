@@ -1,7 +1,6 @@
 package dev.bpf4j.jit.compiler;
 
 import dev.bpf4j.isa.Insn;
-import dev.bpf4j.jit.analysis.RegisterUse;
 
 /**
  * The slots a backward jump targets (loop heads). The translator starts each one on a 64-byte
@@ -24,7 +23,7 @@ final class LoopHeads {
     static boolean[] of(Insn[] insns) {
         boolean[] heads = new boolean[insns.length + 1];
         for (int pc = 0; pc < insns.length; pc++) {
-            int target = RegisterUse.jumpTarget(insns[pc], pc); // -1: no jump
+            int target = insns[pc].jumpTarget(pc); // -1: no jump
             if (target >= 0 && target <= pc) heads[target] = true;
             if (insns[pc].isLddw()) pc++;
         }
