@@ -21,7 +21,7 @@ def load_scores(path, best=False):
         params = r.get("params", {})
         if cls == "ProbeBenchmark":  # two methods, one "probe" parameter
             cls += "." + r["benchmark"].split(".")[-1]
-        key = (cls, params.get("workload"), params.get("engine") or params.get("bpfEngine") or params.get("probe")
+        key = (cls, params.get("workload") or params.get("mapKind"), params.get("engine") or params.get("bpfEngine") or params.get("probe")
                or params.get("lookupEngine"))
         m = r["primaryMetric"]
         if best:
@@ -107,9 +107,11 @@ def best_table(s, k=None):
     ke = f" {kernel_cell(k, 'empty', 'best_ns')[0]} | |" if k else ""
     print(f"| empty program call | {fmt(e['interp'])} | {fmt(e['jit'])} | {fmt(e['gcc'])} | | |" + ke)
     print(f"| program with one Java helper call | {fmt(h['interp'])} | {fmt(h['jit'])} | | | |" + (" | |" if k else ""))
-    m = {x: s.get(("MapLookupBenchmark", None, x)) for x in ("interp", "jit", "jit-call")}
-    print(f"| program with one array-map lookup (JIT: inlined) | {fmt(m['interp'])} | {fmt(m['jit'])} | | | |" + (" | |" if k else ""))
-    print(f"| the same, lookup called (`-Dbpf4j.jit.inlineArrayLookup=false`) | | {fmt(m['jit-call'])} | | | |" + (" | |" if k else ""))
+    for kind, label, prop in (("array", "array-map lookup", "inlineArrayLookup"),
+                              ("hash", "hash-map lookup, 16-byte key", "inlineHashLookup")):
+        m = {x: s.get(("MapLookupBenchmark", kind, x)) for x in ("interp", "jit", "jit-call")}
+        print(f"| program with one {label} (JIT: inlined) | {fmt(m['interp'])} | {fmt(m['jit'])} | | | |" + (" | |" if k else ""))
+        print(f"| the same, lookup called (`-Dbpf4j.jit.{prop}=false`) | | {fmt(m['jit-call'])} | | | |" + (" | |" if k else ""))
 
 
 def main(facts_path, results_path, kernel_path=None):
@@ -158,11 +160,12 @@ def main(facts_path, results_path, kernel_path=None):
         else:
             parts.append(f"{name} —")
     print("* One call of a trivial Java helper (helper program minus empty program): " + "; ".join(parts) + ".")
-    lookup = {e: s.get(("MapLookupBenchmark", None, e)) for e in ("interp", "jit", "jit-call")}
-    if all(v is not None for v in lookup.values()):
-        print(f"* An ARRAY map counter (`bpf_map_lookup_elem` with the key on the stack, then `++*value`): interp "
-              f"{fmt(lookup['interp'])} ns, JIT {fmt(lookup['jit'])} ns with the lookup inlined, {fmt(lookup['jit-call'])} ns "
-              "with it called through the Java helper (inlining turned off).")
+    for kind, what in (("array", "An ARRAY map counter"), ("hash", "A HASH map counter (64 flows, 16-byte keys)")):
+        lookup = {e: s.get(("MapLookupBenchmark", kind, e)) for e in ("interp", "jit", "jit-call")}
+        if all(v is not None for v in lookup.values()):
+            print(f"* {what} (`bpf_map_lookup_elem` with the key on the stack, then `++*value`): interp "
+                  f"{fmt(lookup['interp'])} ns, JIT {fmt(lookup['jit'])} ns with the lookup inlined, {fmt(lookup['jit-call'])} ns "
+                  "with it called through the Java helper (inlining turned off).")
     engines = ", ".join(facts["engines"]) + (", gcc" if facts["gcc"] else "")
     print(f"* Engines measured: {engines}. gcc flags: `{facts['gcc_flags']}`. "
           "All engines, gcc and the step counter returned the same value for every workload before timing.")

@@ -38,6 +38,18 @@ public final class CallPrograms {
                 .label("out").exit().build("array_counter");
     }
 
+    /** The 16-byte key {@link #hashCounter} looks up: a flow's addresses, ports and protocol, as {@code xdp_flows} keys it. */
+    public static final int[] FLOW_KEY = {0x0100000a, 0x0200000a, 0xbb013930, 6};
+
+    /** The same counter in a HASH map with 16-byte keys: {@link #FLOW_KEY} on the stack, lookup, {@code ++*value}. */
+    public static Program hashCounter(long map) {
+        ProgramBuilder b = new ProgramBuilder();
+        for (int i = 0; i < FLOW_KEY.length; i++) b.st(W, R10, -16 + 4 * i, FLOW_KEY[i]);
+        return b.mov64(R2, R10).add64(R2, -16).lddw(R1, map).call(HelperIds.MAP_LOOKUP_ELEM)
+                .jeq(R0, 0, "out").ldxdw(R1, R0, 0).add64(R1, 1).stxdw(R0, 0, R1).mov64(R0, R1)
+                .label("out").exit().build("hash_counter");
+    }
+
     /** {@code call bench_identity; exit}: the empty program's cost plus one Java helper call. */
     public static Program helperOnce() {
         return new ProgramBuilder().call(IDENTITY_ID).exit().build("helper_once");

@@ -1,7 +1,9 @@
 package dev.bpf4j.bench;
 
 import dev.bpf4j.helpers.BpfHelpers;
+import dev.bpf4j.maps.BpfMap;
 import dev.bpf4j.maps.MapDefinition;
+import dev.bpf4j.maps.MapFlags;
 import dev.bpf4j.maps.MapTable;
 import dev.bpf4j.maps.MapType;
 import dev.bpf4j.runtime.Bpf;
@@ -22,16 +24,19 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A program that counts in an ARRAY map ({@link CallPrograms#arrayCounter}): one
- * {@code bpf_map_lookup_elem} and an increment. {@code jit} inlines the lookup (the key is on the
- * stack, the map a constant); {@code jit-call} is the same JIT with inlining turned off
- * ({@code -Dbpf4j.jit.inlineArrayLookup=false}), so the lookup is a Java helper call through the
- * jffi closure; the interpreter always calls the helper. The lookup's cost is this minus
- * {@link EmptyCallBenchmark} for the same engine.
+ * A program that counts in a map: one {@code bpf_map_lookup_elem} and an increment, in an ARRAY map
+ * ({@code mapKind=array}, {@link CallPrograms#arrayCounter}) or in a HASH map of 64 flows with 16-byte
+ * keys ({@code hash}, {@link CallPrograms#hashCounter}). {@code jit} inlines the lookup (the key is on
+ * the stack, the map a constant); {@code jit-call} is the same JIT with inlining turned off
+ * ({@code -Dbpf4j.jit.inlineArrayLookup=false}, {@code -Dbpf4j.jit.inlineHashLookup=false}), so the
+ * lookup is a Java helper call through the jffi closure; the interpreter always calls the helper. The
+ * lookup's cost is this minus {@link EmptyCallBenchmark} for the same engine.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -43,27 +48,45 @@ public class MapLookupBenchmark {
     @Param({"interp", "jit", "jit-call"})
     public String lookupEngine;
 
+    @Param({"array", "hash"})
+    public String mapKind;
+
     private MapTable maps;
     private Executable exe;
     private RunContext context;
 
     @Setup(Level.Trial)
     public void setUp() {
-        maps = MapTable.create(List.of(new MapDefinition("counts", MapType.ARRAY, 4, 8, 4, 0)));
+        boolean hash = mapKind.equals("hash");
+        maps = MapTable.create(List.of(hash ? new MapDefinition("flows", MapType.HASH, 16, 8, 64, 0)
+                : new MapDefinition("counts", MapType.ARRAY, 4, 8, 4, 0)));
+        if (hash) fillFlows(maps.map(0));
         boolean call = lookupEngine.equals("jit-call");
-        if (call) System.setProperty("bpf4j.jit.inlineArrayLookup", "false");
+        if (call) INLINING.forEach(p -> System.setProperty(p, "false"));
         try {
-            exe = Bpf.load(CallPrograms.arrayCounter(maps.handle(0)), Engines.require(call ? "jit" : lookupEngine),
-                    LoadOptions.defaults().withHelpers(BpfHelpers.registry(maps)));
+            exe = Bpf.load(hash ? CallPrograms.hashCounter(maps.handle(0)) : CallPrograms.arrayCounter(maps.handle(0)),
+                    Engines.require(call ? "jit" : lookupEngine), LoadOptions.defaults().withHelpers(BpfHelpers.registry(maps)));
         } finally {
-            System.clearProperty("bpf4j.jit.inlineArrayLookup");
+            INLINING.forEach(System::clearProperty);
         }
         RunContext.Builder b = RunContext.builder();
         maps.map(0).regions().forEach(b::region);
         context = b.build();
         long first = exe.run(context), second = exe.run(context);
         if (first != 1 || second != 2) {
-            throw new IllegalStateException("counter program on " + lookupEngine + " returned " + first + ", " + second + ", expected 1, 2");
+            throw new IllegalStateException(mapKind + " counter program on " + lookupEngine + " returned " + first + ", " + second + ", expected 1, 2");
+        }
+    }
+
+    private static final List<String> INLINING = List.of("bpf4j.jit.inlineArrayLookup", "bpf4j.jit.inlineHashLookup");
+
+    /** {@link CallPrograms#FLOW_KEY} (value 0) and 63 other flows, so that the lookup walks real chains. */
+    private static void fillFlows(BpfMap flows) {
+        for (int i = 0; i < 64; i++) {
+            ByteBuffer key = ByteBuffer.allocate(16).order(ByteOrder.LITTLE_ENDIAN);
+            for (int w : CallPrograms.FLOW_KEY) key.putInt(w);
+            key.putInt(8, CallPrograms.FLOW_KEY[2] + i); // another port pair for i > 0
+            flows.update(key.array(), new byte[8], MapFlags.BPF_ANY);
         }
     }
 

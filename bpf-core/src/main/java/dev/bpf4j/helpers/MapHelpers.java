@@ -4,6 +4,7 @@ import dev.bpf4j.maps.ArrayMap;
 import dev.bpf4j.maps.BpfMap;
 import dev.bpf4j.maps.BpfMapException;
 import dev.bpf4j.maps.Cpus;
+import dev.bpf4j.maps.HashTabMap;
 import dev.bpf4j.maps.SpinLock;
 import dev.bpf4j.runtime.BpfRuntimeException;
 import dev.bpf4j.runtime.ErrorKind;
@@ -11,7 +12,7 @@ import dev.bpf4j.maps.MapOfMaps;
 import dev.bpf4j.maps.MapTable;
 import dev.bpf4j.maps.MapType;
 import dev.bpf4j.maps.QueueStackMap;
-import dev.bpf4j.runtime.ArrayLookupInlining;
+import dev.bpf4j.runtime.LookupInlining;
 import dev.bpf4j.runtime.HelperCall;
 import dev.bpf4j.runtime.HelperRegistry;
 import dev.bpf4j.runtime.NativeMemory;
@@ -35,7 +36,7 @@ final class MapHelpers {
             keyed(call, m, "bpf_map_lookup_elem");
             call.checkArgument("bpf_map_lookup_elem key (r2)", r2, m.keySize(), false);
             return m.programLookup(r2);
-        }, handle -> arrayElements(maps, handle));
+        }, handle -> inlineTarget(maps, handle));
         b.addForward(HelperIds.MAP_UPDATE_ELEM, "bpf_map_update_elem", (call, r1, r2, r3, r4, r5) -> {
             BpfMap m = writable(call, keyed(call, maps, "bpf_map_update_elem", r1), "bpf_map_update_elem");
             call.checkArgument("bpf_map_update_elem key (r2)", r2, m.keySize(), false);
@@ -75,12 +76,14 @@ final class MapHelpers {
         b.addForward(HelperIds.MAP_PEEK_ELEM, "bpf_map_peek_elem", (call, r1, r2, r3, r4, r5) -> take(call, maps, "bpf_map_peek_elem", r1, r2, false));
     }
 
-    /** The elements of the ARRAY or PERCPU_ARRAY map behind {@code handle}, for a JIT that inlines the lookup. */
-    private static Optional<ArrayLookupInlining.Elements> arrayElements(MapTable maps, long handle) {
-        return maps.find(handle).filter(m -> m instanceof ArrayMap).map(m -> {
-            ArrayMap a = (ArrayMap) m;
-            return new ArrayLookupInlining.Elements(a.valuesBase(), a.maxEntries(), a.stride(), a.keySize(), a.openWord(),
-                    a.cpus(), a.cpus() == 1 ? 0 : Cpus.currentFunction());
+    /** The layout of the ARRAY, PERCPU_ARRAY, HASH or PERCPU_HASH map behind {@code handle}, for a JIT that inlines the lookup. */
+    private static Optional<LookupInlining.Target> inlineTarget(MapTable maps, long handle) {
+        return maps.find(handle).map(m -> {
+            if (m instanceof ArrayMap a) {
+                return new LookupInlining.Elements(a.valuesBase(), a.maxEntries(), a.stride(), a.keySize(), a.openWord(),
+                        a.cpus(), a.cpus() == 1 ? 0 : Cpus.currentFunction());
+            }
+            return m instanceof HashTabMap h ? h.inlineLayout() : null;
         });
     }
 

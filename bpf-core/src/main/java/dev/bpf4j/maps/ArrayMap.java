@@ -3,7 +3,6 @@ package dev.bpf4j.maps;
 import dev.bpf4j.runtime.MemoryRegion;
 import dev.bpf4j.runtime.NativeMemory;
 
-import java.lang.ref.Cleaner;
 import java.util.List;
 
 /**
@@ -13,15 +12,8 @@ import java.util.List;
  * {@code -EEXIST}. Per-CPU: element {@code i} of CPU {@code c} is slot {@code i * cpus + c}.
  */
 public final class ArrayMap extends BpfMap {
-    private static final Cleaner CLEANER = Cleaner.create();
-
     private final NativeArena arena;
-    /**
-     * A native word that reads 1 while the map is open and 0 once it is closed, freed only when the
-     * map is unreachable: a JIT that inlines lookups tests it and calls the helper (which refuses a
-     * closed map) instead of handing out an address in freed values.
-     */
-    private final long openWord;
+    private final OpenWord openWord = new OpenWord();
     private final int stride;
     private final int cpus;
 
@@ -43,10 +35,6 @@ public final class ArrayMap extends BpfMap {
         this.stride = def.valueStride();
         this.cpus = percpu ? Cpus.possible() : 1;
         this.arena = new NativeArena(CreateChecks.arenaBytes(def, Integer.toUnsignedLong(def.maxEntries()) * cpus, stride));
-        long word = NativeMemory.allocate(8);
-        NativeMemory.putLong(word, 1);
-        this.openWord = word;
-        CLEANER.register(this, () -> NativeMemory.free(word));
     }
 
     @Override public boolean isSpinLock(long address) { return isSpinLock(address, arena.base(), arena.size(), stride); }
@@ -55,7 +43,7 @@ public final class ArrayMap extends BpfMap {
     public long valuesBase() { return arena.base(); }
 
     /** The address of a word that is 1 while this map is open, 0 after {@link #close()}; valid while the map is reachable. */
-    public long openWord() { return openWord; }
+    public long openWord() { return openWord.address(); }
 
     /** Values per element: {@link Cpus#possible()} for a per-CPU array (CPU {@code c}'s value of element {@code i} is slot {@code i * cpus + c}), else 1. */
     public int cpus() { return cpus; }
@@ -134,7 +122,7 @@ public final class ArrayMap extends BpfMap {
     @Override protected int next(byte[] key, byte[] out) { return ArrayKeys.next(def.maxEntries(), key, out); }
 
     @Override protected void free() {
-        NativeMemory.putLong(openWord, 0); // before the values go
+        openWord.close(); // before the values go
         arena.free();
     }
 }

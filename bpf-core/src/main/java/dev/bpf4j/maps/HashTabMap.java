@@ -1,5 +1,6 @@
 package dev.bpf4j.maps;
 
+import dev.bpf4j.runtime.LookupInlining;
 import dev.bpf4j.runtime.MemoryRegion;
 import dev.bpf4j.runtime.NativeMemory;
 
@@ -9,7 +10,7 @@ import java.util.List;
  * {@code BPF_MAP_TYPE_HASH}, {@code PERCPU_HASH}, {@code LRU_HASH} and {@code LRU_PERCPU_HASH}
  * ({@code kernel/bpf/hashtab.c}, preallocated). Values live in a native pool of {@code max_entries}
  * slots that never moves; the bucket lists ({@link HashIndex}) are on the heap, locked per bucket
- * stripe. A full map fails inserts with {@code -E2BIG}; the LRU kinds evict instead ({@link LruClock}).
+ * stripe, and off-heap so that JIT code can walk them for an inline lookup. A full map fails inserts with {@code -E2BIG}; the LRU kinds evict instead ({@link LruClock}).
  *
  * <p>Difference from the kernel: an update of an existing key copies the new value in place (the
  * kernel's non-per-CPU hash swaps in a fresh element), so a pointer a program holds keeps naming the
@@ -20,6 +21,7 @@ public final class HashTabMap extends BpfMap {
     private final SlotPool pool;
     private final LruClock lru;
     private final NativeArena arena;
+    private final OpenWord openWord = new OpenWord();
     private final int stride;
     private final int cpus;
 
@@ -56,6 +58,15 @@ public final class HashTabMap extends BpfMap {
     @Override public List<MemoryRegion> regions() { return List.of(region("values", arena.base(), arena.size())); }
 
     @Override public boolean isSpinLock(long address) { return isSpinLock(address, arena.base(), arena.size(), stride); }
+
+    /**
+     * Where a JIT may look keys up without calling the helper ({@code htab_map_gen_lookup}), or null:
+     * HASH and PERCPU_HASH maps. Not the LRU kinds, whose program lookups also mark the element used.
+     */
+    public LookupInlining.HashBuckets inlineLayout() {
+        if (lru != null) return null;
+        return index.layout(arena.base(), stride, openWord.address(), cpus, cpus == 1 ? 0 : Cpus.currentFunction());
+    }
 
     /** Number of elements in the map now. */
     public int size() { return def.maxEntries() - pool.available() - (lru == null ? 0 : lru.inFlight()); }
@@ -224,5 +235,9 @@ public final class HashTabMap extends BpfMap {
         return -Errno.ENOENT;
     }
 
-    @Override protected void free() { arena.free(); }
+    @Override protected void free() {
+        openWord.close(); // before the index and values go
+        index.free();
+        arena.free();
+    }
 }

@@ -46,9 +46,9 @@ public final class HelperRegistry {
             return this;
         }
 
-        /** As {@link #addForward(int, String, Helper)}, and a JIT may inline it where r1 is a constant (see {@link ArrayLookupInlining}). */
-        public Builder addForward(int id, String name, Helper body, ArrayLookupInlining arrayLookup) {
-            byId.put(id, new HelperSpec(id, name, body, Objects.requireNonNull(arrayLookup), true));
+        /** As {@link #addForward(int, String, Helper)}, and a JIT may inline it where r1 is a constant (see {@link LookupInlining}). */
+        public Builder addForward(int id, String name, Helper body, LookupInlining lookupInlining) {
+            byId.put(id, new HelperSpec(id, name, body, Objects.requireNonNull(lookupInlining), true));
             return this;
         }
 

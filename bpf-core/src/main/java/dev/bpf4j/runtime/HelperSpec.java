@@ -5,7 +5,7 @@ import java.util.Objects;
 /**
  * A helper as a program sees it: its id (the imm of {@code call}), its kernel name and its Java body.
  *
- * @param arrayLookup      when not null, where a JIT may inline the helper (see {@link ArrayLookupInlining})
+ * @param lookupInlining   when not null, where a JIT may inline the helper (see {@link LookupInlining})
  * @param forwardArguments the helper reads and writes through a pointer argument {@code p} only in
  *                         {@code [p, p + n)} (the kernel's model of a helper's memory arguments, e.g. a
  *                         map key of {@code key_size} bytes) and runs no program code (no callbacks).
@@ -13,7 +13,7 @@ import java.util.Objects;
  *                         ({@code StackUse.bytesToZero}); a helper that broke the promise could see
  *                         bytes the engines leave different.
  */
-public record HelperSpec(int id, String name, Helper body, ArrayLookupInlining arrayLookup, boolean forwardArguments) {
+public record HelperSpec(int id, String name, Helper body, LookupInlining lookupInlining, boolean forwardArguments) {
     public HelperSpec {
         Objects.requireNonNull(name);
         Objects.requireNonNull(body);

@@ -71,6 +71,16 @@ public final class NativeMemory {
         U.copyMemory(null, a, dst, Unsafe.ARRAY_BYTE_BASE_OFFSET + off, len);
     }
 
+    /** True when the {@code len} bytes at {@code a} are {@code b[0, len)}. */
+    public static boolean equals(long a, byte[] b, int len) {
+        int i = 0;
+        for (; i + 8 <= len; i += 8) {
+            if (U.getLong(a + i) != U.getLong(b, Unsafe.ARRAY_BYTE_BASE_OFFSET + i)) return false;
+        }
+        for (; i < len; i++) if (U.getByte(a + i) != b[i]) return false;
+        return true;
+    }
+
     public static byte[] read(long a, int len) {
         byte[] b = new byte[len];
         read(a, b, 0, len);
@@ -84,6 +94,8 @@ public final class NativeMemory {
     public static long getAndSetLong(long a, long v) { return U.getAndSetLong(null, a, v); }
     public static boolean casInt(long a, int expect, int update) { return U.compareAndSwapInt(null, a, expect, update); }
     public static boolean casLong(long a, long expect, long update) { return U.compareAndSwapLong(null, a, expect, update); }
+    /** A store no earlier store passes: how a writer publishes to native readers that take no lock. */
+    public static void putIntRelease(long a, int v) { U.putOrderedInt(null, a, v); }
     public static int getIntVolatile(long a) { return U.getIntVolatile(null, a); }
     public static long getLongVolatile(long a) { return U.getLongVolatile(null, a); }
 }

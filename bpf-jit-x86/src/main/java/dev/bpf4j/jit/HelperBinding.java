@@ -1,6 +1,6 @@
 package dev.bpf4j.jit;
 
-import dev.bpf4j.runtime.ArrayLookupInlining;
+import dev.bpf4j.runtime.LookupInlining;
 
 import java.util.Objects;
 
@@ -11,12 +11,12 @@ import java.util.Objects;
  *
  * @param keepAlive whatever must stay strongly reachable while code calls {@code address}
  *                  (a closure handle, executable pages)
- * @param arrayLookup where the helper may be inlined instead of called (a call site whose r1 is an
- *                    array map's handle), or null
+ * @param lookupInlining where the helper may be inlined instead of called (a call site whose r1 is
+ *                    an array or hash map's handle), or null
  * @param forwardArguments the helper's {@code HelperSpec.forwardArguments}: it accesses memory only at
  *                    and above its pointer arguments (false for native code)
  */
-public record HelperBinding(int id, String name, long address, boolean javaBridge, Object keepAlive, ArrayLookupInlining arrayLookup,
+public record HelperBinding(int id, String name, long address, boolean javaBridge, Object keepAlive, LookupInlining lookupInlining,
                             boolean forwardArguments) {
     public HelperBinding {
         Objects.requireNonNull(name);

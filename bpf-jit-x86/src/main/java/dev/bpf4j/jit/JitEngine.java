@@ -87,7 +87,7 @@ public final class JitEngine implements Engine {
             throw new BpfLoadException("program '" + program.name() + "' pc " + pc + ": unknown helper id " + id);
         }
         javaHelpers.put(id, spec.get());
-        return new HelperBinding(id, spec.get().name(), HelperBridge.address(), true, null, spec.get().arrayLookup(),
+        return new HelperBinding(id, spec.get().name(), HelperBridge.address(), true, null, spec.get().lookupInlining(),
                 spec.get().forwardArguments());
     }
 }

@@ -7,7 +7,7 @@ import dev.bpf4j.jit.x86.AluOp;
 import dev.bpf4j.jit.x86.Cond;
 import dev.bpf4j.jit.x86.Reg;
 import dev.bpf4j.jit.x86.X86Encoder;
-import dev.bpf4j.runtime.ArrayLookupInlining;
+import dev.bpf4j.runtime.LookupInlining;
 import dev.bpf4j.runtime.Limits;
 
 import java.util.Optional;
@@ -27,10 +27,9 @@ final class CallEmitter {
     private static void helper(JitContext c, int pc, int id) {
         HelperBinding b = c.helpers.get(id);
         if (b == null) throw c.error(pc, "unknown helper id " + id);
-        Optional<ArrayLookupInlining.Elements> array = b.arrayLookup() != null && c.callR1.knows(pc) && InlineArrayLookup.enabled()
-                ? b.arrayLookup().arrayFor(c.callR1.r1(pc)) : Optional.empty();
-        if (array.isPresent()) InlineArrayLookup.emit(c, pc, array.get(), b);
-        else call(c, pc, b);
+        Optional<LookupInlining.Target> target = b.lookupInlining() != null && c.callR1.knows(pc)
+                ? b.lookupInlining().targetFor(c.callR1.r1(pc)) : Optional.empty();
+        if (target.isEmpty() || !InlineLookup.emit(c, pc, target.get(), b)) call(c, pc, b);
     }
 
     /** The call itself: r1-r5 are the SysV arguments, the result comes back in rax (BPF r0). */

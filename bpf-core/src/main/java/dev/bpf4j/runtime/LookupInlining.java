@@ -1,0 +1,73 @@
+package dev.bpf4j.runtime;
+
+import java.util.Optional;
+
+/**
+ * What a JIT may emit instead of calling {@code bpf_map_lookup_elem} when r1 is a constant at the
+ * call site, as the kernel's {@code map_gen_lookup} does: the layout of the map whose handle that
+ * constant is. The helper's Java body stays the definition (and the path for every other call); the
+ * inline form must give the same r0.
+ */
+@FunctionalInterface
+public interface LookupInlining {
+    /** The layout behind handle {@code r1}, or empty when {@code r1} is anything else (then the helper is called). */
+    Optional<Target> targetFor(long r1);
+
+    /**
+     * A map whose lookups a JIT may inline. Common to both: the value of element (slot) {@code s} for CPU
+     * {@code cpu} is at {@code valuesBase + (s * cpus + cpu) * stride}; {@code cpus} is 1 for a map that
+     * is not per-CPU (cpu 0), else one value per possible CPU, and {@code cpu} is what {@code int
+     * currentCpu(void)} (a native function, 0 for none: cpu 0) returns when it is below {@code cpus},
+     * else 0. The values stay at these addresses while the 8-byte word at {@code openWord} is non-zero
+     * (the map is open); after that the helper must be called (it refuses a closed map). The word stays
+     * readable as long as the map is reachable.
+     */
+    sealed interface Target permits Elements, HashBuckets {
+        long valuesBase();
+        int stride();
+        int keySize();
+        long openWord();
+        int cpus();
+        long currentCpu();
+    }
+
+    /**
+     * An ARRAY or PERCPU_ARRAY map: element {@code i < maxEntries} (u32 compare) of the key's u32 index
+     * is slot {@code i}; any other index looks up NULL.
+     */
+    record Elements(long valuesBase, int maxEntries, int stride, int keySize, long openWord, int cpus, long currentCpu) implements Target {
+        public Elements {
+            if (valuesBase == 0 || maxEntries == 0 || stride <= 0 || keySize != 4 || openWord == 0 || cpus <= 0) {
+                throw new IllegalArgumentException("not an array map's elements: " + valuesBase + ", " + maxEntries + ", " + stride
+                        + ", " + keySize + ", " + openWord + ", " + cpus);
+            }
+        }
+
+        /** A plain (not per-CPU) array. */
+        public Elements(long valuesBase, int maxEntries, int stride, int keySize, long openWord) {
+            this(valuesBase, maxEntries, stride, keySize, openWord, 1, 0);
+        }
+    }
+
+    /**
+     * A HASH or PERCPU_HASH map's index, laid out from {@code indexBase} as 32-bit words: {@code
+     * buckets} (a power of two) bucket heads, then {@code maxEntries} next links from {@code nextOffset},
+     * then {@code maxEntries} key hashes ({@link KeyHash}) from {@code hashesOffset}, then {@code
+     * maxEntries} keys of {@code keySize} bytes from {@code keysOffset}. A chain is walked from the head
+     * of bucket {@code hash & (buckets - 1)}: a word {@code >= 0} is a slot, a negative word {@code ~b}
+     * ends the chain of bucket {@code b} (the kernel's {@code hlist_nulls} marker). Writers change the
+     * index under their bucket's lock and publish a link last; a reader that takes no lock and ends at
+     * another bucket's marker (its slot was deleted and reused meanwhile) must start the walk again, and
+     * must bound the walk, as its chain may change under it.
+     */
+    record HashBuckets(long indexBase, int buckets, int maxEntries, int nextOffset, int hashesOffset, int keysOffset,
+                       long valuesBase, int stride, int keySize, long openWord, int cpus, long currentCpu) implements Target {
+        public HashBuckets {
+            if (indexBase == 0 || Integer.bitCount(buckets) != 1 || maxEntries <= 0 || nextOffset < 0 || hashesOffset < 0
+                    || keysOffset < 0 || valuesBase == 0 || stride <= 0 || keySize <= 0 || openWord == 0 || cpus <= 0) {
+                throw new IllegalArgumentException("not a hash map's index: " + indexBase + ", " + buckets + ", " + maxEntries
+                        + ", " + keySize + ", " + openWord + ", " + cpus);
+            }
+        }
+    }
+}

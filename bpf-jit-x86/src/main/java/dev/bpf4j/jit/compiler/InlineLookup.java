@@ -1,0 +1,102 @@
+package dev.bpf4j.jit.compiler;
+
+import dev.bpf4j.jit.HelperBinding;
+import dev.bpf4j.jit.x86.AluOp;
+import dev.bpf4j.jit.x86.Cond;
+import dev.bpf4j.jit.x86.Mem;
+import dev.bpf4j.jit.x86.Reg;
+import dev.bpf4j.jit.x86.Shift;
+import dev.bpf4j.jit.x86.X86Encoder;
+import dev.bpf4j.runtime.Limits;
+import dev.bpf4j.runtime.LookupInlining;
+
+/**
+ * {@code bpf_map_lookup_elem} inlined where r1 is a constant map handle at the call site
+ * ({@link InlineArrayLookup}, {@link InlineHashLookup}), as the kernel's {@code map_gen_lookup}:
+ * the parts both share. The helper reads the key only after checking it readable; the inline path
+ * reads it only when it lies inside the current 512-byte frame ({@code [r10 - 512, r10 - key_size]}),
+ * which that check accepts, and otherwise calls the helper as before, which checks, fails or looks
+ * up. So r0, the error (kind, pc, address) and memory stay those of the interpreter, which always
+ * calls the helper. The map's open word is tested first: a program that runs after its map was
+ * closed calls the helper, which refuses it, instead of getting an address in freed memory.
+ */
+final class InlineLookup {
+    private InlineLookup() {}
+
+    /** Emits the inline lookup for {@code target} and returns true, or emits nothing and returns false (then the caller calls). */
+    static boolean emit(JitContext c, int pc, LookupInlining.Target target, HelperBinding b) {
+        if (target instanceof LookupInlining.Elements array && InlineArrayLookup.enabled()) {
+            InlineArrayLookup.emit(c, pc, array, b);
+            return true;
+        }
+        if (target instanceof LookupInlining.HashBuckets hash && InlineHashLookup.enabled() && InlineHashLookup.fits(hash)) {
+            InlineHashLookup.emit(c, pc, hash, b);
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * The map open and the key (rsi) inside the current frame, else to the helper call: returns the
+     * three forward jumps that {@link #callAndJoin} binds there. Clobbers r10.
+     */
+    static int[] guards(X86Encoder e, LookupInlining.Target t) {
+        Reg key = RegMap.x86(2);
+        e.movabs(RegMap.AUX, t.openWord());                                    /* movabs r10, open word */
+        e.aluMI(AluOp.CMP, true, Mem.of(RegMap.AUX, 0), 0);                    /* cmp qword [r10], 0 */
+        int closed = e.jccForward32(Cond.E);                                   /* je .call (the map was closed) */
+        e.movRR(true, RegMap.AUX, key);                                        /* mov r10, rsi */
+        e.aluRR(AluOp.SUB, true, RegMap.AUX, Reg.RBP);                         /* sub r10, rbp */
+        e.aluRI(AluOp.CMP, true, RegMap.AUX, -Limits.STACK_SIZE);              /* cmp r10, -512 */
+        int below = e.jccForward32(Cond.L);                                    /* jl .call */
+        e.aluRI(AluOp.CMP, true, RegMap.AUX, -t.keySize());                    /* cmp r10, -key_size */
+        int past = e.jccForward32(Cond.G);                                     /* jg .call */
+        return new int[] {closed, below, past};
+    }
+
+    /**
+     * rax = the value of slot rax (a u32): {@code values + (slot * cpus + cpu) * stride}. Per-CPU maps
+     * take the cpu from the same {@code sched_getcpu} the helper asks (0 when it answers past the
+     * possible CPUs, as {@code Cpus.current}); the call clobbers the budget register and the slot, so
+     * both are pushed (two pushes keep rsp 16-byte aligned). Clobbers r10.
+     */
+    static void valueOfSlot(X86Encoder e, LookupInlining.Target t) {
+        if (t.cpus() > 1) {
+            if (t.currentCpu() != 0) {
+                e.push(RegMap.BUDGET);                                         /* push r9 (budget) */
+                e.push(Reg.RAX);                                               /* push rax (slot) */
+                e.movabs(Reg.RAX, t.currentCpu());                             /* movabs rax, sched_getcpu */
+                e.callR(Reg.RAX);                                              /* call rax */
+                e.aluRI(AluOp.CMP, false, Reg.RAX, t.cpus());                  /* cmp eax, cpus */
+                int known = e.jccForward8(Cond.B);                             /* jb .cpu */
+                e.aluRR(AluOp.XOR, false, Reg.RAX, Reg.RAX);                   /* xor eax, eax (as Cpus.current) */
+                e.bind(known);                                                 /* .cpu: */
+                e.movRR(false, RegMap.AUX, Reg.RAX);                           /* mov r10d, eax */
+                e.pop(Reg.RAX);                                                /* pop rax */
+                e.pop(RegMap.BUDGET);                                          /* pop r9 */
+            } else {
+                e.aluRR(AluOp.XOR, false, RegMap.AUX, RegMap.AUX);             /* xor r10d, r10d (cpu 0) */
+            }
+            e.imulRRI(true, Reg.RAX, Reg.RAX, t.cpus());                       /* imul rax, rax, cpus */
+            e.aluRR(AluOp.ADD, true, Reg.RAX, RegMap.AUX);                     /* add rax, r10 */
+        }
+        int stride = t.stride();
+        if (Integer.bitCount(stride) == 1) {
+            if (stride > 1) e.shiftImm(Shift.SHL, true, Reg.RAX, Integer.numberOfTrailingZeros(stride)); /* shl rax, log2(stride) */
+        } else {
+            e.imulRRI(true, Reg.RAX, Reg.RAX, stride);                         /* imul rax, rax, stride */
+        }
+        e.movabs(RegMap.AUX, t.valuesBase());                                  /* movabs r10, values */
+        e.aluRR(AluOp.ADD, true, Reg.RAX, RegMap.AUX);                         /* add rax, r10 */
+    }
+
+    /**
+     * The end of an inline lookup: {@code toCall} lead to the helper call (r1 and r2 still as the
+     * program set them), {@code toDone} (the inline results, r0 set) past it.
+     */
+    static void callAndJoin(JitContext c, int pc, HelperBinding b, int[] toCall, int... toDone) {
+        for (int j : toCall) c.e.bind32(j);                                     /* .call: */
+        CallEmitter.call(c, pc, b);
+        for (int j : toDone) c.e.bind32(j);                                     /* .done: */
+    }
+}
