@@ -28,6 +28,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 
 import static dev.bpf4j.isa.Opcodes.*;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -97,12 +98,16 @@ class ArrayLookupInliningTest {
         }, real.lookupInlining()).build();
     }
 
-    static Outcome run(Engine engine, List<MapDefinition> defs, Insn... insns) { return run(engine, defs, false, insns); }
+    static Outcome run(Engine engine, List<MapDefinition> defs, Insn... insns) { return run(engine, defs, m -> {}, false, insns); }
 
-    /** {@code closeFirst}: the first map is closed after the program is loaded and before it runs. */
-    static Outcome run(Engine engine, List<MapDefinition> defs, boolean closeFirst, Insn... insns) {
+    /**
+     * Two runs of {@code insns} after {@code setup} filled the first map; {@code closeFirst}: that map is
+     * closed after the program is loaded and before it runs.
+     */
+    static Outcome run(Engine engine, List<MapDefinition> defs, Consumer<BpfMap> setup, boolean closeFirst, Insn... insns) {
         long ctx = NativeMemory.allocate(CTX_LEN);
         try (MapTable maps = MapTable.create(defs)) {
+            setup.accept(maps.map(0));
             NativeMemory.putLong(ctx, 2); // key 2 at ctx + 0
             NativeMemory.putLong(ctx + 8, 0);
             AtomicInteger calls = new AtomicInteger();
@@ -127,9 +132,11 @@ class ArrayLookupInliningTest {
         }
     }
 
-    /** Runs on both engines; they must agree on everything but the helper count. Returns {interp, jit}. */
-    static Outcome[] agree(List<MapDefinition> defs, Insn... insns) {
-        Outcome interp = run(Engines.byName("interp"), defs, insns), jit = run(Engines.byName("jit"), defs, insns);
+    static Outcome[] agree(List<MapDefinition> defs, Insn... insns) { return agree(defs, m -> {}, insns); }
+
+    /** Runs on both engines after {@code setup}; they must agree on everything but the helper count. Returns {interp, jit}. */
+    static Outcome[] agree(List<MapDefinition> defs, Consumer<BpfMap> setup, Insn... insns) {
+        Outcome interp = run(Engines.byName("interp"), defs, setup, false, insns), jit = run(Engines.byName("jit"), defs, setup, false, insns);
         assertThat(new Outcome(jit.r0(), jit.kind(), jit.pc(), jit.map(), 0))
                 .isEqualTo(new Outcome(interp.r0(), interp.kind(), interp.pc(), interp.map(), 0));
         return new Outcome[]{interp, jit};
@@ -211,8 +218,8 @@ class ArrayLookupInliningTest {
     @Test
     void aClosedMapIsRefusedByTheHelper() {
         // no address in freed values: the inlined code sees the map's open word at 0 and calls the helper
-        Outcome interp = run(Engines.byName("interp"), array(8, 4), true, counter(2, -8));
-        Outcome jit = run(Engines.byName("jit"), array(8, 4), true, counter(2, -8));
+        Outcome interp = run(Engines.byName("interp"), array(8, 4), m -> {}, true, counter(2, -8));
+        Outcome jit = run(Engines.byName("jit"), array(8, 4), m -> {}, true, counter(2, -8));
         assertThat(interp.kind()).isEqualTo(ErrorKind.BAD_HELPER_ARGUMENT);
         assertThat(interp.pc()).isEqualTo(6);
         assertThat(new Outcome(jit.r0(), jit.kind(), jit.pc(), jit.map(), 0)).isEqualTo(new Outcome(null, interp.kind(), 6, "closed", 0));

@@ -1,18 +1,15 @@
 package dev.bpf4j.it;
 
 import dev.bpf4j.api.Engines;
-import dev.bpf4j.api.MapDump;
 import dev.bpf4j.isa.Insn;
 import dev.bpf4j.maps.BpfMap;
 import dev.bpf4j.maps.MapDefinition;
 import dev.bpf4j.maps.MapFlags;
 import dev.bpf4j.maps.MapTable;
 import dev.bpf4j.maps.MapType;
-import dev.bpf4j.runtime.BpfRuntimeException;
 import dev.bpf4j.runtime.Engine;
 import dev.bpf4j.runtime.ErrorKind;
 import dev.bpf4j.runtime.Executable;
-import dev.bpf4j.runtime.HelperRegistry;
 import dev.bpf4j.runtime.LoadOptions;
 import dev.bpf4j.runtime.RunContext;
 import org.junit.jupiter.api.Assumptions;
@@ -69,38 +66,6 @@ class HashLookupInliningTest {
 
     static List<MapDefinition> hash(MapType type, int keySize, int maxEntries) {
         return List.of(new MapDefinition("h", type, keySize, 8, maxEntries, 0));
-    }
-
-    /** Runs {@code insns} {@code runs} times after {@code setup} filled the map; {@code closeFirst} closes it before. */
-    static Outcome run(Engine engine, List<MapDefinition> defs, Consumer<BpfMap> setup, boolean closeFirst, int runs, Insn... insns) {
-        try (MapTable maps = MapTable.create(defs)) {
-            setup.accept(maps.map(0));
-            AtomicInteger calls = new AtomicInteger();
-            HelperRegistry counted = countingLookups(maps, calls);
-            RunContext.Builder c = RunContext.builder();
-            for (BpfMap m : maps.maps()) m.regions().forEach(c::region);
-            RunContext context = c.build();
-            Long r0 = null;
-            ErrorKind kind = null;
-            int pc = -1;
-            try (Executable e = engine.load(program(maps, insns), LoadOptions.defaults().withHelpers(counted))) {
-                if (closeFirst) maps.map(0).close();
-                for (int i = 0; i < runs; i++) r0 = e.run(context);
-            } catch (BpfRuntimeException x) {
-                kind = x.kind();
-                pc = x.pc();
-            }
-            return new Outcome(r0, kind, pc, closeFirst ? "closed" : MapDump.json(maps.map(0)), calls.get());
-        }
-    }
-
-    /** Both engines, two runs each; they must agree on everything but the helper count. Returns {interp, jit}. */
-    static Outcome[] agree(List<MapDefinition> defs, Consumer<BpfMap> setup, Insn... insns) {
-        Outcome interp = run(Engines.byName("interp"), defs, setup, false, 2, insns);
-        Outcome jit = run(Engines.byName("jit"), defs, setup, false, 2, insns);
-        assertThat(new Outcome(jit.r0(), jit.kind(), jit.pc(), jit.map(), 0))
-                .isEqualTo(new Outcome(interp.r0(), interp.kind(), interp.pc(), interp.map(), 0));
-        return new Outcome[]{interp, jit};
     }
 
     /** {@code n} keys of {@code size} bytes with values 10 * i. */
@@ -172,8 +137,8 @@ class HashLookupInliningTest {
     @Test
     void aClosedMapIsRefusedByTheHelper() {
         Insn[] p = counter(key(8, 1));
-        Outcome interp = run(Engines.byName("interp"), hash(MapType.HASH, 8, 4), filled(8, 2), true, 1, p);
-        Outcome jit = run(Engines.byName("jit"), hash(MapType.HASH, 8, 4), filled(8, 2), true, 1, p);
+        Outcome interp = run(Engines.byName("interp"), hash(MapType.HASH, 8, 4), filled(8, 2), true, p);
+        Outcome jit = run(Engines.byName("jit"), hash(MapType.HASH, 8, 4), filled(8, 2), true, p);
         assertThat(interp.kind()).isEqualTo(ErrorKind.BAD_HELPER_ARGUMENT);
         assertThat(new Outcome(jit.r0(), jit.kind(), jit.pc(), jit.map(), 0)).isEqualTo(new Outcome(null, interp.kind(), interp.pc(), "closed", 0));
         assertThat(jit.helperCalls()).isEqualTo(1);
