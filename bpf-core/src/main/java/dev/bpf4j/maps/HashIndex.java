@@ -75,6 +75,30 @@ final class HashIndex {
         return -1;
     }
 
+    /** {@link #findUnlocked}: the walk ran longer than the map could make it (its chain kept changing); take the lock. */
+    static final int RETRY = -2;
+
+    /**
+     * The slot holding the key at native address {@code key}, -1 when absent, or {@link #RETRY}: the
+     * lock-free walk a JIT's inline lookup makes ({@link LookupInlining.HashBuckets}), as the kernel's
+     * lookups walk their RCU lists. A chain that ends at another bucket's marker (a slot deleted and
+     * reused while the walk stood on it) is walked again from its head.
+     */
+    int findUnlocked(int hash, long key) {
+        int b = bucketOf(hash);
+        int steps = 2 * maxEntries + 8, s = NativeMemory.getIntVolatile(headAt(b));
+        while (true) {
+            if (s < 0) {
+                if (~s == b) return -1;
+                s = NativeMemory.getIntVolatile(headAt(b));
+                continue;
+            }
+            if (--steps == 0) return RETRY;
+            if (hashOf(s) == hash && NativeMemory.equals(keyAt(s), key, keySize)) return s;
+            s = NativeMemory.getIntVolatile(nextAt(s));
+        }
+    }
+
     /** Stores {@code key} in free slot {@code s} and links it at the head of {@code bucket}. Caller holds the lock. */
     void link(int bucket, int hash, byte[] key, int s) {
         NativeMemory.write(keyAt(s), key, 0, keySize);

@@ -1,5 +1,6 @@
 package dev.bpf4j.maps;
 
+import dev.bpf4j.runtime.KeyHash;
 import dev.bpf4j.runtime.LookupInlining;
 import dev.bpf4j.runtime.MemoryRegion;
 import dev.bpf4j.runtime.NativeMemory;
@@ -72,6 +73,20 @@ public final class HashTabMap extends BpfMap {
     public int size() { return def.maxEntries() - pool.available() - (lru == null ? 0 : lru.inFlight()); }
 
     private long slot(int s, int cpu) { return arena.base() + ((long) s * cpus + cpu) * stride; }
+
+    /**
+     * {@code bpf_map_lookup_elem}: the key hashed in place and its chain walked without the bucket lock,
+     * as the JIT's inline lookup and the kernel's lookups do; a walk that keeps meeting changed chains
+     * takes the lock.
+     */
+    @Override public long programLookup(long keyAddress) {
+        checkOpen();
+        int s = index.findUnlocked(KeyHash.of(keyAddress, def.keySize()), keyAddress);
+        if (s == HashIndex.RETRY) return super.programLookup(keyAddress);
+        if (s < 0) return 0;
+        if (lru != null) lru.touch(s);
+        return slot(s, cpus == 1 ? 0 : Cpus.current());
+    }
 
     @Override protected long valueAddress(byte[] key, boolean fromProgram) {
         int h = HashIndex.hash(key), b = index.bucketOf(h);

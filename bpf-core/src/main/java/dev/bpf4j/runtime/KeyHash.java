@@ -20,6 +20,18 @@ public final class KeyHash {
             h = mix(h, (key[i] & 0xff) | (key[i + 1] & 0xff) << 8 | (key[i + 2] & 0xff) << 16 | key[i + 3] << 24);
         }
         for (; i < key.length; i++) h = mix(h, key[i] & 0xff);
+        return finish(h);
+    }
+
+    /** The hash of the {@code size} bytes at native address {@code key}. */
+    public static int of(long key, int size) {
+        int h = SEED, i = 0;
+        for (; i + 4 <= size; i += 4) h = mix(h, NativeMemory.getInt(key + i));
+        for (; i < size; i++) h = mix(h, NativeMemory.getByte(key + i) & 0xff);
+        return finish(h);
+    }
+
+    private static int finish(int h) {
         h ^= h >>> 13;
         h *= FINISH;
         return h ^ (h >>> 16);

@@ -81,6 +81,14 @@ public final class NativeMemory {
         return true;
     }
 
+    /** True when the {@code len} bytes at {@code a} and at {@code b} are the same. */
+    public static boolean equals(long a, long b, int len) {
+        int i = 0;
+        for (; i + 8 <= len; i += 8) if (U.getLong(a + i) != U.getLong(b + i)) return false;
+        for (; i < len; i++) if (U.getByte(a + i) != U.getByte(b + i)) return false;
+        return true;
+    }
+
     public static byte[] read(long a, int len) {
         byte[] b = new byte[len];
         read(a, b, 0, len);
