@@ -21,7 +21,7 @@ def load_scores(path, best=False):
         params = r.get("params", {})
         if cls == "ProbeBenchmark":  # two methods, one "probe" parameter
             cls += "." + r["benchmark"].split(".")[-1]
-        key = (cls, params.get("workload") or params.get("mapKind"), params.get("engine") or params.get("bpfEngine") or params.get("probe")
+        key = (cls, params.get("workload") or params.get("mapKind") or params.get("helper"), params.get("engine") or params.get("bpfEngine") or params.get("probe")
                or params.get("lookupEngine"))
         m = r["primaryMetric"]
         if best:
@@ -103,10 +103,12 @@ def best_table(s, k=None):
         print(f"| {LABELS[w]} | {fmt(i)} | {fmt(j)} | {fmt(g)} | {fmt_ratio(ratio(j, g), TARGET_JIT_GCC)} "
               f"| {fmt_ratio(ratio(i, j), TARGET_INTERP_JIT, True)} |" + kc)
     e = {x: s.get(("EmptyCallBenchmark", None, x)) for x in ("interp", "jit", "gcc")}
-    h = {x: s.get(("HelperCallBenchmark", None, x)) for x in ("interp", "jit")}
+    h = {x: s.get(("HelperCallBenchmark", "identity", x)) for x in ("interp", "jit")}
+    t = {x: s.get(("HelperCallBenchmark", "ktime", x)) for x in ("interp", "jit")}
     ke = f" {kernel_cell(k, 'empty', 'best_ns')[0]} | |" if k else ""
     print(f"| empty program call | {fmt(e['interp'])} | {fmt(e['jit'])} | {fmt(e['gcc'])} | | |" + ke)
     print(f"| program with one Java helper call | {fmt(h['interp'])} | {fmt(h['jit'])} | | | |" + (" | |" if k else ""))
+    print(f"| program with one `bpf_ktime_get_ns` (JIT: native code) | {fmt(t['interp'])} | {fmt(t['jit'])} | | | |" + (" | |" if k else ""))
     for kind, label, prop in (("array", "array-map lookup", "inlineArrayLookup"),
                               ("hash", "hash-map lookup, 16-byte key", "inlineHashLookup")):
         m = {x: s.get(("MapLookupBenchmark", kind, x)) for x in ("interp", "jit", "jit-call")}
@@ -120,7 +122,6 @@ def main(facts_path, results_path, kernel_path=None):
     k, k_missing = load_kernel(kernel_path)
     wl = lambda w, e: s.get(("WorkloadBenchmark", w, e))
     empty = {e: s.get(("EmptyCallBenchmark", None, e)) for e in ("interp", "jit", "gcc")}
-    helper = {e: s.get(("HelperCallBenchmark", None, e)) for e in ("interp", "jit")}
 
     print("| workload | interp ns/op | JIT ns/op | gcc ns/op | JIT/gcc | interp/JIT | JIT/gcc net of entry "
           "| BPF insns executed | interp ns/insn | interp ns/insn net of entry |" + (" kernel ns/op | kernel/gcc net of entry |" if k else ""))
@@ -150,16 +151,19 @@ def main(facts_path, results_path, kernel_path=None):
     print()
     print(f"* Call from Java into the empty program `r0 = 0; exit`: interp {fmt(empty['interp'])} ns, "
           f"JIT {fmt(empty['jit'])} ns; gcc empty C function through jffi {fmt(empty['gcc'])} ns.")
-    parts = []
-    for e, name in (("interp", "interp"), ("jit", "JIT")):
-        if helper[e] is not None and empty[e] is not None:
-            d = helper[e][0] - empty[e][0]
-            note = ", i.e. below the noise" if d <= 0 else ""
-            parts.append(f"{name} {d:.1f} ns ({fmt(helper[e])} ns for the program "
-                         f"minus {empty[e][0]:.1f} ns empty{note})")
-        else:
-            parts.append(f"{name} —")
-    print("* One call of a trivial Java helper (helper program minus empty program): " + "; ".join(parts) + ".")
+    for kind, what in (("identity", "One call of a trivial Java helper"),
+                       ("ktime", "One `bpf_ktime_get_ns` (the JIT calls its native form, the interpreter the Java body)")):
+        parts = []
+        for e, name in (("interp", "interp"), ("jit", "JIT")):
+            prog = s.get(("HelperCallBenchmark", kind, e))
+            if prog is not None and empty[e] is not None:
+                d = prog[0] - empty[e][0]
+                note = ", i.e. below the noise" if d <= 0 else ""
+                parts.append(f"{name} {d:.1f} ns ({fmt(prog)} ns for the program "
+                             f"minus {empty[e][0]:.1f} ns empty{note})")
+            else:
+                parts.append(f"{name} —")
+        print(f"* {what} (helper program minus empty program): " + "; ".join(parts) + ".")
     for kind, what in (("array", "An ARRAY map counter"), ("hash", "A HASH map counter (64 flows, 16-byte keys)")):
         lookup = {e: s.get(("MapLookupBenchmark", kind, e)) for e in ("interp", "jit", "jit-call")}
         if all(v is not None for v in lookup.values()):

@@ -50,6 +50,11 @@ public final class CallPrograms {
                 .label("out").exit().build("hash_counter");
     }
 
+    /** {@code call bpf_ktime_get_ns; exit}: the empty program's cost plus one clock read through the helper. */
+    public static Program ktimeOnce() {
+        return new ProgramBuilder().call(HelperIds.KTIME_GET_NS).exit().build("ktime_once");
+    }
+
     /** {@code call bench_identity; exit}: the empty program's cost plus one Java helper call. */
     public static Program helperOnce() {
         return new ProgramBuilder().call(IDENTITY_ID).exit().build("helper_once");

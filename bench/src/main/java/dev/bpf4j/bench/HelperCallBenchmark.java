@@ -1,5 +1,7 @@
 package dev.bpf4j.bench;
 
+import dev.bpf4j.helpers.BpfHelpers;
+import dev.bpf4j.maps.MapTable;
 import dev.bpf4j.runtime.Bpf;
 import dev.bpf4j.runtime.Executable;
 import dev.bpf4j.runtime.LoadOptions;
@@ -18,12 +20,15 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A program that calls one trivial Java helper once ({@code call bench_identity; exit}). The cost
- * of the helper call itself is this minus {@link EmptyCallBenchmark} for the same engine (the
- * report does the subtraction). The parameter is named apart from {@code engine} so that
+ * A program that calls one helper once: {@code helper=identity}, a trivial Java helper ({@code call
+ * bench_identity; exit}); {@code ktime}, the standard {@code bpf_ktime_get_ns}, which the JIT calls
+ * as native code (its {@code NativeForm}) and the interpreter as its Java body. The cost of the
+ * helper call itself is this minus {@link EmptyCallBenchmark} for the same engine (the report does
+ * the subtraction). The parameter is named apart from {@code engine} so that
  * {@code -p engine=...,gcc} never reaches it: gcc has no BPF helpers.
  */
 @State(Scope.Thread)
@@ -38,16 +43,23 @@ public class HelperCallBenchmark {
     @Param({"interp", "jit"})
     public String bpfEngine;
 
+    @Param({"identity", "ktime"})
+    public String helper;
+
     private Executable exe;
     private RunContext context;
 
     @Setup(Level.Trial)
     public void setUp() {
         context = RunContext.builder().arg(1, ARG).build();
-        exe = Bpf.load(CallPrograms.helperOnce(), Engines.require(bpfEngine),
-                LoadOptions.defaults().withHelpers(CallPrograms.IDENTITY_HELPERS));
-        long got = exe.run(context);
-        if (got != ARG) throw new IllegalStateException("helper program on " + bpfEngine + " returned " + got + ", expected " + ARG);
+        boolean ktime = helper.equals("ktime");
+        exe = Bpf.load(ktime ? CallPrograms.ktimeOnce() : CallPrograms.helperOnce(), Engines.require(bpfEngine),
+                LoadOptions.defaults().withHelpers(ktime ? BpfHelpers.registry(MapTable.create(List.of())) : CallPrograms.IDENTITY_HELPERS));
+        long before = System.nanoTime(), got = exe.run(context), after = System.nanoTime();
+        if (ktime ? got < before || got > after : got != ARG) {
+            throw new IllegalStateException(helper + " program on " + bpfEngine + " returned " + got + ", expected "
+                    + (ktime ? "a time in [" + before + ", " + after + "]" : ARG));
+        }
     }
 
     @Benchmark

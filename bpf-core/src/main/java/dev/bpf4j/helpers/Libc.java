@@ -5,6 +5,7 @@ import com.kenai.jffi.CallingConvention;
 import com.kenai.jffi.Invoker;
 import com.kenai.jffi.Library;
 import com.kenai.jffi.Type;
+import dev.bpf4j.runtime.NativeForm;
 import dev.bpf4j.runtime.NativeMemory;
 
 import java.lang.ref.Cleaner;
@@ -102,6 +103,19 @@ final class Libc {
         System.arraycopy(name, 0, out, 0, Math.min(15, name.length));
         return out;
     }
+
+    static final int CLOCK_MONOTONIC = 1;
+
+    /**
+     * {@code clock_gettime(clockId)} in ns as native code computes it, or null where {@code
+     * clock_gettime} is missing or refuses that clock (then the helper's body falls back to Java).
+     */
+    static NativeForm.ClockNs clockForm(int clockId) {
+        if (CLOCK_GETTIME == 0) return null;
+        return INVOKER.invokeN2(I2, CLOCK_GETTIME, clockId, SCRATCH.get().address) == 0 ? new NativeForm.ClockNs(CLOCK_GETTIME, clockId) : null;
+    }
+
+    static NativeForm.ClockNs bootTimeForm() { return clockForm(CLOCK_BOOTTIME); }
 
     /** {@code clock_gettime(CLOCK_BOOTTIME)} in ns; {@link System#nanoTime()} (CLOCK_MONOTONIC) if unavailable. */
     static long bootTimeNs() {

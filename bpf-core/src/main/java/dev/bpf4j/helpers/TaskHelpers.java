@@ -1,7 +1,9 @@
 package dev.bpf4j.helpers;
 
 import dev.bpf4j.maps.Cpus;
+import dev.bpf4j.runtime.Helper;
 import dev.bpf4j.runtime.HelperRegistry;
+import dev.bpf4j.runtime.NativeForm;
 import dev.bpf4j.runtime.NativeMemory;
 
 import java.io.IOException;
@@ -20,13 +22,21 @@ final class TaskHelpers {
 
     private static final int[] NODE_OF_CPU = readNodes();
 
+    /** A helper with its native form where this machine has one, else the Java body alone. */
+    private static void add(HelperRegistry.Builder b, int id, String name, Helper body, NativeForm form) {
+        if (form == null) b.add(id, name, body);
+        else b.addNative(id, name, body, form);
+    }
+
     static void register(HelperRegistry.Builder b) {
         // CLOCK_MONOTONIC: System.nanoTime() on Linux.
-        b.add(HelperIds.KTIME_GET_NS, "bpf_ktime_get_ns", (call, r1, r2, r3, r4, r5) -> System.nanoTime());
-        b.add(HelperIds.KTIME_GET_BOOT_NS, "bpf_ktime_get_boot_ns", (call, r1, r2, r3, r4, r5) -> Libc.bootTimeNs());
+        add(b, HelperIds.KTIME_GET_NS, "bpf_ktime_get_ns", (call, r1, r2, r3, r4, r5) -> System.nanoTime(),
+                Libc.clockForm(Libc.CLOCK_MONOTONIC));
+        add(b, HelperIds.KTIME_GET_BOOT_NS, "bpf_ktime_get_boot_ns", (call, r1, r2, r3, r4, r5) -> Libc.bootTimeNs(), Libc.bootTimeForm());
         b.add(HelperIds.GET_PRANDOM_U32, "bpf_get_prandom_u32",
                 (call, r1, r2, r3, r4, r5) -> ThreadLocalRandom.current().nextInt() & 0xffffffffL);
-        b.add(HelperIds.GET_SMP_PROCESSOR_ID, "bpf_get_smp_processor_id", (call, r1, r2, r3, r4, r5) -> Cpus.current());
+        add(b, HelperIds.GET_SMP_PROCESSOR_ID, "bpf_get_smp_processor_id", (call, r1, r2, r3, r4, r5) -> Cpus.current(),
+                Cpus.currentFunction() == 0 ? null : new NativeForm.CurrentCpu(Cpus.currentFunction(), Cpus.possible()));
         b.add(HelperIds.GET_NUMA_NODE_ID, "bpf_get_numa_node_id", (call, r1, r2, r3, r4, r5) -> numaNode(Cpus.current()));
         b.add(HelperIds.GET_CURRENT_PID_TGID, "bpf_get_current_pid_tgid",
                 (call, r1, r2, r3, r4, r5) -> Libc.getpid() << 32 | (Libc.gettid() & 0xffffffffL));

@@ -52,6 +52,12 @@ public final class HelperRegistry {
             return this;
         }
 
+        /** A helper whose body computes exactly {@code form}: a JIT may make those native calls itself (see {@link NativeForm}). */
+        public Builder addNative(int id, String name, Helper body, NativeForm form) {
+            byId.put(id, new HelperSpec(id, name, body, null, false, Objects.requireNonNull(form)));
+            return this;
+        }
+
         public HelperRegistry build() { return new HelperRegistry(new TreeMap<>(byId)); }
     }
 }

@@ -12,12 +12,19 @@ import java.util.Objects;
  *                         Engines then need not zero the stack below a frame pointer passed to it
  *                         ({@code StackUse.bytesToZero}); a helper that broke the promise could see
  *                         bytes the engines leave different.
+ * @param nativeForm       when not null, what the helper computes as native calls a JIT may make
+ *                         itself (see {@link NativeForm}); the body must compute exactly that
  */
-public record HelperSpec(int id, String name, Helper body, LookupInlining lookupInlining, boolean forwardArguments) {
+public record HelperSpec(int id, String name, Helper body, LookupInlining lookupInlining, boolean forwardArguments,
+                         NativeForm nativeForm) {
     public HelperSpec {
         Objects.requireNonNull(name);
         Objects.requireNonNull(body);
     }
 
-    public HelperSpec(int id, String name, Helper body) { this(id, name, body, null, false); }
+    public HelperSpec(int id, String name, Helper body) { this(id, name, body, null, false, null); }
+
+    public HelperSpec(int id, String name, Helper body, LookupInlining lookupInlining, boolean forwardArguments) {
+        this(id, name, body, lookupInlining, forwardArguments, null);
+    }
 }

@@ -86,6 +86,7 @@ public final class JitEngine implements Engine {
         if (spec.isEmpty()) {
             throw new BpfLoadException("program '" + program.name() + "' pc " + pc + ": unknown helper id " + id);
         }
+        if (spec.get().nativeForm() != null && NativeForms.enabled()) return NativeForms.bind(spec.get());
         javaHelpers.put(id, spec.get());
         return new HelperBinding(id, spec.get().name(), HelperBridge.address(), true, null, spec.get().lookupInlining(),
                 spec.get().forwardArguments());

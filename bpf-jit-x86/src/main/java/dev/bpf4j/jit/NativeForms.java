@@ -1,0 +1,27 @@
+package dev.bpf4j.jit;
+
+import dev.bpf4j.jit.compiler.NativeFormEmitter;
+import dev.bpf4j.jit.runtime.ExecutableMemory;
+import dev.bpf4j.runtime.HelperSpec;
+import dev.bpf4j.runtime.NativeForm;
+
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Helpers bound to the native code of their {@link NativeForm} (bpf_ktime_get_ns, bpf_ktime_get_boot_ns,
+ * bpf_get_smp_processor_id): one function per form, generated on first use and kept for the life of
+ * the JVM (a few dozen bytes each, shared by every program).
+ */
+final class NativeForms {
+    private NativeForms() {}
+
+    private static final ConcurrentHashMap<NativeForm, ExecutableMemory> CODE = new ConcurrentHashMap<>();
+
+    /** {@code -Dbpf4j.jit.nativeHelpers=false} calls the Java bodies instead (read at each load, for A/B timing). */
+    static boolean enabled() { return !"false".equals(System.getProperty("bpf4j.jit.nativeHelpers")); }
+
+    static HelperBinding bind(HelperSpec spec) {
+        ExecutableMemory code = CODE.computeIfAbsent(spec.nativeForm(), f -> ExecutableMemory.of(NativeFormEmitter.code(f)));
+        return HelperBinding.nativeCode(spec.id(), spec.name(), code.address(), code);
+    }
+}
