@@ -3,6 +3,9 @@ package dev.bpf4j.interp;
 import dev.bpf4j.runtime.NativeMemory;
 import dev.bpf4j.runtime.RunEntry;
 
+import java.lang.constant.ConstantDescs;
+import java.lang.invoke.MethodHandles;
+
 import static dev.bpf4j.interp.InsnCode.*;
 import static dev.bpf4j.interp.Registers.BUDGET;
 import static dev.bpf4j.interp.Registers.READ_LEN;
@@ -34,6 +37,21 @@ final class HotLoop implements DispatchLoop {
     static final long MASK32 = 0xffffffffL;
 
     /**
+     * The program's code when this class is a program's own copy (its class data, see {@link OwnLoops}),
+     * null in the shared loop. A static final, so C2 folds it into a constant in the copy: the code
+     * array then holds no register of its own across the dispatch.
+     */
+    private static final long[] OWN_CODE = ownCode();
+
+    private static long[] ownCode() {
+        try {
+            return MethodHandles.classData(MethodHandles.lookup(), ConstantDescs.DEFAULT_NAME, long[].class);
+        } catch (IllegalAccessException e) {
+            return null;
+        }
+    }
+
+    /**
      * {@code pc + 1}: the pc of a fused pair's jump, returned when its back-edge has no budget left.
      * Written so that C2 does not merge it with the loop's own {@code pc + 1}; a value that several
      * cases compute is hoisted above the switch and holds a register on every dispatch (the fused
@@ -48,6 +66,7 @@ final class HotLoop implements DispatchLoop {
      * back-edge with no budget left is returned untaken, with the budget unchanged.
      */
     static int run(long[] code, long[] r, int pc) {
+        if (OWN_CODE != null) code = OWN_CODE; // the same array, as a constant
         long budget = Registers.slot(r, BUDGET);
         run:
         for (;;) {

@@ -36,10 +36,10 @@ final class OwnLoops {
         }
     }
 
-    /** A fresh copy of {@link HotLoop}, with its own profile and compiled code. */
-    static DispatchLoop define() {
+    /** A fresh copy of {@link HotLoop} for {@code code}, with its own profile and compiled code. */
+    static DispatchLoop define(long[] code) {
         try {
-            MethodHandles.Lookup copy = MethodHandles.lookup().defineHiddenClass(HOT_LOOP, true);
+            MethodHandles.Lookup copy = MethodHandles.lookup().defineHiddenClassWithClassData(HOT_LOOP, code, true);
             return (DispatchLoop) copy.findConstructor(copy.lookupClass(), MethodType.methodType(void.class)).invoke();
         } catch (RuntimeException | Error e) {
             throw e;
@@ -56,7 +56,7 @@ final class OwnLoops {
     static void countRun(DecodedProgram p) {
         if (p.ownLoop != null || AFTER_RUNS <= 0 || ++p.runs < AFTER_RUNS) return;
         try {
-            p.ownLoop = define();
+            p.ownLoop = define(p.code);
         } catch (RuntimeException | LinkageError e) {
             p.runs = Integer.MIN_VALUE; // never try again
         }

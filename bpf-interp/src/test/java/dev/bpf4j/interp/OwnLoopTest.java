@@ -45,7 +45,8 @@ class OwnLoopTest {
 
     @Test
     void everyProgramGetsItsOwnCopy() {
-        assertThat(OwnLoops.define()).isNotSameAs(OwnLoops.define());
-        assertThat(OwnLoops.define().getClass()).isNotEqualTo(HotLoop.class).matches(Class::isHidden);
+        long[] code = new long[1];
+        assertThat(OwnLoops.define(code)).isNotSameAs(OwnLoops.define(code));
+        assertThat(OwnLoops.define(code).getClass()).isNotEqualTo(HotLoop.class).matches(Class::isHidden);
     }
 }
