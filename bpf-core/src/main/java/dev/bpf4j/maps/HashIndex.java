@@ -47,11 +47,11 @@ final class HashIndex {
     }
 
     /** The index's layout for a JIT's inline lookup, or null where its offsets do not fit 32 bits. */
-    LookupInlining.HashBuckets layout(long valuesBase, int stride, long openWord, int cpus, long currentCpu) {
+    LookupInlining.HashBuckets layout(long valuesBase, int stride, long openWord, int cpus, long currentCpu, long refBits) {
         long keysOffset = keys - base, end = keysOffset + (long) maxEntries * keySize;
         if (end > Integer.MAX_VALUE) return null;
         return new LookupInlining.HashBuckets(base, buckets, maxEntries, (int) (next - base), (int) (hashes - base), (int) keysOffset,
-                valuesBase, stride, keySize, openWord, cpus, currentCpu);
+                valuesBase, stride, keySize, openWord, cpus, currentCpu, refBits);
     }
 
     int buckets() { return buckets; }

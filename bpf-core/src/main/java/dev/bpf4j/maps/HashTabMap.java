@@ -61,12 +61,12 @@ public final class HashTabMap extends BpfMap {
     @Override public boolean isSpinLock(long address) { return isSpinLock(address, arena.base(), arena.size(), stride); }
 
     /**
-     * Where a JIT may look keys up without calling the helper ({@code htab_map_gen_lookup}), or null:
-     * HASH and PERCPU_HASH maps. Not the LRU kinds, whose program lookups also mark the element used.
+     * Where a JIT may look keys up without calling the helper ({@code htab_map_gen_lookup}), or null
+     * where the index is too large for 32-bit offsets. The LRU kinds come with their reference bytes.
      */
     public LookupInlining.HashBuckets inlineLayout() {
-        if (lru != null) return null;
-        return index.layout(arena.base(), stride, openWord.address(), cpus, cpus == 1 ? 0 : Cpus.currentFunction());
+        return index.layout(arena.base(), stride, openWord.address(), cpus, cpus == 1 ? 0 : Cpus.currentFunction(),
+                lru == null ? 0 : lru.refBits());
     }
 
     /** Number of elements in the map now. */
@@ -253,6 +253,7 @@ public final class HashTabMap extends BpfMap {
     @Override protected void free() {
         openWord.close(); // before the index and values go
         index.free();
+        if (lru != null) lru.free();
         arena.free();
     }
 }

@@ -1,5 +1,7 @@
 package dev.bpf4j.maps;
 
+import dev.bpf4j.runtime.NativeMemory;
+
 /**
  * Approximate LRU for the LRU hash maps: a CLOCK (second-chance) sweep over the element slots instead of
  * the kernel's active/inactive lists ({@code bpf_lru_list.c}). A program lookup sets the slot's
@@ -12,10 +14,13 @@ package dev.bpf4j.maps;
  * when they call {@link #acquire()}.
  */
 final class LruClock {
+    private static final byte SET = 1, CLEAR = 0;
+
     private final HashIndex index;
     private final SlotPool pool;
     private final int slots;
-    private final byte[] ref;
+    /** One reference byte per slot, off-heap so that a JIT's inline lookup can set it ({@link #refBits()}). */
+    private final long ref;
     private final Object clock = new Object();
     private int hand;
     /** Slots taken by {@link #acquire()} and not yet linked or released. */
@@ -25,11 +30,17 @@ final class LruClock {
         this.index = index;
         this.pool = pool;
         this.slots = slots;
-        this.ref = new byte[slots];
+        this.ref = NativeMemory.allocate(slots);
     }
 
     /** Marks a recent use (bpf_lru_node_set_ref). A racy write is fine: the bit is only a hint. */
-    void touch(int s) { ref[s] = 1; }
+    void touch(int s) { NativeMemory.putByte(ref + s, SET); }
+
+    /** The reference bytes, one per slot: a lookup sets byte {@code s} to 1 when it finds slot {@code s}. */
+    long refBits() { return ref; }
+
+    /** Frees the reference bytes; the map is closed. */
+    void free() { NativeMemory.free(ref); }
 
     int inFlight() { return inFlight.get(); }
 
@@ -38,7 +49,7 @@ final class LruClock {
         int s = pool.pop();
         if (s < 0) s = evict();
         if (s >= 0) {
-            ref[s] = 0;
+            NativeMemory.putByte(ref + s, CLEAR);
             inFlight.incrementAndGet();
         }
         return s;
@@ -56,8 +67,8 @@ final class LruClock {
                 int v = hand;
                 hand = hand + 1 == slots ? 0 : hand + 1;
                 if (!index.isLinked(v)) continue;
-                if (ref[v] != 0) {
-                    ref[v] = 0; // second chance
+                if (NativeMemory.getByte(ref + v) != CLEAR) {
+                    NativeMemory.putByte(ref + v, CLEAR); // second chance
                     continue;
                 }
                 int b = index.bucketOf(index.hashOf(v));

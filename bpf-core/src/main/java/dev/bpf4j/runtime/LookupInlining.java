@@ -50,7 +50,7 @@ public interface LookupInlining {
     }
 
     /**
-     * A HASH or PERCPU_HASH map's index, laid out from {@code indexBase} as 32-bit words: {@code
+     * A HASH, PERCPU_HASH, LRU_HASH or LRU_PERCPU_HASH map's index, laid out from {@code indexBase} as 32-bit words: {@code
      * buckets} (a power of two) bucket heads, then {@code maxEntries} next links from {@code nextOffset},
      * then {@code maxEntries} key hashes ({@link KeyHash}) from {@code hashesOffset}, then {@code
      * maxEntries} keys of {@code keySize} bytes from {@code keysOffset}. A chain is walked from the head
@@ -58,10 +58,12 @@ public interface LookupInlining {
      * ends the chain of bucket {@code b} (the kernel's {@code hlist_nulls} marker). Writers change the
      * index under their bucket's lock and publish a link last; a reader that takes no lock and ends at
      * another bucket's marker (its slot was deleted and reused meanwhile) must start the walk again, and
-     * must bound the walk, as its chain may change under it.
+     * must bound the walk, as its chain may change under it. An LRU map has {@code refBits}, one byte
+     * per slot that a lookup sets to 1 for the slot it finds ({@code bpf_lru_node_set_ref}); 0 for the
+     * other kinds.
      */
     record HashBuckets(long indexBase, int buckets, int maxEntries, int nextOffset, int hashesOffset, int keysOffset,
-                       long valuesBase, int stride, int keySize, long openWord, int cpus, long currentCpu) implements Target {
+                       long valuesBase, int stride, int keySize, long openWord, int cpus, long currentCpu, long refBits) implements Target {
         public HashBuckets {
             if (indexBase == 0 || Integer.bitCount(buckets) != 1 || maxEntries <= 0 || nextOffset < 0 || hashesOffset < 0
                     || keysOffset < 0 || valuesBase == 0 || stride <= 0 || keySize <= 0 || openWord == 0 || cpus <= 0) {

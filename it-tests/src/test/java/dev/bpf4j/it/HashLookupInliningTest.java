@@ -135,6 +135,36 @@ class HashLookupInliningTest {
     }
 
     @Test
+    void lruLookupsMarkTheElementsTheyFind() {
+        // A full LRU map of 8; the program looks up key 2, then Java inserts 7 new keys: the CLOCK sweep
+        // evicts elements whose reference byte is clear, so key 2 (marked by the lookup) survives on both
+        // engines and the others (cleared by the first sweep, not looked up again) go.
+        for (MapType type : List.of(MapType.LRU_HASH, MapType.LRU_PERCPU_HASH)) {
+            int cpus = type == MapType.LRU_PERCPU_HASH ? dev.bpf4j.maps.Cpus.possible() : 1;
+            Consumer<BpfMap> full = m -> {
+                for (int i = 0; i < 8; i++) m.update(key(8, i), new byte[8 * cpus], MapFlags.BPF_ANY);
+            };
+            Consumer<BpfMap> sweepFirst = full.andThen(m -> m.update(key(8, 50), new byte[8 * cpus], MapFlags.BPF_ANY));
+            Insn[] lookupThenReturn = counter(key(8, 2));
+            for (Engine engine : List.of(Engines.byName("interp"), Engines.byName("jit"))) {
+                try (MapTable maps = MapTable.create(hash(type, 8, 8))) {
+                    BpfMap m = maps.map(0);
+                    sweepFirst.accept(m); // one eviction: every reference byte is now clear
+                    AtomicInteger calls = new AtomicInteger();
+                    RunContext.Builder c = RunContext.builder();
+                    m.regions().forEach(c::region);
+                    try (Executable e = engine.load(program(maps, lookupThenReturn), LoadOptions.defaults().withHelpers(countingLookups(maps, calls)))) {
+                        assertThat(e.run(c.build())).as("%s %s", engine.name(), type).isNotEqualTo(1000);
+                    }
+                    for (int i = 100; i < 107; i++) m.update(key(8, i), new byte[8 * cpus], MapFlags.BPF_ANY);
+                    assertThat(m.lookup(key(8, 2))).as("%s %s: the element the program looked up", engine.name(), type).isPresent();
+                    assertThat(calls.get()).as("%s %s", engine.name(), type).isEqualTo(engine.name().equals("jit") ? 0 : 1);
+                }
+            }
+        }
+    }
+
+    @Test
     void aClosedMapIsRefusedByTheHelper() {
         Insn[] p = counter(key(8, 1));
         Outcome interp = run(Engines.byName("interp"), hash(MapType.HASH, 8, 4), filled(8, 2), true, p);

@@ -11,8 +11,8 @@ import dev.bpf4j.runtime.KeyHash;
 import dev.bpf4j.runtime.LookupInlining;
 
 /**
- * {@code bpf_map_lookup_elem} on a HASH or PERCPU_HASH map whose handle is a constant at the call
- * site, inlined as the kernel's {@code htab_map_gen_lookup} (which calls {@code
+ * {@code bpf_map_lookup_elem} on a hash map (HASH, PERCPU_HASH and their LRU kinds) whose handle is a
+ * constant at the call site, inlined as the kernel's {@code htab_map_gen_lookup} (which calls {@code
  * __htab_map_lookup_elem} without a helper frame): hash the key ({@link KeyHash}, unrolled for this
  * key size), walk the bucket's chain without a lock as {@link LookupInlining.HashBuckets} allows,
  * compare hashes and then the key in 8- or 4-byte words (the last word overlapping the one before).
@@ -33,7 +33,7 @@ import dev.bpf4j.runtime.LookupInlining;
  * .next: edx = next[edx]; jmp .walk
  * .end: not edx; cmp edx, r11d &amp; mask; jne .restart
  *   xor eax, eax; jmp .done
- * .found: mov eax, edx; (rax = values + (slot * cpus + cpu) * stride); jmp .done
+ * .found: (LRU: mov byte ref[edx], 1); mov eax, edx; (rax = values + (slot * cpus + cpu) * stride); jmp .done
  * .call: the helper call
  * .done:
  * </pre>
@@ -95,6 +95,11 @@ final class InlineHashLookup {
         e.aluRR(AluOp.XOR, false, Reg.RAX, Reg.RAX);                           /* xor eax, eax */
         int none = e.jmpForward32();                                           /* jmp .done */
         e.bind32(found);                                                       /* .found: */
+        if (h.refBits() != 0) {                                                /* LRU: bpf_lru_node_set_ref */
+            e.movabs(Reg.RCX, h.refBits());                                    /* movabs rcx, ref bytes */
+            e.aluRR(AluOp.ADD, true, Reg.RCX, Reg.RDX);                        /* add rcx, rdx (the slot, zero-extended) */
+            e.storeImm(1, Mem.of(Reg.RCX, 0), 1);                              /* mov byte [rcx], 1 */
+        }
         e.movRR(false, Reg.RAX, Reg.RDX);                                      /* mov eax, edx */
         InlineLookup.valueOfSlot(e, h);
         int value = e.jmpForward32();                                          /* jmp .done */
