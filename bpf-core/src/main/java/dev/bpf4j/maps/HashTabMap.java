@@ -10,8 +10,10 @@ import java.util.List;
 /**
  * {@code BPF_MAP_TYPE_HASH}, {@code PERCPU_HASH}, {@code LRU_HASH} and {@code LRU_PERCPU_HASH}
  * ({@code kernel/bpf/hashtab.c}, preallocated). Values live in a native pool of {@code max_entries}
- * slots that never moves; the bucket lists ({@link HashIndex}) are on the heap, locked per bucket
- * stripe, and off-heap so that JIT code can walk them for an inline lookup. A full map fails inserts with {@code -E2BIG}; the LRU kinds evict instead ({@link LruClock}).
+ * slots that never moves; the bucket lists ({@link HashIndex}) are off-heap too, changed under
+ * per-stripe locks and walked without one by program lookups (in Java and in JIT code), as the
+ * kernel's RCU lists. A full map fails inserts with {@code -E2BIG}; the LRU kinds evict instead
+ * ({@link LruClock}).
  *
  * <p>Difference from the kernel: an update of an existing key copies the new value in place (the
  * kernel's non-per-CPU hash swaps in a fresh element), so a pointer a program holds keeps naming the
