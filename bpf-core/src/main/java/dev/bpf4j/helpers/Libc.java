@@ -117,6 +117,25 @@ final class Libc {
 
     static NativeForm.ClockNs bootTimeForm() { return clockForm(CLOCK_BOOTTIME); }
 
+    private static final NativeForm.PidTgid PID_TGID_FORM = pidTgidForm();
+
+    /** {@link #getpid()} {@code << 32 |} {@link #gettid()} as native code computes it, or null where libc lacks a part. */
+    static NativeForm.PidTgid pidTgid() { return PID_TGID_FORM; }
+
+    private static NativeForm.PidTgid pidTgidForm() {
+        long get = symbol("pthread_getspecific"), set = symbol("pthread_setspecific"), create = symbol("pthread_key_create");
+        long malloc = symbol("malloc"), free = symbol("free");
+        if (get == 0 || set == 0 || create == 0 || malloc == 0 || free == 0 || GETPID == 0 || SYSCALL == 0) return null;
+        long key = NativeMemory.allocate(8);
+        try {
+            // one key for the process, never deleted: free() releases a thread's 8 bytes when it exits
+            if (INVOKER.invokeN2(I2, create, key, free) != 0) return null;
+            return new NativeForm.PidTgid(get, set, NativeMemory.getInt(key), GETPID, SYSCALL, malloc);
+        } finally {
+            NativeMemory.free(key);
+        }
+    }
+
     /** {@code clock_gettime(CLOCK_BOOTTIME)} in ns; {@link System#nanoTime()} (CLOCK_MONOTONIC) if unavailable. */
     static long bootTimeNs() {
         if (CLOCK_GETTIME == 0) return System.nanoTime();

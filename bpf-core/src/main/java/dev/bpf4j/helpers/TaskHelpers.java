@@ -38,8 +38,8 @@ final class TaskHelpers {
         add(b, HelperIds.GET_SMP_PROCESSOR_ID, "bpf_get_smp_processor_id", (call, r1, r2, r3, r4, r5) -> Cpus.current(),
                 Cpus.currentFunction() == 0 ? null : new NativeForm.CurrentCpu(Cpus.currentFunction(), Cpus.possible()));
         b.add(HelperIds.GET_NUMA_NODE_ID, "bpf_get_numa_node_id", (call, r1, r2, r3, r4, r5) -> numaNode(Cpus.current()));
-        b.add(HelperIds.GET_CURRENT_PID_TGID, "bpf_get_current_pid_tgid",
-                (call, r1, r2, r3, r4, r5) -> Libc.getpid() << 32 | (Libc.gettid() & 0xffffffffL));
+        add(b, HelperIds.GET_CURRENT_PID_TGID, "bpf_get_current_pid_tgid",
+                (call, r1, r2, r3, r4, r5) -> Libc.getpid() << 32 | (Libc.gettid() & 0xffffffffL), Libc.pidTgid());
         b.add(HelperIds.GET_CURRENT_COMM, "bpf_get_current_comm", (call, r1, r2, r3, r4, r5) -> {
             long size = r2 & 0xffffffffL;
             call.checkArgument("bpf_get_current_comm buf (r1)", r1, size, true);

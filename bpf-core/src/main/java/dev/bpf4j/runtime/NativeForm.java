@@ -19,4 +19,18 @@ public sealed interface NativeForm {
             if (schedGetcpu == 0 || cpus <= 0) throw new IllegalArgumentException("sched_getcpu at " + schedGetcpu + ", cpus " + cpus);
         }
     }
+
+    /**
+     * {@code getpid() << 32 | (u32) syscall(SYS_gettid)} of the calling thread, cached per thread in
+     * the thread-specific slot {@code key} (created with {@code free} as its destructor): native code
+     * reads the slot with {@code pthread_getspecific}, and on a thread's first call computes the
+     * value and keeps it in 8 bytes from {@code malloc} set with {@code pthread_setspecific}.
+     */
+    record PidTgid(long getspecific, long setspecific, int key, long getpid, long syscall, long malloc) implements NativeForm {
+        public PidTgid {
+            if (getspecific == 0 || setspecific == 0 || getpid == 0 || syscall == 0 || malloc == 0) {
+                throw new IllegalArgumentException("a libc function at address 0");
+            }
+        }
+    }
 }

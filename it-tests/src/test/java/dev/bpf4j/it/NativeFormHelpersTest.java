@@ -24,10 +24,10 @@ import static dev.bpf4j.isa.Opcodes.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The time and CPU helpers whose {@code NativeForm} the JIT calls as generated native code instead
+ * The time, CPU and pid/tid helpers whose {@code NativeForm} the JIT calls as generated native code instead
  * of the Java body (bpf-jit-x86 {@code NativeFormEmitter}): on both engines the same clocks and CPU
  * numbers (a time between two reads of the Java body around the run, never going backwards, a CPU
- * below the possible count), and on the JIT no call of the Java body unless
+ * below the possible count, the calling thread's pid and tid), and on the JIT no call of the Java body unless
  * {@code -Dbpf4j.jit.nativeHelpers=false}.
  */
 class NativeFormHelpersTest {
@@ -105,6 +105,28 @@ class NativeFormHelpersTest {
             assertThat(r[0]).as(engine.name()).isGreaterThanOrEqualTo(0);
             assertThat(r[1]).as(engine.name()).isLessThan(Cpus.possible());
             assertThat(r[2]).as("%s: Java body calls", engine.name()).isEqualTo(engine.name().equals("jit") ? 0 : 1000);
+        }
+    }
+
+    @Test
+    void pidAndTidAreTheCallingThreads() throws Exception {
+        // each thread runs a fresh program on both engines: the first call on the JIT computes and caches, the rest read the cache
+        int id = HelperIds.GET_CURRENT_PID_TGID;
+        for (int t = 0; t < 3; t++) {
+            long[][] seen = new long[2][];
+            long[] expected = new long[1];
+            Thread thread = new Thread(() -> {
+                expected[0] = body(id);
+                for (int i = 0; i < 2; i++) seen[i] = runs(engines().get(i), id, call(id), exit());
+            });
+            thread.start();
+            thread.join();
+            assertThat(expected[0] >>> 32).isEqualTo(ProcessHandle.current().pid());
+            for (int i = 0; i < 2; i++) {
+                assertThat(seen[i][0]).as(engines().get(i).name()).isEqualTo(expected[0]);
+                assertThat(seen[i][1]).as(engines().get(i).name()).isEqualTo(expected[0]);
+            }
+            assertThat(seen[1][2]).as("jit: Java body calls").isZero();
         }
     }
 

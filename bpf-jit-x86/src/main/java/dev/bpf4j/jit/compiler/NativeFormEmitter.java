@@ -5,6 +5,7 @@ import dev.bpf4j.jit.x86.CodeBuffer;
 import dev.bpf4j.jit.x86.Cond;
 import dev.bpf4j.jit.x86.Mem;
 import dev.bpf4j.jit.x86.Reg;
+import dev.bpf4j.jit.x86.Shift;
 import dev.bpf4j.jit.x86.X86Encoder;
 import dev.bpf4j.runtime.NativeForm;
 
@@ -38,11 +39,58 @@ public final class NativeFormEmitter {
             e.aluRR(AluOp.XOR, false, Reg.RAX, Reg.RAX);                       /* xor eax, eax (as Cpus.current) */
             e.bind(known);                                                     /* .cpu: */
             e.movRR(false, Reg.RAX, Reg.RAX);                                  /* mov eax, eax (zero-extend the int) */
+        } else if (form instanceof NativeForm.PidTgid ids) {
+            pidTgid(e, ids);
         } else {
             throw new IllegalArgumentException("unknown native form " + form);
         }
         e.leave();                                                             /* leave */
         e.ret();                                                               /* ret */
         return buf.toByteArray();
+    }
+
+    /** x86-64 {@code __NR_gettid}. */
+    private static final int SYS_GETTID = 186;
+
+    /**
+     * rax = this thread's cached {@code pid << 32 | tid}; on its first call computed and cached. rbx
+     * is callee-saved in SysV: pushed (with 8 bytes more, to keep rsp 16-byte aligned for the calls)
+     * and restored before the shared {@code leave; ret}.
+     */
+    private static void pidTgid(X86Encoder e, NativeForm.PidTgid f) {
+        e.push(Reg.RBX);                                                       /* push rbx */
+        e.aluRI(AluOp.SUB, true, Reg.RSP, 8);                                  /* sub rsp, 8 */
+        e.movImm32(Reg.RDI, f.key());                                          /* mov edi, key */
+        e.movabs(Reg.RAX, f.getspecific());                                    /* movabs rax, pthread_getspecific */
+        e.callR(Reg.RAX);                                                      /* call rax */
+        e.testRR(true, Reg.RAX, Reg.RAX);                                      /* test rax, rax */
+        int first = e.jccForward8(Cond.E);                                     /* je .first (nothing cached yet) */
+        e.load(true, Reg.RAX, Mem.of(Reg.RAX, 0));                             /* mov rax, [rax] */
+        int done = e.jmpForward32();                                           /* jmp .done */
+        e.bind(first);                                                         /* .first: */
+        e.movabs(Reg.RAX, f.getpid());                                         /* movabs rax, getpid */
+        e.callR(Reg.RAX);                                                      /* call rax */
+        e.movRR(false, Reg.RBX, Reg.RAX);                                      /* mov ebx, eax (pid) */
+        e.shiftImm(Shift.SHL, true, Reg.RBX, 32);                              /* shl rbx, 32 */
+        e.movImm32(Reg.RDI, SYS_GETTID);                                       /* mov edi, __NR_gettid */
+        e.aluRR(AluOp.XOR, false, Reg.RAX, Reg.RAX);                           /* xor eax, eax (variadic: no vector arguments) */
+        e.movabs(Reg.R11, f.syscall());                                        /* movabs r11, syscall */
+        e.callR(Reg.R11);                                                      /* call r11 */
+        e.movRR(false, Reg.RAX, Reg.RAX);                                      /* mov eax, eax (u32 tid) */
+        e.aluRR(AluOp.OR, true, Reg.RBX, Reg.RAX);                             /* or rbx, rax */
+        e.movImm32(Reg.RDI, 8);                                                /* mov edi, 8 */
+        e.movabs(Reg.RAX, f.malloc());                                         /* movabs rax, malloc */
+        e.callR(Reg.RAX);                                                      /* call rax */
+        e.testRR(true, Reg.RAX, Reg.RAX);                                      /* test rax, rax */
+        int noMemory = e.jccForward8(Cond.E);                                  /* je .uncached */
+        e.store(8, Mem.of(Reg.RAX, 0), Reg.RBX);                               /* mov [rax], rbx */
+        e.movImm32(Reg.RDI, f.key());                                          /* mov edi, key */
+        e.movRR(true, Reg.RSI, Reg.RAX);                                       /* mov rsi, rax */
+        e.movabs(Reg.RAX, f.setspecific());                                    /* movabs rax, pthread_setspecific */
+        e.callR(Reg.RAX);                                                      /* call rax (should it fail, the next call computes again) */
+        e.bind(noMemory);                                                      /* .uncached: */
+        e.movRR(true, Reg.RAX, Reg.RBX);                                       /* mov rax, rbx */
+        e.bind32(done);                                                        /* .done: */
+        e.load(true, Reg.RBX, Mem.of(Reg.RBP, -8));                            /* mov rbx, [rbp - 8] */
     }
 }
