@@ -52,10 +52,20 @@ public final class HashTabMap extends BpfMap {
         }
         this.stride = def.valueStride();
         this.cpus = t.isPercpu() ? Cpus.possible() : 1;
-        this.index = new HashIndex(def.maxEntries(), def.keySize());
         this.pool = new SlotPool(def.maxEntries());
-        this.lru = t.isLru() ? new LruClock(index, pool, def.maxEntries()) : null;
-        this.arena = new NativeArena(CreateChecks.arenaBytes(def, (long) def.maxEntries() * cpus, stride)); // last: nothing leaks if the heap parts fail
+        long valueBytes = CreateChecks.arenaBytes(def, (long) def.maxEntries() * cpus, stride);
+        // Three native blocks: a failure on the way frees the ones already taken.
+        this.index = new HashIndex(def.maxEntries(), def.keySize());
+        LruClock clock = null;
+        try {
+            clock = t.isLru() ? new LruClock(index, pool, def.maxEntries()) : null;
+            this.arena = new NativeArena(valueBytes);
+        } catch (RuntimeException | Error e) {
+            if (clock != null) clock.free();
+            index.free();
+            throw e;
+        }
+        this.lru = clock;
     }
 
     @Override public List<MemoryRegion> regions() { return List.of(region("values", arena.base(), arena.size())); }
