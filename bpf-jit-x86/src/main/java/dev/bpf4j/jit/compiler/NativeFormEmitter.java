@@ -17,11 +17,20 @@ import dev.bpf4j.runtime.NativeForm;
 public final class NativeFormEmitter {
     private NativeFormEmitter() {}
 
-    public static byte[] code(NativeForm form) {
+    /**
+     * The function's bytes, and where its frame is: {@code [0, pushed)} before {@code push rbp} (return
+     * address at [rsp]), {@code [pushed, framed)} before {@code mov rbp, rsp} (at [rsp + 8]), {@code
+     * [framed, ret)} inside the rbp frame ({@code leave} included), {@code ret} the last byte.
+     */
+    public record Function(byte[] code, int pushed, int framed, int ret) {}
+
+    public static Function code(NativeForm form) {
         CodeBuffer buf = new CodeBuffer();
         X86Encoder e = new X86Encoder(buf);
         e.push(Reg.RBP);                                                       /* push rbp (rsp 16-byte aligned after it) */
+        int pushed = e.position();
         e.movRR(true, Reg.RBP, Reg.RSP);                                       /* mov rbp, rsp */
+        int framed = e.position();
         if (form instanceof NativeForm.ClockNs clock) {
             e.aluRI(AluOp.SUB, true, Reg.RSP, 16);                             /* sub rsp, 16 (struct timespec) */
             e.movImm32(Reg.RDI, clock.clockId());                              /* mov edi, clock id */
@@ -45,8 +54,9 @@ public final class NativeFormEmitter {
             throw new IllegalArgumentException("unknown native form " + form);
         }
         e.leave();                                                             /* leave */
+        int ret = e.position();
         e.ret();                                                               /* ret */
-        return buf.toByteArray();
+        return new Function(buf.toByteArray(), pushed, framed, ret);
     }
 
     /** x86-64 {@code __NR_gettid}. */
