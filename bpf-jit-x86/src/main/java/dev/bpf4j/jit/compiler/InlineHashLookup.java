@@ -71,11 +71,10 @@ final class InlineHashLookup {
         int tooLong = e.jccForward32(Cond.E);                                  /* je .call */
         slotWord(e, Reg.RCX, Reg.RDX, index);                                  /* rcx = index + 4 * edx */
         e.aluRM(AluOp.CMP, false, hash, Mem.of(Reg.RCX, h.hashesOffset()));    /* cmp r11d, hashes[edx] */
-        int[] next = new int[1 + chunks(h.keySize()).length];
+        int[] offsets = chunks(h.keySize()), next = new int[1 + offsets.length];
         next[0] = e.jccForward32(Cond.NE);                                     /* jne .next */
         e.imulRRI(false, Reg.RAX, Reg.RDX, h.keySize());                       /* imul eax, edx, key_size */
         e.aluRR(AluOp.ADD, true, Reg.RAX, index);                              /* add rax, r10 */
-        int[] offsets = chunks(h.keySize());
         boolean wide = h.keySize() >= 8;
         for (int i = 0; i < offsets.length; i++) {
             e.load(wide, Reg.RCX, Mem.of(Reg.RAX, h.keysOffset() + offsets[i])); /* mov rcx, [rax + keys + off] */
