@@ -65,12 +65,7 @@ final class InlineLookup {
             if (t.currentCpu() != 0) {
                 e.push(RegMap.BUDGET);                                         /* push r9 (budget) */
                 e.push(Reg.RAX);                                               /* push rax (slot) */
-                e.movabs(Reg.RAX, t.currentCpu());                             /* movabs rax, sched_getcpu */
-                e.callR(Reg.RAX);                                              /* call rax */
-                e.aluRI(AluOp.CMP, false, Reg.RAX, t.cpus());                  /* cmp eax, cpus */
-                int known = e.jccForward8(Cond.B);                             /* jb .cpu */
-                e.aluRR(AluOp.XOR, false, Reg.RAX, Reg.RAX);                   /* xor eax, eax (as Cpus.current) */
-                e.bind(known);                                                 /* .cpu: */
+                NativeFormEmitter.currentCpu(e, t.currentCpu(), t.cpus());     /* eax = the cpu */
                 e.movRR(false, RegMap.AUX, Reg.RAX);                           /* mov r10d, eax */
                 e.pop(Reg.RAX);                                                /* pop rax */
                 e.pop(RegMap.BUDGET);                                          /* pop r9 */

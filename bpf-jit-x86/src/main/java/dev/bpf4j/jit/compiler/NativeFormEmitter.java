@@ -41,12 +41,7 @@ public final class NativeFormEmitter {
             e.imulRRI(true, Reg.RAX, Reg.RAX, 1_000_000_000);                  /* imul rax, rax, 10^9 */
             e.aluRM(AluOp.ADD, true, Reg.RAX, Mem.of(Reg.RSP, 8));             /* add rax, [rsp + 8] (tv_nsec) */
         } else if (form instanceof NativeForm.CurrentCpu cpu) {
-            e.movabs(Reg.RAX, cpu.schedGetcpu());                              /* movabs rax, sched_getcpu */
-            e.callR(Reg.RAX);                                                  /* call rax */
-            e.aluRI(AluOp.CMP, false, Reg.RAX, cpu.cpus());                    /* cmp eax, cpus */
-            int known = e.jccForward8(Cond.B);                                 /* jb .cpu (u32: an error, -1, is past it) */
-            e.aluRR(AluOp.XOR, false, Reg.RAX, Reg.RAX);                       /* xor eax, eax (as Cpus.current) */
-            e.bind(known);                                                     /* .cpu: */
+            currentCpu(e, cpu.schedGetcpu(), cpu.cpus());
             e.movRR(false, Reg.RAX, Reg.RAX);                                  /* mov eax, eax (zero-extend the int) */
         } else if (form instanceof NativeForm.PidTgid ids) {
             pidTgid(e, ids);
@@ -57,6 +52,20 @@ public final class NativeFormEmitter {
         int ret = e.position();
         e.ret();                                                               /* ret */
         return new Function(buf.toByteArray(), pushed, framed, ret);
+    }
+
+    /**
+     * eax = {@code sched_getcpu()} at {@code schedGetcpu} when it answers below {@code cpus} (u32
+     * compare: an error, -1, is past it), else 0: {@code Cpus.current} as native code. A plain call:
+     * it clobbers the caller-saved registers, and rsp must be 16-byte aligned.
+     */
+    static void currentCpu(X86Encoder e, long schedGetcpu, int cpus) {
+        e.movabs(Reg.RAX, schedGetcpu);                                        /* movabs rax, sched_getcpu */
+        e.callR(Reg.RAX);                                                      /* call rax */
+        e.aluRI(AluOp.CMP, false, Reg.RAX, cpus);                              /* cmp eax, cpus */
+        int known = e.jccForward8(Cond.B);                                     /* jb .cpu */
+        e.aluRR(AluOp.XOR, false, Reg.RAX, Reg.RAX);                           /* xor eax, eax (as Cpus.current) */
+        e.bind(known);                                                         /* .cpu: */
     }
 
     /** x86-64 {@code __NR_gettid}. */
