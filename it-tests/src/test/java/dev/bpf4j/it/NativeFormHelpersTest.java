@@ -40,12 +40,14 @@ class NativeFormHelpersTest {
     static Insn movr(int dst, int src) { return new Insn(ALU64 | MOV | X, dst, src, 0, 0); }
     static Insn exit() { return new Insn(JMP | EXIT, 0, 0, 0, 0); }
 
+    /** The standard helpers (no maps: none of these helpers uses one). */
+    static final HelperRegistry STANDARD = BpfHelpers.registry(MapTable.create(List.of()));
+
     /** The standard helper {@code id}, its body counting its calls in {@code calls}, its native form kept. */
     static HelperRegistry counting(int id, AtomicInteger calls) {
-        HelperRegistry all = BpfHelpers.registry(MapTable.create(List.of()));
-        HelperSpec real = all.lookup(id).orElseThrow();
+        HelperSpec real = STANDARD.lookup(id).orElseThrow();
         Assumptions.assumeTrue(real.nativeForm() != null, real.name() + " has no native form on this machine");
-        return all.toBuilder().addNative(id, real.name(), (c, r1, r2, r3, r4, r5) -> {
+        return STANDARD.toBuilder().addNative(id, real.name(), (c, r1, r2, r3, r4, r5) -> {
             calls.incrementAndGet();
             return real.body().call(c, r1, r2, r3, r4, r5);
         }, real.nativeForm()).build();
@@ -53,7 +55,7 @@ class NativeFormHelpersTest {
 
     /** What the Java body answers now. */
     static long body(int id) {
-        return BpfHelpers.registry(MapTable.create(List.of())).lookup(id).orElseThrow().body().call(null, 0, 0, 0, 0, 0);
+        return STANDARD.lookup(id).orElseThrow().body().call(null, 0, 0, 0, 0, 0);
     }
 
     /** {@code insns} run 1,000 times on {@code engine}: {min r0, max r0, body calls}. */
