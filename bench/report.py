@@ -105,10 +105,12 @@ def best_table(s, k=None):
     e = {x: s.get(("EmptyCallBenchmark", None, x)) for x in ("interp", "jit", "gcc")}
     h = {x: s.get(("HelperCallBenchmark", "identity", x)) for x in ("interp", "jit")}
     t = {x: s.get(("HelperCallBenchmark", "ktime", x)) for x in ("interp", "jit")}
+    r = {x: s.get(("HelperCallBenchmark", "prandom", x)) for x in ("interp", "jit")}
     ke = f" {kernel_cell(k, 'empty', 'best_ns')[0]} | |" if k else ""
     print(f"| empty program call | {fmt(e['interp'])} | {fmt(e['jit'])} | {fmt(e['gcc'])} | | |" + ke)
     print(f"| program with one Java helper call | {fmt(h['interp'])} | {fmt(h['jit'])} | | | |" + (" | |" if k else ""))
     print(f"| program with one `bpf_ktime_get_ns` (JIT: native code) | {fmt(t['interp'])} | {fmt(t['jit'])} | | | |" + (" | |" if k else ""))
+    print(f"| program with one `bpf_get_prandom_u32` (JIT: native code) | {fmt(r['interp'])} | {fmt(r['jit'])} | | | |" + (" | |" if k else ""))
     for kind, label, prop in (("array", "array-map lookup", "inlineArrayLookup"),
                               ("hash", "hash-map lookup, 16-byte key", "inlineHashLookup")):
         m = {x: s.get(("MapLookupBenchmark", kind, x)) for x in ("interp", "jit", "jit-call")}
@@ -152,7 +154,8 @@ def main(facts_path, results_path, kernel_path=None):
     print(f"* Call from Java into the empty program `r0 = 0; exit`: interp {fmt(empty['interp'])} ns, "
           f"JIT {fmt(empty['jit'])} ns; gcc empty C function through jffi {fmt(empty['gcc'])} ns.")
     for kind, what in (("identity", "One call of a trivial Java helper"),
-                       ("ktime", "One `bpf_ktime_get_ns` (the JIT calls its native form, the interpreter the Java body)")):
+                       ("ktime", "One `bpf_ktime_get_ns` (the JIT calls its native form, the interpreter the Java body)"),
+                       ("prandom", "One `bpf_get_prandom_u32` (the JIT calls its native form, the interpreter the Java body)")):
         parts = []
         for e, name in (("interp", "interp"), ("jit", "JIT")):
             prog = s.get(("HelperCallBenchmark", kind, e))

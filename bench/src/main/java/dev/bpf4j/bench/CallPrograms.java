@@ -50,9 +50,9 @@ public final class CallPrograms {
                 .label("out").exit().build("hash_counter");
     }
 
-    /** {@code call bpf_ktime_get_ns; exit}: the empty program's cost plus one clock read through the helper. */
-    public static Program ktimeOnce() {
-        return new ProgramBuilder().call(HelperIds.KTIME_GET_NS).exit().build("ktime_once");
+    /** {@code call <helper id>; exit}: the empty program's cost plus one call of a standard helper. */
+    public static Program standardOnce(int id, String name) {
+        return new ProgramBuilder().call(id).exit().build(name + "_once");
     }
 
     /** {@code call bench_identity; exit}: the empty program's cost plus one Java helper call. */

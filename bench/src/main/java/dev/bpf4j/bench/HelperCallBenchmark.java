@@ -1,6 +1,7 @@
 package dev.bpf4j.bench;
 
 import dev.bpf4j.helpers.BpfHelpers;
+import dev.bpf4j.helpers.HelperIds;
 import dev.bpf4j.maps.MapTable;
 import dev.bpf4j.runtime.Bpf;
 import dev.bpf4j.runtime.Executable;
@@ -25,8 +26,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A program that calls one helper once: {@code helper=identity}, a trivial Java helper ({@code call
- * bench_identity; exit}); {@code ktime}, the standard {@code bpf_ktime_get_ns}, which the JIT calls
- * as native code (its {@code NativeForm}) and the interpreter as its Java body. The cost of the
+ * bench_identity; exit}); {@code ktime} and {@code prandom}, the standard {@code bpf_ktime_get_ns} and
+ * {@code bpf_get_prandom_u32}, which the JIT calls as native code (their {@code NativeForm}) and the
+ * interpreter as their Java bodies. The cost of the
  * helper call itself is this minus {@link EmptyCallBenchmark} for the same engine (the report does
  * the subtraction). The parameter is named apart from {@code engine} so that
  * {@code -p engine=...,gcc} never reaches it: gcc has no BPF helpers.
@@ -43,7 +45,7 @@ public class HelperCallBenchmark {
     @Param({"interp", "jit"})
     public String bpfEngine;
 
-    @Param({"identity", "ktime"})
+    @Param({"identity", "ktime", "prandom"})
     public String helper;
 
     private Executable exe;
@@ -52,14 +54,22 @@ public class HelperCallBenchmark {
     @Setup(Level.Trial)
     public void setUp() {
         context = RunContext.builder().arg(1, ARG).build();
-        boolean ktime = helper.equals("ktime");
-        exe = Bpf.load(ktime ? CallPrograms.ktimeOnce() : CallPrograms.helperOnce(), Engines.require(bpfEngine),
-                LoadOptions.defaults().withHelpers(ktime ? BpfHelpers.registry(MapTable.create(List.of())) : CallPrograms.IDENTITY_HELPERS));
-        long before = System.nanoTime(), got = exe.run(context), after = System.nanoTime();
-        if (ktime ? got < before || got > after : got != ARG) {
-            throw new IllegalStateException(helper + " program on " + bpfEngine + " returned " + got + ", expected "
-                    + (ktime ? "a time in [" + before + ", " + after + "]" : ARG));
+        if (helper.equals("identity")) {
+            exe = Bpf.load(CallPrograms.helperOnce(), Engines.require(bpfEngine), LoadOptions.defaults().withHelpers(CallPrograms.IDENTITY_HELPERS));
+            check(exe.run(context) == ARG, "" + ARG);
+            return;
         }
+        boolean ktime = helper.equals("ktime");
+        if (!ktime && !helper.equals("prandom")) throw new IllegalArgumentException("unknown helper " + helper);
+        exe = Bpf.load(CallPrograms.standardOnce(ktime ? HelperIds.KTIME_GET_NS : HelperIds.GET_PRANDOM_U32, helper),
+                Engines.require(bpfEngine), LoadOptions.defaults().withHelpers(BpfHelpers.registry(MapTable.create(List.of()))));
+        long before = System.nanoTime(), got = exe.run(context), after = System.nanoTime();
+        if (ktime) check(got >= before && got <= after, "a time in [" + before + ", " + after + "]");
+        else check(got >= 0 && got <= 0xffffffffL && exe.run(context) != got, "two different u32s");
+    }
+
+    private void check(boolean ok, String expected) {
+        if (!ok) throw new IllegalStateException(helper + " program on " + bpfEngine + " did not return " + expected);
     }
 
     @Benchmark

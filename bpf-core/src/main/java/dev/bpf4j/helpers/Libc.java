@@ -117,20 +117,35 @@ final class Libc {
 
     static NativeForm.ClockNs bootTimeForm() { return clockForm(CLOCK_BOOTTIME); }
 
-    private static final NativeForm.PidTgid PID_TGID_FORM = pidTgidForm();
+    private static final NativeForm.PidTgid PID_TGID_FORM = GETPID == 0 || SYSCALL == 0 ? null : pidTgidForm();
+    private static final NativeForm.PrandomU32 PRANDOM_FORM = SYSCALL == 0 ? null : prandomForm();
 
     /** {@link #getpid()} {@code << 32 |} {@link #gettid()} as native code computes it, or null where libc lacks a part. */
     static NativeForm.PidTgid pidTgid() { return PID_TGID_FORM; }
 
+    /** {@code bpf_get_prandom_u32} as native code draws it, or null where libc lacks a part. */
+    static NativeForm.PrandomU32 prandom() { return PRANDOM_FORM; }
+
     private static NativeForm.PidTgid pidTgidForm() {
+        NativeForm.ThreadSlot slot = threadSlot();
+        return slot == null ? null : new NativeForm.PidTgid(slot, GETPID, SYSCALL);
+    }
+
+    private static NativeForm.PrandomU32 prandomForm() {
+        NativeForm.ThreadSlot slot = threadSlot();
+        return slot == null ? null : new NativeForm.PrandomU32(slot, SYSCALL);
+    }
+
+    /** A new thread-specific slot of 8 bytes, or null where libc lacks a part or refuses a key. */
+    private static NativeForm.ThreadSlot threadSlot() {
         long get = symbol("pthread_getspecific"), set = symbol("pthread_setspecific"), create = symbol("pthread_key_create");
         long malloc = symbol("malloc"), free = symbol("free");
-        if (get == 0 || set == 0 || create == 0 || malloc == 0 || free == 0 || GETPID == 0 || SYSCALL == 0) return null;
+        if (get == 0 || set == 0 || create == 0 || malloc == 0 || free == 0) return null;
         long key = NativeMemory.allocate(8);
         try {
-            // one key for the process, never deleted: free() releases a thread's 8 bytes when it exits
+            // one key per form for the process, never deleted: free() releases a thread's 8 bytes when it exits
             if (INVOKER.invokeN2(I2, create, key, free) != 0) return null;
-            return new NativeForm.PidTgid(get, set, NativeMemory.getInt(key), GETPID, SYSCALL, malloc);
+            return new NativeForm.ThreadSlot(get, set, NativeMemory.getInt(key), malloc);
         } finally {
             NativeMemory.free(key);
         }

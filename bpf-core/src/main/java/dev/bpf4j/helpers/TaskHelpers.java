@@ -33,8 +33,8 @@ final class TaskHelpers {
         add(b, HelperIds.KTIME_GET_NS, "bpf_ktime_get_ns", (call, r1, r2, r3, r4, r5) -> System.nanoTime(),
                 Libc.clockForm(Libc.CLOCK_MONOTONIC));
         add(b, HelperIds.KTIME_GET_BOOT_NS, "bpf_ktime_get_boot_ns", (call, r1, r2, r3, r4, r5) -> Libc.bootTimeNs(), Libc.bootTimeForm());
-        b.add(HelperIds.GET_PRANDOM_U32, "bpf_get_prandom_u32",
-                (call, r1, r2, r3, r4, r5) -> ThreadLocalRandom.current().nextInt() & 0xffffffffL);
+        add(b, HelperIds.GET_PRANDOM_U32, "bpf_get_prandom_u32",
+                (call, r1, r2, r3, r4, r5) -> ThreadLocalRandom.current().nextInt() & 0xffffffffL, Libc.prandom());
         add(b, HelperIds.GET_SMP_PROCESSOR_ID, "bpf_get_smp_processor_id", (call, r1, r2, r3, r4, r5) -> Cpus.current(),
                 Cpus.currentFunction() == 0 ? null : new NativeForm.CurrentCpu(Cpus.currentFunction(), Cpus.possible()));
         b.add(HelperIds.GET_NUMA_NODE_ID, "bpf_get_numa_node_id", (call, r1, r2, r3, r4, r5) -> numaNode(Cpus.current()));

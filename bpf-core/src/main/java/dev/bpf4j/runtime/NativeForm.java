@@ -3,7 +3,8 @@ package dev.bpf4j.runtime;
 /**
  * What a helper computes, stated as native calls a JIT can make itself instead of calling the
  * helper's Java body through an upcall (≈130 ns). Set only where the Java body computes exactly
- * this (the standard time and CPU helpers); a JIT that does not know a form calls the body.
+ * this (the standard time, CPU and pid helpers), or for {@code bpf_get_prandom_u32} draws the same way
+ * from a seed of its own; a JIT that does not know a form calls the body.
  */
 public sealed interface NativeForm {
     /** {@code tv_sec * 10^9 + tv_nsec} of libc's {@code int clock_gettime(clockid_t, struct timespec *)} at {@code clockGettime}. */
@@ -21,16 +22,44 @@ public sealed interface NativeForm {
     }
 
     /**
-     * {@code getpid() << 32 | (u32) syscall(SYS_gettid)} of the calling thread, cached per thread in
-     * the thread-specific slot {@code key} (created with {@code free} as its destructor): native code
-     * reads the slot with {@code pthread_getspecific}, and on a thread's first call computes the
-     * value and keeps it in 8 bytes from {@code malloc} set with {@code pthread_setspecific}.
+     * Eight bytes of the calling thread's own, in the thread-specific slot {@code key} (created with
+     * {@code free} as its destructor): native code finds them with {@code pthread_getspecific}, and on
+     * a thread's first call takes them from {@code malloc} and sets them with {@code pthread_setspecific}.
      */
-    record PidTgid(long getspecific, long setspecific, int key, long getpid, long syscall, long malloc) implements NativeForm {
+    record ThreadSlot(long getspecific, long setspecific, int key, long malloc) {
+        public ThreadSlot {
+            if (getspecific == 0 || setspecific == 0 || malloc == 0) throw new IllegalArgumentException("a libc function at address 0");
+        }
+    }
+
+    /**
+     * {@code getpid() << 32 | (u32) syscall(SYS_gettid)} of the calling thread, computed on its first
+     * call and kept in its {@code slot}.
+     */
+    record PidTgid(ThreadSlot slot, long getpid, long syscall) implements NativeForm {
         public PidTgid {
-            if (getspecific == 0 || setspecific == 0 || getpid == 0 || syscall == 0 || malloc == 0) {
-                throw new IllegalArgumentException("a libc function at address 0");
-            }
+            if (slot == null || getpid == 0 || syscall == 0) throw new IllegalArgumentException("a libc function at address 0");
+        }
+    }
+
+    /**
+     * A pseudo-random u32 from the generator of {@code ThreadLocalRandom.nextInt}, which the Java body
+     * calls: the thread's 64-bit seed (in its {@code slot}) moves on by {@link #GAMMA} (JDK 17's also
+     * adds twice the thread id) and is mixed ({@link #mix32}). A thread's first call seeds it from
+     * {@code syscall(SYS_getrandom)}, or from its stack address should that fail.
+     */
+    record PrandomU32(ThreadSlot slot, long syscall) implements NativeForm {
+        /** The Weyl increment of the seed (odd: every seed comes round once in 2^64 draws). */
+        public static final long GAMMA = 0x9e3779b97f4a7c15L;
+
+        public PrandomU32 {
+            if (slot == null || syscall == 0) throw new IllegalArgumentException("a libc function at address 0");
+        }
+
+        /** The u32 drawn from {@code seed} (MurmurHash3's 64-bit finalizer, as ThreadLocalRandom.mix32). */
+        public static long mix32(long seed) {
+            long z = (seed ^ (seed >>> 33)) * 0xff51afd7ed558ccdL;
+            return ((z ^ (z >>> 33)) * 0xc4ceb9fe1a85ec53L) >>> 32;
         }
     }
 }

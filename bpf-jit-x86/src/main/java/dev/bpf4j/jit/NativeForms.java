@@ -15,8 +15,8 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Helpers bound to the native code of their {@link NativeForm} (bpf_ktime_get_ns,
- * bpf_ktime_get_boot_ns, bpf_get_smp_processor_id, bpf_get_current_pid_tgid): one function per
- * form, generated on first use and kept for the life of the JVM (under 200 bytes each, shared by
+ * bpf_ktime_get_boot_ns, bpf_get_smp_processor_id, bpf_get_current_pid_tgid,
+ * bpf_get_prandom_u32): one function per form, generated on first use and kept for the life of the JVM (under 200 bytes each, shared by
  * every program).
  */
 final class NativeForms {

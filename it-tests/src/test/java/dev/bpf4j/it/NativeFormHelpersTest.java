@@ -17,17 +17,21 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static dev.bpf4j.isa.Opcodes.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The time, CPU and pid/tid helpers whose {@code NativeForm} the JIT calls as generated native code instead
- * of the Java body (bpf-jit-x86 {@code NativeFormEmitter}): on both engines the same clocks and CPU
+ * The time, CPU, pid/tid and random helpers whose {@code NativeForm} the JIT calls as generated native code
+ * instead of the Java body (bpf-jit-x86 {@code NativeFormEmitter}): on both engines the same clocks and CPU
  * numbers (a time between two reads of the Java body around the run, never going backwards, a CPU
- * below the possible count, the calling thread's pid and tid), and on the JIT no call of the Java body unless
+ * below the possible count, the calling thread's pid and tid), u32 draws that vary within a thread and
+ * between threads, and on the JIT no call of the Java body unless
  * {@code -Dbpf4j.jit.nativeHelpers=false}.
  */
 class NativeFormHelpersTest {
@@ -129,6 +133,44 @@ class NativeFormHelpersTest {
                 assertThat(seen[i][1]).as(engines().get(i).name()).isEqualTo(expected[0]);
             }
             assertThat(seen[1][2]).as("jit: Java body calls").isZero();
+        }
+    }
+
+    /** The r0 of 1,000 runs of {@code call(id); exit} on {@code engine}, then the Java body's call count. */
+    static long[] values(Engine engine, int id) {
+        AtomicInteger calls = new AtomicInteger();
+        long[] out = new long[1001];
+        try (Executable e = engine.load(new Program("native_form", List.of(call(id), exit())), LoadOptions.defaults().withHelpers(counting(id, calls)))) {
+            RunContext context = RunContext.builder().build();
+            for (int i = 0; i < 1000; i++) out[i] = e.run(context);
+        }
+        out[1000] = calls.get();
+        return out;
+    }
+
+    @Test
+    void prandomDrawsVaryingU32s() throws Exception {
+        // Bounds a uniform u32 misses with probability below 1e-25 in 1,000 draws; the exact stream is
+        // checked against NativeForm.PrandomU32.mix32 in bpf-jit-x86's NativeFormsTest.
+        int id = HelperIds.GET_PRANDOM_U32;
+        for (Engine engine : engines()) {
+            long[][] perThread = new long[2][];
+            for (int t = 0; t < 2; t++) {
+                int thread = t;
+                Thread th = new Thread(() -> perThread[thread] = values(engine, id));
+                th.start();
+                th.join();
+            }
+            Set<Long> seen = new HashSet<>();
+            for (long[] v : perThread) {
+                assertThat(v[1000]).as("%s: Java body calls", engine.name()).isEqualTo(engine.name().equals("jit") ? 0 : 1000);
+                long[] draws = Arrays.copyOf(v, 1000);
+                long min = Arrays.stream(draws).min().getAsLong(), max = Arrays.stream(draws).max().getAsLong();
+                assertThat(min).as(engine.name()).isBetween(0L, 1L << 28);
+                assertThat(max).as(engine.name()).isBetween((1L << 32) - (1L << 28), 0xffffffffL);
+                for (long x : draws) seen.add(x);
+            }
+            assertThat(seen.size()).as("%s: distinct draws of two threads", engine.name()).isGreaterThan(1990);
         }
     }
 

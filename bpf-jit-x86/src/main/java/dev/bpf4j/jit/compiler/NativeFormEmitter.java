@@ -45,6 +45,8 @@ public final class NativeFormEmitter {
             e.movRR(false, Reg.RAX, Reg.RAX);                                  /* mov eax, eax (zero-extend the int) */
         } else if (form instanceof NativeForm.PidTgid ids) {
             pidTgid(e, ids);
+        } else if (form instanceof NativeForm.PrandomU32 rnd) {
+            prandomU32(e, rnd);
         } else {
             throw new IllegalArgumentException("unknown native form " + form);
         }
@@ -68,21 +70,14 @@ public final class NativeFormEmitter {
         e.bind(known);                                                         /* .cpu: */
     }
 
-    /** x86-64 {@code __NR_gettid}. */
-    private static final int SYS_GETTID = 186;
+    /** x86-64 {@code __NR_gettid} and {@code __NR_getrandom}. */
+    private static final int SYS_GETTID = 186, SYS_GETRANDOM = 318;
 
     /**
-     * rax = this thread's cached {@code pid << 32 | tid}; on its first call computed and cached. rbx
-     * is callee-saved in SysV: pushed (with 8 bytes more, to keep rsp 16-byte aligned for the calls)
-     * and restored before the shared {@code leave; ret}.
+     * rax = this thread's cached {@code pid << 32 | tid}; on its first call computed and cached.
      */
     private static void pidTgid(X86Encoder e, NativeForm.PidTgid f) {
-        e.push(Reg.RBX);                                                       /* push rbx */
-        e.aluRI(AluOp.SUB, true, Reg.RSP, 8);                                  /* sub rsp, 8 */
-        e.movImm32(Reg.RDI, f.key());                                          /* mov edi, key */
-        e.movabs(Reg.RAX, f.getspecific());                                    /* movabs rax, pthread_getspecific */
-        e.callR(Reg.RAX);                                                      /* call rax */
-        e.testRR(true, Reg.RAX, Reg.RAX);                                      /* test rax, rax */
+        findSlot(e, f.slot());
         int first = e.jccForward8(Cond.E);                                     /* je .first (nothing cached yet) */
         e.load(true, Reg.RAX, Mem.of(Reg.RAX, 0));                             /* mov rax, [rax] */
         int done = e.jmpForward32();                                           /* jmp .done */
@@ -97,19 +92,85 @@ public final class NativeFormEmitter {
         e.callR(Reg.R11);                                                      /* call r11 */
         e.movRR(false, Reg.RAX, Reg.RAX);                                      /* mov eax, eax (u32 tid) */
         e.aluRR(AluOp.OR, true, Reg.RBX, Reg.RAX);                             /* or rbx, rax */
+        keepInSlot(e, f.slot());
+        e.movRR(true, Reg.RAX, Reg.RBX);                                       /* mov rax, rbx */
+        e.bind32(done);                                                        /* .done: */
+        e.load(true, Reg.RBX, Mem.of(Reg.RBP, -8));                            /* mov rbx, [rbp - 8] */
+    }
+
+    /**
+     * rax = the next u32 of this thread's generator ({@code NativeForm.PrandomU32}): its seed moves on by
+     * GAMMA and is mixed. A thread's first call seeds it from getrandom (or, should that fail, from
+     * its stack address) and caches the moved seed.
+     */
+    private static void prandomU32(X86Encoder e, NativeForm.PrandomU32 f) {
+        findSlot(e, f.slot());
+        int first = e.jccForward8(Cond.E);                                     /* je .first (no seed yet) */
+        e.load(true, Reg.RCX, Mem.of(Reg.RAX, 0));                             /* mov rcx, [rax] */
+        e.movabs(Reg.RDX, NativeForm.PrandomU32.GAMMA);                        /* movabs rdx, GAMMA */
+        e.aluRR(AluOp.ADD, true, Reg.RCX, Reg.RDX);                            /* add rcx, rdx */
+        e.store(8, Mem.of(Reg.RAX, 0), Reg.RCX);                               /* mov [rax], rcx */
+        int mix = e.jmpForward32();                                            /* jmp .mix */
+        e.bind(first);                                                         /* .first: */
+        e.store(8, Mem.of(Reg.RSP, 0), Reg.RSP);                               /* mov [rsp], rsp (the seed should getrandom fail) */
+        e.movImm32(Reg.RDI, SYS_GETRANDOM);                                    /* mov edi, __NR_getrandom */
+        e.movRR(true, Reg.RSI, Reg.RSP);                                       /* mov rsi, rsp */
+        e.movImm32(Reg.RDX, 8);                                                /* mov edx, 8 */
+        e.aluRR(AluOp.XOR, false, Reg.RCX, Reg.RCX);                           /* xor ecx, ecx (flags) */
+        e.aluRR(AluOp.XOR, false, Reg.RAX, Reg.RAX);                           /* xor eax, eax (variadic: no vector arguments) */
+        e.movabs(Reg.R11, f.syscall());                                        /* movabs r11, syscall */
+        e.callR(Reg.R11);                                                      /* call r11 */
+        e.load(true, Reg.RBX, Mem.of(Reg.RSP, 0));                             /* mov rbx, [rsp] */
+        e.movabs(Reg.RAX, NativeForm.PrandomU32.GAMMA);                        /* movabs rax, GAMMA */
+        e.aluRR(AluOp.ADD, true, Reg.RBX, Reg.RAX);                            /* add rbx, rax */
+        keepInSlot(e, f.slot());
+        e.movRR(true, Reg.RCX, Reg.RBX);                                       /* mov rcx, rbx */
+        e.bind32(mix);                                                         /* .mix: (rcx = seed) */
+        mixStep(e, 0xff51afd7ed558ccdL);
+        e.movRR(true, Reg.RCX, Reg.RAX);                                       /* mov rcx, rax */
+        mixStep(e, 0xc4ceb9fe1a85ec53L);
+        e.shiftImm(Shift.SHR, true, Reg.RAX, 32);                              /* shr rax, 32 */
+        e.load(true, Reg.RBX, Mem.of(Reg.RBP, -8));                            /* mov rbx, [rbp - 8] */
+    }
+
+    /** rax = (rcx ^ rcx >>> 33) * {@code multiplier}; clobbers rdx. */
+    private static void mixStep(X86Encoder e, long multiplier) {
+        e.movRR(true, Reg.RAX, Reg.RCX);                                       /* mov rax, rcx */
+        e.shiftImm(Shift.SHR, true, Reg.RAX, 33);                              /* shr rax, 33 */
+        e.aluRR(AluOp.XOR, true, Reg.RAX, Reg.RCX);                            /* xor rax, rcx */
+        e.movabs(Reg.RDX, multiplier);                                         /* movabs rdx, multiplier */
+        e.imulRR(true, Reg.RAX, Reg.RDX);                                      /* imul rax, rdx */
+    }
+
+    /**
+     * Saves rbx (with 8 bytes more, which keep rsp 16-byte aligned for the calls and serve as scratch at
+     * [rsp]; the caller restores it from [rbp - 8] before the shared {@code leave; ret}), then rax = the
+     * thread's slot from {@code pthread_getspecific}, ZF set when it has none yet.
+     */
+    private static void findSlot(X86Encoder e, NativeForm.ThreadSlot s) {
+        e.push(Reg.RBX);                                                       /* push rbx */
+        e.aluRI(AluOp.SUB, true, Reg.RSP, 8);                                  /* sub rsp, 8 */
+        e.movImm32(Reg.RDI, s.key());                                          /* mov edi, key */
+        e.movabs(Reg.RAX, s.getspecific());                                    /* movabs rax, pthread_getspecific */
+        e.callR(Reg.RAX);                                                      /* call rax */
+        e.testRR(true, Reg.RAX, Reg.RAX);                                      /* test rax, rax */
+    }
+
+    /**
+     * Keeps rbx in a new slot of this thread (8 bytes from malloc, set with pthread_setspecific; should
+     * either fail, the next call computes again). Clobbers the caller-saved registers.
+     */
+    private static void keepInSlot(X86Encoder e, NativeForm.ThreadSlot s) {
         e.movImm32(Reg.RDI, 8);                                                /* mov edi, 8 */
-        e.movabs(Reg.RAX, f.malloc());                                         /* movabs rax, malloc */
+        e.movabs(Reg.RAX, s.malloc());                                         /* movabs rax, malloc */
         e.callR(Reg.RAX);                                                      /* call rax */
         e.testRR(true, Reg.RAX, Reg.RAX);                                      /* test rax, rax */
         int noMemory = e.jccForward8(Cond.E);                                  /* je .uncached */
         e.store(8, Mem.of(Reg.RAX, 0), Reg.RBX);                               /* mov [rax], rbx */
-        e.movImm32(Reg.RDI, f.key());                                          /* mov edi, key */
+        e.movImm32(Reg.RDI, s.key());                                          /* mov edi, key */
         e.movRR(true, Reg.RSI, Reg.RAX);                                       /* mov rsi, rax */
-        e.movabs(Reg.RAX, f.setspecific());                                    /* movabs rax, pthread_setspecific */
-        e.callR(Reg.RAX);                                                      /* call rax (should it fail, the next call computes again) */
+        e.movabs(Reg.RAX, s.setspecific());                                    /* movabs rax, pthread_setspecific */
+        e.callR(Reg.RAX);                                                      /* call rax */
         e.bind(noMemory);                                                      /* .uncached: */
-        e.movRR(true, Reg.RAX, Reg.RBX);                                       /* mov rax, rbx */
-        e.bind32(done);                                                        /* .done: */
-        e.load(true, Reg.RBX, Mem.of(Reg.RBP, -8));                            /* mov rbx, [rbp - 8] */
     }
 }
