@@ -4,7 +4,6 @@ import dev.bpf4j.isa.Insn;
 import dev.bpf4j.isa.Opcodes;
 import dev.bpf4j.jit.compiler.CompiledProgram;
 import dev.bpf4j.jit.compiler.JitCompiler;
-import dev.bpf4j.jit.runtime.HelperBridge;
 import dev.bpf4j.jit.runtime.JitExecutable;
 import dev.bpf4j.program.Program;
 import dev.bpf4j.runtime.BpfLoadException;
@@ -88,7 +87,7 @@ public final class JitEngine implements Engine {
         }
         if (spec.get().nativeForm() != null && NativeForms.enabled()) return NativeForms.bind(spec.get());
         javaHelpers.put(id, spec.get());
-        return new HelperBinding(id, spec.get().name(), HelperBridge.address(), true, null, spec.get().lookupInlining(),
+        return new HelperBinding(id, spec.get().name(), HelperUpcall.address(), true, null, spec.get().lookupInlining(),
                 spec.get().forwardArguments());
     }
 }

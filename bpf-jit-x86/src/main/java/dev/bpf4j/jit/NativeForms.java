@@ -35,14 +35,18 @@ final class NativeForms {
         return HelperBinding.nativeCode(spec.id(), spec.name(), code.address(), code);
     }
 
-    /**
-     * Maps the form's function and registers it with the code map (so the perf map names it and a
-     * sample inside it unwinds exactly, as in a JIT function), for the life of the JVM.
-     */
+    /** Maps the form's function and registers it with the code map, for the life of the JVM. */
     private static ExecutableMemory map(NativeForm form, String name) {
-        NativeFormEmitter.Function f = NativeFormEmitter.code(form);
+        return mapRegistered(NativeFormEmitter.code(form), symbol(name));
+    }
+
+    /**
+     * Maps {@code f} and registers it with the code map as {@code symbol} (so the perf map names it and
+     * a sample inside it unwinds exactly, as in a JIT function), for the life of the JVM.
+     */
+    static ExecutableMemory mapRegistered(NativeFormEmitter.Function f, String symbol) {
         ExecutableMemory code = ExecutableMemory.of(f.code());
-        CodeMap.global().register(new CodeRegion(code.address(), code.size(), symbol(name), JitExecutable.MODULE, List.of(
+        CodeMap.global().register(new CodeRegion(code.address(), code.size(), symbol, JitExecutable.MODULE, List.of(
                 new UnwindRow(0, f.pushed(), CfaRule.RETURN_AT_SP),
                 new UnwindRow(f.pushed(), f.framed(), CfaRule.RETURN_AT_SP_PLUS_8),
                 new UnwindRow(f.framed(), f.ret(), CfaRule.FRAME_POINTER),

@@ -16,6 +16,8 @@ import com.kenai.jffi.CallContext;
 import com.kenai.jffi.CallingConvention;
 import com.kenai.jffi.Invoker;
 import com.kenai.jffi.Type;
+import dev.bpf4j.jit.runtime.HelperBridge;
+import dev.bpf4j.jit.runtime.JniUpcall;
 import dev.bpf4j.runtime.HelperSpec;
 import dev.bpf4j.runtime.NativeForm;
 import org.junit.jupiter.api.Assumptions;
@@ -26,8 +28,9 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The native-form functions the JIT binds standard helpers to are registered in the code map as a JIT
- * function is: named, and with unwind rows for every instruction of their rbp frame.
+ * The native-form functions the JIT binds standard helpers to, and the JNI upcall function it binds
+ * Java helpers to, are registered in the code map as a JIT function is: named, and with unwind rows
+ * for every instruction of their rbp frame.
  */
 class NativeFormsTest {
     @Test
@@ -40,17 +43,40 @@ class NativeFormsTest {
             try (Executable e = new JitEngine().load(new ProgramBuilder().call(id).exit().build("form"), LoadOptions.defaults().withHelpers(helpers))) {
                 e.run(RunContext.builder().build());
             }
-            CodeRegion r = CodeMap.global().regions().stream().filter(x -> x.symbol().equals(NativeForms.symbol(name)))
-                    .findFirst().orElseThrow(() -> new AssertionError("no code region for " + name));
-            long start = r.start(), last = r.end() - 1;
-            assertThat(NativeMemory.getByte(start) & 0xff).as("push rbp").isEqualTo(0x55);
-            assertThat(NativeMemory.getByte(last - 1) & 0xff).as("leave").isEqualTo(0xc9);
-            assertThat(NativeMemory.getByte(last) & 0xff).as("ret").isEqualTo(0xc3);
-            assertThat(r.ruleAt(start)).isEqualTo(CfaRule.RETURN_AT_SP);
-            assertThat(r.ruleAt(start + 1)).isEqualTo(CfaRule.RETURN_AT_SP_PLUS_8); // mov rbp, rsp
-            assertThat(r.ruleAt(start + 4)).isEqualTo(CfaRule.FRAME_POINTER);
-            assertThat(r.ruleAt(last - 1)).isEqualTo(CfaRule.FRAME_POINTER); // leave
-            assertThat(r.ruleAt(last)).isEqualTo(CfaRule.RETURN_AT_SP);
+            assertRbpFunction(NativeForms.symbol(name));
+        }
+    }
+
+    /** The code region named {@code symbol}, checked to be one rbp function with a row for every instruction. */
+    private static CodeRegion assertRbpFunction(String symbol) {
+        CodeRegion r = CodeMap.global().regions().stream().filter(x -> x.symbol().equals(symbol))
+                .findFirst().orElseThrow(() -> new AssertionError("no code region for " + symbol));
+        long start = r.start(), last = r.end() - 1;
+        assertThat(NativeMemory.getByte(start) & 0xff).as("push rbp").isEqualTo(0x55);
+        assertThat(NativeMemory.getByte(last - 1) & 0xff).as("leave").isEqualTo(0xc9);
+        assertThat(NativeMemory.getByte(last) & 0xff).as("ret").isEqualTo(0xc3);
+        assertThat(r.ruleAt(start)).isEqualTo(CfaRule.RETURN_AT_SP);
+        assertThat(r.ruleAt(start + 1)).isEqualTo(CfaRule.RETURN_AT_SP_PLUS_8); // mov rbp, rsp
+        assertThat(r.ruleAt(start + 4)).isEqualTo(CfaRule.FRAME_POINTER);
+        assertThat(r.ruleAt(last - 1)).isEqualTo(CfaRule.FRAME_POINTER); // leave
+        assertThat(r.ruleAt(last)).isEqualTo(CfaRule.RETURN_AT_SP);
+        return r;
+    }
+
+    /**
+     * Java helpers are called through the generated JNI upcall function, an rbp function in the code
+     * map too; with {@code -Dbpf4j.jit.jniUpcall=false} through the jffi closure.
+     */
+    @Test
+    void javaHelpersGoThroughTheJniUpcallFunction() {
+        Assumptions.assumeTrue(JniUpcall.find() != null, "JNI cannot be reached from generated code here");
+        long address = HelperUpcall.address();
+        assertThat(assertRbpFunction(HelperUpcall.SYMBOL).start()).isEqualTo(address);
+        System.setProperty("bpf4j.jit.jniUpcall", "false");
+        try {
+            assertThat(HelperUpcall.address()).isEqualTo(HelperBridge.address());
+        } finally {
+            System.clearProperty("bpf4j.jit.jniUpcall");
         }
     }
 

@@ -45,23 +45,43 @@ public final class HelperBridge implements Closure {
     private HelperBridge() {}
 
     @Override public void invoke(Closure.Buffer buf) {
+        long r;
         try {
-            long env = buf.getLong(5);
-            int id = (int) NativeMemory.getLong(env + EnvLayout.HELPER_ID);
-            long owner = NativeMemory.getLong(env + EnvLayout.OWNER);
-            if (owner != 0) {
-                buf.setLongReturn(DirectRuns.call(env, owner, id, buf.getLong(0), buf.getLong(1), buf.getLong(2),
-                        buf.getLong(3), buf.getLong(4)));
-                return;
-            }
-            JitRun run = JitRun.current();
-            if (run == null) { buf.setLongReturn(0); return; }
-            long r = run.callHelper(id, buf.getLong(0), buf.getLong(1), buf.getLong(2),
-                    buf.getLong(3), buf.getLong(4));
-            buf.setLongReturn(r);
+            r = dispatch(buf.getLong(5), buf.getLong(0), buf.getLong(1), buf.getLong(2), buf.getLong(3), buf.getLong(4));
         } catch (Throwable t) {
-            // callHelper already records failures; this only guards against errors in the bridge itself.
-            buf.setLongReturn(0);
+            r = 0; // callHelper already records failures; this only guards against errors in the bridge itself
         }
+        buf.setLongReturn(r);
+    }
+
+    /** This copy of the class, told from a same-named class of another loader ({@link JniUpcall}). */
+    static final long NONCE = new java.util.SplittableRandom().nextLong() | 1;
+
+    /** Answers {@link #NONCE}: JniUpcall's check that JNI found this copy of the class. */
+    static long handshake() { return NONCE; }
+
+    /**
+     * The bridge as generated code calls it through JNI ({@link JniUpcall}): the same dispatch, and
+     * {@code *done = 1} when it returns normally, so that the caller can tell an exception left
+     * pending (which it then clears) from a result.
+     */
+    static long upcall(long r1, long r2, long r3, long r4, long r5, long env, long done) {
+        long r;
+        try {
+            r = dispatch(env, r1, r2, r3, r4, r5);
+        } catch (Throwable t) {
+            r = 0;
+        }
+        NativeMemory.putLong(done, 1);
+        return r;
+    }
+
+    /** Runs helper {@code [env + HELPER_ID]} of the run whose env block is {@code env}. */
+    private static long dispatch(long env, long r1, long r2, long r3, long r4, long r5) {
+        int id = (int) NativeMemory.getLong(env + EnvLayout.HELPER_ID);
+        long owner = NativeMemory.getLong(env + EnvLayout.OWNER);
+        if (owner != 0) return DirectRuns.call(env, owner, id, r1, r2, r3, r4, r5);
+        JitRun run = JitRun.current();
+        return run == null ? 0 : run.callHelper(id, r1, r2, r3, r4, r5);
     }
 }

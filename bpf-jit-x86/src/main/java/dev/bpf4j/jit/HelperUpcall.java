@@ -1,0 +1,38 @@
+package dev.bpf4j.jit;
+
+import dev.bpf4j.jit.compiler.JniRoute;
+import dev.bpf4j.jit.compiler.UpcallEmitter;
+import dev.bpf4j.jit.runtime.ExecutableMemory;
+import dev.bpf4j.jit.runtime.HelperBridge;
+import dev.bpf4j.jit.runtime.JniUpcall;
+
+/**
+ * The address JIT code calls for a Java helper: a generated function that enters
+ * {@code HelperBridge} through JNI itself ({@link UpcallEmitter}, symbol {@value #SYMBOL} in the code
+ * map), or the bridge's jffi closure where the JNI route cannot be set up or
+ * {@code -Dbpf4j.jit.jniUpcall=false} (read at each load, for A/B timing). Both run the same
+ * dispatch; the generated function falls back to the closure on threads the JVM does not know.
+ */
+final class HelperUpcall {
+    private HelperUpcall() {}
+
+    static final String SYMBOL = "bpf4j_helper_upcall";
+
+    private static final class Generated {
+        /** Mapped once for the life of the JVM; null where JNI cannot be reached. */
+        static final ExecutableMemory CODE = map();
+
+        private static ExecutableMemory map() {
+            JniRoute route = JniUpcall.find();
+            return route == null ? null : NativeForms.mapRegistered(UpcallEmitter.code(route, HelperBridge.address()), SYMBOL);
+        }
+    }
+
+    static boolean enabled() { return !"false".equals(System.getProperty("bpf4j.jit.jniUpcall")); }
+
+    /** Where JIT code calls a Java helper ({@code long bridge(r1, r2, r3, r4, r5, env)}). */
+    static long address() {
+        ExecutableMemory generated = enabled() ? Generated.CODE : null;
+        return generated != null ? generated.address() : HelperBridge.address();
+    }
+}

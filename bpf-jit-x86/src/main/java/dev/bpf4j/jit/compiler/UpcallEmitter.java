@@ -1,0 +1,100 @@
+package dev.bpf4j.jit.compiler;
+
+import dev.bpf4j.jit.x86.AluOp;
+import dev.bpf4j.jit.x86.CodeBuffer;
+import dev.bpf4j.jit.x86.Cond;
+import dev.bpf4j.jit.x86.Mem;
+import dev.bpf4j.jit.x86.Reg;
+import dev.bpf4j.jit.x86.X86Encoder;
+
+/**
+ * The function JIT code calls for a Java helper ({@code long bridge(r1, r2, r3, r4, r5, env)}, the
+ * jffi closure's signature) that enters Java through JNI itself: {@code GetEnv}, then
+ * {@code CallStaticLongMethodA(HelperBridge.upcall)} with the six arguments and the address of a
+ * "done" word the method sets as it returns. A word left 0 means an exception escaped it; the
+ * function clears it and answers 0, as the closure does. On a thread the JVM does not know (GetEnv
+ * fails: a probe hit on a native thread) it calls the jffi closure, which attaches the thread.
+ */
+public final class UpcallEmitter {
+    private UpcallEmitter() {}
+
+    // The frame below rbp: the jvalue arguments r1-r5, env, &done; then JNIEnv*, done (80 bytes keep rsp 16-byte aligned).
+    private static final int ARGS = 0, DONE_ADDRESS = 48, JNI_ENV = 56, DONE = 64, FRAME = 80;
+    private static final Reg[] SYSV_ARGS = {Reg.RDI, Reg.RSI, Reg.RDX, Reg.RCX, Reg.R8, Reg.R9};
+
+    public static NativeFormEmitter.Function code(JniRoute jni, long closure) {
+        CodeBuffer buf = new CodeBuffer();
+        X86Encoder e = new X86Encoder(buf);
+        e.push(Reg.RBP);                                                       /* push rbp (rsp 16-byte aligned after it) */
+        int pushed = e.position();
+        e.movRR(true, Reg.RBP, Reg.RSP);                                       /* mov rbp, rsp */
+        int framed = e.position();
+        e.aluRI(AluOp.SUB, true, Reg.RSP, FRAME);                              /* sub rsp, 80 */
+        for (int i = 0; i < SYSV_ARGS.length; i++) {
+            e.store(8, Mem.of(Reg.RSP, ARGS + 8 * i), SYSV_ARGS[i]);           /* mov [rsp + 8i], r1..r5, env */
+        }
+        e.lea(Reg.RAX, Mem.of(Reg.RSP, DONE));                                 /* lea rax, [rsp + DONE] */
+        e.store(8, Mem.of(Reg.RSP, DONE_ADDRESS), Reg.RAX);                    /* mov [rsp + 48], rax (the 7th argument) */
+        e.storeImm(8, Mem.of(Reg.RSP, DONE), 0);                               /* mov qword [rsp + DONE], 0 */
+        e.movabs(Reg.RDI, jni.vm());                                           /* movabs rdi, vm */
+        e.lea(Reg.RSI, Mem.of(Reg.RSP, JNI_ENV));                              /* lea rsi, [rsp + JNI_ENV] */
+        e.movImm32(Reg.RDX, jni.version());                                    /* mov edx, version */
+        e.movabs(Reg.RAX, jni.getEnv());                                       /* movabs rax, GetEnv */
+        e.callR(Reg.RAX);                                                      /* call rax */
+        e.testRR(false, Reg.RAX, Reg.RAX);                                     /* test eax, eax */
+        int unknownThread = e.jccForward32(Cond.NE);                           /* jne .closure */
+        e.load(true, Reg.RDI, Mem.of(Reg.RSP, JNI_ENV));                       /* mov rdi, [rsp + JNI_ENV] */
+        e.movabs(Reg.RSI, jni.owner());                                        /* movabs rsi, the class (global ref) */
+        e.movabs(Reg.RDX, jni.upcall());                                       /* movabs rdx, upcall (method id) */
+        e.movRR(true, Reg.RCX, Reg.RSP);                                       /* mov rcx, rsp (jvalue *) */
+        e.movabs(Reg.RAX, jni.callStatic());                                   /* movabs rax, CallStaticLongMethodA */
+        e.callR(Reg.RAX);                                                      /* call rax */
+        e.aluMI(AluOp.CMP, true, Mem.of(Reg.RSP, DONE), 0);                    /* cmp qword [rsp + DONE], 0 */
+        int returned = e.jccForward32(Cond.NE);                                /* jne .done (rax = r0) */
+        e.load(true, Reg.RDI, Mem.of(Reg.RSP, JNI_ENV));                       /* mov rdi, [rsp + JNI_ENV] */
+        e.movabs(Reg.RAX, jni.clear());                                        /* movabs rax, ExceptionClear */
+        e.callR(Reg.RAX);                                                      /* call rax */
+        e.aluRR(AluOp.XOR, false, Reg.RAX, Reg.RAX);                           /* xor eax, eax */
+        int cleared = e.jmpForward32();                                        /* jmp .done */
+        e.bind32(unknownThread);                                               /* .closure: */
+        for (int i = 0; i < SYSV_ARGS.length; i++) {
+            e.load(true, SYSV_ARGS[i], Mem.of(Reg.RSP, ARGS + 8 * i));         /* mov r1..r5, env, [rsp + 8i] */
+        }
+        e.movabs(Reg.R11, closure);                                            /* movabs r11, jffi closure */
+        e.callR(Reg.R11);                                                      /* call r11 */
+        e.bind32(returned);                                                    /* .done: */
+        e.bind32(cleared);
+        e.leave();                                                             /* leave */
+        int ret = e.position();
+        e.ret();                                                               /* ret */
+        return new NativeFormEmitter.Function(buf.toByteArray(), pushed, framed, ret);
+    }
+
+    /**
+     * {@code jclass globalClass(JNIEnv *env, const char *name, FindClass, NewGlobalRef)}: a global
+     * reference to class {@code name}, or 0 (with FindClass's exception pending). One native call,
+     * because the local reference FindClass answers dies when the native call that made it returns.
+     */
+    public static byte[] globalClass() {
+        CodeBuffer buf = new CodeBuffer();
+        X86Encoder e = new X86Encoder(buf);
+        e.push(Reg.RBP);                                                       /* push rbp */
+        e.movRR(true, Reg.RBP, Reg.RSP);                                       /* mov rbp, rsp */
+        e.push(Reg.RBX);                                                       /* push rbx */
+        e.push(Reg.R12);                                                       /* push r12 (rsp 16-byte aligned) */
+        e.movRR(true, Reg.RBX, Reg.RDI);                                       /* mov rbx, rdi (env) */
+        e.movRR(true, Reg.R12, Reg.RCX);                                       /* mov r12, rcx (NewGlobalRef) */
+        e.callR(Reg.RDX);                                                      /* call rdx (FindClass(env, name)) */
+        e.testRR(true, Reg.RAX, Reg.RAX);                                      /* test rax, rax */
+        int missing = e.jccForward8(Cond.E);                                   /* je .out */
+        e.movRR(true, Reg.RDI, Reg.RBX);                                       /* mov rdi, rbx */
+        e.movRR(true, Reg.RSI, Reg.RAX);                                       /* mov rsi, rax */
+        e.callR(Reg.R12);                                                      /* call r12 (NewGlobalRef(env, local)) */
+        e.bind(missing);                                                       /* .out: */
+        e.load(true, Reg.R12, Mem.of(Reg.RBP, -16));                           /* mov r12, [rbp - 16] */
+        e.load(true, Reg.RBX, Mem.of(Reg.RBP, -8));                            /* mov rbx, [rbp - 8] */
+        e.leave();                                                             /* leave */
+        e.ret();                                                               /* ret */
+        return buf.toByteArray();
+    }
+}

@@ -1,0 +1,94 @@
+package dev.bpf4j.jit.runtime;
+
+import com.kenai.jffi.CallContext;
+import com.kenai.jffi.CallingConvention;
+import com.kenai.jffi.Invoker;
+import com.kenai.jffi.Library;
+import com.kenai.jffi.Type;
+import dev.bpf4j.jit.compiler.JniRoute;
+import dev.bpf4j.jit.compiler.UpcallEmitter;
+import dev.bpf4j.runtime.NativeMemory;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Finds the {@link JniRoute} into {@link HelperBridge#upcall}, for generated code that calls Java
+ * helpers through JNI itself instead of the jffi closure (libffi's trampoline, jffi's dispatch and its
+ * {@code Closure.Buffer}: ≈50 ns of the ≈130 a Java helper costs).
+ *
+ * <p>The class is found with JNI's {@code FindClass}, called through jffi, so it resolves through the
+ * class loader of jffi's own native method: a handshake ({@link HelperBridge#handshake}, which answers
+ * this copy's random {@link HelperBridge#NONCE}) makes sure it found this copy of the class and not
+ * one of another loader. Where any step fails, {@link #find} answers null and helpers keep the jffi
+ * closure.
+ */
+public final class JniUpcall {
+    private JniUpcall() {}
+
+    // Indices in JNI's function tables (jni.h: struct JNIInvokeInterface_ and JNINativeInterface_).
+    private static final int GET_ENV = 6;
+    private static final int FIND_CLASS = 6, EXCEPTION_CLEAR = 17, NEW_GLOBAL_REF = 21;
+    private static final int GET_STATIC_METHOD_ID = 113, CALL_STATIC_LONG_METHOD_A = 134;
+
+    private static final JniRoute FOUND = route(HelperBridge.class, HelperBridge.NONCE);
+
+    /** The JNI route into {@link HelperBridge#upcall}, or null where it cannot be set up (then use the jffi closure). */
+    public static JniRoute find() { return FOUND; }
+
+    private static CallContext longs(int n) {
+        Type[] p = new Type[n];
+        java.util.Arrays.fill(p, Type.SINT64);
+        return CallContext.getCallContext(Type.SINT64, p, CallingConvention.DEFAULT, false);
+    }
+
+    /**
+     * The route into {@code owner}'s {@code static long upcall(long r1, .., long r5, long env, long done)},
+     * checked by its {@code static long handshake()} answering {@code nonce}; null where JNI cannot be
+     * reached, the class is not found through jffi's loader, or the handshake fails.
+     */
+    public static JniRoute route(Class<?> owner, long nonce) {
+        if (!"amd64".equals(System.getProperty("os.arch")) || !"Linux".equals(System.getProperty("os.name"))) return null;
+        long scratch = 0;
+        try {
+            Invoker in = Invoker.getInstance();
+            long created = Library.getDefault().getSymbolAddress("JNI_GetCreatedJavaVMs");
+            if (created == 0) return null;
+            scratch = NativeMemory.allocate(512); // JavaVM* and count, the class name (from 16), method name and signature (from 384)
+            // jint JNI_GetCreatedJavaVMs(JavaVM **vmBuf, jsize bufLen, jsize *nVMs)
+            if (in.invokeN3(longs(3), created, scratch, 1, scratch + 8) != 0 || NativeMemory.getInt(scratch + 8) != 1) return null;
+            long vm = NativeMemory.getLong(scratch);
+            long getEnv = NativeMemory.getLong(NativeMemory.getLong(vm) + 8L * GET_ENV);
+            if ((int) in.invokeN3(longs(3), getEnv, vm, scratch, JniRoute.JNI_VERSION_1_6) != 0) return null;
+            long env = NativeMemory.getLong(scratch);
+            long table = NativeMemory.getLong(env);
+            long getStaticMethodId = fn(table, GET_STATIC_METHOD_ID), callStatic = fn(table, CALL_STATIC_LONG_METHOD_A);
+            long classRef;
+            try (ExecutableMemory globalClass = ExecutableMemory.of(UpcallEmitter.globalClass())) {
+                // A failing FindClass or GetStaticMethodID leaves an exception, which jffi's call throws here.
+                classRef = in.invokeN4(longs(4), globalClass.address(), env,
+                        cString(scratch + 16, owner.getName().replace('.', '/')), fn(table, FIND_CLASS), fn(table, NEW_GLOBAL_REF));
+            }
+            if (classRef == 0) return null;
+            long upcall = in.invokeN4(longs(4), getStaticMethodId, env, classRef, cString(scratch + 384, "upcall"), cString(scratch + 448, "(JJJJJJJ)J"));
+            long handshake = in.invokeN4(longs(4), getStaticMethodId, env, classRef, cString(scratch + 384, "handshake"), cString(scratch + 448, "()J"));
+            if (upcall == 0 || handshake == 0) return null;
+            if (in.invokeN4(longs(4), callStatic, env, classRef, handshake, 0) != nonce) return null; // another loader's class
+            return new JniRoute(vm, getEnv, JniRoute.JNI_VERSION_1_6, callStatic, fn(table, EXCEPTION_CLEAR), classRef, upcall);
+        } catch (Throwable t) {
+            return null;
+        } finally {
+            if (scratch != 0) NativeMemory.free(scratch);
+        }
+    }
+
+    private static long fn(long table, int index) { return NativeMemory.getLong(table + 8L * index); }
+
+    /** Writes {@code s} NUL-terminated at {@code at} and returns {@code at}. */
+    private static long cString(long at, String s) {
+        byte[] b = s.getBytes(StandardCharsets.US_ASCII);
+        if (b.length >= 360) throw new IllegalArgumentException("name too long: " + s);
+        NativeMemory.write(at, b, 0, b.length);
+        NativeMemory.putByte(at + b.length, (byte) 0);
+        return at;
+    }
+}

@@ -1,0 +1,94 @@
+package dev.bpf4j.jit.compiler;
+
+import com.kenai.jffi.CallContext;
+import com.kenai.jffi.CallingConvention;
+import com.kenai.jffi.Invoker;
+import com.kenai.jffi.Library;
+import com.kenai.jffi.Type;
+import dev.bpf4j.jit.runtime.ExecutableMemory;
+import dev.bpf4j.jit.runtime.JniUpcall;
+import dev.bpf4j.runtime.NativeMemory;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The function through which JIT code calls Java helpers over JNI ({@link UpcallEmitter}), called
+ * here as JIT code calls it ({@code long f(r1, r2, r3, r4, r5, env)}), with test classes in place of
+ * {@code HelperBridge}: the arguments reach Java in order and the result comes back; an exception
+ * that escapes the Java method is cleared (else jffi would throw it when the call returns) and the
+ * answer is 0; where GetEnv refuses (as on a thread the JVM does not know) the closure runs instead.
+ */
+class UpcallEmitterTest {
+    private static final CallContext SIX = CallContext.getCallContext(Type.SINT64,
+            new Type[]{Type.SINT64, Type.SINT64, Type.SINT64, Type.SINT64, Type.SINT64, Type.SINT64}, CallingConvention.DEFAULT, false);
+
+    /** Answers a value that depends on every argument and its position; sets *done as HelperBridge does. */
+    public static final class Echo {
+        static final long NONCE = 0x5eed_0001L;
+        static final AtomicInteger CALLS = new AtomicInteger();
+        static long handshake() { return NONCE; }
+        static long upcall(long r1, long r2, long r3, long r4, long r5, long env, long done) {
+            CALLS.incrementAndGet();
+            NativeMemory.putLong(done, 1);
+            return r1 + 3 * r2 + 5 * r3 + 7 * r4 + 11 * r5 + 13 * env;
+        }
+    }
+
+    /** Lets an exception escape, which HelperBridge.upcall never does on purpose. */
+    public static final class Throwing {
+        static final long NONCE = 0x5eed_0002L;
+        static long handshake() { return NONCE; }
+        static long upcall(long r1, long r2, long r3, long r4, long r5, long env, long done) {
+            throw new IllegalStateException("escaped");
+        }
+    }
+
+    private static JniRoute route(Class<?> owner, long nonce) {
+        JniRoute r = JniUpcall.route(owner, nonce);
+        Assumptions.assumeTrue(r != null, "JNI cannot be reached from generated code here");
+        return r;
+    }
+
+    private static long labs() {
+        return Library.getDefault().getSymbolAddress("labs");
+    }
+
+    private static long call(JniRoute route, long closure, long... args) {
+        try (ExecutableMemory code = ExecutableMemory.of(UpcallEmitter.code(route, closure).code())) {
+            return Invoker.getInstance().invokeN6(SIX, code.address(), args[0], args[1], args[2], args[3], args[4], args[5]);
+        }
+    }
+
+    @Test
+    void argumentsReachJavaInOrderAndTheResultComesBack() {
+        JniRoute r = route(Echo.class, Echo.NONCE);
+        long[] a = {1, -2, 1L << 40, 4, 5, 0x7000_0000_0000L};
+        long expected = a[0] + 3 * a[1] + 5 * a[2] + 7 * a[3] + 11 * a[4] + 13 * a[5];
+        for (int i = 0; i < 1000; i++) assertThat(call(r, labs(), a)).isEqualTo(expected);
+    }
+
+    @Test
+    void anEscapedExceptionIsClearedAndAnswersZero() {
+        JniRoute r = route(Throwing.class, Throwing.NONCE);
+        for (int i = 0; i < 100; i++) assertThat(call(r, labs(), 9, 9, 9, 9, 9, 9)).isZero();
+        assertThat(call(route(Echo.class, Echo.NONCE), labs(), 1, 0, 0, 0, 0, 0)).as("JNI still works after").isEqualTo(1);
+    }
+
+    @Test
+    void whereGetEnvRefusesTheClosureRuns() {
+        JniRoute r = route(Echo.class, Echo.NONCE);
+        JniRoute refused = new JniRoute(r.vm(), r.getEnv(), 0x7fff_0000, r.callStatic(), r.clear(), r.owner(), r.upcall());
+        int before = Echo.CALLS.get();
+        assertThat(call(refused, labs(), -5, 1, 2, 3, 4, 5)).as("labs(-5), the stand-in closure").isEqualTo(5);
+        assertThat(Echo.CALLS.get()).isEqualTo(before);
+    }
+
+    @Test
+    void aClassOfAnotherNonceIsRefused() {
+        assertThat(JniUpcall.route(Echo.class, Echo.NONCE + 1)).isNull();
+    }
+}
