@@ -46,7 +46,9 @@ public final class JitExecutable implements Executable {
 
     private final Program program;
     private final CompiledProgram compiled;
-    private final Map<Integer, HelperSpec> javaHelpers;
+    /** The Java helpers the code calls, by id: scanned (a program binds few), so that a call boxes no id. */
+    private final int[] javaHelperIds;
+    private final HelperSpec[] javaHelperSpecs;
     private final Map<Integer, HelperBinding> bindings; // strongly held: code calls their addresses
     private final ExecutableMemory memory;
     /** {@code memory.address()}: the entry function. */
@@ -96,7 +98,9 @@ public final class JitExecutable implements Executable {
         this.program = program;
         this.entryWords = EnvBlock.entryWords(entryArgs, legacyPacketLoads);
         this.compiled = compiled;
-        this.javaHelpers = Map.copyOf(javaHelpers);
+        this.javaHelperIds = javaHelpers.keySet().stream().mapToInt(Integer::intValue).toArray();
+        this.javaHelperSpecs = new HelperSpec[javaHelperIds.length];
+        for (int i = 0; i < javaHelperIds.length; i++) javaHelperSpecs[i] = javaHelpers.get(javaHelperIds[i]);
         this.bindings = Map.copyOf(bindings);
         this.memory = ExecutableMemory.of(compiled.code());
         this.entry = memory.address();
@@ -131,7 +135,12 @@ public final class JitExecutable implements Executable {
      */
     long tailCallAddress() { return memory.address() + compiled.layout().pcOffsets()[0]; }
 
-    Map<Integer, HelperSpec> javaHelpers() { return javaHelpers; }
+    /** The Java helper bound to {@code id}, or null. */
+    HelperSpec javaHelper(int id) {
+        int[] ids = javaHelperIds;
+        for (int i = 0; i < ids.length; i++) if (ids[i] == id) return javaHelperSpecs[i];
+        return null;
+    }
 
     int mainZeroed() { return mainZeroed; }
 

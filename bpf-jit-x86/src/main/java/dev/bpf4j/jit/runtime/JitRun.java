@@ -132,7 +132,7 @@ final class JitRun implements HelperCall {
     long callHelper(int id, long r1, long r2, long r3, long r4, long r5) {
         long depth = env.get(EnvLayout.DEPTH);
         try {
-            HelperSpec spec = running.javaHelpers().get(id);
+            HelperSpec spec = running.javaHelper(id);
             if (spec == null) throw new IllegalStateException("helper " + id + " is not bound");
             long r0 = spec.body().call(view(), r1, r2, r3, r4, r5);
             JitExecutable next = tailCalls == null ? null : tailCalls.takePending();
@@ -212,7 +212,7 @@ final class JitRun implements HelperCall {
         Throwable t = failure;
         if (t instanceof BpfRuntimeException) return (BpfRuntimeException) t;
         if (t instanceof Error) throw (Error) t;
-        HelperSpec spec = running.javaHelpers().get(failedHelper);
+        HelperSpec spec = running.javaHelper(failedHelper);
         String name = spec == null ? "?" : spec.name();
         BpfRuntimeException e = new BpfRuntimeException(ErrorKind.HELPER_FAILED, programName(), pc(), 0,
                 "helper " + name + " (id " + failedHelper + ") threw " + t);
