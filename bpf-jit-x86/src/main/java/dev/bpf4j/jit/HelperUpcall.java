@@ -3,6 +3,7 @@ package dev.bpf4j.jit;
 import dev.bpf4j.jit.compiler.JniRoute;
 import dev.bpf4j.jit.compiler.UpcallEmitter;
 import dev.bpf4j.jit.runtime.ExecutableMemory;
+import dev.bpf4j.jit.runtime.GeneratedFunctions;
 import dev.bpf4j.jit.runtime.HelperBridge;
 import dev.bpf4j.jit.runtime.JniUpcall;
 
@@ -24,15 +25,13 @@ final class HelperUpcall {
 
         private static ExecutableMemory map() {
             JniRoute route = JniUpcall.find();
-            return route == null ? null : NativeForms.mapRegistered(UpcallEmitter.code(route, HelperBridge.address()), SYMBOL);
+            return route == null ? null : GeneratedFunctions.map(UpcallEmitter.code(route, HelperBridge.address(), 6), SYMBOL);
         }
     }
 
-    static boolean enabled() { return !"false".equals(System.getProperty("bpf4j.jit.jniUpcall")); }
-
     /** Where JIT code calls a Java helper ({@code long bridge(r1, r2, r3, r4, r5, env)}). */
     static long address() {
-        ExecutableMemory generated = enabled() ? Generated.CODE : null;
+        ExecutableMemory generated = GeneratedFunctions.jniUpcalls() ? Generated.CODE : null;
         return generated != null ? generated.address() : HelperBridge.address();
     }
 }

@@ -8,57 +8,62 @@ import dev.bpf4j.jit.x86.Reg;
 import dev.bpf4j.jit.x86.X86Encoder;
 
 /**
- * The function JIT code calls for a Java helper ({@code long bridge(r1, r2, r3, r4, r5, env)}, the
- * jffi closure's signature) that enters Java through JNI itself: {@code GetEnv}, then
- * {@code CallStaticLongMethodA(HelperBridge.upcall)} with the six arguments and the address of a
- * "done" word the method sets as it returns. A word left 0 means an exception escaped it; the
+ * A function with a jffi closure's signature (up to six 64-bit arguments: the helper bridge's
+ * {@code long bridge(r1, r2, r3, r4, r5, env)}, a probe trampoline's {@code upcall(pt_regs, link)})
+ * that enters Java through JNI itself: {@code GetEnv}, then {@code CallStaticLongMethodA} of the
+ * route's method with the arguments and the address of a "done" word the method sets as it returns. A word left 0 means an exception escaped it; the
  * function clears it and answers 0, as the closure does. On a thread the JVM does not know (GetEnv
  * fails: a probe hit on a native thread) it calls the jffi closure, which attaches the thread.
  */
 public final class UpcallEmitter {
     private UpcallEmitter() {}
 
-    // The frame below rbp: the jvalue arguments r1-r5, env, &done; then JNIEnv*, done (80 bytes keep rsp 16-byte aligned).
-    private static final int ARGS = 0, DONE_ADDRESS = 48, JNI_ENV = 56, DONE = 64, FRAME = 80;
     private static final Reg[] SYSV_ARGS = {Reg.RDI, Reg.RSI, Reg.RDX, Reg.RCX, Reg.R8, Reg.R9};
 
-    public static NativeFormEmitter.Function code(JniRoute jni, long closure) {
+    /**
+     * The function for a closure of {@code args} (1-6) 64-bit arguments: its route's method takes them
+     * and the address of the done word. Below rbp: the jvalue arguments, {@code &done}, the JNIEnv
+     * pointer, the done word, rounded to keep rsp 16-byte aligned.
+     */
+    public static NativeFormEmitter.Function code(JniRoute jni, long closure, int args) {
+        if (args < 1 || args > SYSV_ARGS.length) throw new IllegalArgumentException("arguments: " + args);
+        final int doneAddress = 8 * args, jniEnv = doneAddress + 8, done = jniEnv + 8, frame = (done + 8 + 15) & ~15;
         CodeBuffer buf = new CodeBuffer();
         X86Encoder e = new X86Encoder(buf);
         e.push(Reg.RBP);                                                       /* push rbp (rsp 16-byte aligned after it) */
         int pushed = e.position();
         e.movRR(true, Reg.RBP, Reg.RSP);                                       /* mov rbp, rsp */
         int framed = e.position();
-        e.aluRI(AluOp.SUB, true, Reg.RSP, FRAME);                              /* sub rsp, 80 */
-        for (int i = 0; i < SYSV_ARGS.length; i++) {
-            e.store(8, Mem.of(Reg.RSP, ARGS + 8 * i), SYSV_ARGS[i]);           /* mov [rsp + 8i], r1..r5, env */
+        e.aluRI(AluOp.SUB, true, Reg.RSP, frame);                              /* sub rsp, frame */
+        for (int i = 0; i < args; i++) {
+            e.store(8, Mem.of(Reg.RSP, 8 * i), SYSV_ARGS[i]);                  /* mov [rsp + 8i], argument i */
         }
-        e.lea(Reg.RAX, Mem.of(Reg.RSP, DONE));                                 /* lea rax, [rsp + DONE] */
-        e.store(8, Mem.of(Reg.RSP, DONE_ADDRESS), Reg.RAX);                    /* mov [rsp + 48], rax (the 7th argument) */
-        e.storeImm(8, Mem.of(Reg.RSP, DONE), 0);                               /* mov qword [rsp + DONE], 0 */
+        e.lea(Reg.RAX, Mem.of(Reg.RSP, done));                                 /* lea rax, [rsp + done] */
+        e.store(8, Mem.of(Reg.RSP, doneAddress), Reg.RAX);                     /* mov [rsp + 8 * args], rax (the last argument) */
+        e.storeImm(8, Mem.of(Reg.RSP, done), 0);                               /* mov qword [rsp + done], 0 */
         e.movabs(Reg.RDI, jni.vm());                                           /* movabs rdi, vm */
-        e.lea(Reg.RSI, Mem.of(Reg.RSP, JNI_ENV));                              /* lea rsi, [rsp + JNI_ENV] */
+        e.lea(Reg.RSI, Mem.of(Reg.RSP, jniEnv));                               /* lea rsi, [rsp + jniEnv] */
         e.movImm32(Reg.RDX, jni.version());                                    /* mov edx, version */
         e.movabs(Reg.RAX, jni.getEnv());                                       /* movabs rax, GetEnv */
         e.callR(Reg.RAX);                                                      /* call rax */
         e.testRR(false, Reg.RAX, Reg.RAX);                                     /* test eax, eax */
         int unknownThread = e.jccForward32(Cond.NE);                           /* jne .closure */
-        e.load(true, Reg.RDI, Mem.of(Reg.RSP, JNI_ENV));                       /* mov rdi, [rsp + JNI_ENV] */
+        e.load(true, Reg.RDI, Mem.of(Reg.RSP, jniEnv));                        /* mov rdi, [rsp + jniEnv] */
         e.movabs(Reg.RSI, jni.owner());                                        /* movabs rsi, the class (global ref) */
         e.movabs(Reg.RDX, jni.upcall());                                       /* movabs rdx, upcall (method id) */
         e.movRR(true, Reg.RCX, Reg.RSP);                                       /* mov rcx, rsp (jvalue *) */
         e.movabs(Reg.RAX, jni.callStatic());                                   /* movabs rax, CallStaticLongMethodA */
         e.callR(Reg.RAX);                                                      /* call rax */
-        e.aluMI(AluOp.CMP, true, Mem.of(Reg.RSP, DONE), 0);                    /* cmp qword [rsp + DONE], 0 */
+        e.aluMI(AluOp.CMP, true, Mem.of(Reg.RSP, done), 0);                    /* cmp qword [rsp + done], 0 */
         int returned = e.jccForward32(Cond.NE);                                /* jne .done (rax = r0) */
-        e.load(true, Reg.RDI, Mem.of(Reg.RSP, JNI_ENV));                       /* mov rdi, [rsp + JNI_ENV] */
+        e.load(true, Reg.RDI, Mem.of(Reg.RSP, jniEnv));                        /* mov rdi, [rsp + jniEnv] */
         e.movabs(Reg.RAX, jni.clear());                                        /* movabs rax, ExceptionClear */
         e.callR(Reg.RAX);                                                      /* call rax */
         e.aluRR(AluOp.XOR, false, Reg.RAX, Reg.RAX);                           /* xor eax, eax */
         int cleared = e.jmpForward32();                                        /* jmp .done */
         e.bind32(unknownThread);                                               /* .closure: */
-        for (int i = 0; i < SYSV_ARGS.length; i++) {
-            e.load(true, SYSV_ARGS[i], Mem.of(Reg.RSP, ARGS + 8 * i));         /* mov r1..r5, env, [rsp + 8i] */
+        for (int i = 0; i < args; i++) {
+            e.load(true, SYSV_ARGS[i], Mem.of(Reg.RSP, 8 * i));                /* mov argument i, [rsp + 8i] */
         }
         e.movabs(Reg.R11, closure);                                            /* movabs r11, jffi closure */
         e.callR(Reg.R11);                                                      /* call r11 */

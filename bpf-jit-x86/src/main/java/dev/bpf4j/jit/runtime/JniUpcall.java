@@ -30,7 +30,7 @@ public final class JniUpcall {
     private static final int FIND_CLASS = 6, EXCEPTION_CLEAR = 17, NEW_GLOBAL_REF = 21;
     private static final int GET_STATIC_METHOD_ID = 113, CALL_STATIC_LONG_METHOD_A = 134;
 
-    private static final JniRoute FOUND = route(HelperBridge.class, HelperBridge.NONCE);
+    private static final JniRoute FOUND = route(HelperBridge.class, HelperBridge.NONCE, 6);
 
     /** The JNI route into {@link HelperBridge#upcall}, or null where it cannot be set up (then use the jffi closure). */
     public static JniRoute find() { return FOUND; }
@@ -42,11 +42,11 @@ public final class JniUpcall {
     }
 
     /**
-     * The route into {@code owner}'s {@code static long upcall(long r1, .., long r5, long env, long done)},
+     * The route into {@code owner}'s {@code static long upcall(long a1, .., long a<args>, long done)},
      * checked by its {@code static long handshake()} answering {@code nonce}; null where JNI cannot be
      * reached, the class is not found through jffi's loader, or the handshake fails.
      */
-    public static JniRoute route(Class<?> owner, long nonce) {
+    public static JniRoute route(Class<?> owner, long nonce, int args) {
         if (!"amd64".equals(System.getProperty("os.arch")) || !"Linux".equals(System.getProperty("os.name"))) return null;
         long scratch = 0;
         try {
@@ -69,7 +69,7 @@ public final class JniUpcall {
                         cString(scratch + 16, owner.getName().replace('.', '/')), fn(table, FIND_CLASS), fn(table, NEW_GLOBAL_REF));
             }
             if (classRef == 0) return null;
-            long upcall = in.invokeN4(longs(4), getStaticMethodId, env, classRef, cString(scratch + 384, "upcall"), cString(scratch + 448, "(JJJJJJJ)J"));
+            long upcall = in.invokeN4(longs(4), getStaticMethodId, env, classRef, cString(scratch + 384, "upcall"), cString(scratch + 448, "(" + "J".repeat(args + 1) + ")J"));
             long handshake = in.invokeN4(longs(4), getStaticMethodId, env, classRef, cString(scratch + 384, "handshake"), cString(scratch + 448, "()J"));
             if (upcall == 0 || handshake == 0) return null;
             if (in.invokeN4(longs(4), callStatic, env, classRef, handshake, 0) != nonce) return null; // another loader's class

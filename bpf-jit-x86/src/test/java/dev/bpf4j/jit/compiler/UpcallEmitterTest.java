@@ -47,8 +47,20 @@ class UpcallEmitterTest {
         }
     }
 
-    private static JniRoute route(Class<?> owner, long nonce) {
-        JniRoute r = JniUpcall.route(owner, nonce);
+    /** The probe trampoline's shape: two arguments. */
+    public static final class Pair {
+        static final long NONCE = 0x5eed_0003L;
+        static long handshake() { return NONCE; }
+        static long upcall(long a, long b, long done) {
+            NativeMemory.putLong(done, 1);
+            return a - 2 * b;
+        }
+    }
+
+    private static JniRoute route(Class<?> owner, long nonce) { return route(owner, nonce, 6); }
+
+    private static JniRoute route(Class<?> owner, long nonce, int args) {
+        JniRoute r = JniUpcall.route(owner, nonce, args);
         Assumptions.assumeTrue(r != null, "JNI cannot be reached from generated code here");
         return r;
     }
@@ -58,7 +70,7 @@ class UpcallEmitterTest {
     }
 
     private static long call(JniRoute route, long closure, long... args) {
-        try (ExecutableMemory code = ExecutableMemory.of(UpcallEmitter.code(route, closure).code())) {
+        try (ExecutableMemory code = ExecutableMemory.of(UpcallEmitter.code(route, closure, 6).code())) {
             return Invoker.getInstance().invokeN6(SIX, code.address(), args[0], args[1], args[2], args[3], args[4], args[5]);
         }
     }
@@ -69,6 +81,19 @@ class UpcallEmitterTest {
         long[] a = {1, -2, 1L << 40, 4, 5, 0x7000_0000_0000L};
         long expected = a[0] + 3 * a[1] + 5 * a[2] + 7 * a[3] + 11 * a[4] + 13 * a[5];
         for (int i = 0; i < 1000; i++) assertThat(call(r, labs(), a)).isEqualTo(expected);
+    }
+
+    @Test
+    void twoArgumentsAsAProbeTrampolinePassesThem() {
+        JniRoute r = route(Pair.class, Pair.NONCE, 2);
+        try (ExecutableMemory code = ExecutableMemory.of(UpcallEmitter.code(r, labs(), 2).code())) {
+            // the four arguments past the two are garbage to the function: it must not pass them on
+            assertThat(Invoker.getInstance().invokeN6(SIX, code.address(), 100, 7, -1, -1, -1, -1)).isEqualTo(86);
+        }
+        JniRoute refused = new JniRoute(r.vm(), r.getEnv(), 0x7fff_0000, r.callStatic(), r.clear(), r.owner(), r.upcall());
+        try (ExecutableMemory code = ExecutableMemory.of(UpcallEmitter.code(refused, labs(), 2).code())) {
+            assertThat(Invoker.getInstance().invokeN6(SIX, code.address(), -100, 7, 0, 0, 0, 0)).isEqualTo(100);
+        }
     }
 
     @Test
@@ -89,6 +114,6 @@ class UpcallEmitterTest {
 
     @Test
     void aClassOfAnotherNonceIsRefused() {
-        assertThat(JniUpcall.route(Echo.class, Echo.NONCE + 1)).isNull();
+        assertThat(JniUpcall.route(Echo.class, Echo.NONCE + 1, 6)).isNull();
     }
 }

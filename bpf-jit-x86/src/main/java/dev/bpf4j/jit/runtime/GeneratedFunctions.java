@@ -1,0 +1,31 @@
+package dev.bpf4j.jit.runtime;
+
+import dev.bpf4j.jit.compiler.NativeFormEmitter;
+import dev.bpf4j.unwind.CfaRule;
+import dev.bpf4j.unwind.CodeMap;
+import dev.bpf4j.unwind.CodeRegion;
+import dev.bpf4j.unwind.UnwindRow;
+
+import java.util.List;
+
+/** Generated functions shared by every program (native forms of helpers, the JNI upcalls), mapped for the life of the JVM. */
+public final class GeneratedFunctions {
+    private GeneratedFunctions() {}
+
+    /**
+     * Maps {@code f} and registers it with the code map as {@code symbol} (so the perf map names it and
+     * a sample inside it unwinds exactly, as in a JIT function), for the life of the JVM.
+     */
+    public static ExecutableMemory map(NativeFormEmitter.Function f, String symbol) {
+        ExecutableMemory code = ExecutableMemory.of(f.code());
+        CodeMap.global().register(new CodeRegion(code.address(), code.size(), symbol, JitExecutable.MODULE, List.of(
+                new UnwindRow(0, f.pushed(), CfaRule.RETURN_AT_SP),
+                new UnwindRow(f.pushed(), f.framed(), CfaRule.RETURN_AT_SP_PLUS_8),
+                new UnwindRow(f.framed(), f.ret(), CfaRule.FRAME_POINTER),
+                new UnwindRow(f.ret(), f.ret() + 1, CfaRule.RETURN_AT_SP))));
+        return code;
+    }
+
+    /** {@code -Dbpf4j.jit.jniUpcall=false} keeps the jffi closures (read at each use, for A/B timing). */
+    public static boolean jniUpcalls() { return !"false".equals(System.getProperty("bpf4j.jit.jniUpcall")); }
+}
