@@ -91,6 +91,33 @@ class ProbeJavaHelperTest {
         }
     }
 
+    /**
+     * A hit on a native thread the JVM does not know: the JNI upcall's GetEnv refuses it, and the jffi
+     * closure it falls back to attaches the thread (docs/jit-performance.md, "Java helpers: JNI from
+     * generated code"), on the direct path (the helper's upcall) and through the probe's upcall.
+     */
+    @ParameterizedTest
+    @EnumSource(Engines.class)
+    void javaHelperRunsOnANativeThread(Engines engine) {
+        long leaf = TestLib.address("leaf"), onNewThread = TestLib.address("mid_on_new_thread"), body = TestLib.address("mid_body");
+        long block = NativeMemory.allocate(16);
+        NativeMemory.setMemory(block, 16, (byte) 0);
+        synchronized (SEEN_LOG) { SEEN_LOG.clear(); }
+        try (Executable x = engine.load(calling("seen", SEEN, block), LoadOptions.defaults().withHelpers(helpers()));
+             ProbeLink link = NativeProbes.attach(leaf, "leaf", engine.probe(x, List.of(new MemoryRegion("block", block, 16, true))))) {
+            for (int i = 0; i < 3; i++) assertThat(TestLib.call2(onNewThread, 4 + i, body)).isEqualTo(20 + 3 * i);
+            assertThat(link.errors()).as("%s", link.lastError()).isZero();
+            assertThat(link.hits()).isEqualTo(3);
+            assertThat(NativeMemory.getLong(block)).isEqualTo(3 * 42);
+            synchronized (SEEN_LOG) {
+                assertThat(SEEN_LOG).hasSize(3);
+                for (int i = 0; i < 3; i++) assertThat(SEEN_LOG.get(i)[1]).as("registers.di").isEqualTo(4 + i);
+            }
+        } finally {
+            NativeMemory.free(block);
+        }
+    }
+
     @ParameterizedTest
     @EnumSource(Engines.class)
     void throwingHelperEndsTheRunOnlyAndIsKept(Engines engine) {

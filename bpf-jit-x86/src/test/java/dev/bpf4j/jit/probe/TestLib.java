@@ -16,9 +16,12 @@ import java.util.List;
  * <p>Call tree: {@code top(a) = mid(a) + mid(a + 1)}, {@code mid(a) = leaf(a, 7) + 1},
  * {@code leaf(a, b) = 3a + b}. {@code scale(x, n) = 2 (x n + 0.5)} passes a double to {@code scaled} in xmm0. {@code plain} has no patchable entry, {@code singles} five 1-byte
  * nops; {@code cet_leaf} (built with {@code -fcf-protection}) starts with endbr64.
+ * {@code mid_on_new_thread(a, mid_body)} calls {@code mid(a)} on a new native thread, one the JVM
+ * does not know (the body's address comes from the caller: {@code -fno-pic} code cannot take it).
  */
 final class TestLib {
     static final String SOURCE = String.join("\n",
+            "#include <pthread.h>",
             "#define NI __attribute__((noinline))",
             "NI long leaf(long a, long b) { return a * 3 + b; }",
             "NI long mid(long a) { return leaf(a, 7) + 1; }",
@@ -27,6 +30,10 @@ final class TestLib {
             "NI long scale(long x, long n) { return (long) (scaled((double) x, n) * 2); }",
             "NI __attribute__((no_instrument_function)) long plain(long a) { return a + 1; }",
             "NI __attribute__((no_instrument_function, patchable_function_entry(5, 0))) long singles(long a) { return a + 2; }",
+            "NI void *mid_body(void *a) { return (void *) mid((long) a); }",
+            "NI long mid_on_new_thread(long a, void *(*body)(void *)) { pthread_t t; void *r;",
+            "    if (pthread_create(&t, 0, body, (void *) a)) return -1;",
+            "    return pthread_join(t, &r) ? -1 : (long) r; }",
             "");
     static final String CET_SOURCE = "__attribute__((noinline)) long cet_leaf(long a) { return a * 5; }\n";
 
