@@ -9,6 +9,8 @@ import dev.bpf4j.jit.x86.Shift;
 import dev.bpf4j.jit.x86.X86Encoder;
 import dev.bpf4j.runtime.NativeForm;
 
+import java.util.function.Consumer;
+
 /**
  * A helper's {@link NativeForm} as a small native function with the helper calling convention (BPF
  * r1-r5 in the SysV argument registers, r0 in rax) and a proper rbp frame, so the JIT calls it as it
@@ -22,15 +24,28 @@ public final class NativeFormEmitter {
      * address at [rsp]), {@code [pushed, framed)} before {@code mov rbp, rsp} (at [rsp + 8]), {@code
      * [framed, ret)} inside the rbp frame ({@code leave} included), {@code ret} the last byte.
      */
-    public record Function(byte[] code, int pushed, int framed, int ret) {}
+    public record Function(byte[] code, int pushed, int framed, int ret) {
+        /** {@code push rbp; mov rbp, rsp}, then {@code body}, then {@code leave; ret}. */
+        static Function withFrame(Consumer<X86Encoder> body) {
+            CodeBuffer buf = new CodeBuffer();
+            X86Encoder e = new X86Encoder(buf);
+            e.push(Reg.RBP);                                                   /* push rbp (rsp 16-byte aligned after it) */
+            int pushed = e.position();
+            e.movRR(true, Reg.RBP, Reg.RSP);                                   /* mov rbp, rsp */
+            int framed = e.position();
+            body.accept(e);
+            e.leave();                                                         /* leave */
+            int ret = e.position();
+            e.ret();                                                           /* ret */
+            return new Function(buf.toByteArray(), pushed, framed, ret);
+        }
+    }
 
     public static Function code(NativeForm form) {
-        CodeBuffer buf = new CodeBuffer();
-        X86Encoder e = new X86Encoder(buf);
-        e.push(Reg.RBP);                                                       /* push rbp (rsp 16-byte aligned after it) */
-        int pushed = e.position();
-        e.movRR(true, Reg.RBP, Reg.RSP);                                       /* mov rbp, rsp */
-        int framed = e.position();
+        return Function.withFrame(e -> body(e, form));
+    }
+
+    private static void body(X86Encoder e, NativeForm form) {
         if (form instanceof NativeForm.ClockNs clock) {
             e.aluRI(AluOp.SUB, true, Reg.RSP, 16);                             /* sub rsp, 16 (struct timespec) */
             e.movImm32(Reg.RDI, clock.clockId());                              /* mov edi, clock id */
@@ -50,10 +65,6 @@ public final class NativeFormEmitter {
         } else {
             throw new IllegalArgumentException("unknown native form " + form);
         }
-        e.leave();                                                             /* leave */
-        int ret = e.position();
-        e.ret();                                                               /* ret */
-        return new Function(buf.toByteArray(), pushed, framed, ret);
     }
 
     /**

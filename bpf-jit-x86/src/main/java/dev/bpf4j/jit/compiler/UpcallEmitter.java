@@ -27,13 +27,11 @@ public final class UpcallEmitter {
      */
     public static NativeFormEmitter.Function code(JniRoute jni, long closure, int args) {
         if (args < 1 || args > SYSV_ARGS.length) throw new IllegalArgumentException("arguments: " + args);
+        return NativeFormEmitter.Function.withFrame(e -> body(e, jni, closure, args));
+    }
+
+    private static void body(X86Encoder e, JniRoute jni, long closure, int args) {
         final int doneAddress = 8 * args, jniEnv = doneAddress + 8, done = jniEnv + 8, frame = (done + 8 + 15) & ~15;
-        CodeBuffer buf = new CodeBuffer();
-        X86Encoder e = new X86Encoder(buf);
-        e.push(Reg.RBP);                                                       /* push rbp (rsp 16-byte aligned after it) */
-        int pushed = e.position();
-        e.movRR(true, Reg.RBP, Reg.RSP);                                       /* mov rbp, rsp */
-        int framed = e.position();
         e.aluRI(AluOp.SUB, true, Reg.RSP, frame);                              /* sub rsp, frame */
         for (int i = 0; i < args; i++) {
             e.store(8, Mem.of(Reg.RSP, 8 * i), SYSV_ARGS[i]);                  /* mov [rsp + 8i], argument i */
@@ -69,10 +67,6 @@ public final class UpcallEmitter {
         e.callR(Reg.R11);                                                      /* call r11 */
         e.bind32(returned);                                                    /* .done: */
         e.bind32(cleared);
-        e.leave();                                                             /* leave */
-        int ret = e.position();
-        e.ret();                                                               /* ret */
-        return new NativeFormEmitter.Function(buf.toByteArray(), pushed, framed, ret);
     }
 
     /**
