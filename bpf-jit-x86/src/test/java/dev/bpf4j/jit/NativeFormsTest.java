@@ -16,6 +16,7 @@ import com.kenai.jffi.CallContext;
 import com.kenai.jffi.CallingConvention;
 import com.kenai.jffi.Invoker;
 import com.kenai.jffi.Type;
+import dev.bpf4j.jit.runtime.GeneratedFunctions;
 import dev.bpf4j.jit.runtime.HelperBridge;
 import dev.bpf4j.jit.runtime.JniUpcall;
 import dev.bpf4j.runtime.HelperSpec;
@@ -70,6 +71,7 @@ class NativeFormsTest {
     @Test
     void javaHelpersGoThroughTheJniUpcallFunction() {
         Assumptions.assumeTrue(JniUpcall.find() != null, "JNI cannot be reached from generated code here");
+        Assumptions.assumeTrue(GeneratedFunctions.jniUpcalls(), "-Dbpf4j.jit.jniUpcall=false is set");
         long address = HelperUpcall.address();
         assertThat(assertRbpFunction(HelperUpcall.SYMBOL).start()).isEqualTo(address);
         System.setProperty("bpf4j.jit.jniUpcall", "false");
