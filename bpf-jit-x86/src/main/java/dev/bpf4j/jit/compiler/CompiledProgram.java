@@ -9,22 +9,17 @@ package dev.bpf4j.jit.compiler;
  * at {@code guardedOffset} (-1: none), entered when the run's r1/r2 pass the entry guard;
  * {@code guardedPcs} are the accesses that copy emits without a check. {@code combinedPcs} and
  * {@code guardedCombinedPcs} are where the body and the copy load 2, 4 or 8 bytes at once in place
- * of a tree of byte loads ({@link dev.bpf4j.jit.analysis.LoadCombining}).
+ * of a tree of byte loads ({@link dev.bpf4j.jit.analysis.LoadCombining}). {@code mainZeroed}: the
+ * bytes below rbp main's prologue zeroes ({@link MainFrameZeroing}); a first tail call zeroes the rest.
  */
 public record CompiledProgram(byte[] code, JitLayout layout, int passes, int[] uncheckedPcs, int[] guardedPcs, int guardedOffset,
-                              int[] combinedPcs, int[] guardedCombinedPcs) {
+                              int[] combinedPcs, int[] guardedCombinedPcs, int mainZeroed) {
     public CompiledProgram {
         code = code.clone();
         uncheckedPcs = uncheckedPcs.clone();
         guardedPcs = guardedPcs.clone();
         combinedPcs = combinedPcs.clone();
         guardedCombinedPcs = guardedCombinedPcs.clone();
-    }
-
-    public CompiledProgram(byte[] code, JitLayout layout, int passes) { this(code, layout, passes, new int[0]); }
-
-    public CompiledProgram(byte[] code, JitLayout layout, int passes, int[] uncheckedPcs) {
-        this(code, layout, passes, uncheckedPcs, new int[0], -1, new int[0], new int[0]);
     }
 
     @Override public int[] combinedPcs() { return combinedPcs.clone(); }

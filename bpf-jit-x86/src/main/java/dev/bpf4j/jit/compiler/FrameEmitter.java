@@ -10,7 +10,6 @@ import dev.bpf4j.jit.x86.X86Encoder;
 import dev.bpf4j.unwind.CfaRule;
 
 import java.util.List;
-import java.util.function.IntPredicate;
 
 /** Prologues and epilogues: a real rbp frame in every function, so frame-pointer unwinders walk through. */
 final class FrameEmitter {
@@ -26,8 +25,8 @@ final class FrameEmitter {
         e.movRR(true, Reg.RBP, Reg.RSP);                        /* mov rbp, rsp */
         c.fpStart[f.index()] = c.pos();
         e.aluRI(AluOp.SUB, true, Reg.RSP, frame.frameBytes());  /* sub rsp, 512 (+ alignment pad) */
-        IntPredicate forward = id -> HelperBinding.forwardArguments(c.helpers, id);
-        zeroFrame(e, f.isMain() ? MainFrameZeroing.bytes(c.insns, f.endPc(), forward) : StackUse.bytesToZero(c.insns, f.startPc(), f.endPc(), forward));
+        zeroFrame(e, f.isMain() ? c.mainZeroed
+                : StackUse.bytesToZero(c.insns, f.startPc(), f.endPc(), id -> HelperBinding.forwardArguments(c.helpers, id)));
         for (Reg r : frame.saved()) e.push(r);                  /* push callee-saved */
         if (f.isMain() && !c.entryTrampoline) {
             e.movRR(true, RegMap.ENV, Reg.RSI);                 /* mov r12, rsi (env) */

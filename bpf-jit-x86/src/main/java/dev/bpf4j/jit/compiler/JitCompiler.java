@@ -95,7 +95,7 @@ public final class JitCompiler {
         int guardedOffset = guarded == null ? -1 : fin.copyStart[0];
         int[] guardedCombined = guarded == null ? new int[0] : combinedPcs(guarded.combining());
         return new CompiledProgram(fin.buf.toByteArray(), layout(fin), passes[0] + 1, uncheckedPcs, guardedPcs, guardedOffset,
-                combinedPcs(combining), guardedCombined);
+                combinedPcs(combining), guardedCombined, fin.mainZeroed);
     }
 
     /** The byte loads to merge in the given functions, where {@code unchecked} (and r10 + constant) leave them unchecked. */

@@ -69,6 +69,9 @@ final class JitContext {
     /** r1 at helper calls where a constant set it (array lookups are inlined there), once per compile. */
     final CallSiteConstants callR1;
 
+    /** Bytes of the main frame its prologue zeroes ({@link MainFrameZeroing}), once per compile. */
+    final int mainZeroed;
+
     /** The function being translated. */
     FunctionSpan current;
 
@@ -99,6 +102,8 @@ final class JitContext {
                 : LoopHeads.enabled() ? LoopHeads.of(insns) : new boolean[insns.length + 1];
         this.callR1 = previous != null ? previous.callR1
                 : CallSiteConstants.of(insns, functions.stream().mapToInt(FunctionSpan::startPc).toArray());
+        this.mainZeroed = previous != null ? previous.mainZeroed
+                : MainFrameZeroing.bytes(insns, functions.get(0).endPc(), id -> HelperBinding.forwardArguments(helpers, id));
         this.secondSlot = new boolean[insns.length + 1];
         for (int pc = 0; pc < insns.length; pc++) {
             if (insns[pc].isLddw()) secondSlot[++pc] = true;

@@ -21,12 +21,7 @@ public final class MainFrameZeroing {
      * of 8. {@code forwardHelper}: the helpers that access memory only at and above their pointer
      * arguments ({@link StackUse#bytesToZero(Insn[], int, int, IntPredicate)}).
      */
-    public static int bytes(Insn[] insns, int endPc, IntPredicate forwardHelper) {
+    static int bytes(Insn[] insns, int endPc, IntPredicate forwardHelper) {
         return Math.max(StackUse.bytesToZero(insns, 0, endPc, forwardHelper), StackUse.deepestAccess(insns, 0, endPc));
-    }
-
-    /** The same for a whole program: its main function ends where the first subprogram starts. */
-    public static int bytes(Insn[] insns, IntPredicate forwardHelper) {
-        return bytes(insns, Subprograms.split("?", insns).get(0).endPc(), forwardHelper);
     }
 }

@@ -11,7 +11,6 @@ import dev.bpf4j.jit.ProgramTag;
 import dev.bpf4j.jit.compiler.CompiledProgram;
 import dev.bpf4j.jit.compiler.FunctionLayout;
 import dev.bpf4j.jit.compiler.JitLayout;
-import dev.bpf4j.jit.compiler.MainFrameZeroing;
 import dev.bpf4j.program.Program;
 import dev.bpf4j.runtime.Executable;
 import dev.bpf4j.runtime.HelperSpec;
@@ -59,7 +58,7 @@ public final class JitExecutable implements Executable {
     private final List<CodeRegion> regions;
     /** Native addresses of the functions an {@code lddw src=4} names: the valid callback handles. */
     private final long[] callbackHandles;
-    /** Bytes of the main frame its prologue zeroes (see MainFrameZeroing). */
+    /** Bytes of the main frame its prologue zeroes (CompiledProgram.mainZeroed). */
     private final int mainZeroed;
     /** Set once by close, before it waits for runs: no run enters the code after seeing it. */
     private volatile boolean closed;
@@ -106,7 +105,7 @@ public final class JitExecutable implements Executable {
         this.entry = memory.address();
         this.regions = codeRegions(program, compiled.layout(), memory.address());
         this.callbackHandles = callbackHandles(program, compiled.layout(), memory.address());
-        this.mainZeroed = MainFrameZeroing.bytes(program.toArray(), id -> HelperBinding.forwardArguments(this.bindings, id));
+        this.mainZeroed = compiled.mainZeroed();
         List<CodeRegion> done = new ArrayList<>();
         try {
             for (CodeRegion r : regions) { CodeMap.global().register(r); done.add(r); }
