@@ -55,7 +55,7 @@ public final class JniUpcall {
             if (created == 0) return null;
             scratch = NativeMemory.allocate(512); // JavaVM* and count, the class name (from 16), method name and signature (from 384)
             // jint JNI_GetCreatedJavaVMs(JavaVM **vmBuf, jsize bufLen, jsize *nVMs)
-            if (in.invokeN3(longs(3), created, scratch, 1, scratch + 8) != 0 || NativeMemory.getInt(scratch + 8) != 1) return null;
+            if ((int) in.invokeN3(longs(3), created, scratch, 1, scratch + 8) != 0 || NativeMemory.getInt(scratch + 8) != 1) return null;
             long vm = NativeMemory.getLong(scratch);
             long getEnv = NativeMemory.getLong(NativeMemory.getLong(vm) + 8L * GET_ENV);
             if ((int) in.invokeN3(longs(3), getEnv, vm, scratch, JniRoute.JNI_VERSION_1_6) != 0) return null;
@@ -69,8 +69,11 @@ public final class JniUpcall {
                         cString(scratch + 16, owner.getName().replace('.', '/')), fn(table, FIND_CLASS), fn(table, NEW_GLOBAL_REF));
             }
             if (classRef == 0) return null;
-            long upcall = in.invokeN4(longs(4), getStaticMethodId, env, classRef, cString(scratch + 384, "upcall"), cString(scratch + 448, "(" + "J".repeat(args + 1) + ")J"));
-            long handshake = in.invokeN4(longs(4), getStaticMethodId, env, classRef, cString(scratch + 384, "handshake"), cString(scratch + 448, "()J"));
+            // (should a check below fail, the global reference stays: one per class, at most once)
+            long upcall = in.invokeN4(longs(4), getStaticMethodId, env, classRef,
+                    cString(scratch + 384, "upcall"), cString(scratch + 448, "(" + "J".repeat(args + 1) + ")J"));
+            long handshake = in.invokeN4(longs(4), getStaticMethodId, env, classRef,
+                    cString(scratch + 384, "handshake"), cString(scratch + 448, "()J"));
             if (upcall == 0 || handshake == 0) return null;
             if (in.invokeN4(longs(4), callStatic, env, classRef, handshake, 0) != nonce) return null; // another loader's class
             return new JniRoute(vm, getEnv, JniRoute.JNI_VERSION_1_6, callStatic, fn(table, EXCEPTION_CLEAR), classRef, upcall);
