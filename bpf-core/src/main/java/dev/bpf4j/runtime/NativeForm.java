@@ -2,7 +2,7 @@ package dev.bpf4j.runtime;
 
 /**
  * What a helper computes, stated as native calls a JIT can make itself instead of calling the
- * helper's Java body through an upcall (≈130 ns). Set only where the Java body computes exactly
+ * helper's Java body through an upcall (≈95 ns). Set only where the Java body computes exactly
  * this (the standard time, CPU and pid helpers), or for {@code bpf_get_prandom_u32} draws the same way
  * from a seed of its own; a JIT that does not know a form calls the body.
  */

@@ -11,7 +11,7 @@ import dev.bpf4j.runtime.LookupInlining;
 /**
  * {@code bpf_map_lookup_elem} on an ARRAY or PERCPU_ARRAY map whose handle is a constant at the call site, inlined
  * as the kernel's {@code array_map_gen_lookup} does: {@code index < max_entries ? base + index *
- * stride : NULL}, with no call (a Java helper call costs ≈130 ns through the jffi closure). The
+ * stride : NULL}, with no call (a Java helper call costs ≈95 ns through JNI). The
  * guards and the fallback to the helper are {@link InlineLookup}'s.
  *
  * <pre>

@@ -14,7 +14,7 @@ import java.nio.charset.StandardCharsets;
 /**
  * Finds the {@link JniRoute} into {@link HelperBridge#upcall}, for generated code that calls Java
  * helpers through JNI itself instead of the jffi closure (libffi's trampoline, jffi's dispatch and its
- * {@code Closure.Buffer}: ≈50 ns of the ≈130 a Java helper costs).
+ * {@code Closure.Buffer}: ≈35 ns of the ≈130 a Java helper cost through it).
  *
  * <p>The class is found with JNI's {@code FindClass}, called through jffi, so it resolves through the
  * class loader of jffi's own native method: a handshake ({@link HelperBridge#handshake}, which answers
