@@ -11,9 +11,10 @@ import dev.bpf4j.jit.x86.X86Encoder;
  * A function with a jffi closure's signature (up to six 64-bit arguments: the helper bridge's
  * {@code long bridge(r1, r2, r3, r4, r5, env)}, a probe trampoline's {@code upcall(pt_regs, link)})
  * that enters Java through JNI itself: {@code GetEnv}, then {@code CallStaticLongMethodA} of the
- * route's method with the arguments and the address of a "done" word the method sets as it returns. A word left 0 means an exception escaped it; the
- * function clears it and answers 0, as the closure does. On a thread the JVM does not know (GetEnv
- * fails: a probe hit on a native thread) it calls the jffi closure, which attaches the thread.
+ * route's method with the arguments and the address of a "done" word the method sets as it returns.
+ * A word left 0 means an exception escaped it; the function clears it and answers 0, as the closure
+ * does. On a thread the JVM does not know (GetEnv fails: a probe hit on a native thread) it calls the
+ * jffi closure, which attaches the thread.
  */
 public final class UpcallEmitter {
     private UpcallEmitter() {}
