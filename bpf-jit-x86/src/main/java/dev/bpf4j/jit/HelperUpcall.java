@@ -25,7 +25,7 @@ final class HelperUpcall {
 
         private static ExecutableMemory map() {
             JniRoute route = JniUpcall.find();
-            return route == null ? null : GeneratedFunctions.map(UpcallEmitter.code(route, HelperBridge.address(), 6), SYMBOL);
+            return route == null ? null : GeneratedFunctions.map(UpcallEmitter.code(route, HelperBridge.address(), 6, 5), SYMBOL);
         }
     }
 

@@ -27,11 +27,21 @@ public final class UpcallEmitter {
      * pointer, the done word, rounded to keep rsp 16-byte aligned.
      */
     public static NativeFormEmitter.Function code(JniRoute jni, long closure, int args) {
-        if (args < 1 || args > SYSV_ARGS.length) throw new IllegalArgumentException("arguments: " + args);
-        return NativeFormEmitter.Function.withFrame(e -> body(e, jni, closure, args));
+        return code(jni, closure, args, -1);
     }
 
-    private static void body(X86Encoder e, JniRoute jni, long closure, int args) {
+    /**
+     * The same, and where an exception escaped the method, {@code STATUS_HELPER_ERROR} stored in the
+     * STATUS word of the env block that argument {@code envArg} points to (the helper bridge's sixth),
+     * so the run ends with an error instead of going on with r0 = 0.
+     */
+    public static NativeFormEmitter.Function code(JniRoute jni, long closure, int args, int envArg) {
+        if (args < 1 || args > SYSV_ARGS.length) throw new IllegalArgumentException("arguments: " + args);
+        if (envArg >= args) throw new IllegalArgumentException("env block argument " + envArg + " of " + args);
+        return NativeFormEmitter.Function.withFrame(e -> body(e, jni, closure, args, envArg));
+    }
+
+    private static void body(X86Encoder e, JniRoute jni, long closure, int args, int envArg) {
         final int doneAddress = 8 * args, jniEnv = doneAddress + 8, done = jniEnv + 8, frame = (done + 8 + 15) & ~15;
         e.aluRI(AluOp.SUB, true, Reg.RSP, frame);                              /* sub rsp, frame */
         for (int i = 0; i < args; i++) {
@@ -58,6 +68,10 @@ public final class UpcallEmitter {
         e.load(true, Reg.RDI, Mem.of(Reg.RSP, jniEnv));                        /* mov rdi, [rsp + jniEnv] */
         e.movabs(Reg.RAX, jni.clear());                                        /* movabs rax, ExceptionClear */
         e.callR(Reg.RAX);                                                      /* call rax */
+        if (envArg >= 0) {
+            e.load(true, Reg.RAX, Mem.of(Reg.RSP, 8 * envArg));                /* mov rax, [rsp + 8 * envArg] (the env block) */
+            e.storeImm(8, Mem.of(Reg.RAX, EnvLayout.STATUS), (int) EnvLayout.STATUS_HELPER_ERROR); /* mov qword [rax + STATUS], HELPER_ERROR */
+        }
         e.aluRR(AluOp.XOR, false, Reg.RAX, Reg.RAX);                           /* xor eax, eax */
         int cleared = e.jmpForward32();                                        /* jmp .done */
         e.bind32(unknownThread);                                               /* .closure: */

@@ -210,6 +210,12 @@ final class JitRun implements HelperCall {
     /** As the interpreter: BpfRuntimeException as is, Errors propagate, anything else becomes HELPER_FAILED. */
     private RuntimeException helperFailure() {
         Throwable t = failure;
+        if (t == null) { // STATUS set by the JNI upcall's native code: the Java side never completed
+            int id = (int) env.get(EnvLayout.HELPER_ID);
+            HelperSpec spec = running.javaHelper(id);
+            return new BpfRuntimeException(ErrorKind.HELPER_FAILED, programName(), pc(), 0, "helper "
+                    + (spec == null ? "?" : spec.name()) + " (id " + id + ") did not return: an exception escaped its upcall into Java");
+        }
         if (t instanceof BpfRuntimeException) return (BpfRuntimeException) t;
         if (t instanceof Error) throw (Error) t;
         HelperSpec spec = running.javaHelper(failedHelper);

@@ -5,15 +5,27 @@ import com.kenai.jffi.CallingConvention;
 import com.kenai.jffi.Invoker;
 import com.kenai.jffi.Library;
 import com.kenai.jffi.Type;
+import dev.bpf4j.isa.ProgramBuilder;
+import dev.bpf4j.isa.Reg;
+import dev.bpf4j.jit.HelperBinding;
 import dev.bpf4j.jit.runtime.ExecutableMemory;
+import dev.bpf4j.jit.runtime.JitExecutable;
+import dev.bpf4j.program.Program;
+import dev.bpf4j.runtime.BpfRuntimeException;
+import dev.bpf4j.runtime.ErrorKind;
+import dev.bpf4j.runtime.HelperRegistry;
+import dev.bpf4j.runtime.HelperSpec;
+import dev.bpf4j.runtime.RunContext;
 import dev.bpf4j.jit.runtime.JniUpcall;
 import dev.bpf4j.runtime.NativeMemory;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The function through which JIT code calls Java helpers over JNI ({@link UpcallEmitter}), called
@@ -101,6 +113,43 @@ class UpcallEmitterTest {
         JniRoute r = route(Throwing.class, Throwing.NONCE);
         for (int i = 0; i < 100; i++) assertThat(call(r, labs(), 9, 9, 9, 9, 9, 9)).isZero();
         assertThat(call(route(Echo.class, Echo.NONCE), labs(), 1, 0, 0, 0, 0, 0)).as("JNI still works after").isEqualTo(1);
+    }
+
+    @Test
+    void anEscapedExceptionMarksTheEnvBlocksStatus() {
+        JniRoute r = route(Throwing.class, Throwing.NONCE);
+        long env = NativeMemory.allocate(512); // STATUS is its first word
+        try (ExecutableMemory code = ExecutableMemory.of(UpcallEmitter.code(r, labs(), 6, 5).code())) {
+            NativeMemory.setMemory(env, 512, (byte) 0);
+            assertThat(Invoker.getInstance().invokeN6(SIX, code.address(), 1, 2, 3, 4, 5, env)).isZero();
+            assertThat(NativeMemory.getLong(env + EnvLayout.STATUS)).isEqualTo(EnvLayout.STATUS_HELPER_ERROR);
+        } finally {
+            NativeMemory.free(env);
+        }
+    }
+
+    /**
+     * The same in a JIT run: a Java helper bound to the function of the Throwing route ends the run
+     * with HELPER_FAILED at the call's pc instead of going on with r0 = 0.
+     */
+    @Test
+    void aJitRunWhoseUpcallFailsEndsWithHelperFailed() {
+        JniRoute r = route(Throwing.class, Throwing.NONCE);
+        int id = 77;
+        Program p = new ProgramBuilder().mov64(Reg.R0, 5).call(id).exit().build("escaping");
+        HelperSpec spec = HelperRegistry.builder().add(id, "test_escaping", (c, r1, r2, r3, r4, r5) -> 1).build().lookup(id).orElseThrow();
+        try (ExecutableMemory code = ExecutableMemory.of(UpcallEmitter.code(r, labs(), 6, 5).code())) {
+            Map<Integer, HelperBinding> bindings = Map.of(id, new HelperBinding(id, spec.name(), code.address(), true, code));
+            try (JitExecutable x = new JitExecutable(p, JitCompiler.compile(p, bindings, 1), Map.of(id, spec), bindings)) {
+                assertThatThrownBy(() -> x.run(RunContext.builder().build()))
+                        .isInstanceOfSatisfying(BpfRuntimeException.class, e -> {
+                            assertThat(e.kind()).isEqualTo(ErrorKind.HELPER_FAILED);
+                            assertThat(e.pc()).isEqualTo(1);
+                            assertThat(e.getMessage()).contains("test_escaping").contains("did not return");
+                        });
+                assertThatThrownBy(() -> x.run(RunContext.builder().build())).as("and again").isInstanceOf(BpfRuntimeException.class);
+            }
+        }
     }
 
     @Test
