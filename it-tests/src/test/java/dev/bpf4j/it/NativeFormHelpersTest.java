@@ -63,18 +63,24 @@ class NativeFormHelpersTest {
     }
 
     /** {@code insns} run 1,000 times on {@code engine}: {min r0, max r0, body calls}. */
-    static long[] runs(Engine engine, int id, Insn... insns) {
+    static long[] runs(Engine engine, int id, Insn... insns) { return summary(values(engine, id, insns)); }
+
+    /** {min r0, max r0, body calls} of what {@link #values} answered. */
+    static long[] summary(long[] values) {
+        long[] r0s = Arrays.copyOf(values, 1000);
+        return new long[]{Arrays.stream(r0s).min().getAsLong(), Arrays.stream(r0s).max().getAsLong(), values[1000]};
+    }
+
+    /** The r0 of 1,000 runs of {@code insns} on {@code engine}, then the Java body's call count. */
+    static long[] values(Engine engine, int id, Insn... insns) {
         AtomicInteger calls = new AtomicInteger();
-        long min = Long.MAX_VALUE, max = Long.MIN_VALUE;
+        long[] out = new long[1001];
         try (Executable e = engine.load(new Program("native_form", List.of(insns)), LoadOptions.defaults().withHelpers(counting(id, calls)))) {
             RunContext context = RunContext.builder().build();
-            for (int i = 0; i < 1000; i++) {
-                long r0 = e.run(context);
-                min = Math.min(min, r0);
-                max = Math.max(max, r0);
-            }
+            for (int i = 0; i < 1000; i++) out[i] = e.run(context);
         }
-        return new long[]{min, max, calls.get()};
+        out[1000] = calls.get();
+        return out;
     }
 
     static List<Engine> engines() { return List.of(Engines.byName("interp"), Engines.byName("jit")); }
@@ -136,18 +142,6 @@ class NativeFormHelpersTest {
         }
     }
 
-    /** The r0 of 1,000 runs of {@code call(id); exit} on {@code engine}, then the Java body's call count. */
-    static long[] values(Engine engine, int id) {
-        AtomicInteger calls = new AtomicInteger();
-        long[] out = new long[1001];
-        try (Executable e = engine.load(new Program("native_form", List.of(call(id), exit())), LoadOptions.defaults().withHelpers(counting(id, calls)))) {
-            RunContext context = RunContext.builder().build();
-            for (int i = 0; i < 1000; i++) out[i] = e.run(context);
-        }
-        out[1000] = calls.get();
-        return out;
-    }
-
     @Test
     void prandomDrawsVaryingU32s() throws Exception {
         // Bounds a uniform u32 misses with probability below 1e-25 in 1,000 draws; the exact stream is
@@ -157,18 +151,17 @@ class NativeFormHelpersTest {
             long[][] perThread = new long[2][];
             for (int t = 0; t < 2; t++) {
                 int thread = t;
-                Thread th = new Thread(() -> perThread[thread] = values(engine, id));
+                Thread th = new Thread(() -> perThread[thread] = values(engine, id, call(id), exit()));
                 th.start();
                 th.join();
             }
             Set<Long> seen = new HashSet<>();
             for (long[] v : perThread) {
-                assertThat(v[1000]).as("%s: Java body calls", engine.name()).isEqualTo(engine.name().equals("jit") ? 0 : 1000);
-                long[] draws = Arrays.copyOf(v, 1000);
-                long min = Arrays.stream(draws).min().getAsLong(), max = Arrays.stream(draws).max().getAsLong();
-                assertThat(min).as(engine.name()).isBetween(0L, 1L << 28);
-                assertThat(max).as(engine.name()).isBetween((1L << 32) - (1L << 28), 0xffffffffL);
-                for (long x : draws) seen.add(x);
+                long[] r = summary(v);
+                assertThat(r[2]).as("%s: Java body calls", engine.name()).isEqualTo(engine.name().equals("jit") ? 0 : 1000);
+                assertThat(r[0]).as(engine.name()).isBetween(0L, 1L << 28);
+                assertThat(r[1]).as(engine.name()).isBetween((1L << 32) - (1L << 28), 0xffffffffL);
+                for (int i = 0; i < 1000; i++) seen.add(v[i]);
             }
             assertThat(seen.size()).as("%s: distinct draws of two threads", engine.name()).isGreaterThan(1990);
         }
