@@ -1,6 +1,5 @@
 package dev.bpf4j.jit;
 
-import dev.bpf4j.jit.compiler.JniRoute;
 import dev.bpf4j.jit.compiler.UpcallEmitter;
 import dev.bpf4j.jit.runtime.ExecutableMemory;
 import dev.bpf4j.jit.runtime.GeneratedFunctions;
@@ -20,13 +19,8 @@ final class HelperUpcall {
     static final String SYMBOL = "bpf4j_helper_upcall";
 
     private static final class Generated {
-        /** Mapped once for the life of the JVM; null where JNI cannot be reached. */
-        static final ExecutableMemory CODE = map();
-
-        private static ExecutableMemory map() {
-            JniRoute route = JniUpcall.find();
-            return route == null ? null : GeneratedFunctions.map(UpcallEmitter.code(route, HelperBridge.address(), 6, 5), SYMBOL);
-        }
+        /** Mapped once for the life of the JVM; null where JNI cannot be reached. Argument 5 is the env block. */
+        static final ExecutableMemory CODE = GeneratedFunctions.jniUpcall(JniUpcall.find(), HelperBridge.address(), 6, 5, SYMBOL);
     }
 
     /** Where JIT code calls a Java helper ({@code long bridge(r1, r2, r3, r4, r5, env)}). */

@@ -24,16 +24,10 @@ public final class UpcallEmitter {
     /**
      * The function for a closure of {@code args} (1-6) 64-bit arguments: its route's method takes them
      * and the address of the done word. Below rbp: the jvalue arguments, {@code &done}, the JNIEnv
-     * pointer, the done word, rounded to keep rsp 16-byte aligned.
-     */
-    public static NativeFormEmitter.Function code(JniRoute jni, long closure, int args) {
-        return code(jni, closure, args, -1);
-    }
-
-    /**
-     * The same, and where an exception escaped the method, {@code STATUS_HELPER_ERROR} stored in the
-     * STATUS word of the env block that argument {@code envArg} points to (the helper bridge's sixth),
-     * so the run ends with an error instead of going on with r0 = 0.
+     * pointer, the done word, rounded to keep rsp 16-byte aligned. Where an exception escaped the
+     * method and {@code envArg} is not -1, {@code STATUS_HELPER_ERROR} is stored in the STATUS word of
+     * the env block that argument points to (the helper bridge's sixth), so the run ends with an error
+     * instead of going on with r0 = 0.
      */
     public static NativeFormEmitter.Function code(JniRoute jni, long closure, int args, int envArg) {
         if (args < 1 || args > SYSV_ARGS.length) throw new IllegalArgumentException("arguments: " + args);

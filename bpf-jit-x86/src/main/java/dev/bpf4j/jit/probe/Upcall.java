@@ -6,7 +6,6 @@ import com.kenai.jffi.Closure;
 import com.kenai.jffi.ClosureManager;
 import com.kenai.jffi.Type;
 
-import dev.bpf4j.jit.compiler.JniRoute;
 import dev.bpf4j.jit.compiler.UpcallEmitter;
 import dev.bpf4j.jit.runtime.DirectRuns;
 import dev.bpf4j.jit.runtime.ExecutableMemory;
@@ -58,12 +57,7 @@ final class Upcall implements Closure {
 
     private static final class Generated {
         /** The upcall through JNI from generated code (as Java helpers' bridge); null where JNI cannot be reached. */
-        static final ExecutableMemory CODE = map();
-
-        private static ExecutableMemory map() {
-            JniRoute route = JniUpcall.route(Upcall.class, NONCE, 2);
-            return route == null ? null : GeneratedFunctions.map(UpcallEmitter.code(route, closure(), 2), SYMBOL);
-        }
+        static final ExecutableMemory CODE = GeneratedFunctions.jniUpcall(JniUpcall.route(Upcall.class, NONCE, 2), closure(), 2, -1, SYMBOL);
     }
 
     /** What trampolines call: the JNI upcall function, or the jffi closure where it is not available or turned off. */

@@ -1,6 +1,8 @@
 package dev.bpf4j.jit.runtime;
 
+import dev.bpf4j.jit.compiler.JniRoute;
 import dev.bpf4j.jit.compiler.NativeFormEmitter;
+import dev.bpf4j.jit.compiler.UpcallEmitter;
 import dev.bpf4j.unwind.CfaRule;
 import dev.bpf4j.unwind.CodeMap;
 import dev.bpf4j.unwind.CodeRegion;
@@ -24,6 +26,14 @@ public final class GeneratedFunctions {
                 new UnwindRow(f.framed(), f.ret(), CfaRule.FRAME_POINTER),
                 new UnwindRow(f.ret(), f.ret() + 1, CfaRule.RETURN_AT_SP))));
         return code;
+    }
+
+    /**
+     * The JNI upcall function of {@code route} ({@link UpcallEmitter#code}),
+     * mapped and registered as {@code symbol}; null when there is no route (the caller keeps {@code closure}).
+     */
+    public static ExecutableMemory jniUpcall(JniRoute route, long closure, int args, int envArg, String symbol) {
+        return route == null ? null : map(UpcallEmitter.code(route, closure, args, envArg), symbol);
     }
 
     /** {@code -Dbpf4j.jit.jniUpcall=false} keeps the jffi closures (read at each use, for A/B timing). */

@@ -82,7 +82,7 @@ class UpcallEmitterTest {
     }
 
     private static long call(JniRoute route, long closure, long... args) {
-        try (ExecutableMemory code = ExecutableMemory.of(UpcallEmitter.code(route, closure, 6).code())) {
+        try (ExecutableMemory code = ExecutableMemory.of(UpcallEmitter.code(route, closure, 6, -1).code())) {
             return Invoker.getInstance().invokeN6(SIX, code.address(), args[0], args[1], args[2], args[3], args[4], args[5]);
         }
     }
@@ -98,12 +98,12 @@ class UpcallEmitterTest {
     @Test
     void twoArgumentsAsAProbeTrampolinePassesThem() {
         JniRoute r = route(Pair.class, Pair.NONCE, 2);
-        try (ExecutableMemory code = ExecutableMemory.of(UpcallEmitter.code(r, labs(), 2).code())) {
+        try (ExecutableMemory code = ExecutableMemory.of(UpcallEmitter.code(r, labs(), 2, -1).code())) {
             // the four arguments past the two are garbage to the function: it must not pass them on
             assertThat(Invoker.getInstance().invokeN6(SIX, code.address(), 100, 7, -1, -1, -1, -1)).isEqualTo(86);
         }
         JniRoute refused = new JniRoute(r.vm(), r.getEnv(), 0x7fff_0000, r.callStatic(), r.clear(), r.owner(), r.upcall());
-        try (ExecutableMemory code = ExecutableMemory.of(UpcallEmitter.code(refused, labs(), 2).code())) {
+        try (ExecutableMemory code = ExecutableMemory.of(UpcallEmitter.code(refused, labs(), 2, -1).code())) {
             assertThat(Invoker.getInstance().invokeN6(SIX, code.address(), -100, 7, 0, 0, 0, 0)).isEqualTo(100);
         }
     }
