@@ -211,19 +211,20 @@ final class JitRun implements HelperCall {
     private RuntimeException helperFailure() {
         Throwable t = failure;
         if (t == null) { // STATUS set by the JNI upcall's native code: the Java side never completed
-            int id = (int) env.get(EnvLayout.HELPER_ID);
-            HelperSpec spec = running.javaHelper(id);
-            return new BpfRuntimeException(ErrorKind.HELPER_FAILED, programName(), pc(), 0, "helper "
-                    + (spec == null ? "?" : spec.name()) + " (id " + id + ") did not return: an exception escaped its upcall into Java");
+            return helperFailed((int) env.get(EnvLayout.HELPER_ID), "did not return: an exception escaped its upcall into Java");
         }
         if (t instanceof BpfRuntimeException) return (BpfRuntimeException) t;
         if (t instanceof Error) throw (Error) t;
-        HelperSpec spec = running.javaHelper(failedHelper);
-        String name = spec == null ? "?" : spec.name();
-        BpfRuntimeException e = new BpfRuntimeException(ErrorKind.HELPER_FAILED, programName(), pc(), 0,
-                "helper " + name + " (id " + failedHelper + ") threw " + t);
+        BpfRuntimeException e = helperFailed(failedHelper, "threw " + t);
         e.initCause(t);
         return e;
+    }
+
+    /** HELPER_FAILED at the current pc: "helper NAME (id ID) WHAT". */
+    private BpfRuntimeException helperFailed(int id, String what) {
+        HelperSpec spec = running.javaHelper(id);
+        return new BpfRuntimeException(ErrorKind.HELPER_FAILED, programName(), pc(), 0,
+                "helper " + (spec == null ? "?" : spec.name()) + " (id " + id + ") " + what);
     }
 
     /** The running program's name: the loaded program's, or the last tail call target's. */
