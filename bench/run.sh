@@ -23,6 +23,8 @@ bpf_engines="$(python3 -c 'import json,sys; print(",".join(json.load(open(sys.ar
 engines="$bpf_engines"
 if python3 -c 'import json,sys; sys.exit(0 if json.load(open(sys.argv[1]))["gcc"] else 1)' "$out/facts.json"; then
   engines="$engines,gcc"
+  # gcc's functions also through the JIT's JNI entry, the call JIT runs pay (JniEntry is in the JIT module)
+  if [[ ",$bpf_engines," == *",jit,"* ]]; then engines="$engines,gcc-jni"; fi
 fi
 
 # The kernel column: each workload in the Linux kernel, timed by the kernel itself (BPF_PROG_TEST_RUN

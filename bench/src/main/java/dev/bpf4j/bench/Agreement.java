@@ -24,7 +24,7 @@ public final class Agreement {
                 }
             }
             if (gccOrNull != null) {
-                try (Target t = Target.gcc(gccOrNull, workload, data)) {
+                try (Target t = Target.gcc(gccOrNull, workload, data, false)) {
                     results.put(Engines.GCC, t.run());
                 }
             }

@@ -22,7 +22,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The cost of one call from Java into the empty program {@code r0 = 0; exit} on each engine; for
- * {@code gcc}, one jffi call of an empty C function (the floor any native engine pays).
+ * {@code gcc}, one jffi call of an empty C function (the floor any native engine pays); for
+ * {@code gcc-jni}, the same function called through the JNI entry JIT runs use.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -31,18 +32,20 @@ import java.util.concurrent.TimeUnit;
 @Measurement(iterations = 5, time = 1)
 @Fork(1)
 public class EmptyCallBenchmark {
-    @Param({"interp", "jit", "gcc"})
+    @Param({"interp", "jit", "gcc", "gcc-jni"})
     public String engine;
 
     private Executable exe;
     private RunContext context;
     private GccLibrary.NativeFunction empty;
+    private boolean jniEntry;
 
     @Setup(Level.Trial)
     public void setUp() {
         context = RunContext.builder().arg(1, 0).build();
-        if (Engines.GCC.equals(engine)) {
+        if (Engines.isGcc(engine)) {
             empty = GccLibrary.compile().function("native_empty");
+            jniEntry = Engines.GCC_JNI.equals(engine);
         } else {
             exe = Bpf.load(CallPrograms.empty(), Engines.require(engine), LoadOptions.defaults());
             if (exe.run(context) != 0) throw new IllegalStateException("empty program on " + engine + " did not return 0");
@@ -50,7 +53,10 @@ public class EmptyCallBenchmark {
     }
 
     @Benchmark
-    public long call() { return exe != null ? exe.run(context) : empty.call(0, 0); }
+    public long call() {
+        if (exe != null) return exe.run(context);
+        return jniEntry ? empty.callThroughJniEntry(0, 0) : empty.call(0, 0);
+    }
 
     @TearDown(Level.Trial)
     public void tearDown() { if (exe != null) exe.close(); }

@@ -18,6 +18,15 @@ public final class Engines {
     /** Pseudo-engine name of the gcc baseline in the benchmark parameters. */
     public static final String GCC = "gcc";
 
+    /**
+     * The gcc baseline called through the JNI entry that JIT runs use ({@code JniEntry}) instead of
+     * jffi's: the same call the JIT pays, so that JIT/gcc-jni compares the code alone.
+     */
+    public static final String GCC_JNI = "gcc-jni";
+
+    /** Whether {@code engine} names one of the gcc baselines. */
+    public static boolean isGcc(String engine) { return GCC.equals(engine) || GCC_JNI.equals(engine); }
+
     public static Optional<Engine> find(String name) {
         for (Engine e : ServiceLoader.load(Engine.class)) {
             if (e.name().equals(name)) return Optional.of(e);

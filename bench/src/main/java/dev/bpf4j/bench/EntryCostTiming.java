@@ -13,8 +13,8 @@ import java.util.List;
 /**
  * The cost of entering the JIT next to the bare jffi call gcc's functions pay, in one JVM: parse
  * and an empty program on the JIT and on gcc, in alternating chunks of 200,000 calls, each timed
- * by its own monomorphic loop, and parse compiled with its byte loads kept (LoadCombining off).
- * ns per call (fastest, 10th percentile, median chunk) and the JIT/gcc ratios of the fastest chunks. {@code java -cp bench/target/benchmarks.jar
+ * by its own monomorphic loop, parse compiled with its byte loads kept (LoadCombining off), and
+ * gcc's functions called through the JIT's own JNI entry as well ({@code gcc-jni}). ns per call (fastest, 10th percentile, median chunk) and the JIT/gcc ratios of the fastest chunks. {@code java -cp bench/target/benchmarks.jar
  * dev.bpf4j.bench.EntryCostTiming [rounds] [loop-jit|loop-bytes|loop-empty|loop-gcc]}: the loop modes run one
  * of the loops alone, for {@code perf record} (JIT code named in the perf map).
  */
@@ -32,6 +32,12 @@ public final class EntryCostTiming {
     private static long gcc(GccLibrary.NativeFunction f, long a, long l, int n) {
         long s = 0;
         for (int i = 0; i < n; i++) s += f.call(a, l);
+        return s;
+    }
+
+    private static long gccJni(GccLibrary.NativeFunction f, long a, long l, int n) {
+        long s = 0;
+        for (int i = 0; i < n; i++) s += f.callThroughJniEntry(a, l);
         return s;
     }
 
@@ -74,7 +80,7 @@ public final class EntryCostTiming {
     /** jit[0] parse, jit[1] parse with its byte loads kept, jit[2] the empty program. */
     private static void time(int rounds, Executable[] jit, RunContext ctx,
                              GccLibrary.NativeFunction parse, GccLibrary.NativeFunction none, DataBuffer d) {
-        String[] names = {"jit parse", "gcc parse", "jit empty", "gcc empty", "jit bytes"};
+        String[] names = {"jit parse", "gcc parse", "jit empty", "gcc empty", "jit bytes", "gcc-jni parse", "gcc-jni empty"};
         double[][] t = new double[names.length][rounds];
         long sink = 0;
         for (int r = 0; r < rounds; r++) {
@@ -84,7 +90,9 @@ public final class EntryCostTiming {
                 else if (k == 1) sink += gcc(parse, d.address(), d.length(), CHUNK);
                 else if (k == 2) sink += jit(jit[2], ctx, CHUNK);
                 else if (k == 3) sink += gcc(none, d.address(), d.length(), CHUNK);
-                else sink += jit(jit[1], ctx, CHUNK);
+                else if (k == 4) sink += jit(jit[1], ctx, CHUNK);
+                else if (k == 5) sink += gccJni(parse, d.address(), d.length(), CHUNK);
+                else sink += gccJni(none, d.address(), d.length(), CHUNK);
                 t[k][r] = (System.nanoTime() - t0) / (double) CHUNK;
             }
         }
@@ -93,9 +101,11 @@ public final class EntryCostTiming {
             double[] s = Arrays.copyOfRange(t[k], rounds / 5, rounds); // the first fifth warms up
             Arrays.sort(s);
             best[k] = s[0];
-            System.out.printf("%-10s fastest %6.2f  p10 %6.2f  median %6.2f ns/call%n", names[k], s[0], s[s.length / 10], s[s.length / 2]);
+            System.out.printf("%-13s fastest %6.2f  p10 %6.2f  median %6.2f ns/call%n", names[k], s[0], s[s.length / 10], s[s.length / 2]);
         }
-        System.out.printf("jit/gcc (fastest chunks): parse %.2f, parse with byte loads %.2f, empty %.2f%s%n",
-                best[0] / best[1], best[4] / best[1], best[2] / best[3], sink == 0x5eed ? " " : "");
+        System.out.printf("jit/gcc (fastest chunks): parse %.2f, parse with byte loads %.2f, empty %.2f%n",
+                best[0] / best[1], best[4] / best[1], best[2] / best[3]);
+        System.out.printf("jit/gcc-jni, both through the JNI entry: parse %.2f, empty %.2f%s%n",
+                best[0] / best[5], best[2] / best[6], sink == 0x5eed ? " " : "");
     }
 }

@@ -5,6 +5,7 @@ import com.kenai.jffi.CallingConvention;
 import com.kenai.jffi.Invoker;
 import com.kenai.jffi.Library;
 import com.kenai.jffi.Type;
+import dev.bpf4j.jit.runtime.JniEntry;
 import dev.bpf4j.unwind.ExternalTool;
 
 import java.io.IOException;
@@ -78,6 +79,9 @@ public final class GccLibrary {
         public String name() { return name; }
 
         public long call(long data, long length) { return INVOKER.invokeN2(CONTEXT, address, data, length); }
+
+        /** The same call through the JNI entry JIT runs use ({@link JniEntry}), for a baseline that pays the JIT's call. */
+        public long callThroughJniEntry(long data, long length) { return JniEntry.call(address, data, length); }
     }
 
     private static void copyResource(String resource, Path to) throws IOException {

@@ -34,7 +34,7 @@ public final class GuardedCopyTiming {
         try (DataBuffer d = new DataBuffer(w.input());
              Executable exe = Bpf.load(w.program(), jit, options);
              Executable nothing = Bpf.load(empty, jit, options);
-             Target gcc = Target.gcc(GccLibrary.compile(), w, d)) {
+             Target gcc = Target.gcc(GccLibrary.compile(), w, d, false)) {
             RunContext fits = d.context();
             RunContext refused = RunContext.builder().arg(1, d.address()).arg(2, d.length() + 1)
                     .region(new MemoryRegion("data", d.address(), d.length(), false)).build();

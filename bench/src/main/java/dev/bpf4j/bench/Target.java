@@ -21,14 +21,14 @@ public interface Target extends AutoCloseable {
         return new BpfTarget(exe, data);
     }
 
-    /** The workload's gcc-compiled function. */
-    static Target gcc(GccLibrary library, Workload workload, DataBuffer data) {
-        return new GccTarget(library.function(workload.nativeSymbol()), data.address(), data.length());
+    /** The workload's gcc-compiled function, called through jffi or (jniEntry) through the JIT's JNI entry. */
+    static Target gcc(GccLibrary library, Workload workload, DataBuffer data, boolean jniEntry) {
+        return new GccTarget(library.function(workload.nativeSymbol()), data.address(), data.length(), jniEntry);
     }
 
     /** {@link #bpf} or {@link #gcc} by engine name; a missing engine is a clear error. */
     static Target create(String engine, Workload workload, DataBuffer data, GccLibrary gcc) {
-        if (Engines.GCC.equals(engine)) return gcc(gcc, workload, data);
+        if (Engines.isGcc(engine)) return gcc(gcc, workload, data, Engines.GCC_JNI.equals(engine));
         return bpf(Engines.require(engine), workload, data);
     }
 
@@ -49,14 +49,16 @@ public interface Target extends AutoCloseable {
     final class GccTarget implements Target {
         private final GccLibrary.NativeFunction function;
         private final long address, length;
+        private final boolean jniEntry;
 
-        GccTarget(GccLibrary.NativeFunction function, long address, long length) {
+        GccTarget(GccLibrary.NativeFunction function, long address, long length, boolean jniEntry) {
             this.function = function;
             this.address = address;
             this.length = length;
+            this.jniEntry = jniEntry;
         }
 
-        @Override public long run() { return function.call(address, length); }
+        @Override public long run() { return jniEntry ? function.callThroughJniEntry(address, length) : function.call(address, length); }
 
         @Override public void close() {}
     }

@@ -17,8 +17,9 @@ import org.openjdk.jmh.annotations.Warmup;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One call of a workload on one engine: {@code interp}, {@code jit} or the {@code gcc} baseline
- * (bench/run.sh passes only the engines that are present). Setup refuses to measure unless every
+ * One call of a workload on one engine: {@code interp}, {@code jit} or the {@code gcc} baseline, called
+ * through jffi ({@code gcc}) or through the JIT's own JNI entry ({@code gcc-jni}) (bench/run.sh
+ * passes only the engines that are present). Setup refuses to measure unless every
  * available engine, gcc and the step counter return the same value for the workload.
  */
 @State(Scope.Thread)
@@ -31,7 +32,7 @@ public class WorkloadBenchmark {
     @Param({"fnv1a", "parse", "xorshift", "sort"})
     public String workload;
 
-    @Param({"interp", "jit", "gcc"})
+    @Param({"interp", "jit", "gcc", "gcc-jni"})
     public String engine;
 
     private DataBuffer data;
@@ -41,7 +42,7 @@ public class WorkloadBenchmark {
     public void setUp() {
         Workload w = Workload.byId(workload);
         GccLibrary gcc = GccLibrary.gccAvailable() ? GccLibrary.compile() : null;
-        if (Engines.GCC.equals(engine) && gcc == null) throw new IllegalStateException("gcc is not installed");
+        if (Engines.isGcc(engine) && gcc == null) throw new IllegalStateException("gcc is not installed");
         long expected = Agreement.require(w, gcc);
         data = new DataBuffer(w.input());
         target = Target.create(engine, w, data, gcc);

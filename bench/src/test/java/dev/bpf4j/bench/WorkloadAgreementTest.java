@@ -54,8 +54,10 @@ class WorkloadAgreementTest {
     @EnumSource(Workload.class)
     void gccMatchesJavaPort(Workload w) {
         assumeTrue(gcc != null, "gcc is not installed");
-        try (DataBuffer data = new DataBuffer(w.input()); Target t = Target.gcc(gcc, w, data)) {
-            assertThat(t.run()).as(w.id()).isEqualTo(expected(w));
+        for (boolean jniEntry : new boolean[] {false, true}) {
+            try (DataBuffer data = new DataBuffer(w.input()); Target t = Target.gcc(gcc, w, data, jniEntry)) {
+                assertThat(t.run()).as(w.id() + (jniEntry ? " through the JNI entry" : " through jffi")).isEqualTo(expected(w));
+            }
         }
     }
 

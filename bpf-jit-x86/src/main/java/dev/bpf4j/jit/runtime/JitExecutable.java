@@ -1,9 +1,5 @@
 package dev.bpf4j.jit.runtime;
 
-import com.kenai.jffi.CallContext;
-import com.kenai.jffi.CallingConvention;
-import com.kenai.jffi.Invoker;
-import com.kenai.jffi.Type;
 import dev.bpf4j.isa.Insn;
 import dev.bpf4j.isa.Opcodes;
 import dev.bpf4j.jit.HelperBinding;
@@ -28,7 +24,7 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * A program in executable memory, registered with the code map. {@link #run} calls the entry
- * function {@code long fn(void *ctx, void *env)} through jffi; runs may overlap on many threads
+ * function {@code long fn(void *ctx, void *env)} through {@link JniEntry}; runs may overlap on many threads
  * (each has its own env block); {@link #close} waits for them, unregisters and unmaps the code.
  *
  * <p>A run announces itself in a hazard slot of its thread ({@link ThreadRuns#publish}) and then
@@ -39,9 +35,6 @@ import java.util.concurrent.locks.LockSupport;
  */
 public final class JitExecutable implements Executable {
     public static final String MODULE = "bpf4j-jit";
-    private static final CallContext ENTRY = CallContext.getCallContext(Type.SINT64,
-            new Type[]{Type.POINTER, Type.POINTER}, CallingConvention.DEFAULT, false);
-    private static final Invoker INVOKER = Invoker.getInstance();
 
     private final Program program;
     private final CompiledProgram compiled;
@@ -218,7 +211,7 @@ public final class JitExecutable implements Executable {
             JitRun run = env.run();
             run.begin(this, context);
             try {
-                long r0 = INVOKER.invokeN2(ENTRY, entry, context.arg(0), env.address());
+                long r0 = JniEntry.call(entry, context.arg(0), env.address());
                 return run.finish(r0);
             } finally {
                 run.deactivate(); // also unpins the programs it tail-called into

@@ -268,7 +268,7 @@ final class JitRun implements HelperCall {
         long r0;
         RuntimeException failure = null;
         try {
-            r0 = CallbackInvoker.call(p.callbackEntryAddress(), handle, env.address());
+            r0 = JniEntry.call(p.callbackEntryAddress(), handle, env.address());
             long status = env.get(EnvLayout.STATUS);
             // built before CUR_PC is restored: errors name the pc inside the callback
             if (status == EnvLayout.STATUS_EXIT) failure = CallbackExit.INSTANCE;

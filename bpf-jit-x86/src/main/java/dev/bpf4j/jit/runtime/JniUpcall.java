@@ -28,7 +28,7 @@ public final class JniUpcall {
     // Indices in JNI's function tables (jni.h: struct JNIInvokeInterface_ and JNINativeInterface_).
     private static final int GET_ENV = 6;
     private static final int FIND_CLASS = 6, EXCEPTION_CLEAR = 17, NEW_GLOBAL_REF = 21;
-    private static final int GET_STATIC_METHOD_ID = 113, CALL_STATIC_LONG_METHOD_A = 134;
+    private static final int GET_STATIC_METHOD_ID = 113, CALL_STATIC_LONG_METHOD_A = 134, REGISTER_NATIVES = 215;
 
     private static final JniRoute FOUND = route(HelperBridge.class, HelperBridge.NONCE, 6);
 
@@ -47,13 +47,54 @@ public final class JniUpcall {
      * reached, the class is not found through jffi's loader, or the handshake fails.
      */
     public static JniRoute route(Class<?> owner, long nonce, int args) {
+        return withClass(owner, nonce, (jni, scratch) -> {
+            long upcall = jni.staticMethod(scratch, "upcall", "(" + "J".repeat(args + 1) + ")J");
+            return upcall == 0 ? null : new JniRoute(jni.vm, jni.getEnv, JniRoute.JNI_VERSION_1_6,
+                    jni.fn(CALL_STATIC_LONG_METHOD_A), jni.fn(EXCEPTION_CLEAR), jni.classRef, upcall);
+        });
+    }
+
+    /**
+     * Binds {@code owner}'s {@code static native} method {@code name} of JNI signature {@code signature}
+     * to the native function at {@code function} ({@code RegisterNatives}), the class checked by its
+     * handshake as for {@link #route}; false where any step fails (the method stays unbound).
+     */
+    static boolean registerNative(Class<?> owner, long nonce, String name, String signature, long function) {
+        Boolean bound = withClass(owner, nonce, (jni, scratch) -> {
+            long method = scratch + 512; // JNINativeMethod {char *name; char *signature; void *fnPtr;}
+            NativeMemory.putLong(method, cString(scratch + 384, name));
+            NativeMemory.putLong(method + 8, cString(scratch + 448, signature));
+            NativeMemory.putLong(method + 16, function);
+            return (int) Invoker.getInstance().invokeN4(longs(4), jni.fn(REGISTER_NATIVES), jni.env, jni.classRef, method, 1) == 0;
+        });
+        return Boolean.TRUE.equals(bound);
+    }
+
+    /** A class found through JNI on the calling thread: what the steps after {@link #withClass} need. */
+    private record Found(long vm, long getEnv, long env, long table, long classRef) {
+        long fn(int index) { return JniUpcall.fn(table, index); }
+
+        long staticMethod(long scratch, String name, String signature) {
+            return Invoker.getInstance().invokeN4(longs(4), fn(GET_STATIC_METHOD_ID), env, classRef,
+                    cString(scratch + 384, name), cString(scratch + 448, signature));
+        }
+    }
+
+    private interface ClassStep<T> { T apply(Found jni, long scratch); }
+
+    /**
+     * Finds {@code owner} through JNI as a global reference, checks that its handshake answers
+     * {@code nonce}, and applies {@code step}; null where any of it fails or throws. {@code step} may
+     * use {@code scratch} from offset 384 (method names at 384 and 448, as {@link Found#staticMethod}) to 536.
+     */
+    private static <T> T withClass(Class<?> owner, long nonce, ClassStep<T> step) {
         if (!"amd64".equals(System.getProperty("os.arch")) || !"Linux".equals(System.getProperty("os.name"))) return null;
         long scratch = 0;
         try {
             Invoker in = Invoker.getInstance();
             long created = Library.getDefault().getSymbolAddress("JNI_GetCreatedJavaVMs");
             if (created == 0) return null;
-            scratch = NativeMemory.allocate(512); // JavaVM* and count, the class name (from 16), method name and signature (from 384)
+            scratch = NativeMemory.allocate(536); // JavaVM* and count, the class name (from 16), method name and signature (from 384), a JNINativeMethod (from 512)
             // jint JNI_GetCreatedJavaVMs(JavaVM **vmBuf, jsize bufLen, jsize *nVMs)
             if ((int) in.invokeN3(longs(3), created, scratch, 1, scratch + 8) != 0 || NativeMemory.getInt(scratch + 8) != 1) return null;
             long vm = NativeMemory.getLong(scratch);
@@ -61,7 +102,6 @@ public final class JniUpcall {
             if ((int) in.invokeN3(longs(3), getEnv, vm, scratch, JniRoute.JNI_VERSION_1_6) != 0) return null;
             long env = NativeMemory.getLong(scratch);
             long table = NativeMemory.getLong(env);
-            long getStaticMethodId = fn(table, GET_STATIC_METHOD_ID), callStatic = fn(table, CALL_STATIC_LONG_METHOD_A);
             long classRef;
             try (ExecutableMemory globalClass = ExecutableMemory.of(UpcallEmitter.globalClass())) {
                 // A failing FindClass or GetStaticMethodID leaves an exception, which jffi's call throws here.
@@ -70,13 +110,11 @@ public final class JniUpcall {
             }
             if (classRef == 0) return null;
             // (should a check below fail, the global reference stays: one per class, at most once)
-            long upcall = in.invokeN4(longs(4), getStaticMethodId, env, classRef,
-                    cString(scratch + 384, "upcall"), cString(scratch + 448, "(" + "J".repeat(args + 1) + ")J"));
-            long handshake = in.invokeN4(longs(4), getStaticMethodId, env, classRef,
-                    cString(scratch + 384, "handshake"), cString(scratch + 448, "()J"));
-            if (upcall == 0 || handshake == 0) return null;
-            if (in.invokeN4(longs(4), callStatic, env, classRef, handshake, 0) != nonce) return null; // another loader's class
-            return new JniRoute(vm, getEnv, JniRoute.JNI_VERSION_1_6, callStatic, fn(table, EXCEPTION_CLEAR), classRef, upcall);
+            Found jni = new Found(vm, getEnv, env, table, classRef);
+            long handshake = jni.staticMethod(scratch, "handshake", "()J");
+            if (handshake == 0) return null;
+            if (in.invokeN4(longs(4), jni.fn(CALL_STATIC_LONG_METHOD_A), env, classRef, handshake, 0) != nonce) return null; // another loader's class
+            return step.apply(jni, scratch);
         } catch (Throwable t) {
             return null;
         } finally {

@@ -1,0 +1,48 @@
+package dev.bpf4j.jit.runtime;
+
+import com.kenai.jffi.CallContext;
+import com.kenai.jffi.CallingConvention;
+import com.kenai.jffi.Invoker;
+import com.kenai.jffi.Type;
+import dev.bpf4j.jit.compiler.JniEntryEmitter;
+import dev.bpf4j.runtime.RunEntry;
+
+/**
+ * Enters a program's generated code through a JNI native method of this class, bound with
+ * {@code RegisterNatives} to a three-instruction trampoline ({@link JniEntryEmitter}), instead of
+ * jffi's {@code invokeN2}, whose own stub (reading its call context and calling through it) costs
+ * ≈1 ns a run on top of the same JVM native-method transition. Where binding fails, or with
+ * {@code -Dbpf4j.jit.jniEntry=false}, {@link #BOUND} is false and runs keep jffi.
+ */
+@RunEntry // the native call into a run: never a frame of a Java caller stack
+public final class JniEntry {
+    private JniEntry() {}
+
+    static final long NONCE = new java.util.SplittableRandom().nextLong() | 1;
+
+    /** Answers {@link #NONCE}: JniUpcall's check that JNI found this copy of the class. */
+    static long handshake() { return NONCE; }
+
+    /** Calls the entry {@code long fn(ctx, env)} of a program; unbound (UnsatisfiedLinkError) unless {@link #BOUND}. */
+    private static native long enter(long fn, long ctx, long env);
+
+    /** The trampoline: mapped for the life of the class, since the JVM may call it at any time. */
+    private static final ExecutableMemory TRAMPOLINE = ExecutableMemory.of(JniEntryEmitter.code());
+
+    private static final boolean BOUND = !"false".equals(System.getProperty("bpf4j.jit.jniEntry"))
+            && JniUpcall.registerNative(JniEntry.class, NONCE, "enter", "(JJJ)J", TRAMPOLINE.address());
+
+    private static final CallContext TWO_ARGS = CallContext.getCallContext(Type.SINT64,
+            new Type[]{Type.SINT64, Type.SINT64}, CallingConvention.DEFAULT, false);
+
+    /** Whether {@link #call} goes through the JNI binding (false: through jffi). */
+    public static boolean bound() { return BOUND; }
+
+    /**
+     * Calls the native function {@code long fn(long a, long b)}: a program's entry, or (in the
+     * benchmarks) gcc's build of the same algorithm, so that both pay the same call.
+     */
+    public static long call(long fn, long a, long b) {
+        return BOUND ? enter(fn, a, b) : Invoker.getInstance().invokeN2(TWO_ARGS, fn, a, b);
+    }
+}
