@@ -20,7 +20,7 @@ import java.nio.charset.StandardCharsets;
  * class loader of jffi's own native method: a handshake ({@link HelperBridge#handshake}, which answers
  * this copy's random {@link HelperBridge#NONCE}) makes sure it found this copy of the class and not
  * one of another loader. Where any step fails, {@link #find} answers null and helpers keep the jffi
- * closure.
+ * closure. The same steps bind {@link JniEntry}'s native method ({@link #registerNative}).
  */
 public final class JniUpcall {
     private JniUpcall() {}
