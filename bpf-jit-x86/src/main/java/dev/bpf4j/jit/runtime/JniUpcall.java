@@ -30,6 +30,11 @@ public final class JniUpcall {
     private static final int FIND_CLASS = 6, EXCEPTION_CLEAR = 17, NEW_GLOBAL_REF = 21;
     private static final int GET_STATIC_METHOD_ID = 113, CALL_STATIC_LONG_METHOD_A = 134, REGISTER_NATIVES = 215;
 
+    // The scratch block of withClass: JavaVM * and count, the class name, a method name and its
+    // signature, a JNINativeMethod.
+    private static final int CLASS_NAME = 16, METHOD_NAME = 384, SIGNATURE = 448, NAME_ROOM = 64;
+    private static final int NATIVE_METHOD = 512, SCRATCH_BYTES = NATIVE_METHOD + 24;
+
     private static final JniRoute FOUND = route(HelperBridge.class, HelperBridge.NONCE, 6);
 
     /** The JNI route into {@link HelperBridge#upcall}, or null where it cannot be set up (then use the jffi closure). */
@@ -61,9 +66,9 @@ public final class JniUpcall {
      */
     static boolean registerNative(Class<?> owner, long nonce, String name, String signature, long function) {
         Boolean bound = withClass(owner, nonce, (jni, scratch) -> {
-            long method = scratch + 512; // JNINativeMethod {char *name; char *signature; void *fnPtr;}
-            NativeMemory.putLong(method, cString(scratch + 384, name));
-            NativeMemory.putLong(method + 8, cString(scratch + 448, signature));
+            long method = scratch + NATIVE_METHOD; // JNINativeMethod {char *name; char *signature; void *fnPtr;}
+            NativeMemory.putLong(method, cString(scratch + METHOD_NAME, NAME_ROOM, name));
+            NativeMemory.putLong(method + 8, cString(scratch + SIGNATURE, NAME_ROOM, signature));
             NativeMemory.putLong(method + 16, function);
             return (int) Invoker.getInstance().invokeN4(longs(4), jni.fn(REGISTER_NATIVES), jni.env, jni.classRef, method, 1) == 0;
         });
@@ -76,7 +81,7 @@ public final class JniUpcall {
 
         long staticMethod(long scratch, String name, String signature) {
             return Invoker.getInstance().invokeN4(longs(4), fn(GET_STATIC_METHOD_ID), env, classRef,
-                    cString(scratch + 384, name), cString(scratch + 448, signature));
+                    cString(scratch + METHOD_NAME, NAME_ROOM, name), cString(scratch + SIGNATURE, NAME_ROOM, signature));
         }
     }
 
@@ -85,7 +90,7 @@ public final class JniUpcall {
     /**
      * Finds {@code owner} through JNI as a global reference, checks that its handshake answers
      * {@code nonce}, and applies {@code step}; null where any of it fails or throws. {@code step} may
-     * use {@code scratch} from offset 384 (method names at 384 and 448, as {@link Found#staticMethod}) to 536.
+     * use {@code scratch} from {@link #METHOD_NAME} on.
      */
     private static <T> T withClass(Class<?> owner, long nonce, ClassStep<T> step) {
         if (!"amd64".equals(System.getProperty("os.arch")) || !"Linux".equals(System.getProperty("os.name"))) return null;
@@ -94,7 +99,7 @@ public final class JniUpcall {
             Invoker in = Invoker.getInstance();
             long created = Library.getDefault().getSymbolAddress("JNI_GetCreatedJavaVMs");
             if (created == 0) return null;
-            scratch = NativeMemory.allocate(536); // JavaVM* and count, the class name (from 16), method name and signature (from 384), a JNINativeMethod (from 512)
+            scratch = NativeMemory.allocate(SCRATCH_BYTES);
             // jint JNI_GetCreatedJavaVMs(JavaVM **vmBuf, jsize bufLen, jsize *nVMs)
             if ((int) in.invokeN3(longs(3), created, scratch, 1, scratch + 8) != 0 || NativeMemory.getInt(scratch + 8) != 1) return null;
             long vm = NativeMemory.getLong(scratch);
@@ -106,7 +111,7 @@ public final class JniUpcall {
             try (ExecutableMemory globalClass = ExecutableMemory.of(UpcallEmitter.globalClass())) {
                 // A failing FindClass or GetStaticMethodID leaves an exception, which jffi's call throws here.
                 classRef = in.invokeN4(longs(4), globalClass.address(), env,
-                        cString(scratch + 16, owner.getName().replace('.', '/')), fn(table, FIND_CLASS), fn(table, NEW_GLOBAL_REF));
+                        cString(scratch + CLASS_NAME, METHOD_NAME - CLASS_NAME, owner.getName().replace('.', '/')), fn(table, FIND_CLASS), fn(table, NEW_GLOBAL_REF));
             }
             if (classRef == 0) return null;
             // (should a check below fail, the global reference stays: one per class, at most once)
@@ -124,10 +129,10 @@ public final class JniUpcall {
 
     private static long fn(long table, int index) { return NativeMemory.getLong(table + 8L * index); }
 
-    /** Writes {@code s} NUL-terminated at {@code at} and returns {@code at}. */
-    private static long cString(long at, String s) {
+    /** Writes {@code s} NUL-terminated at {@code at} (at most {@code room} bytes) and returns {@code at}. */
+    private static long cString(long at, int room, String s) {
         byte[] b = s.getBytes(StandardCharsets.US_ASCII);
-        if (b.length >= 360) throw new IllegalArgumentException("name too long: " + s);
+        if (b.length >= room) throw new IllegalArgumentException("name too long: " + s);
         NativeMemory.write(at, b, 0, b.length);
         NativeMemory.putByte(at + b.length, (byte) 0);
         return at;
