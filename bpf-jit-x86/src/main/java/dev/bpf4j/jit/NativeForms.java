@@ -1,5 +1,6 @@
 package dev.bpf4j.jit;
 
+import dev.bpf4j.jit.compiler.Switches;
 import dev.bpf4j.jit.compiler.NativeFormEmitter;
 import dev.bpf4j.jit.runtime.ExecutableMemory;
 import dev.bpf4j.jit.runtime.GeneratedFunctions;
@@ -23,7 +24,7 @@ final class NativeForms {
     static String symbol(String name) { return "bpf4j_native_" + name; }
 
     /** {@code -Dbpf4j.jit.nativeHelpers=false} calls the Java bodies instead (read at each load, for A/B timing). */
-    static boolean enabled() { return !"false".equals(System.getProperty("bpf4j.jit.nativeHelpers")); }
+    static boolean enabled() { return Switches.on("bpf4j.jit.nativeHelpers"); }
 
     static HelperBinding bind(HelperSpec spec) {
         ExecutableMemory code = CODE.computeIfAbsent(spec.nativeForm(), f -> map(f, spec.name()));

@@ -29,7 +29,7 @@ final class InlineArrayLookup {
     private InlineArrayLookup() {}
 
     /** {@code -Dbpf4j.jit.inlineArrayLookup=false} calls the helper everywhere (read at each compile, for A/B timing). */
-    static boolean enabled() { return !"false".equals(System.getProperty("bpf4j.jit.inlineArrayLookup")); }
+    static boolean enabled() { return Switches.on("bpf4j.jit.inlineArrayLookup"); }
 
     static void emit(JitContext c, int pc, LookupInlining.Elements array, HelperBinding b) {
         X86Encoder e = c.e;

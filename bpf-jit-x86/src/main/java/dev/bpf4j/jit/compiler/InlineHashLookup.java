@@ -47,7 +47,7 @@ final class InlineHashLookup {
     static final int MAX_KEY_SIZE = 64;
 
     /** {@code -Dbpf4j.jit.inlineHashLookup=false} calls the helper everywhere (read at each compile, for A/B timing). */
-    static boolean enabled() { return !"false".equals(System.getProperty("bpf4j.jit.inlineHashLookup")); }
+    static boolean enabled() { return Switches.on("bpf4j.jit.inlineHashLookup"); }
 
     /** Keys of 4 to 64 bytes: shorter keys cannot be compared in 4-byte words. */
     static boolean fits(LookupInlining.HashBuckets h) { return h.keySize() >= 4 && h.keySize() <= MAX_KEY_SIZE; }

@@ -27,14 +27,14 @@ public final class JitCompiler {
 
     private static final int MAX_PASSES = 20;
     /** {@code -Dbpf4j.jit.stackProof=false} keeps every memory check (to compare code or timings). */
-    private static final boolean PROVE_STACK_ACCESSES = !"false".equals(System.getProperty("bpf4j.jit.stackProof"));
+    private static final boolean PROVE_STACK_ACCESSES = Switches.on("bpf4j.jit.stackProof");
     /** {@code -Dbpf4j.jit.regionProof=false}: no guarded copy, every data-buffer access keeps its check. */
-    private static final boolean PROVE_REGION_ACCESSES = !"false".equals(System.getProperty("bpf4j.jit.regionProof"));
+    private static final boolean PROVE_REGION_ACCESSES = Switches.on("bpf4j.jit.regionProof");
     /**
      * {@code -Dbpf4j.jit.loadCombining=false}: every byte load stays a byte load. Read per compile,
      * so a benchmark can compare both forms of one program in one JVM.
      */
-    private static boolean combineLoads() { return !"false".equals(System.getProperty("bpf4j.jit.loadCombining")); }
+    private static boolean combineLoads() { return Switches.on("bpf4j.jit.loadCombining"); }
 
     public static CompiledProgram compile(Program program, Map<Integer, HelperBinding> helpers, int entryArgs) {
         return compile(program, helpers, entryArgs, false);

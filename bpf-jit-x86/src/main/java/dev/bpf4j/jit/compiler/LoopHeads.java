@@ -17,7 +17,7 @@ final class LoopHeads {
     static final int ALIGNMENT = 64;
 
     /** {@code -Dbpf4j.jit.alignLoops=false} turns the padding off (read at each compile, for A/B timing). */
-    static boolean enabled() { return !"false".equals(System.getProperty("bpf4j.jit.alignLoops")); }
+    static boolean enabled() { return Switches.on("bpf4j.jit.alignLoops"); }
 
     /** {@code heads[pc]}: some jump at or after {@code pc} goes back to it. */
     static boolean[] of(Insn[] insns) {

@@ -1,5 +1,6 @@
 package dev.bpf4j.jit.runtime;
 
+import dev.bpf4j.jit.compiler.Switches;
 import dev.bpf4j.jit.compiler.JniRoute;
 import dev.bpf4j.jit.compiler.NativeFormEmitter;
 import dev.bpf4j.jit.compiler.UpcallEmitter;
@@ -37,5 +38,5 @@ public final class GeneratedFunctions {
     }
 
     /** {@code -Dbpf4j.jit.jniUpcall=false} keeps the jffi closures (read at each use, for A/B timing). */
-    public static boolean jniUpcalls() { return !"false".equals(System.getProperty("bpf4j.jit.jniUpcall")); }
+    public static boolean jniUpcalls() { return Switches.on("bpf4j.jit.jniUpcall"); }
 }

@@ -1,5 +1,6 @@
 package dev.bpf4j.jit.runtime;
 
+import dev.bpf4j.jit.compiler.Switches;
 import com.kenai.jffi.CallContext;
 import com.kenai.jffi.CallingConvention;
 import com.kenai.jffi.Invoker;
@@ -29,7 +30,7 @@ public final class JniEntry {
     /** The trampoline: mapped for the life of the class, since the JVM may call it at any time. */
     private static final ExecutableMemory TRAMPOLINE = ExecutableMemory.of(JniEntryEmitter.code());
 
-    private static final boolean BOUND = !"false".equals(System.getProperty("bpf4j.jit.jniEntry"))
+    private static final boolean BOUND = Switches.on("bpf4j.jit.jniEntry")
             && JniUpcall.registerNative(JniEntry.class, NONCE, "enter", "(JJJ)J", TRAMPOLINE.address());
 
     private static final CallContext TWO_ARGS = CallContext.getCallContext(Type.SINT64,

@@ -1,5 +1,6 @@
 package dev.bpf4j.jit.runtime;
 
+import dev.bpf4j.jit.compiler.Switches;
 import dev.bpf4j.isa.Insn;
 import dev.bpf4j.isa.Opcodes;
 import dev.bpf4j.jit.JitEngine;
@@ -46,7 +47,7 @@ class JniEntryTest {
 
     @Test
     void aJitRunEntersThroughTheBindingAndNotThroughJffi() {
-        assumeTrue(!"false".equals(System.getProperty("bpf4j.jit.jniEntry")), "-Dbpf4j.jit.jniEntry=false: runs enter through jffi");
+        assumeTrue(Switches.on("bpf4j.jit.jniEntry"), "-Dbpf4j.jit.jniEntry=false: runs enter through jffi");
         assertThat(JniEntry.bound()).as("RegisterNatives on this JVM").isTrue();
         List<String> stack = new ArrayList<>();
         HelperRegistry helpers = HelperRegistry.builder().add(1000, "walk", (call, r1, r2, r3, r4, r5) -> {
