@@ -76,6 +76,37 @@ class KeptHelperCallTest {
         return out;
     }
 
+    /** r0 = twice(r1) at pc 0, then r0 = twice(r1) at pc 2 (r1 kept in r6). */
+    private static final Program TWICE = prog("twice", mov64r(6, 1), call(1), mov64r(1, 6), call(1), exit());
+
+    /**
+     * Within one run, the HelperCall of an earlier helper call still answers in a later one, for the
+     * run's current state: its pc is the later call's.
+     */
+    private static List<String> earlierCallInTheSameRun(Engine engine) {
+        AtomicReference<HelperCall> first = new AtomicReference<>();
+        List<String> out = new ArrayList<>();
+        HelperRegistry h = HelperRegistry.builder().add(1, "twice", (call, a, b, c, d, e) -> {
+            if (first.compareAndSet(null, call)) return call.pc();
+            HelperCall earlier = first.getAndSet(null);
+            out.add("pc=" + earlier.pc() + " name=" + earlier.programName() + " ctx arg=" + earlier.runContext().arg(0)
+                    + " accessible=" + earlier.accessible(a, 1, false));
+            return 100 + earlier.pc();
+        }).build();
+        try (Executable x = engine.load(TWICE, LoadOptions.defaults().withHelpers(h))) {
+            for (long arg : new long[] {7, 9}) out.add("r0=" + x.run(RunContext.builder().arg(1, arg).build()));
+        }
+        return out;
+    }
+
+    @Test
+    void anEarlierHelperCallOfTheSameRunAnswersAlikeOnBothEngines() {
+        List<String> interp = earlierCallInTheSameRun(Both.INTERP), jit = earlierCallInTheSameRun(Jit.ENGINE);
+        assertThat(interp).as("interpreter vs JIT").isEqualTo(jit);
+        assertThat(jit).containsExactly("pc=3 name=twice ctx arg=7 accessible=false", "r0=103",
+                "pc=3 name=twice ctx arg=9 accessible=false", "r0=103");
+    }
+
     @Test
     void aHelperCallKeptPastItsRunFailsAlikeOnBothEngines() {
         List<String> interp = outcome(Both.INTERP), jit = outcome(Jit.ENGINE);

@@ -13,7 +13,7 @@ import dev.bpf4j.runtime.RunContext;
 
 /**
  * One run of a JIT program as Java sees it: what helpers get as their {@link HelperCall} (through a
- * {@link RunHelperCall} view, made on the first helper call of a run), and how the run's outcome is
+ * {@link RunHelperCall} view, made for each helper call), and how the run's outcome is
  * read back from the env block. The current run of a thread is found through a thread-local (the
  * helper bridge closure receives only registers). One JitRun belongs to each env block and serves
  * its runs one after the other: a run without helper calls allocates nothing.
@@ -32,7 +32,12 @@ final class JitRun implements HelperCall {
     private DirectRuns.Owner contextOwner;
     /** Moves on after each run that made a {@link #view}: a helper's view of an earlier run fails its checks. */
     private int generation;
-    private RunHelperCall view;
+    /**
+     * Whether this run handed out a view. A flag, not the view: storing a fresh object into this
+     * long-lived one would pay G1's card-marking barrier (a fence, here) on every run that calls a
+     * helper, and an unstored view the helper does not keep may not be allocated at all.
+     */
+    private boolean viewMade;
     private Throwable failure;
     private int failedHelper;
     /** Created by the first tail call: most runs make none, and the entry path allocates only this run. */
@@ -40,7 +45,7 @@ final class JitRun implements HelperCall {
     /** True once the main frame is zero wherever no program wrote (after the first tail call). */
     private boolean frameDefined;
     /**
-     * Set whenever one of the rare-path fields above (contextOwner, view, failure, tailCalls) is
+     * Set whenever one of the rare-path fields above (contextOwner, viewMade, failure, tailCalls) is
      * set: a run that set none ends with one test in {@link #deactivate}.
      */
     private boolean rare;
@@ -54,7 +59,7 @@ final class JitRun implements HelperCall {
             running = owner; // else already: only a tail call changes it, and deactivate resets it then
         }
         if (this.context != context) this.context = context;
-        // contextOwner, failure, tailCalls, frameDefined and view are reset by deactivate, which
+        // contextOwner, failure, tailCalls, frameDefined and viewMade are reset by deactivate, which
         // also moves the generation on when this run handed out a view (no other run's view can name it)
 
     }
@@ -76,11 +81,11 @@ final class JitRun implements HelperCall {
 
     /** What helpers of this run receive; a view kept past the run fails its checks. */
     private HelperCall view() {
-        if (view == null) {
-            view = new RunHelperCall(this, generation, programName());
+        if (!viewMade) {
+            viewMade = true;
             rare = true;
         }
-        return view;
+        return new RunHelperCall(this, generation, programName());
     }
 
     /**
@@ -119,8 +124,8 @@ final class JitRun implements HelperCall {
             frameDefined = false;
             running = owner;
         }
-        if (view != null) {
-            view = null;
+        if (viewMade) {
+            viewMade = false;
             generation++;
         }
         if (contextOwner != null) contextOwner = null;
