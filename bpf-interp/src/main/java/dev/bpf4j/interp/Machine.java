@@ -55,8 +55,13 @@ final class Machine implements HelperCall {
     private int scratchLive;
     private long packetAddress, packetLength;
     private RunContext context;
-    /** The HelperCall this run's helpers receive, made on its first helper call; null between runs. */
-    private RunHelperCall call;
+    /**
+     * Moves on after each run that handed out a {@link RunHelperCall}: views carry the generation of
+     * their run, so a view kept past it fails. A number and a flag, not the view itself: storing a
+     * fresh object into this long-lived one would pay G1's card-marking barrier (a fence, here).
+     */
+    private int callGeneration;
+    private boolean callMade;
 
     /** The thread that owns this machine (see {@link MachinePool}), or null for a shared one. */
     final Thread owner;
@@ -363,16 +368,22 @@ final class Machine implements HelperCall {
 
     // ---- HelperCall ----
 
-    /** This run's HelperCall view (one small object per run that calls helpers). */
+    /** A HelperCall view of this run (a small object per helper call, live until the run returns). */
     private RunHelperCall helperCall() {
-        RunHelperCall c = call;
-        return c != null ? c : (call = new RunHelperCall(this, home.name));
+        if (!callMade) callMade = true;
+        return new RunHelperCall(this, callGeneration, home.name);
     }
 
-    /** The run using this machine has returned: the view its helpers got (and may have kept) goes dead. */
-    void endRun() { if (call != null) call = null; }
+    /** The run using this machine has returned: the views its helpers got (and may have kept) go dead. */
+    void endRun() {
+        if (callMade) {
+            callMade = false;
+            callGeneration++;
+        }
+    }
 
-    boolean isCurrentCall(RunHelperCall c) { return call == c; }
+    /** Whether a view of run generation {@code generation} belongs to the run in progress. */
+    boolean isCurrentRun(int generation) { return generation == callGeneration; }
 
     /** The running program's name (a tail call changes it). */
     @Override public String programName() { return prog.name; }

@@ -5,29 +5,31 @@ import dev.bpf4j.runtime.RunContext;
 
 /**
  * The {@link HelperCall} the helpers of one interpreter run receive. Machines are reused run after
- * run, so a helper that keeps its call must not reach into a later run: this view is made on a run's
- * first helper call and is live only while it is its machine's current view, as the JIT's
- * {@code RunHelperCall} is live only for its run's generation.
+ * run, so a helper that keeps its call must not reach into a later run: this view carries the
+ * generation of its machine's run and is live only while that run is in progress, as the JIT's
+ * {@code RunHelperCall}.
  */
 final class RunHelperCall implements HelperCall {
     private final Machine machine;
+    private final int generation;
     /** The loaded program's name: what {@link #programName} answers once the run has ended. */
     private final String loadedName;
 
-    RunHelperCall(Machine machine, String loadedName) {
+    RunHelperCall(Machine machine, int generation, String loadedName) {
         this.machine = machine;
+        this.generation = generation;
         this.loadedName = loadedName;
     }
 
     private Machine live() {
-        if (!machine.isCurrentCall(this)) {
+        if (!machine.isCurrentRun(generation)) {
             throw new IllegalStateException("the run of '" + loadedName + "' this HelperCall belonged to has ended");
         }
         return machine;
     }
 
     /** The running program's name (a tail call changes it); after the run, the loaded program's, as the JIT. */
-    @Override public String programName() { return machine.isCurrentCall(this) ? machine.programName() : loadedName; }
+    @Override public String programName() { return machine.isCurrentRun(generation) ? machine.programName() : loadedName; }
 
     @Override public int pc() { return live().pc(); }
 
