@@ -96,7 +96,7 @@ final class Machine implements HelperCall {
         packetAddress = ctx.packetAddress();
         packetLength = ctx.packetLength();
         List<MemoryRegion> rs = ctx.regions();
-        if (rs != boundRegions) { // RunContext's list is immutable: same list, same table
+        if (!MemoryRegion.sameRegions(rs, boundRegions)) { // RunContext's list is immutable: equal lists, same table
             bind(rs);
             dropWindows();
         } else { // a window on a region or on the main frame holds for this run too

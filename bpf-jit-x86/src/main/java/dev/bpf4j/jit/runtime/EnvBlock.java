@@ -96,8 +96,8 @@ final class EnvBlock {
         set(EnvLayout.PKT_LEN, ctx.packetLength());
     }
 
-    /** True when the block's region table already holds {@code regions}. */
-    boolean bound(List<MemoryRegion> regions) { return regions == boundRegions; }
+    /** True when the block's region table already holds {@code regions} (the same list, or equal regions). */
+    boolean bound(List<MemoryRegion> regions) { return MemoryRegion.sameRegions(regions, boundRegions); }
 
     /**
      * Fills the block for a new run of {@code ctx} ({@code words}: {@link #entryWords}; the region
