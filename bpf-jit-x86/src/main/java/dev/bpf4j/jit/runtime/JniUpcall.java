@@ -35,10 +35,13 @@ public final class JniUpcall {
     private static final int CLASS_NAME = 16, METHOD_NAME = 384, SIGNATURE = 448, NAME_ROOM = 64;
     private static final int NATIVE_METHOD = 512, SCRATCH_BYTES = NATIVE_METHOD + 24;
 
-    private static final JniRoute FOUND = route(HelperBridge.class, HelperBridge.NONCE, 6);
+    /** Set up on first use: {@link JniEntry} initialises this class for every JIT run, Java helpers or not. */
+    private static final class Bridge {
+        static final JniRoute FOUND = route(HelperBridge.class, HelperBridge.NONCE, 6);
+    }
 
     /** The JNI route into {@link HelperBridge#upcall}, or null where it cannot be set up (then use the jffi closure). */
-    public static JniRoute find() { return FOUND; }
+    public static JniRoute find() { return Bridge.FOUND; }
 
     private static CallContext longs(int n) {
         Type[] p = new Type[n];
