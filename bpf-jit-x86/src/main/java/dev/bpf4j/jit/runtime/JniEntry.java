@@ -1,11 +1,11 @@
 package dev.bpf4j.jit.runtime;
 
-import dev.bpf4j.jit.compiler.Switches;
 import com.kenai.jffi.CallContext;
 import com.kenai.jffi.CallingConvention;
 import com.kenai.jffi.Invoker;
 import com.kenai.jffi.Type;
 import dev.bpf4j.jit.compiler.JniEntryEmitter;
+import dev.bpf4j.jit.compiler.Switches;
 import dev.bpf4j.runtime.RunEntry;
 
 /**
@@ -27,10 +27,11 @@ public final class JniEntry {
     /** Calls the entry {@code long fn(ctx, env)} of a program; unbound (UnsatisfiedLinkError) unless {@link #BOUND}. */
     private static native long enter(long fn, long ctx, long env);
 
-    /** The trampoline: mapped for the life of the class, since the JVM may call it at any time. */
-    private static final ExecutableMemory TRAMPOLINE = ExecutableMemory.of(JniEntryEmitter.code());
+    /** The trampoline, mapped unless switched off: for the life of the class, since the JVM may call it at any time. */
+    private static final ExecutableMemory TRAMPOLINE =
+            Switches.on("bpf4j.jit.jniEntry") ? ExecutableMemory.of(JniEntryEmitter.code()) : null;
 
-    private static final boolean BOUND = Switches.on("bpf4j.jit.jniEntry")
+    private static final boolean BOUND = TRAMPOLINE != null
             && JniUpcall.registerNative(JniEntry.class, NONCE, "enter", "(JJJ)J", TRAMPOLINE.address());
 
     private static final CallContext TWO_ARGS = CallContext.getCallContext(Type.SINT64,
