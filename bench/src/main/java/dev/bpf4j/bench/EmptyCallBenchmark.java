@@ -37,15 +37,13 @@ public class EmptyCallBenchmark {
 
     private Executable exe;
     private RunContext context;
-    private GccLibrary.NativeFunction empty;
-    private boolean jniEntry;
+    private Target gcc;
 
     @Setup(Level.Trial)
     public void setUp() {
         context = RunContext.builder().arg(1, 0).build();
         if (Engines.isGcc(engine)) {
-            empty = GccLibrary.compile().function("native_empty");
-            jniEntry = Engines.GCC_JNI.equals(engine);
+            gcc = new Target.GccTarget(GccLibrary.compile().function("native_empty"), 0, 0, Engines.GCC_JNI.equals(engine));
         } else {
             exe = Bpf.load(CallPrograms.empty(), Engines.require(engine), LoadOptions.defaults());
             if (exe.run(context) != 0) throw new IllegalStateException("empty program on " + engine + " did not return 0");
@@ -53,10 +51,7 @@ public class EmptyCallBenchmark {
     }
 
     @Benchmark
-    public long call() {
-        if (exe != null) return exe.run(context);
-        return jniEntry ? empty.callThroughJniEntry(0, 0) : empty.call(0, 0);
-    }
+    public long call() { return exe != null ? exe.run(context) : gcc.run(); }
 
     @TearDown(Level.Trial)
     public void tearDown() { if (exe != null) exe.close(); }
