@@ -1,7 +1,7 @@
 package dev.bpf4j.jit;
 
-import dev.bpf4j.jit.compiler.Switches;
 import dev.bpf4j.jit.compiler.NativeFormEmitter;
+import dev.bpf4j.jit.compiler.Switches;
 import dev.bpf4j.jit.runtime.ExecutableMemory;
 import dev.bpf4j.jit.runtime.GeneratedFunctions;
 import dev.bpf4j.runtime.HelperSpec;

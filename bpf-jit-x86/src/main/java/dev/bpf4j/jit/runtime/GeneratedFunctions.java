@@ -1,8 +1,8 @@
 package dev.bpf4j.jit.runtime;
 
-import dev.bpf4j.jit.compiler.Switches;
 import dev.bpf4j.jit.compiler.JniRoute;
 import dev.bpf4j.jit.compiler.NativeFormEmitter;
+import dev.bpf4j.jit.compiler.Switches;
 import dev.bpf4j.jit.compiler.UpcallEmitter;
 import dev.bpf4j.unwind.CfaRule;
 import dev.bpf4j.unwind.CodeMap;

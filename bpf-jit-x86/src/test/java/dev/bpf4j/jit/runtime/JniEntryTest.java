@@ -1,9 +1,9 @@
 package dev.bpf4j.jit.runtime;
 
-import dev.bpf4j.jit.compiler.Switches;
 import dev.bpf4j.isa.Insn;
 import dev.bpf4j.isa.Opcodes;
 import dev.bpf4j.jit.JitEngine;
+import dev.bpf4j.jit.compiler.Switches;
 import dev.bpf4j.jit.x86.AluOp;
 import dev.bpf4j.jit.x86.CodeBuffer;
 import dev.bpf4j.jit.x86.Reg;
