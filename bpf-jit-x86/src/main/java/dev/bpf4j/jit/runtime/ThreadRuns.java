@@ -19,17 +19,32 @@ import java.util.List;
 final class ThreadRuns {
     private static final ThreadLocal<ThreadRuns> STATE = ThreadLocal.withInitial(ThreadRuns::create);
     private static final VarHandle SLOT = MethodHandles.arrayElementVarHandle(long[].class);
+    private static final VarHandle SLOT0;
+    static {
+        try {
+            SLOT0 = MethodHandles.lookup().findVarHandle(ThreadRuns.class, "slot0", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     /**
-     * Hazard slots (program ids, never 0; 0 = none). The levels in use are a prefix: a run's slot
-     * holds its id from publish to retract and nested runs start and end inside it, so the first
-     * empty slot is the next level ({@link #depth}), with no depth counter to store twice per run
-     * (on the shared test machines each store before the jffi call cost about 0.5 ns). Primitives:
-     * publishing one pays no GC barrier. Replaced (never shrunk) when runs nest deeper: volatile so that a closer scanning
-     * after the barrier reads the array the slots are written to.
+     * Hazard slots (program ids, never 0; 0 = none): level 0's in a field of its own, the level
+     * almost every run takes (one load and one store on this object, no array to reach and bound),
+     * the nested levels' in {@link #slots} at their level's index. The levels in use are a prefix:
+     * a run's slot holds its id from publish to retract and nested runs start and end inside it, so
+     * the first empty slot is the next level ({@link #depth}), with no depth counter to store twice
+     * per run (on the shared test machines each store before the call into native code cost about
+     * 0.5 ns). Primitives: publishing one pays no GC barrier.
+     */
+    private long slot0;
+    /**
+     * Slots of levels 1 and up (index 0 unused). Replaced (never shrunk) when runs nest deeper:
+     * volatile so that a closer scanning after the barrier reads the array the slots are written to.
      */
     private volatile long[] slots = new long[4];
-    /** The env block of each level, made when the level is first used and kept for the thread's life. */
+    /** The env blocks of level 0 and of the nested levels (index 1 up), made when a level is first used and kept for the thread's life. */
+    private EnvBlock block0;
     private EnvBlock[] blocks = new EnvBlock[4];
     /** The thread this state belongs to: lets a caller cache it and check it with {@link #isCurrent}. */
     private final Thread thread;
@@ -53,8 +68,9 @@ final class ThreadRuns {
 
     /** The nesting level the next run on this thread takes: its first empty slot (its own writes, plain reads). */
     int depth() {
+        if (slot0 == 0) return 0;
         long[] s = slots;
-        int d = 0;
+        int d = 1;
         while (d < s.length && s[d] != 0) d++;
         return d;
     }
@@ -68,54 +84,67 @@ final class ThreadRuns {
      * fence); without it, a full fence.
      */
     void publish(int d, long id) {
-        long[] s = slots;
-        if (d == s.length) {
-            blocks = Arrays.copyOf(blocks, d * 2);
-            s = Arrays.copyOf(s, d * 2);
-            slots = s;
+        if (d == 0) {
+            SLOT0.setOpaque(this, id);
+        } else {
+            long[] s = slots;
+            if (d == s.length) {
+                blocks = Arrays.copyOf(blocks, d * 2);
+                s = Arrays.copyOf(s, d * 2);
+                slots = s;
+            }
+            SLOT.setOpaque(s, d, id);
         }
-        SLOT.setOpaque(s, d, id);
         if (!Membarrier.AVAILABLE) VarHandle.fullFence();
     }
 
     /** The run at level {@code d} left the program's code (or never entered it). */
     void retract(int d) {
+        if (d == 0) {
+            SLOT0.setRelease(this, 0L);
+            return;
+        }
         long[] s = slots;
         if (d < s.length) SLOT.setRelease(s, d, 0L); // else publish stopped before growing the slots
     }
 
     /** True when one of this thread's slots holds program {@code id} (read by a closing thread). */
     boolean holds(long id) {
+        if ((long) SLOT0.getOpaque(this) == id) return true;
         long[] s = slots;
-        for (int i = 0; i < s.length; i++) if ((long) SLOT.getOpaque(s, i) == id) return true;
+        for (int i = 1; i < s.length; i++) if ((long) SLOT.getOpaque(s, i) == id) return true;
         return false;
     }
 
     /** The env block of level {@code d}, its region table holding the regions of {@code ctx}. */
     EnvBlock block(int d, RunContext ctx) {
-        EnvBlock b = blocks[d];
+        EnvBlock b = blockAt(d);
         List<MemoryRegion> regions = ctx.regions();
         if (b != null && b.bound(regions)) return b; // the common case: the same regions as last time
         if (b == null || b.capacity() < regions.size()) {
             if (b != null) b.free();
             b = EnvBlock.allocate(regions.size());
-            blocks[d] = b;
+            if (d == 0) block0 = b;
+            else blocks[d] = b;
         }
         b.bind(regions);
         return b;
     }
 
+    private EnvBlock blockAt(int d) { return d == 0 ? block0 : blocks[d]; }
+
     /** The innermost run in progress on this thread, or null. */
     JitRun current() {
         int d = depth();
-        EnvBlock b = d == 0 ? null : blocks[d - 1];
+        EnvBlock b = d == 0 ? null : blockAt(d - 1);
         return b == null ? null : b.run();
     }
 
     /** True when a run in progress on this thread runs {@code program} (see {@link JitRun#runs}). */
     boolean anyRuns(Object program) {
         for (int d = 0, n = depth(); d < n; d++) {
-            if (blocks[d] != null && blocks[d].run().runs(program)) return true;
+            EnvBlock b = blockAt(d);
+            if (b != null && b.run().runs(program)) return true;
         }
         return false;
     }

@@ -9,6 +9,7 @@ import dev.bpf4j.runtime.RunContext;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -41,6 +42,34 @@ class HazardSlotsTest {
             t.retract(level);
             assertThat(t.holds(x.id())).isFalse();
         }
+    }
+
+    @Test
+    void everyLevelHoldsItsProgramPastTheFirstArrayOfSlots() throws Exception {
+        // level 0's slot is a field, deeper ones live in an array that starts with room for 3 and
+        // grows; a fresh thread starts at level 0
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        Thread thread = new Thread(() -> {
+            try {
+                ThreadRuns t = ThreadRuns.get();
+                long[] ids = {101, 102, 103, 104, 105, 106, 107, 108, 109};
+                for (int i = 0; i < ids.length; i++) {
+                    assertThat(t.depth()).isEqualTo(i);
+                    t.publish(i, ids[i]);
+                    for (int k = 0; k < ids.length; k++) assertThat(t.holds(ids[k])).as("level %d published, id %d", i, ids[k]).isEqualTo(k <= i);
+                }
+                for (int i = ids.length - 1; i >= 0; i--) {
+                    t.retract(i);
+                    for (int k = 0; k < ids.length; k++) assertThat(t.holds(ids[k])).as("level %d retracted, id %d", i, ids[k]).isEqualTo(k < i);
+                    assertThat(t.depth()).isEqualTo(i);
+                }
+            } catch (Throwable e) {
+                failure.set(e);
+            }
+        });
+        thread.start();
+        thread.join();
+        if (failure.get() != null) throw new AssertionError(failure.get());
     }
 
     @Test
