@@ -41,6 +41,11 @@ public final class JitExecutable implements Executable {
     /** The Java helpers the code calls, by id: scanned (a program binds few), so that a call boxes no id. */
     private final int[] javaHelperIds;
     private final HelperSpec[] javaHelperSpecs;
+    /**
+     * Whether the code can call into Java (a helper bound to the bridge): only then can anything
+     * read the run's program and context while it runs, so only then does a run begin with them.
+     */
+    private final boolean callsJava;
     private final Map<Integer, HelperBinding> bindings; // strongly held: code calls their addresses
     private final ExecutableMemory memory;
     /** {@code memory.address()}: the entry function. */
@@ -93,6 +98,7 @@ public final class JitExecutable implements Executable {
         this.javaHelperIds = javaHelpers.keySet().stream().mapToInt(Integer::intValue).toArray();
         this.javaHelperSpecs = new HelperSpec[javaHelperIds.length];
         for (int i = 0; i < javaHelperIds.length; i++) javaHelperSpecs[i] = javaHelpers.get(javaHelperIds[i]);
+        this.callsJava = javaHelperIds.length > 0;
         this.bindings = Map.copyOf(bindings);
         this.memory = ExecutableMemory.of(compiled.code());
         this.entry = memory.address();
@@ -209,10 +215,10 @@ public final class JitExecutable implements Executable {
             EnvBlock env = thread.block(level, context);
             env.prepare(context, entryWords);
             JitRun run = env.run();
-            run.begin(this, context);
+            if (callsJava) run.begin(this, context); // else only an error needs them: finish begins then
             try {
                 long r0 = JniEntry.call(entry, context.arg(0), env.address());
-                return run.finish(r0);
+                return run.finish(r0, this, context);
             } finally {
                 run.deactivate(); // also unpins the programs it tail-called into
             }

@@ -180,10 +180,15 @@ final class JitRun implements HelperCall {
         running = next;
     }
 
-    /** The run's result once the native code has returned {@code r0}. */
-    long finish(long r0) {
+    /**
+     * The run's result once the native code has returned {@code r0}. A run of code that cannot call
+     * Java is not begun (nothing reads the program or context while it runs): an error begins it
+     * here, so that the exception names the program and its budget.
+     */
+    long finish(long r0, JitExecutable owner, RunContext context) {
         long status = env.get(EnvLayout.STATUS);
         if (status == 0) return r0;
+        begin(owner, context); // a no-op for a run that began (a tail call's target stays the running program)
         env.resetAfterRun();
         if (status == EnvLayout.STATUS_EXIT) return env.get(EnvLayout.EXIT_R0);
         if (status == EnvLayout.STATUS_HELPER_ERROR) throw helperFailure();
