@@ -23,10 +23,23 @@ final class Interpreter {
 
     static final long MASK32 = 0xffffffffL;
 
-    /** Runs {@code p} on a reset machine; returns r0. {@code budget} = back-edges plus calls allowed. */
+    /**
+     * Runs {@code p} on a reset machine; returns r0. {@code budget} = back-edges plus calls allowed.
+     * The dispatch loop runs first from here: a run it takes straight to main's {@code exit} (no
+     * call, helper or access outside the window on the way) ends without entering the driver.
+     */
     static long execute(DecodedProgram p, Machine m, long budget) {
         OwnLoops.countRun(p);
-        return execute(p, m, 0, budget, 1);
+        long[] code = p.code, r = m.regs;
+        Registers.setSlot(r, Registers.BUDGET, budget);
+        final DispatchLoop own = p.ownLoop;
+        int pc = own == null ? HotLoop.run(code, r, 0) : own.runFrom(code, r, 0);
+        long left = Registers.slot(r, Registers.BUDGET);
+        if (((int) code[pc] & 0xff) == (JMP | EXIT)) { // main's own exit: only the driver enters calls
+            m.budgetLeft = left;
+            return r[0];
+        }
+        return execute(p, m, pc, left, 1);
     }
 
     /**
