@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds bench/target/benchmarks.jar, runs the JMH benchmarks (average time, ns/op) on the engines
 # that are present, and prints a Markdown report (also written to target/jmh/report.md).
-#   bench/run.sh                 # the full run, ~3-4 minutes on 2 cores
+#   bench/run.sh                 # the full run, ~9 minutes on 2 cores
 #   JMH_TIMING="-wi 1 -w 200ms -i 1 -r 200ms" bench/run.sh   # other iteration settings (a smoke run)
 #   SKIP_BUILD=1 bench/run.sh    # reuse an existing benchmarks.jar
 #   KERNEL_TIMING="1 50" bench/run.sh   # kernel column: measurements and ms per measurement (default "5 200")
