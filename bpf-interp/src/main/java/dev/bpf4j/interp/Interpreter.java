@@ -25,8 +25,9 @@ final class Interpreter {
 
     /**
      * Runs {@code p} on a reset machine; returns r0. {@code budget} = back-edges plus calls allowed.
-     * The dispatch loop runs first from here: a run it takes straight to main's {@code exit} (no
-     * call, helper or access outside the window on the way) ends without entering the driver.
+     * The dispatch loop runs first from here: a run it takes straight to main's {@code exit}, with
+     * nothing on the way that it leaves to the driver (a call, a helper, an atomic, an access outside
+     * the window, a back-edge over budget), ends without entering the driver.
      */
     static long execute(DecodedProgram p, Machine m, long budget) {
         OwnLoops.countRun(p);
