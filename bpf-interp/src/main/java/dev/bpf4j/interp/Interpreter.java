@@ -38,6 +38,7 @@ final class Interpreter {
         long left = Registers.slot(r, Registers.BUDGET);
         if (((int) code[pc] & 0xff) == (JMP | EXIT)) { // main's own exit: only the driver enters calls
             m.budgetLeft = left;
+            m.cleanEnd = true; // the next reset may skip what only the driver changes
             return r[0];
         }
         return execute(p, m, pc, left, 1);

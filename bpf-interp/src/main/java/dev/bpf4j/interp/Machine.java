@@ -83,15 +83,11 @@ final class Machine implements HelperCall {
         // old object can cost a StoreLoad fence in its card-marking barrier, more than the rest.
         if (context != ctx) context = ctx;
         for (int i = 0; i < home.entryArgs; i++) regs[1 + i] = ctx.arg(i);
-        regs[10] = stack.frameTop(0);
+        regs[10] = stack.frameTop(0); // always: the unchecked r10-relative accesses trust it
         stack.zeroFrame(0, home.frameBytesToZero);
-        depth = 1;
-        if (prog != home) prog = home;
-        mainZeroed = home.frameBytesToZero;
-        stop = exited = false;
-        if (pendingTailCall != null) pendingTailCall = null;
-        tailCalls = 0;
-        scratchLive = 0;
+        boolean settled = cleanEnd;
+        cleanEnd = false;
+        if (!settled) resetFrameAndFlags();
         budgetLimit = budgetLeft = ctx.budget();
         packetAddress = ctx.packetAddress();
         packetLength = ctx.packetLength();
@@ -99,10 +95,30 @@ final class Machine implements HelperCall {
         if (!MemoryRegion.sameRegions(rs, boundRegions)) { // RunContext's list is immutable: equal lists, same table
             bind(rs);
             dropWindows();
-        } else { // a window on a region or on the main frame holds for this run too
+        } else if (!settled) { // a window on a region or on the main frame holds for this run too
             if (!validAtEntry(regs[READ_LO])) regs[READ_LEN] = NO_WINDOW;
             if (!validAtEntry(regs[WRITE_LO])) regs[WRITE_LEN] = NO_WINDOW;
         }
+    }
+
+    /**
+     * Set when the last run ended at main's {@code exit} without leaving the dispatch loop
+     * ({@link Interpreter#execute}): nothing but registers and memory changed, so the frame depth,
+     * the running program, the helper and tail-call flags and the windows are as this method left
+     * them, and the next reset skips them. Any other end (the driver ran, or the run threw) leaves
+     * it false.
+     */
+    boolean cleanEnd;
+
+    /** What only calls, helpers, tail calls and errors change: back to a fresh run's values. */
+    private void resetFrameAndFlags() {
+        depth = 1;
+        if (prog != home) prog = home;
+        mainZeroed = home.frameBytesToZero;
+        stop = exited = false;
+        if (pendingTailCall != null) pendingTailCall = null;
+        tailCalls = 0;
+        scratchLive = 0;
     }
 
     private void bind(List<MemoryRegion> rs) {
