@@ -41,7 +41,7 @@ final class Interpreter {
             m.cleanEnd = true; // the next reset may skip what only the driver changes
             return r[0];
         }
-        return execute(p, m, pc, left, 1);
+        return execute(p, m, pc, left, 1, true);
     }
 
     /**
@@ -50,14 +50,23 @@ final class Interpreter {
      * {@link Machine#budgetLeft}. A tail call replaces {@code p} and restarts at pc 0.
      */
     static long execute(DecodedProgram p, Machine m, int pc, long budget, int base) {
+        return execute(p, m, pc, budget, base, false);
+    }
+
+    /** As above; {@code left}: the dispatch loop has just left {@code pc} to the driver, which runs it first. */
+    private static long execute(DecodedProgram p, Machine m, int pc, long budget, int base, boolean left) {
         long[] code = p.code;
         final long[] r = m.regs;
         m.budgetLeft = budget; // the budget lives in the machine between HotLoop runs
         for (;;) {
-            Registers.setSlot(r, Registers.BUDGET, m.budgetLeft);
-            final DispatchLoop own = p.ownLoop; // the program's own copy once it is hot
-            pc = own == null ? HotLoop.run(code, r, pc) : own.runFrom(code, r, pc);
-            m.budgetLeft = Registers.slot(r, Registers.BUDGET);
+            if (left) {
+                left = false;
+            } else {
+                Registers.setSlot(r, Registers.BUDGET, m.budgetLeft);
+                final DispatchLoop own = p.ownLoop; // the program's own copy once it is hot
+                pc = own == null ? HotLoop.run(code, r, pc) : own.runFrom(code, r, pc);
+                m.budgetLeft = Registers.slot(r, Registers.BUDGET);
+            }
             final long w = code[pc];
             final int lo = (int) w;
             switch (lo & 0xff) {
