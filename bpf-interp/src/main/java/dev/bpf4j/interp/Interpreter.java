@@ -33,8 +33,7 @@ final class Interpreter {
         OwnLoops.countRun(p);
         long[] code = p.code, r = m.regs;
         Registers.setSlot(r, Registers.BUDGET, budget);
-        final DispatchLoop own = p.ownLoop;
-        int pc = own == null ? HotLoop.run(code, r, 0) : own.runFrom(code, r, 0);
+        int pc = runLoop(p, code, r, 0);
         long left = Registers.slot(r, Registers.BUDGET);
         if (((int) code[pc] & 0xff) == (JMP | EXIT)) { // main's own exit: only the driver enters calls
             m.budgetLeft = left;
@@ -42,6 +41,12 @@ final class Interpreter {
             return r[0];
         }
         return execute(p, m, pc, left, 1, true);
+    }
+
+    /** The dispatch loop from {@code pc}: the program's own copy once it is hot, else the shared one. */
+    private static int runLoop(DecodedProgram p, long[] code, long[] r, int pc) {
+        final DispatchLoop own = p.ownLoop;
+        return own == null ? HotLoop.run(code, r, pc) : own.runFrom(code, r, pc);
     }
 
     /**
@@ -63,8 +68,7 @@ final class Interpreter {
                 left = false;
             } else {
                 Registers.setSlot(r, Registers.BUDGET, m.budgetLeft);
-                final DispatchLoop own = p.ownLoop; // the program's own copy once it is hot
-                pc = own == null ? HotLoop.run(code, r, pc) : own.runFrom(code, r, pc);
+                pc = runLoop(p, code, r, pc);
                 m.budgetLeft = Registers.slot(r, Registers.BUDGET);
             }
             final long w = code[pc];
