@@ -11,7 +11,7 @@ package dev.bpf4j.jit.compiler;
  * @param callStatic {@code jlong CallStaticLongMethodA(JNIEnv *, jclass, jmethodID, const jvalue *)}
  * @param clear      {@code void ExceptionClear(JNIEnv *)}
  * @param owner      a global reference to the class of the method
- * @param upcall     the method's id: {@code static long upcall(long r1, .., long r5, long env, long done)}
+ * @param upcall     the method's id: {@code static long upcall(long block)}, its arguments in an upcall block ({@link UpcallEmitter})
  */
 public record JniRoute(long vm, long getEnv, int version, long callStatic, long clear, long owner, long upcall) {
     /** JNI 1.6, which every JVM since 6 answers. */

@@ -11,7 +11,7 @@ import dev.bpf4j.jit.runtime.DirectRuns;
 import dev.bpf4j.jit.runtime.ExecutableMemory;
 import dev.bpf4j.jit.runtime.GeneratedFunctions;
 import dev.bpf4j.jit.runtime.JniUpcall;
-import dev.bpf4j.runtime.NativeMemory;
+import dev.bpf4j.jit.runtime.UpcallBlock;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -57,7 +57,7 @@ final class Upcall implements Closure {
 
     private static final class Generated {
         /** The upcall through JNI from generated code (as Java helpers' bridge); null where JNI cannot be reached. */
-        static final ExecutableMemory CODE = GeneratedFunctions.jniUpcall(JniUpcall.route(Upcall.class, NONCE, 2), closure(), 2, -1, SYMBOL);
+        static final ExecutableMemory CODE = GeneratedFunctions.jniUpcall(JniUpcall.route(Upcall.class, NONCE), closure(), 2, -1, SYMBOL);
     }
 
     /** What trampolines call: the JNI upcall function, or the jffi closure where it is not available or turned off. */
@@ -72,10 +72,10 @@ final class Upcall implements Closure {
     /** Answers {@link #NONCE}: JniUpcall's check that JNI found this copy of the class. */
     static long handshake() { return NONCE; }
 
-    /** The upcall as the JNI function calls it: {@code *done = 1} when it returns normally. */
-    static long upcall(long ptRegs, long link, long done) {
-        hit(ptRegs, link);
-        NativeMemory.putLong(done, 1);
+    /** The upcall as the JNI function calls it: pt_regs and link in the block, marked done when it returns normally. */
+    static long upcall(long block) {
+        hit(UpcallBlock.arg(block, 0), UpcallBlock.arg(block, 1));
+        UpcallBlock.returned(block);
         return 0;
     }
 

@@ -61,18 +61,19 @@ public final class HelperBridge implements Closure {
     static long handshake() { return NONCE; }
 
     /**
-     * The bridge as generated code calls it through JNI ({@link JniUpcall}): the same dispatch, and
-     * {@code *done = 1} when it returns normally, so that the caller can tell an exception left
-     * pending (which it then clears) from a result.
+     * The bridge as generated code calls it through JNI ({@link JniUpcall}): the same dispatch, with
+     * r1-r5 and env read from the upcall block, which is marked done when it returns normally, so
+     * that the caller can tell an exception left pending (which it then clears) from a result.
      */
-    static long upcall(long r1, long r2, long r3, long r4, long r5, long env, long done) {
+    static long upcall(long block) {
         long r;
         try {
-            r = dispatch(env, r1, r2, r3, r4, r5);
+            r = dispatch(UpcallBlock.arg(block, 5), UpcallBlock.arg(block, 0), UpcallBlock.arg(block, 1),
+                    UpcallBlock.arg(block, 2), UpcallBlock.arg(block, 3), UpcallBlock.arg(block, 4));
         } catch (Throwable t) {
             r = 0;
         }
-        NativeMemory.putLong(done, 1);
+        UpcallBlock.returned(block);
         return r;
     }
 

@@ -37,7 +37,7 @@ public final class JniUpcall {
 
     /** Set up on first use: {@link JniEntry} initialises this class for every JIT run, Java helpers or not. */
     private static final class Bridge {
-        static final JniRoute FOUND = route(HelperBridge.class, HelperBridge.NONCE, 6);
+        static final JniRoute FOUND = route(HelperBridge.class, HelperBridge.NONCE);
     }
 
     /** The JNI route into {@link HelperBridge#upcall}, or null where it cannot be set up (then use the jffi closure). */
@@ -50,13 +50,13 @@ public final class JniUpcall {
     }
 
     /**
-     * The route into {@code owner}'s {@code static long upcall(long a1, .., long a<args>, long done)},
+     * The route into {@code owner}'s {@code static long upcall(long block)} (an {@link UpcallBlock}),
      * checked by its {@code static long handshake()} answering {@code nonce}; null where JNI cannot be
      * reached, the class is not found through jffi's loader, or the handshake fails.
      */
-    public static JniRoute route(Class<?> owner, long nonce, int args) {
+    public static JniRoute route(Class<?> owner, long nonce) {
         return withClass(owner, nonce, (jni, scratch) -> {
-            long upcall = jni.staticMethod(scratch, "upcall", "(" + "J".repeat(args + 1) + ")J");
+            long upcall = jni.staticMethod(scratch, "upcall", "(J)J");
             return upcall == 0 ? null : new JniRoute(jni.vm, jni.getEnv, JniRoute.JNI_VERSION_1_6,
                     jni.fn(CALL_STATIC_LONG_METHOD_A), jni.fn(EXCEPTION_CLEAR), jni.classRef, upcall);
         });

@@ -17,6 +17,7 @@ import dev.bpf4j.runtime.HelperRegistry;
 import dev.bpf4j.runtime.HelperSpec;
 import dev.bpf4j.runtime.RunContext;
 import dev.bpf4j.jit.runtime.JniUpcall;
+import dev.bpf4j.jit.runtime.UpcallBlock;
 import dev.bpf4j.runtime.NativeMemory;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -43,10 +44,11 @@ class UpcallEmitterTest {
         static final long NONCE = 0x5eed_0001L;
         static final AtomicInteger CALLS = new AtomicInteger();
         static long handshake() { return NONCE; }
-        static long upcall(long r1, long r2, long r3, long r4, long r5, long env, long done) {
+        static long upcall(long block) {
             CALLS.incrementAndGet();
-            NativeMemory.putLong(done, 1);
-            return r1 + 3 * r2 + 5 * r3 + 7 * r4 + 11 * r5 + 13 * env;
+            UpcallBlock.returned(block);
+            return UpcallBlock.arg(block, 0) + 3 * UpcallBlock.arg(block, 1) + 5 * UpcallBlock.arg(block, 2)
+                    + 7 * UpcallBlock.arg(block, 3) + 11 * UpcallBlock.arg(block, 4) + 13 * UpcallBlock.arg(block, 5);
         }
     }
 
@@ -54,7 +56,7 @@ class UpcallEmitterTest {
     public static final class Throwing {
         static final long NONCE = 0x5eed_0002L;
         static long handshake() { return NONCE; }
-        static long upcall(long r1, long r2, long r3, long r4, long r5, long env, long done) {
+        static long upcall(long block) {
             throw new IllegalStateException("escaped");
         }
     }
@@ -63,16 +65,14 @@ class UpcallEmitterTest {
     public static final class Pair {
         static final long NONCE = 0x5eed_0003L;
         static long handshake() { return NONCE; }
-        static long upcall(long a, long b, long done) {
-            NativeMemory.putLong(done, 1);
-            return a - 2 * b;
+        static long upcall(long block) {
+            UpcallBlock.returned(block);
+            return UpcallBlock.arg(block, 0) - 2 * UpcallBlock.arg(block, 1);
         }
     }
 
-    private static JniRoute route(Class<?> owner, long nonce) { return route(owner, nonce, 6); }
-
-    private static JniRoute route(Class<?> owner, long nonce, int args) {
-        JniRoute r = JniUpcall.route(owner, nonce, args);
+    private static JniRoute route(Class<?> owner, long nonce) {
+        JniRoute r = JniUpcall.route(owner, nonce);
         Assumptions.assumeTrue(r != null, "JNI cannot be reached from generated code here");
         return r;
     }
@@ -97,7 +97,7 @@ class UpcallEmitterTest {
 
     @Test
     void twoArgumentsAsAProbeTrampolinePassesThem() {
-        JniRoute r = route(Pair.class, Pair.NONCE, 2);
+        JniRoute r = route(Pair.class, Pair.NONCE);
         try (ExecutableMemory code = ExecutableMemory.of(UpcallEmitter.code(r, labs(), 2, -1).code())) {
             // the four arguments past the two are garbage to the function: it must not pass them on
             assertThat(Invoker.getInstance().invokeN6(SIX, code.address(), 100, 7, -1, -1, -1, -1)).isEqualTo(86);
@@ -163,6 +163,6 @@ class UpcallEmitterTest {
 
     @Test
     void aClassOfAnotherNonceIsRefused() {
-        assertThat(JniUpcall.route(Echo.class, Echo.NONCE + 1, 6)).isNull();
+        assertThat(JniUpcall.route(Echo.class, Echo.NONCE + 1)).isNull();
     }
 }
