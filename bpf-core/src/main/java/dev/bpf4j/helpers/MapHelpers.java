@@ -5,6 +5,7 @@ import dev.bpf4j.maps.BpfMap;
 import dev.bpf4j.maps.BpfMapException;
 import dev.bpf4j.maps.Cpus;
 import dev.bpf4j.maps.HashTabMap;
+import dev.bpf4j.maps.MapDefinition;
 import dev.bpf4j.maps.SpinLock;
 import dev.bpf4j.runtime.BpfRuntimeException;
 import dev.bpf4j.runtime.ErrorKind;
@@ -46,7 +47,7 @@ final class MapHelpers {
             } catch (BpfMapException e) { // BPF_F_LOCK on a lock never released
                 throw new BpfRuntimeException(ErrorKind.HELPER_FAILED, call.programName(), call.pc(), 0, "bpf_map_update_elem: " + e.getMessage());
             }
-        });
+        }, handle -> inlineTarget(maps, handle).filter(t -> t instanceof LookupInlining.Elements a && a.updatable()));
         b.add(HelperIds.SPIN_LOCK, "bpf_spin_lock", (call, r1, r2, r3, r4, r5) -> {
             lockArgument(call, maps, "bpf_spin_lock", r1);
             if (!SpinLock.tryLock(r1)) {
@@ -76,12 +77,13 @@ final class MapHelpers {
         b.addForward(HelperIds.MAP_PEEK_ELEM, "bpf_map_peek_elem", (call, r1, r2, r3, r4, r5) -> take(call, maps, "bpf_map_peek_elem", r1, r2, false));
     }
 
-    /** The layout of the ARRAY, PERCPU_ARRAY, HASH or PERCPU_HASH map behind {@code handle}, for a JIT that inlines the lookup. */
+    /** The layout of the ARRAY, PERCPU_ARRAY, HASH or PERCPU_HASH map behind {@code handle}, for a JIT that inlines the lookup (or an array's update). */
     private static Optional<LookupInlining.Target> inlineTarget(MapTable maps, long handle) {
         return maps.find(handle).map(m -> {
             if (m instanceof ArrayMap a) {
+                MapDefinition d = a.definition();
                 return new LookupInlining.Elements(a.valuesBase(), a.maxEntries(), a.stride(), a.keySize(), a.openWord(),
-                        a.cpus(), a.cpus() == 1 ? 0 : Cpus.currentFunction());
+                        a.cpus(), a.cpus() == 1 ? 0 : Cpus.currentFunction(), a.valueSize(), !d.hasSpinLock() && !d.readOnlyForPrograms());
             }
             return m instanceof HashTabMap h ? h.inlineLayout() : null;
         });

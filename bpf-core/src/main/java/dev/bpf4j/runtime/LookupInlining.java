@@ -5,8 +5,9 @@ import java.util.Optional;
 /**
  * What a JIT may emit instead of calling {@code bpf_map_lookup_elem} when r1 is a constant at the
  * call site, as the kernel's {@code map_gen_lookup} does: the layout of the map whose handle that
- * constant is. The helper's Java body stays the definition (and the path for every other call); the
- * inline form must give the same r0.
+ * constant is. The same layout serves {@code bpf_map_update_elem} on an array whose values a copy
+ * may replace ({@link Elements#updatable}). The helper's Java body stays the definition (and the
+ * path for every other call); the inline form must give the same r0 and memory.
  */
 @FunctionalInterface
 public interface LookupInlining {
@@ -33,19 +34,25 @@ public interface LookupInlining {
 
     /**
      * An ARRAY or PERCPU_ARRAY map: element {@code i < maxEntries} (u32 compare) of the key's u32 index
-     * is slot {@code i}; any other index looks up NULL.
+     * is slot {@code i}; any other index looks up NULL. {@code updatable}: a program's
+     * {@code bpf_map_update_elem} with flags {@code BPF_ANY} or {@code BPF_EXIST} and an index below
+     * {@code maxEntries} copies the {@code valueSize} bytes at r3 into slot {@code i} and answers 0,
+     * and one past the end answers {@code -E2BIG}, as {@code array_map_update_elem} does (false for a
+     * value with a {@code bpf_spin_lock}, which the copy leaves alone, and for a map programs may not write).
      */
-    record Elements(long valuesBase, int maxEntries, int stride, int keySize, long openWord, int cpus, long currentCpu) implements Target {
+    record Elements(long valuesBase, int maxEntries, int stride, int keySize, long openWord, int cpus, long currentCpu,
+                    int valueSize, boolean updatable) implements Target {
         public Elements {
-            if (valuesBase == 0 || maxEntries == 0 || stride <= 0 || keySize != 4 || openWord == 0 || cpus <= 0) {
+            if (valuesBase == 0 || maxEntries == 0 || stride <= 0 || keySize != 4 || openWord == 0 || cpus <= 0
+                    || valueSize <= 0 || valueSize > stride) {
                 throw new IllegalArgumentException("not an array map's elements: " + valuesBase + ", " + maxEntries + ", " + stride
-                        + ", " + keySize + ", " + openWord + ", " + cpus);
+                        + ", " + keySize + ", " + openWord + ", " + cpus + ", " + valueSize);
             }
         }
 
-        /** A plain (not per-CPU) array. */
+        /** A plain (not per-CPU) array whose updates are not inlined. */
         public Elements(long valuesBase, int maxEntries, int stride, int keySize, long openWord) {
-            this(valuesBase, maxEntries, stride, keySize, openWord, 1, 0);
+            this(valuesBase, maxEntries, stride, keySize, openWord, 1, 0, stride, false);
         }
     }
 

@@ -89,9 +89,12 @@ class ArrayLookupInliningTest {
     }
 
     /** The standard helpers of {@code maps}, with a lookup whose Java body counts its calls in {@code calls} (inlining kept). */
-    static HelperRegistry countingLookups(MapTable maps, AtomicInteger calls) {
+    static HelperRegistry countingLookups(MapTable maps, AtomicInteger calls) { return counting(maps, HelperIds.MAP_LOOKUP_ELEM, calls); }
+
+    /** The standard helpers of {@code maps}, with helper {@code id}'s Java body counting its calls in {@code calls} (inlining kept). */
+    static HelperRegistry counting(MapTable maps, int id, AtomicInteger calls) {
         HelperRegistry all = BpfHelpers.registry(maps);
-        HelperSpec real = all.lookup(HelperIds.MAP_LOOKUP_ELEM).orElseThrow();
+        HelperSpec real = all.lookup(id).orElseThrow();
         return all.toBuilder().addForward(real.id(), real.name(), (call, r1, r2, r3, r4, r5) -> {
             calls.incrementAndGet();
             return real.body().call(call, r1, r2, r3, r4, r5);
@@ -100,25 +103,29 @@ class ArrayLookupInliningTest {
 
     static Outcome run(Engine engine, List<MapDefinition> defs, Insn... insns) { return run(engine, defs, m -> {}, false, insns); }
 
-    /**
-     * Two runs of {@code insns} after {@code setup} filled the first map; {@code closeFirst}: that map is
-     * closed after the program is loaded and before it runs.
-     */
     static Outcome run(Engine engine, List<MapDefinition> defs, Consumer<BpfMap> setup, boolean closeFirst, Insn... insns) {
+        return run(engine, HelperIds.MAP_LOOKUP_ELEM, defs, setup, closeFirst, insns);
+    }
+
+    /**
+     * Two runs of {@code insns} after {@code setup} filled the first map, counting the calls of helper
+     * {@code counted}; {@code closeFirst}: that map is closed after the program is loaded and before it runs.
+     */
+    static Outcome run(Engine engine, int counted, List<MapDefinition> defs, Consumer<BpfMap> setup, boolean closeFirst, Insn... insns) {
         long ctx = NativeMemory.allocate(CTX_LEN);
         try (MapTable maps = MapTable.create(defs)) {
             setup.accept(maps.map(0));
             NativeMemory.putLong(ctx, 2); // key 2 at ctx + 0
             NativeMemory.putLong(ctx + 8, 0);
             AtomicInteger calls = new AtomicInteger();
-            HelperRegistry counted = countingLookups(maps, calls);
+            HelperRegistry helpers = counting(maps, counted, calls);
             RunContext.Builder c = RunContext.builder().arg(1, ctx).region(new MemoryRegion("ctx", ctx, CTX_LEN, false));
             for (BpfMap m : maps.maps()) m.regions().forEach(c::region);
             RunContext context = c.build();
             Long r0 = null;
             ErrorKind kind = null;
             int pc = -1;
-            try (Executable e = engine.load(program(maps, insns), LoadOptions.defaults().withHelpers(counted))) {
+            try (Executable e = engine.load(program(maps, insns), LoadOptions.defaults().withHelpers(helpers))) {
                 if (closeFirst) maps.map(0).close();
                 e.run(context);
                 r0 = e.run(context);
@@ -134,9 +141,14 @@ class ArrayLookupInliningTest {
 
     static Outcome[] agree(List<MapDefinition> defs, Insn... insns) { return agree(defs, m -> {}, insns); }
 
-    /** Runs on both engines after {@code setup}; they must agree on everything but the helper count. Returns {interp, jit}. */
     static Outcome[] agree(List<MapDefinition> defs, Consumer<BpfMap> setup, Insn... insns) {
-        Outcome interp = run(Engines.byName("interp"), defs, setup, false, insns), jit = run(Engines.byName("jit"), defs, setup, false, insns);
+        return agree(HelperIds.MAP_LOOKUP_ELEM, defs, setup, insns);
+    }
+
+    /** Runs on both engines after {@code setup}; they must agree on everything but the count of helper {@code counted}. Returns {interp, jit}. */
+    static Outcome[] agree(int counted, List<MapDefinition> defs, Consumer<BpfMap> setup, Insn... insns) {
+        Outcome interp = run(Engines.byName("interp"), counted, defs, setup, false, insns);
+        Outcome jit = run(Engines.byName("jit"), counted, defs, setup, false, insns);
         assertThat(new Outcome(jit.r0(), jit.kind(), jit.pc(), jit.map(), 0))
                 .isEqualTo(new Outcome(interp.r0(), interp.kind(), interp.pc(), interp.map(), 0));
         return new Outcome[]{interp, jit};

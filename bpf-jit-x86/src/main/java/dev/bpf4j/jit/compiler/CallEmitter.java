@@ -1,5 +1,6 @@
 package dev.bpf4j.jit.compiler;
 
+import dev.bpf4j.helpers.HelperIds;
 import dev.bpf4j.isa.Insn;
 import dev.bpf4j.isa.Opcodes;
 import dev.bpf4j.jit.HelperBinding;
@@ -29,7 +30,12 @@ final class CallEmitter {
         if (b == null) throw c.error(pc, "unknown helper id " + id);
         Optional<LookupInlining.Target> target = b.lookupInlining() != null && c.callR1.knows(pc)
                 ? b.lookupInlining().targetFor(c.callR1.r1(pc)) : Optional.empty();
-        if (target.isEmpty() || !InlineLookup.emit(c, pc, target.get(), b)) call(c, pc, b);
+        if (target.isEmpty() || !inline(c, pc, target.get(), b)) call(c, pc, b);
+    }
+
+    /** The inline form of a map helper whose r1 is a constant map (the helper id says which), or false to call it. */
+    private static boolean inline(JitContext c, int pc, LookupInlining.Target target, HelperBinding b) {
+        return b.id() == HelperIds.MAP_UPDATE_ELEM ? InlineArrayUpdate.emit(c, pc, target, b) : InlineLookup.emit(c, pc, target, b);
     }
 
     /** The call itself: r1-r5 are the SysV arguments, the result comes back in rax (BPF r0). */

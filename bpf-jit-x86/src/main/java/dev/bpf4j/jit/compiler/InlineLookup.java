@@ -41,17 +41,25 @@ final class InlineLookup {
      * three forward jumps that {@link #callAndJoin} binds there. Clobbers r10.
      */
     static int[] guards(X86Encoder e, LookupInlining.Target t) {
-        Reg key = RegMap.x86(2);
         e.movabs(RegMap.AUX, t.openWord());                                    /* movabs r10, open word */
         e.aluMI(AluOp.CMP, true, Mem.of(RegMap.AUX, 0), 0);                    /* cmp qword [r10], 0 */
         int closed = e.jccForward32(Cond.E);                                   /* je .call (the map was closed) */
-        e.movRR(true, RegMap.AUX, key);                                        /* mov r10, rsi */
+        int[] key = inFrame(e, RegMap.x86(2), t.keySize());
+        return new int[] {closed, key[0], key[1]};
+    }
+
+    /**
+     * {@code size} bytes at {@code pointer} inside the current frame ({@code [rbp - 512, rbp - size]}),
+     * else to the helper call: returns the two forward jumps there. Clobbers r10.
+     */
+    static int[] inFrame(X86Encoder e, Reg pointer, int size) {
+        e.movRR(true, RegMap.AUX, pointer);                                    /* mov r10, pointer */
         e.aluRR(AluOp.SUB, true, RegMap.AUX, Reg.RBP);                         /* sub r10, rbp */
         e.aluRI(AluOp.CMP, true, RegMap.AUX, -Limits.STACK_SIZE);              /* cmp r10, -512 */
         int below = e.jccForward32(Cond.L);                                    /* jl .call */
-        e.aluRI(AluOp.CMP, true, RegMap.AUX, -t.keySize());                    /* cmp r10, -key_size */
+        e.aluRI(AluOp.CMP, true, RegMap.AUX, -size);                           /* cmp r10, -size */
         int past = e.jccForward32(Cond.G);                                     /* jg .call */
-        return new int[] {closed, below, past};
+        return new int[] {below, past};
     }
 
     /**
