@@ -73,6 +73,23 @@ public final class ArrayMap extends BpfMap {
         return inRange(i) ? slot(i, cpus == 1 ? 0 : Cpus.current()) : 0;
     }
 
+    /**
+     * The key read and the value copied in place, without the two byte arrays of the general path:
+     * the update programs make, with {@code BPF_ANY} or {@code BPF_EXIST} into values without a
+     * {@code bpf_spin_lock}. Other flags and locked values take {@link #write}, which answers the same
+     * for these.
+     */
+    @Override public int programUpdate(long keyAddress, long valueAddress, long flags) {
+        if (flags != MapFlags.BPF_ANY && flags != MapFlags.BPF_EXIST || def.hasSpinLock()) {
+            return super.programUpdate(keyAddress, valueAddress, flags);
+        }
+        checkOpen();
+        int i = NativeMemory.getInt(keyAddress);
+        if (!inRange(i)) return -Errno.E2BIG;
+        NativeMemory.copy(valueAddress, slot(i, cpus == 1 ? 0 : Cpus.current()), def.valueSize());
+        return 0;
+    }
+
     @Override protected long valueAddress(byte[] key, boolean fromProgram) {
         int i = ArrayKeys.u32(key);
         return inRange(i) ? slot(i, cpus == 1 ? 0 : Cpus.current()) : 0;
