@@ -112,10 +112,12 @@ def best_table(s, k=None):
     print(f"| program with one `bpf_ktime_get_ns` (JIT: native code) | {fmt(t['interp'])} | {fmt(t['jit'])} | | | | | |" + (" | |" if k else ""))
     print(f"| program with one `bpf_get_prandom_u32` (JIT: native code) | {fmt(r['interp'])} | {fmt(r['jit'])} | | | | | |" + (" | |" if k else ""))
     for kind, label, prop in (("array", "array-map lookup", "inlineArrayLookup"),
-                              ("hash", "hash-map lookup, 16-byte key", "inlineHashLookup")):
+                              ("hash", "hash-map lookup, 16-byte key", "inlineHashLookup"),
+                              ("array-update", "array-map update, 8-byte value", "inlineArrayUpdate")):
         m = {x: s.get(("MapLookupBenchmark", kind, x)) for x in ("interp", "jit", "jit-call")}
+        what = "update" if kind.endswith("update") else "lookup"
         print(f"| program with one {label} (JIT: inlined) | {fmt(m['interp'])} | {fmt(m['jit'])} | | | | | |" + (" | |" if k else ""))
-        print(f"| the same, lookup called (`-Dbpf4j.jit.{prop}=false`) | | {fmt(m['jit-call'])} | | | | | |" + (" | |" if k else ""))
+        print(f"| the same, {what} called (`-Dbpf4j.jit.{prop}=false`) | | {fmt(m['jit-call'])} | | | | | |" + (" | |" if k else ""))
 
 
 def main(facts_path, results_path, kernel_path=None):
@@ -174,6 +176,11 @@ def main(facts_path, results_path, kernel_path=None):
             print(f"* {what} (`bpf_map_lookup_elem` with the key on the stack, then `++*value`): interp "
                   f"{fmt(lookup['interp'])} ns, JIT {fmt(lookup['jit'])} ns with the lookup inlined, {fmt(lookup['jit-call'])} ns "
                   "with it called through the Java helper (inlining turned off).")
+    update = {e: s.get(("MapLookupBenchmark", "array-update", e)) for e in ("interp", "jit", "jit-call")}
+    if all(v is not None for v in update.values()):
+        print(f"* An ARRAY map update (`bpf_map_update_elem` of an 8-byte value, key and value on the stack, `BPF_ANY`): interp "
+              f"{fmt(update['interp'])} ns, JIT {fmt(update['jit'])} ns with the update inlined, {fmt(update['jit-call'])} ns "
+              "with it called through the Java helper (inlining turned off).")
     engines = ", ".join(facts["engines"]) + (", gcc" if facts["gcc"] else "")
     print("* JIT runs enter their code through a JNI native method bound to a trampoline (`JniEntry`), not jffi's "
           "`invokeN2`, which gcc's functions are called through (the issue's baseline). \"gcc ns/op, JNI entry\" calls "

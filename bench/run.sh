@@ -32,7 +32,7 @@ fi
 # shellcheck disable=SC2086 # word splitting of $KERNEL_TIMING is intended
 java -cp "$jar" dev.bpf4j.bench.KernelTimings ${KERNEL_TIMING:-5 200} > "$out/kernel.json"
 
-# MapLookupBenchmark: the interpreter, and the JIT with the array and hash lookups inlined and called
+# MapLookupBenchmark: the interpreter, and the JIT with the array and hash lookups (and the array update) inlined and called
 lookup_engines="$(python3 -c 'import sys; e=sys.argv[1].split(","); print(",".join([x for x in ("interp",) if x in e] + (["jit","jit-call"] if "jit" in e else [])))' "$bpf_engines")"
 timing="${JMH_TIMING:--wi 3 -w 1s -i 5 -r 1s}"
 # shellcheck disable=SC2206 # word splitting of $timing is intended

@@ -5,13 +5,16 @@ import dev.bpf4j.isa.ProgramBuilder;
 import dev.bpf4j.program.Program;
 import dev.bpf4j.runtime.HelperRegistry;
 
+import static dev.bpf4j.isa.Opcodes.DW;
 import static dev.bpf4j.isa.Opcodes.W;
 import static dev.bpf4j.isa.Reg.R0;
 import static dev.bpf4j.isa.Reg.R1;
 import static dev.bpf4j.isa.Reg.R10;
 import static dev.bpf4j.isa.Reg.R2;
+import static dev.bpf4j.isa.Reg.R3;
+import static dev.bpf4j.isa.Reg.R4;
 
-/** The two tiny programs of the call-overhead benchmarks. */
+/** The tiny programs of the call-overhead and map benchmarks. */
 public final class CallPrograms {
     private CallPrograms() {}
 
@@ -36,6 +39,20 @@ public final class CallPrograms {
         return new ProgramBuilder().st(W, R10, -4, 2).mov64(R2, R10).add64(R2, -4).lddw(R1, map).call(HelperIds.MAP_LOOKUP_ELEM)
                 .jeq(R0, 0, "out").ldxdw(R1, R0, 0).add64(R1, 1).stxdw(R0, 0, R1).mov64(R0, R1)
                 .label("out").exit().build("array_counter");
+    }
+
+    /** The value {@link #arrayUpdate} stores. */
+    public static final int UPDATE_VALUE = 7;
+
+    /**
+     * A value written as programs keep a setting or a last-seen record in an array: {@code key = 2;
+     * value = UPDATE_VALUE; return bpf_map_update_elem(map, &key, &value, BPF_ANY);} on an ARRAY map
+     * of 8-byte values whose handle is {@code map}.
+     */
+    public static Program arrayUpdate(long map) {
+        return new ProgramBuilder().st(W, R10, -4, 2).st(DW, R10, -16, UPDATE_VALUE).mov64(R2, R10).add64(R2, -4)
+                .mov64(R3, R10).add64(R3, -16).mov64(R4, 0).lddw(R1, map).call(HelperIds.MAP_UPDATE_ELEM)
+                .exit().build("array_update");
     }
 
     /** The 16-byte key {@link #hashCounter} looks up: a flow's addresses, ports and protocol, as {@code xdp_flows} keys it. */

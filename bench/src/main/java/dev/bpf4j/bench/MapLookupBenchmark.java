@@ -32,11 +32,13 @@ import java.util.concurrent.TimeUnit;
 /**
  * A program that counts in a map: one {@code bpf_map_lookup_elem} and an increment, in an ARRAY map
  * ({@code mapKind=array}, {@link CallPrograms#arrayCounter}) or in a HASH map of 64 flows with 16-byte
- * keys ({@code hash}, {@link CallPrograms#hashCounter}). {@code jit} inlines the lookup (the key is on
- * the stack, the map a constant); {@code jit-call} is the same JIT with inlining turned off
- * ({@code -Dbpf4j.jit.inlineArrayLookup=false}, {@code -Dbpf4j.jit.inlineHashLookup=false}), so the
- * lookup is a Java helper call through the jffi closure; the interpreter always calls the helper. The
- * lookup's cost is this minus {@link EmptyCallBenchmark} for the same engine.
+ * keys ({@code hash}, {@link CallPrograms#hashCounter}); or one that writes an array element with
+ * {@code bpf_map_update_elem} ({@code array-update}, {@link CallPrograms#arrayUpdate}). {@code jit}
+ * inlines the helper (key and value on the stack, the map a constant); {@code jit-call} is the same
+ * JIT with inlining turned off ({@code -Dbpf4j.jit.inlineArrayLookup=false},
+ * {@code inlineHashLookup=false}, {@code inlineArrayUpdate=false}), so the helper is a Java helper
+ * call; the interpreter always calls it. The helper's cost is this minus {@link EmptyCallBenchmark}
+ * for the same engine.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -48,7 +50,7 @@ public class MapLookupBenchmark {
     @Param({"interp", "jit", "jit-call"})
     public String lookupEngine;
 
-    @Param({"array", "hash"})
+    @Param({"array", "hash", "array-update"})
     public String mapKind;
 
     private MapTable maps;
@@ -57,14 +59,16 @@ public class MapLookupBenchmark {
 
     @Setup(Level.Trial)
     public void setUp() {
-        boolean hash = mapKind.equals("hash");
+        boolean hash = mapKind.equals("hash"), update = mapKind.equals("array-update");
+        if (!hash && !update && !mapKind.equals("array")) throw new IllegalArgumentException("unknown mapKind " + mapKind);
         maps = MapTable.create(List.of(hash ? new MapDefinition("flows", MapType.HASH, 16, 8, 64, 0)
                 : new MapDefinition("counts", MapType.ARRAY, 4, 8, 4, 0)));
         if (hash) fillFlows(maps.map(0));
         boolean call = lookupEngine.equals("jit-call");
         if (call) INLINING.forEach(p -> System.setProperty(p, "false"));
         try {
-            exe = Bpf.load(hash ? CallPrograms.hashCounter(maps.handle(0)) : CallPrograms.arrayCounter(maps.handle(0)),
+            exe = Bpf.load(hash ? CallPrograms.hashCounter(maps.handle(0)) : update ? CallPrograms.arrayUpdate(maps.handle(0))
+                            : CallPrograms.arrayCounter(maps.handle(0)),
                     Engines.require(call ? "jit" : lookupEngine), LoadOptions.defaults().withHelpers(BpfHelpers.registry(maps)));
         } finally {
             INLINING.forEach(System::clearProperty);
@@ -73,12 +77,19 @@ public class MapLookupBenchmark {
         maps.map(0).regions().forEach(b::region);
         context = b.build();
         long first = exe.run(context), second = exe.run(context);
-        if (first != 1 || second != 2) {
+        if (update) {
+            long stored = maps.map(0).lookup(new byte[]{2, 0, 0, 0}).map(v -> ByteBuffer.wrap(v).order(ByteOrder.LITTLE_ENDIAN).getLong()).orElse(-1L);
+            if (first != 0 || second != 0 || stored != CallPrograms.UPDATE_VALUE) {
+                throw new IllegalStateException("update program on " + lookupEngine + " returned " + first + ", " + second
+                        + " and stored " + stored + ", expected 0, 0 and " + CallPrograms.UPDATE_VALUE);
+            }
+        } else if (first != 1 || second != 2) {
             throw new IllegalStateException(mapKind + " counter program on " + lookupEngine + " returned " + first + ", " + second + ", expected 1, 2");
         }
     }
 
-    private static final List<String> INLINING = List.of("bpf4j.jit.inlineArrayLookup", "bpf4j.jit.inlineHashLookup");
+    private static final List<String> INLINING = List.of("bpf4j.jit.inlineArrayLookup", "bpf4j.jit.inlineHashLookup",
+            "bpf4j.jit.inlineArrayUpdate");
 
     /** {@link CallPrograms#FLOW_KEY} (value 0) and 63 other flows, so that the lookup walks real chains. */
     private static void fillFlows(BpfMap flows) {
@@ -91,7 +102,7 @@ public class MapLookupBenchmark {
     }
 
     @Benchmark
-    public long lookup() { return exe.run(context); }
+    public long lookup() { return exe.run(context); } // the name results carry: kept for the map updates too
 
     @TearDown(Level.Trial)
     public void tearDown() {
