@@ -45,7 +45,9 @@ def fmt(v):
 
 
 def ratio(a, b):
-    return None if a is None or b is None else a[0] / b[0]
+    if a is None or b is None:
+        return None
+    return "noise" if "noise" in (a, b) else a[0] / b[0]
 
 
 def fmt_ratio(r, target=None, higher_is_better=False):
@@ -80,10 +82,15 @@ def kernel_cell(k, w, key="mean_ns"):
 
 
 def net_of_entry(v, empty):
-    """v minus the empty call (the cost of getting in and out), or None when that leaves nothing."""
-    if v is None or empty is None or v[0] - empty[0] <= 0:
+    """v minus the empty call (the cost of getting in and out); None when either is missing, "noise"
+    when the difference is within the two measurements' uncertainty: their error bars, or 5% of v
+    for fastest iterations, which have none (a ratio to such a difference would mean nothing)."""
+    if v is None or empty is None:
         return None
-    return (v[0] - empty[0], float("nan"))
+    d, errors = v[0] - empty[0], v[1] + empty[1]
+    if d <= (0.05 * v[0] if math.isnan(errors) else errors):
+        return "noise"
+    return (d, float("nan"))
 
 
 def best_table(s, k=None):
@@ -137,10 +144,7 @@ def main(facts_path, results_path, kernel_path=None):
         per = None if i is None else i[0] / insns
         net = None if i is None or empty["interp"] is None else (i[0] - empty["interp"][0]) / insns
         jg, ij = ratio(j, g), ratio(i, j)
-        jg_net = None
-        if None not in (j, g, empty["jit"], empty["gcc"]):
-            num, den = j[0] - empty["jit"][0], g[0] - empty["gcc"][0]
-            jg_net = num / den if num > 0 and den > 0 else "noise"  # entry cost larger than the whole op
+        jg_net = ratio(net_of_entry(j, empty["jit"]), net_of_entry(g, empty["gcc"]))
         print(f"| {LABELS[w]} | {fmt(i)} | {fmt(j)} | {fmt(g)} | {fmt_ratio(jg, TARGET_JIT_GCC)} "
               f"| {fmt(gj)} | {fmt_ratio(ratio(j, gj))} | {fmt_ratio(ij, TARGET_INTERP_JIT, True)} | {fmt_ratio(jg_net)} | {insns:,} "
               f"| {'—' if per is None else f'{per:.2f}' + (' ✓' if per < TARGET_NS_PER_INSN else ' ✗')} "
