@@ -195,7 +195,8 @@ def main(facts_path, results_path, kernel_path=None):
     print("* Targets (✓ met / ✗ missed): JIT ≤ 1.15× gcc, JIT ≥ 30× faster than the interpreter, "
           "interpreter < 1.5 ns per executed BPF instruction (ns/op ÷ instructions, entry cost included). "
           "The \"net of entry\" columns subtract each engine's empty-call time (gcc: the empty C function), "
-          "to separate code quality from the cost of getting in and out.")
+          "to separate code quality from the cost of getting in and out; \"below noise\" where that difference is within "
+          "the two measurements' error bars (5% of the op for the fastest iteration).")
     if misses:
         print("* Missed: " + "; ".join(misses) + ".")
     if k:
