@@ -4,17 +4,25 @@ import dev.bpf4j.api.Engines;
 import dev.bpf4j.helpers.HelperIds;
 import dev.bpf4j.isa.Insn;
 import dev.bpf4j.maps.BpfMap;
+import dev.bpf4j.maps.Cpus;
 import dev.bpf4j.maps.Errno;
 import dev.bpf4j.maps.MapDefinition;
 import dev.bpf4j.maps.MapFlags;
 import dev.bpf4j.maps.MapType;
+import dev.bpf4j.maps.MapTable;
+import dev.bpf4j.runtime.Engine;
 import dev.bpf4j.runtime.ErrorKind;
+import dev.bpf4j.runtime.Executable;
+import dev.bpf4j.runtime.LoadOptions;
+import dev.bpf4j.runtime.RunContext;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
 import static dev.bpf4j.isa.Opcodes.*;
@@ -33,8 +41,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * key and value lie in the current frame and the flags are BPF_ANY or BPF_EXIST (bpf-jit-x86
  * {@code InlineArrayUpdate}), against the interpreter, which always calls the helper: the same r0,
  * map contents and errors (kind, pc) for value sizes with every tail width, indexes past the end,
- * every flag, keys and values at the frame's edges and outside it, a closed map, and maps whose
- * updates are not inlined (per-CPU, a bpf_spin_lock in the value, read-only for programs). The
+ * every flag, keys and values at the frame's edges and outside it, a closed map, per-CPU arrays
+ * (this CPU's value), and maps whose updates are not inlined (a bpf_spin_lock in the value,
+ * read-only for programs, values past 256 bytes). The
  * helper's Java body counts its calls, so the test also sees which calls the JIT inlined.
  */
 class ArrayUpdateInliningTest {
@@ -160,7 +169,6 @@ class ArrayUpdateInliningTest {
     @Test
     void mapsWhoseUpdatesAreNotInlinedCallTheHelper() {
         List<List<MapDefinition>> called = List.of(
-                List.of(new MapDefinition("a", MapType.PERCPU_ARRAY, 4, 8, 4, 0)),
                 List.of(new MapDefinition("a", MapType.ARRAY, 4, 16, 4, 0, 8)),                       // a bpf_spin_lock at offset 8
                 List.of(new MapDefinition("a", MapType.ARRAY, 4, 8, 4, (int) MapFlags.BPF_F_RDONLY_PROG)),
                 array(PAST_INLINE_SIZE, 2));                                                          // copied by the helper
@@ -168,6 +176,57 @@ class ArrayUpdateInliningTest {
             Outcome[] o = agree(defs, updater(1, -8, -PAST_INLINE_SIZE - 8, 0));
             assertThat(o[1].helperCalls()).as(defs.get(0).toString()).isEqualTo(o[0].helperCalls());
         }
+    }
+
+    /**
+     * Runs {@link #updater} 40 times on a per-CPU array of 12-byte values, element {@code key} zeroed
+     * on every CPU before each run. Answers the helper calls made and the runs that stayed on one CPU
+     * (the CPU asked before and after the run agree) and wrote the bytes 1..12 into that CPU's value
+     * and nothing into the others'; the others are not checked (the thread may have moved).
+     */
+    static int[] perCpuUpdates(Engine engine, int key) {
+        try (MapTable maps = MapTable.create(List.of(new MapDefinition("a", MapType.PERCPU_ARRAY, 4, 12, 4, 0)))) {
+            BpfMap map = maps.map(0);
+            AtomicInteger calls = new AtomicInteger();
+            RunContext.Builder c = RunContext.builder();
+            map.regions().forEach(c::region);
+            RunContext context = c.build();
+            byte[] element = {(byte) key, 0, 0, 0}, zeros = new byte[map.javaValueSize()];
+            int confirmed = 0;
+            try (Executable e = engine.load(ArrayLookupInliningTest.program(maps, updater(key, -8, -72, 0)),
+                    LoadOptions.defaults().withHelpers(ArrayLookupInliningTest.counting(maps, HelperIds.MAP_UPDATE_ELEM, calls)))) {
+                for (int i = 0; i < 40; i++) {
+                    if (key < 4) map.update(element, zeros, MapFlags.BPF_ANY);
+                    int before = Cpus.current();
+                    long r0 = e.run(context);
+                    int after = Cpus.current();
+                    assertThat(r0).isEqualTo(key < 4 ? 0 : -Errno.E2BIG);
+                    if (key >= 4 || before != after) continue;
+                    byte[] all = map.lookup(element).orElseThrow();
+                    for (int cpu = 0; cpu < all.length / 16; cpu++) {
+                        byte[] v = Arrays.copyOfRange(all, cpu * 16, cpu * 16 + 12);
+                        byte[] expected = new byte[12];
+                        if (cpu == before) for (int b = 0; b < 12; b++) expected[b] = (byte) (b + 1);
+                        assertThat(v).as("run %d on cpu %d: cpu %d's value", i, before, cpu).containsExactly(expected);
+                    }
+                    confirmed++;
+                }
+            }
+            for (int k = 0; k < 4 && key >= 4; k++) {
+                assertThat(map.lookup(new byte[]{(byte) k, 0, 0, 0}).orElseThrow()).as("element %d", k).containsOnly(0);
+            }
+            return new int[]{calls.get(), confirmed};
+        }
+    }
+
+    @Test
+    void perCpuArraysAreUpdatedForTheCurrentCpu() {
+        int[] interp = perCpuUpdates(Engines.byName("interp"), 2), jit = perCpuUpdates(Engines.byName("jit"), 2);
+        assertThat(interp[0]).isEqualTo(40);
+        assertThat(jit[0]).as("inlined: no helper call").isZero();
+        assertThat(interp[1]).as("runs that stayed on one CPU").isPositive();
+        assertThat(jit[1]).as("runs that stayed on one CPU").isPositive();
+        assertThat(perCpuUpdates(Engines.byName("jit"), 4)).as("past the end: -E2BIG, nothing written").containsExactly(0, 0);
     }
 
     /** Past the largest value the JIT copies inline (256 bytes, InlineArrayUpdate.MAX_VALUE_SIZE). */

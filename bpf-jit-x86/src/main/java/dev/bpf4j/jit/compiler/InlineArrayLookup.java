@@ -38,7 +38,7 @@ final class InlineArrayLookup {
         e.load(false, r0, Mem.of(key, 0));                                     /* mov eax, [rsi] */
         e.aluRI(AluOp.CMP, false, r0, array.maxEntries());                     /* cmp eax, max_entries */
         int missing = e.jccForward32(Cond.AE);                                 /* jae .null */
-        InlineLookup.valueOfSlot(e, array);
+        InlineLookup.valueOfSlot(e, array, null);
         int found = e.jmpForward32();                                          /* jmp .done */
         e.bind32(missing);                                                     /* .null: */
         e.aluRR(AluOp.XOR, false, r0, r0);                                     /* xor eax, eax */

@@ -15,8 +15,9 @@ import dev.bpf4j.runtime.LookupInlining;
  * as {@code array_map_update_elem} runs it: the value copied into the slot of the key's index, or
  * {@code -E2BIG} for an index past the end, with no call (a Java helper call costs ≈66 ns through
  * JNI). Only the common case is inlined: flags {@code BPF_ANY} or {@code BPF_EXIST}, key and value
- * inside the current frame (which the helper's argument checks accept), a map that is open, not
- * per-CPU and whose values hold no {@code bpf_spin_lock} ({@link LookupInlining.Elements#updatable}).
+ * inside the current frame (which the helper's argument checks accept), a map that is open and whose
+ * values hold no {@code bpf_spin_lock} ({@link LookupInlining.Elements#updatable}); in a per-CPU
+ * array, this CPU's value, as the helper writes.
  * Anything else calls the helper, which checks, refuses or updates, so r0, errors and memory stay the
  * interpreter's (which always calls it).
  *
@@ -24,7 +25,7 @@ import dev.bpf4j.runtime.LookupInlining;
  *   (guards: map open, key in the frame, value in the frame, flags 0 or 2, else .call)
  *   mov eax, [rsi]                      ; u32 index
  *   cmp eax, max_entries; jae .e2big
- *   (rax = values + index * stride)
+ *   (rax = values + (index * cpus + cpu) * stride; rdx kept across the cpu's libc call)
  *   (value_size bytes from [rdx] to [rax], 8 at a time, through r10)
  *   xor eax, eax; jmp .done
  * .e2big: mov rax, -E2BIG; jmp .done
@@ -43,8 +44,8 @@ final class InlineArrayUpdate {
 
     /** Emits the inline update for {@code t} and returns true, or emits nothing and returns false (then the caller calls). */
     static boolean emit(JitContext c, int pc, LookupInlining.Target t, HelperBinding b) {
-        if (!(t instanceof LookupInlining.Elements array) || !array.updatable() || array.cpus() != 1
-                || array.valueSize() > MAX_VALUE_SIZE || !enabled()) return false;
+        if (!(t instanceof LookupInlining.Elements array) || !array.updatable() || array.valueSize() > MAX_VALUE_SIZE
+                || !enabled()) return false;
         X86Encoder e = c.e;
         Reg r0 = RegMap.x86(0), key = RegMap.x86(2), value = RegMap.x86(3), flags = RegMap.x86(4);
         int[] keyGuards = InlineLookup.guards(e, array);
@@ -54,7 +55,7 @@ final class InlineArrayUpdate {
         e.load(false, r0, Mem.of(key, 0));                                     /* mov eax, [rsi] */
         e.aluRI(AluOp.CMP, false, r0, array.maxEntries());                     /* cmp eax, max_entries */
         int past = e.jccForward32(Cond.AE);                                    /* jae .e2big */
-        InlineLookup.valueOfSlot(e, array);
+        InlineLookup.valueOfSlot(e, array, value); // a per-CPU array's: this CPU's, as the helper writes
         copy(e, value, r0, array.valueSize());
         e.aluRR(AluOp.XOR, false, r0, r0);                                     /* xor eax, eax */
         int updated = e.jmpForward32();                                        /* jmp .done */

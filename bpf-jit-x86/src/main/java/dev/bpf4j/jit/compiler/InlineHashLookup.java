@@ -100,7 +100,7 @@ final class InlineHashLookup {
             e.storeImm(1, Mem.of(Reg.RCX, 0), 1);                              /* mov byte [rcx], 1 */
         }
         e.movRR(false, Reg.RAX, Reg.RDX);                                      /* mov eax, edx */
-        InlineLookup.valueOfSlot(e, h);
+        InlineLookup.valueOfSlot(e, h, null);
         int value = e.jmpForward32();                                          /* jmp .done */
         int[] toCall = {guards[0], guards[1], guards[2], tooLong};
         InlineLookup.callAndJoin(c, pc, b, toCall, none, value);

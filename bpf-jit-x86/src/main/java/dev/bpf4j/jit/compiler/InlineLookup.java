@@ -66,15 +66,24 @@ final class InlineLookup {
      * rax = the value of slot rax (a u32): {@code values + (slot * cpus + cpu) * stride}. Per-CPU maps
      * take the cpu from the same {@code sched_getcpu} the helper asks (0 when it answers past the
      * possible CPUs, as {@code Cpus.current}); the call clobbers the budget register and the slot, so
-     * both are pushed (two pushes keep rsp 16-byte aligned). Clobbers r10.
+     * both are pushed (two pushes keep rsp 16-byte aligned), and so is {@code kept} when not null (twice,
+     * for the alignment). Clobbers r10.
      */
-    static void valueOfSlot(X86Encoder e, LookupInlining.Target t) {
+    static void valueOfSlot(X86Encoder e, LookupInlining.Target t, Reg kept) {
         if (t.cpus() > 1) {
             if (t.currentCpu() != 0) {
                 e.push(RegMap.BUDGET);                                         /* push r9 (budget) */
                 e.push(Reg.RAX);                                               /* push rax (slot) */
+                if (kept != null) {
+                    e.push(kept);                                              /* push kept */
+                    e.push(kept);                                              /* push kept (rsp stays 16-byte aligned) */
+                }
                 NativeFormEmitter.currentCpu(e, t.currentCpu(), t.cpus());     /* eax = the cpu */
                 e.movRR(false, RegMap.AUX, Reg.RAX);                           /* mov r10d, eax */
+                if (kept != null) {
+                    e.pop(kept);                                               /* pop kept */
+                    e.pop(kept);                                               /* pop kept */
+                }
                 e.pop(Reg.RAX);                                                /* pop rax */
                 e.pop(RegMap.BUDGET);                                          /* pop r9 */
             } else {
