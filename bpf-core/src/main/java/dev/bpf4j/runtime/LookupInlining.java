@@ -36,7 +36,8 @@ public interface LookupInlining {
      * An ARRAY or PERCPU_ARRAY map: element {@code i < maxEntries} (u32 compare) of the key's u32 index
      * is slot {@code i}; any other index looks up NULL. {@code updatable}: a program's
      * {@code bpf_map_update_elem} with flags {@code BPF_ANY} or {@code BPF_EXIST} and an index below
-     * {@code maxEntries} copies the {@code valueSize} bytes at r3 into slot {@code i} and answers 0,
+     * {@code maxEntries} copies the {@code valueSize} bytes at r3 into slot {@code i} (its value for
+     * the current CPU, in a per-CPU array) and answers 0,
      * and one past the end answers {@code -E2BIG}, as {@code array_map_update_elem} does (false for a
      * value with a {@code bpf_spin_lock}, which the copy leaves alone, and for a map programs may not write).
      */
