@@ -11,7 +11,7 @@ import dev.bpf4j.maps.MapFlags;
 import dev.bpf4j.runtime.LookupInlining;
 
 /**
- * {@code bpf_map_update_elem} on an ARRAY map whose handle is a constant at the call site, inlined
+ * {@code bpf_map_update_elem} on an ARRAY or PERCPU_ARRAY map whose handle is a constant at the call site, inlined
  * as {@code array_map_update_elem} runs it: the value copied into the slot of the key's index, or
  * {@code -E2BIG} for an index past the end, with no call (a Java helper call costs ≈66 ns through
  * JNI). Only the common case is inlined: flags {@code BPF_ANY} or {@code BPF_EXIST}, key and value
