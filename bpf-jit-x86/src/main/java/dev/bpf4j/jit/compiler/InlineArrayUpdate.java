@@ -72,9 +72,7 @@ final class InlineArrayUpdate {
         int off = 0;
         for (int width = 8; width >= 1; width /= 2) {
             for (; size - off >= width; off += width) {
-                if (width >= 4) e.load(width == 8, RegMap.AUX, Mem.of(from, off)); /* mov r10, [rdx + off] */
-                else if (width == 2) e.loadZx16(RegMap.AUX, Mem.of(from, off));   /* movzx r10d, word [rdx + off] */
-                else e.loadZx8(RegMap.AUX, Mem.of(from, off));                    /* movzx r10d, byte [rdx + off] */
+                MemoryEmitter.load(e, false, width, RegMap.AUX, Mem.of(from, off)); /* mov r10, [rdx + off] (width bytes) */
                 e.store(width, Mem.of(to, off), RegMap.AUX);                       /* mov [rax + off], r10 */
             }
         }

@@ -62,7 +62,8 @@ final class MemoryEmitter {
         else e.store(size, m, RegMap.x86(i.src()));                   /* mov size [m], src */
     }
 
-    private static void load(X86Encoder e, boolean signExtend, int size, Reg dst, Mem m) {
+    /** {@code dst} = the {@code size}-byte value at {@code m}, zero- or sign-extended. */
+    static void load(X86Encoder e, boolean signExtend, int size, Reg dst, Mem m) {
         switch (size) {
             case 1: if (signExtend) e.loadSx8(dst, m); else e.loadZx8(dst, m); break;   /* movsx|movzx dst, byte [m] */
             case 2: if (signExtend) e.loadSx16(dst, m); else e.loadZx16(dst, m); break; /* movsx|movzx dst, word [m] */
