@@ -64,13 +64,16 @@ public final class ArrayMap extends BpfMap {
 
     private long slot(int index, int cpu) { return arena.base() + ((long) index * cpus + cpu) * stride; }
 
+    /** Element {@code index}'s value a program sees: this CPU's in a per-CPU array. */
+    private long thisCpuSlot(int index) { return slot(index, cpus == 1 ? 0 : Cpus.current()); }
+
     private boolean inRange(int index) { return ArrayKeys.inRange(index, def.maxEntries()); }
 
     /** The key read in place (no copy): the lookup every program of an array map makes. */
     @Override public long programLookup(long keyAddress) {
         checkOpen();
         int i = NativeMemory.getInt(keyAddress);
-        return inRange(i) ? slot(i, cpus == 1 ? 0 : Cpus.current()) : 0;
+        return inRange(i) ? thisCpuSlot(i) : 0;
     }
 
     /**
@@ -86,13 +89,13 @@ public final class ArrayMap extends BpfMap {
         checkOpen();
         int i = NativeMemory.getInt(keyAddress);
         if (!inRange(i)) return -Errno.E2BIG;
-        NativeMemory.copy(valueAddress, slot(i, cpus == 1 ? 0 : Cpus.current()), def.valueSize());
+        NativeMemory.copy(valueAddress, thisCpuSlot(i), def.valueSize());
         return 0;
     }
 
     @Override protected long valueAddress(byte[] key, boolean fromProgram) {
         int i = ArrayKeys.u32(key);
-        return inRange(i) ? slot(i, cpus == 1 ? 0 : Cpus.current()) : 0;
+        return inRange(i) ? thisCpuSlot(i) : 0;
     }
 
     @Override protected byte[] read(byte[] key) { return read(key, false); }
