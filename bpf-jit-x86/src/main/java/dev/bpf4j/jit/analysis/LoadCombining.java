@@ -1,5 +1,6 @@
 package dev.bpf4j.jit.analysis;
 
+import dev.bpf4j.program.RegisterUse;
 import dev.bpf4j.isa.Insn;
 import dev.bpf4j.isa.Opcodes;
 

@@ -2,7 +2,7 @@ package dev.bpf4j.jit.compiler;
 
 import dev.bpf4j.isa.Insn;
 import dev.bpf4j.jit.HelperBinding;
-import dev.bpf4j.jit.analysis.CallSiteConstants;
+import dev.bpf4j.program.CallSiteConstants;
 import dev.bpf4j.jit.analysis.LoadCombining;
 import dev.bpf4j.jit.x86.AluOp;
 import dev.bpf4j.jit.x86.CodeBuffer;

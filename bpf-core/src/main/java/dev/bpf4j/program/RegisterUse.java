@@ -1,22 +1,22 @@
-package dev.bpf4j.jit.analysis;
+package dev.bpf4j.program;
 
 import dev.bpf4j.isa.Insn;
 import dev.bpf4j.isa.Opcodes;
 
 /**
  * The registers one instruction reads and writes, as bit masks over r0–r10 (bit n = rn), and where
- * control can go next. Conservative where it matters for {@link Liveness}: an instruction that may
+ * control can go next. Conservative where it matters for a liveness analysis (the JIT's): an instruction that may
  * write a register without always doing so (an atomic's fetch) reads it too.
  */
 public final class RegisterUse {
     private RegisterUse() {}
 
-    static final int R0 = 1, ARGS = 0b111110, CALLER_SAVED = 0b111111;
+    public static final int R0 = 1, ARGS = 0b111110, CALLER_SAVED = 0b111111;
 
-    static int bit(int reg) { return 1 << reg; }
+    public static int bit(int reg) { return 1 << reg; }
 
     /** Registers read by {@code i}. */
-    static int uses(Insn i) {
+    public static int uses(Insn i) {
         int op = i.opcode();
         int x = Opcodes.source(op) == Opcodes.X ? bit(i.src()) : 0;
         switch (i.cls()) {
@@ -44,7 +44,7 @@ public final class RegisterUse {
     }
 
     /** Registers {@code i} always writes. */
-    static int defs(Insn i) {
+    public static int defs(Insn i) {
         int op = i.opcode();
         switch (i.cls()) {
             case Opcodes.ALU:
@@ -62,7 +62,7 @@ public final class RegisterUse {
     }
 
     /** True for an instruction after which the next slot starts a new basic block. */
-    static boolean endsBlock(Insn i) {
+    public static boolean endsBlock(Insn i) {
         int cls = i.cls();
         if (cls == Opcodes.LD && !i.isLddw()) return true; // LD ABS/IND may leave the function
         if (cls != Opcodes.JMP && cls != Opcodes.JMP32) return false;
@@ -70,7 +70,7 @@ public final class RegisterUse {
     }
 
     /** True when control may continue at the next slot after {@code i}. */
-    static boolean fallsThrough(Insn i) {
+    public static boolean fallsThrough(Insn i) {
         int cls = i.cls();
         if (cls != Opcodes.JMP && cls != Opcodes.JMP32) return true;
         int op = Opcodes.op(i.opcode());
@@ -78,5 +78,5 @@ public final class RegisterUse {
     }
 
     /** Slots {@code i} occupies (2 for lddw). */
-    static int width(Insn i) { return i.isLddw() ? 2 : 1; }
+    public static int width(Insn i) { return i.isLddw() ? 2 : 1; }
 }

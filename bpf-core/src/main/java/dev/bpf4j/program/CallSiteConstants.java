@@ -1,4 +1,4 @@
-package dev.bpf4j.jit.analysis;
+package dev.bpf4j.program;
 
 import dev.bpf4j.isa.Insn;
 import dev.bpf4j.isa.Opcodes;
@@ -56,7 +56,7 @@ public final class CallSiteConstants {
         return out;
     }
 
-    static boolean isHelperCall(Insn i) {
+    public static boolean isHelperCall(Insn i) {
         return i.cls() == Opcodes.JMP && Opcodes.op(i.opcode()) == Opcodes.CALL && i.src() == Opcodes.CALL_HELPER;
     }
 }
