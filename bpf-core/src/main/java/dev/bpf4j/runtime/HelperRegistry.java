@@ -46,7 +46,7 @@ public final class HelperRegistry {
             return this;
         }
 
-        /** As {@link #addForward(int, String, Helper)}, and a JIT may inline it where r1 is a constant (see {@link LookupInlining}). */
+        /** As {@link #addForward(int, String, Helper)}, and an engine may inline it where r1 is a constant (see {@link LookupInlining}). */
         public Builder addForward(int id, String name, Helper body, LookupInlining lookupInlining) {
             byId.put(id, new HelperSpec(id, name, body, Objects.requireNonNull(lookupInlining), true));
             return this;

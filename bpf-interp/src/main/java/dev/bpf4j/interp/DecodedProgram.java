@@ -3,6 +3,7 @@ package dev.bpf4j.interp;
 import dev.bpf4j.runtime.BpfException;
 import dev.bpf4j.runtime.Helper;
 import dev.bpf4j.runtime.HelperSpec;
+import dev.bpf4j.runtime.LookupInlining;
 
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -27,6 +28,8 @@ final class DecodedProgram {
     /** The helper body of each {@code call helper} slot, null elsewhere. */
     final Helper[] helpers;
     final HelperSpec[] helperSpecs;
+    /** The array map of each {@link InsnCode#ARRAY_LOOKUP} and {@link InsnCode#ARRAY_UPDATE} slot ({@link ArrayMapInlining}), null elsewhere. */
+    final LookupInlining.Elements[] arrays;
     final int entryArgs;
     /**
      * Bytes below r10 that any frame of this program can read or write: the whole frame when r10
@@ -48,8 +51,9 @@ final class DecodedProgram {
     /** Pcs that an {@code lddw src=4} names: the only valid callback targets. */
     private final boolean[] callbackTarget;
 
-    DecodedProgram(String name, long[] code, int slots, HelperSpec[] helperSpecs, int entryArgs, boolean[] callbackTarget,
-                   int frameBytesToZero) {
+    DecodedProgram(String name, long[] code, int slots, HelperSpec[] helperSpecs, LookupInlining.Elements[] arrays, int entryArgs,
+                   boolean[] callbackTarget, int frameBytesToZero) {
+        this.arrays = arrays;
         this.frameBytesToZero = frameBytesToZero;
         this.name = name;
         this.code = code;

@@ -1,5 +1,6 @@
 package dev.bpf4j.interp;
 
+import dev.bpf4j.helpers.HelperIds;
 import dev.bpf4j.isa.Insn;
 import dev.bpf4j.program.Program;
 import dev.bpf4j.program.StackUse;
@@ -7,6 +8,7 @@ import dev.bpf4j.runtime.BpfLoadException;
 import dev.bpf4j.runtime.HelperSpec;
 import dev.bpf4j.runtime.LoadOptions;
 import dev.bpf4j.runtime.Limits;
+import dev.bpf4j.runtime.LookupInlining;
 
 import static dev.bpf4j.isa.Opcodes.*;
 
@@ -67,6 +69,11 @@ final class Decoder {
             checkInside(pc, funcTarget[pc], "function address (lddw src=4) target");
             callbackTarget[(int) funcTarget[pc]] = true;
         }
+        LookupInlining.Elements[] arrays = ArrayMapInlining.targets(insns, helpers, functionStarts());
+        for (int pc = 0; pc < insns.length; pc++) {
+            if (arrays[pc] != null) code[pc] = word(helpers[pc].id() == HelperIds.MAP_UPDATE_ELEM ? InsnCode.ARRAY_UPDATE
+                    : InsnCode.ARRAY_LOOKUP, 0, CALL_HELPER, 0);
+        }
         // The words, the trap slot, then one constant per lddw, which the lddw's imm indexes.
         int lddws = 0;
         for (int pc = 0; pc < insns.length; pc++) if (InsnCode.opcode(code[pc]) == LDDW) lddws++;
@@ -77,7 +84,7 @@ final class Decoder {
             packed[pc] = ((long) (int) imm[pc] << 32) | (code[pc] & 0xffffffffL);
         }
         if (fuse) Superinstructions.fuse(packed, code.length);
-        DecodedProgram d = new DecodedProgram(program.name(), packed, insns.length, helpers, options.entryArgs(), callbackTarget,
+        DecodedProgram d = new DecodedProgram(program.name(), packed, insns.length, helpers, arrays, options.entryArgs(), callbackTarget,
                 Math.max(StackUse.bytesToZero(insns, 0, insns.length, options.helpers()::forwardArguments),
                         StackUse.deepestAccess(insns, 0, insns.length)));
         for (int pc = 0; pc < insns.length; pc++) {
@@ -85,6 +92,17 @@ final class Decoder {
             packed[(int) imm[pc]] = funcTarget[pc] >= 0 ? d.handle((int) funcTarget[pc]) : wide[pc];
         }
         return d;
+    }
+
+    /** Where functions start: main, every {@code call local} target and every function address (callback). */
+    private int[] functionStarts() {
+        java.util.stream.IntStream.Builder b = java.util.stream.IntStream.builder().add(0);
+        for (int pc = 0; pc < insns.length; pc++) {
+            if (secondSlot[pc]) continue;
+            if (InsnCode.opcode(code[pc]) == (JMP | CALL) && insns[pc].src() == PSEUDO_CALL) b.add((int) imm[pc]);
+            if (funcTarget[pc] >= 0) b.add((int) funcTarget[pc]);
+        }
+        return b.build().toArray();
     }
 
     private void decode(int pc, Insn in) {

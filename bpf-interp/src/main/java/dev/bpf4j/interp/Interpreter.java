@@ -102,6 +102,9 @@ final class Interpreter {
                     pc = m.leaveCall();
                     continue;
                 // ---- calls and exit ----
+                case InsnCode.ARRAY_LOOKUP: case InsnCode.ARRAY_UPDATE:
+                    if (ArrayMapInlining.inline(lo & 0xff, p.arrays[pc], r)) break;
+                    // else (a key outside the frame, a closed map, other flags) the helper is called: fall through
                 case JMP | CALL:
                     if (((lo >>> 12) & 0xf) == CALL_HELPER) {
                         r[0] = m.callHelper(pc); // callbacks spend m.budgetLeft too

@@ -14,6 +14,7 @@ import dev.bpf4j.runtime.BpfRuntimeException;
 import dev.bpf4j.runtime.Engine;
 import dev.bpf4j.runtime.ErrorKind;
 import dev.bpf4j.runtime.Executable;
+import dev.bpf4j.runtime.Helper;
 import dev.bpf4j.runtime.HelperRegistry;
 import dev.bpf4j.runtime.HelperSpec;
 import dev.bpf4j.runtime.LoadOptions;
@@ -34,12 +35,13 @@ import static dev.bpf4j.isa.Opcodes.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * {@code bpf_map_lookup_elem} on an ARRAY map, which the JIT inlines where r1 is a constant handle
- * and the key lies in the current frame (bpf-jit-x86 {@code InlineArrayLookup}), against the
- * interpreter, which always calls the helper: the same r0, map contents and errors (kind, pc) for
- * keys in and out of range, keys at the frame's edges and outside it, wild key pointers, r1 not a
- * constant, other map types and value sizes that are and are not powers of two. The helper's Java
- * body counts its calls, so the test also sees which calls the JIT inlined.
+ * {@code bpf_map_lookup_elem} on an ARRAY map, which both engines inline where r1 is a constant
+ * handle and the key lies in the current frame (bpf-jit-x86 {@code InlineArrayLookup}, bpf-interp
+ * {@code ArrayMapInlining}), against a reference run that always calls the helper (the interpreter
+ * with the helper's inlining withheld): the same r0, map contents and errors (kind, pc) for keys in
+ * and out of range, keys at the frame's edges and outside it, wild key pointers, r1 not a constant,
+ * other map types and value sizes that are and are not powers of two. The helper's Java body counts
+ * its calls, so the test also sees which calls each engine inlined.
  */
 class ArrayLookupInliningTest {
     static final int CTX_LEN = 16;
@@ -88,37 +90,46 @@ class ArrayLookupInliningTest {
                 jeqi(0, 0, 5), ldxdw(1, 0, 0), addi(1, 1), stxdw(0, 1, 0), movr(0, 1), exit(), mov(0, 1000), exit()};
     }
 
-    /** The standard helpers of {@code maps}, with a lookup whose Java body counts its calls in {@code calls} (inlining kept). */
-    static HelperRegistry countingLookups(MapTable maps, AtomicInteger calls) { return counting(maps, HelperIds.MAP_LOOKUP_ELEM, calls); }
+    /** The standard helpers of {@code maps}, with a lookup whose Java body counts its calls in {@code calls}. */
+    static HelperRegistry countingLookups(MapTable maps, AtomicInteger calls, boolean inlining) {
+        return counting(maps, HelperIds.MAP_LOOKUP_ELEM, calls, inlining);
+    }
 
-    /** The standard helpers of {@code maps}, with helper {@code id}'s Java body counting its calls in {@code calls} (inlining kept). */
-    static HelperRegistry counting(MapTable maps, int id, AtomicInteger calls) {
+    /**
+     * The standard helpers of {@code maps}, with helper {@code id}'s Java body counting its calls in {@code calls};
+     * {@code inlining}: the helper keeps its layout for the engines to inline, else it has none and is always called.
+     */
+    static HelperRegistry counting(MapTable maps, int id, AtomicInteger calls, boolean inlining) {
         HelperRegistry all = BpfHelpers.registry(maps);
         HelperSpec real = all.lookup(id).orElseThrow();
-        return all.toBuilder().addForward(real.id(), real.name(), (call, r1, r2, r3, r4, r5) -> {
+        Helper counted = (call, r1, r2, r3, r4, r5) -> {
             calls.incrementAndGet();
             return real.body().call(call, r1, r2, r3, r4, r5);
-        }, real.lookupInlining()).build();
+        };
+        HelperRegistry.Builder b = all.toBuilder();
+        return (inlining ? b.addForward(real.id(), real.name(), counted, real.lookupInlining()) : b.addForward(real.id(), real.name(), counted)).build();
     }
 
     static Outcome run(Engine engine, List<MapDefinition> defs, Insn... insns) { return run(engine, defs, m -> {}, false, insns); }
 
     static Outcome run(Engine engine, List<MapDefinition> defs, Consumer<BpfMap> setup, boolean closeFirst, Insn... insns) {
-        return run(engine, HelperIds.MAP_LOOKUP_ELEM, defs, setup, closeFirst, insns);
+        return run(engine, HelperIds.MAP_LOOKUP_ELEM, defs, setup, closeFirst, true, insns);
     }
 
     /**
      * Two runs of {@code insns} after {@code setup} filled the first map, counting the calls of helper
-     * {@code counted}; {@code closeFirst}: that map is closed after the program is loaded and before it runs.
+     * {@code counted}; {@code closeFirst}: that map is closed after the program is loaded and before it runs;
+     * {@code inlining}: false withholds the helper's layout from the engine, which then always calls it.
      */
-    static Outcome run(Engine engine, int counted, List<MapDefinition> defs, Consumer<BpfMap> setup, boolean closeFirst, Insn... insns) {
+    static Outcome run(Engine engine, int counted, List<MapDefinition> defs, Consumer<BpfMap> setup, boolean closeFirst, boolean inlining,
+                       Insn... insns) {
         long ctx = NativeMemory.allocate(CTX_LEN);
         try (MapTable maps = MapTable.create(defs)) {
             setup.accept(maps.map(0));
             NativeMemory.putLong(ctx, 2); // key 2 at ctx + 0
             NativeMemory.putLong(ctx + 8, 0);
             AtomicInteger calls = new AtomicInteger();
-            HelperRegistry helpers = counting(maps, counted, calls);
+            HelperRegistry helpers = counting(maps, counted, calls, inlining);
             RunContext.Builder c = RunContext.builder().arg(1, ctx).region(new MemoryRegion("ctx", ctx, CTX_LEN, false));
             for (BpfMap m : maps.maps()) m.regions().forEach(c::region);
             RunContext context = c.build();
@@ -145,13 +156,25 @@ class ArrayLookupInliningTest {
         return agree(HelperIds.MAP_LOOKUP_ELEM, defs, setup, insns);
     }
 
-    /** Runs on both engines after {@code setup}; they must agree on everything but the count of helper {@code counted}. Returns {interp, jit}. */
+    /**
+     * Runs on both engines after {@code setup}, and on the interpreter with helper {@code counted} always
+     * called (the reference); all three must agree on everything but the count of that helper's calls.
+     * Returns {interp, jit, reference}.
+     */
     static Outcome[] agree(int counted, List<MapDefinition> defs, Consumer<BpfMap> setup, Insn... insns) {
-        Outcome interp = run(Engines.byName("interp"), counted, defs, setup, false, insns);
-        Outcome jit = run(Engines.byName("jit"), counted, defs, setup, false, insns);
-        assertThat(new Outcome(jit.r0(), jit.kind(), jit.pc(), jit.map(), 0))
-                .isEqualTo(new Outcome(interp.r0(), interp.kind(), interp.pc(), interp.map(), 0));
-        return new Outcome[]{interp, jit};
+        Outcome reference = run(Engines.byName("interp"), counted, defs, setup, false, false, insns);
+        Outcome interp = run(Engines.byName("interp"), counted, defs, setup, false, true, insns);
+        Outcome jit = run(Engines.byName("jit"), counted, defs, setup, false, true, insns);
+        Outcome expected = new Outcome(reference.r0(), reference.kind(), reference.pc(), reference.map(), 0);
+        assertThat(new Outcome(interp.r0(), interp.kind(), interp.pc(), interp.map(), 0)).as("interp").isEqualTo(expected);
+        assertThat(new Outcome(jit.r0(), jit.kind(), jit.pc(), jit.map(), 0)).as("jit").isEqualTo(expected);
+        return new Outcome[]{interp, jit, reference};
+    }
+
+    /** The JIT's helper calls, after checking that the interpreter made as many (both engines inline the same array-map calls). */
+    static int both(Outcome[] o) {
+        assertThat(o[0].helperCalls()).as("the interpreter's helper calls, as the JIT's").isEqualTo(o[1].helperCalls());
+        return o[1].helperCalls();
     }
 
     static List<MapDefinition> array(int valueSize, int maxEntries) {
@@ -163,8 +186,8 @@ class ArrayLookupInliningTest {
         for (int valueSize : new int[]{8, 12, 24, 1, 64}) { // strides 8, 16, 24 (imul), 8, 64
             Outcome[] o = agree(array(valueSize, 4), counter(2, -8));
             assertThat(o[0].r0()).isEqualTo(2); // two runs, one increment each
-            assertThat(o[0].helperCalls()).as("interpreter calls the helper").isEqualTo(2);
-            assertThat(o[1].helperCalls()).as("JIT inlines, value size %d", valueSize).isZero();
+            assertThat(o[2].helperCalls()).as("the reference calls the helper").isEqualTo(2);
+            assertThat(both(o)).as("both engines inline, value size %d", valueSize).isZero();
         }
     }
 
@@ -173,7 +196,7 @@ class ArrayLookupInliningTest {
         for (int key : new int[]{4, 5, -1, Integer.MIN_VALUE}) {
             Outcome[] o = agree(array(8, 4), counter(key, -8));
             assertThat(o[0].r0()).isEqualTo(1000);
-            assertThat(o[1].helperCalls()).isZero();
+            assertThat(both(o)).isZero();
         }
         assertThat(agree(array(8, 4), counter(3, -8))[0].r0()).isEqualTo(2); // the last element
     }
@@ -183,16 +206,16 @@ class ArrayLookupInliningTest {
         // r10 - 512: the frame's lowest key, inlined (the key there reads zero: element 0)
         Outcome[] low = agree(array(8, 4), counter(2, -512));
         assertThat(low[0].r0()).isEqualTo(2);
-        assertThat(low[1].helperCalls()).isZero();
+        assertThat(both(low)).isZero();
         // r10 - 4: the highest
         Outcome[] high = agree(array(8, 4), counter(2, -4));
-        assertThat(high[1].helperCalls()).isZero();
+        assertThat(both(high)).isZero();
         // r10 - 2 crosses the frame's top, r10 - 513 its bottom: the helper is called and refuses the key
         for (int at : new int[]{-2, -513, 0, 8}) {
             Outcome[] o = agree(array(8, 4), counter(2, at));
             assertThat(o[0].kind()).as("key at r10%+d", at).isEqualTo(ErrorKind.BAD_HELPER_ARGUMENT);
             assertThat(o[0].pc()).isEqualTo(6);
-            assertThat(o[1].helperCalls()).isEqualTo(1);
+            assertThat(both(o)).isEqualTo(1);
         }
     }
 
@@ -203,7 +226,7 @@ class ArrayLookupInliningTest {
                 mov(0, 1000), exit()};
         Outcome[] o = agree(array(8, 4), inCtx);
         assertThat(o[0].r0()).isEqualTo(2);
-        assertThat(o[1].helperCalls()).isEqualTo(2);
+        assertThat(both(o)).isEqualTo(2);
         // a wild key pointer: BAD_HELPER_ARGUMENT at the call on both engines
         Insn[] wild = {lddw(2, 0x1234)[0], lddw(2, 0x1234)[1], MAP, lookup(), exit()};
         o = agree(array(8, 4), wild);
@@ -219,12 +242,12 @@ class ArrayLookupInliningTest {
         Outcome[] o = agree(array(8, 4), joined);
         assertThat(o[0].r0()).isZero();
         // jeqi(..., 0) jumps to the next slot, which makes the call a jump target
-        assertThat(o[1].helperCalls()).isEqualTo(2);
+        assertThat(both(o)).isEqualTo(2);
         // r1 moved from another register
         Insn[] moved = {stw(10, -8, 1), movr(2, 10), addi(2, -8), MAP, movr(3, 1), movr(1, 3), lookup(),
                 jeqi(0, 0, 2), ldxdw(0, 0, 0), exit(), mov(0, 1000), exit()};
         o = agree(array(8, 4), moved);
-        assertThat(o[1].helperCalls()).isEqualTo(2);
+        assertThat(both(o)).isEqualTo(2);
     }
 
     @Test
@@ -235,6 +258,7 @@ class ArrayLookupInliningTest {
         assertThat(interp.kind()).isEqualTo(ErrorKind.BAD_HELPER_ARGUMENT);
         assertThat(interp.pc()).isEqualTo(6);
         assertThat(new Outcome(jit.r0(), jit.kind(), jit.pc(), jit.map(), 0)).isEqualTo(new Outcome(null, interp.kind(), 6, "closed", 0));
+        assertThat(interp.helperCalls()).isEqualTo(1);
         assertThat(jit.helperCalls()).isEqualTo(1);
     }
 
@@ -244,14 +268,17 @@ class ArrayLookupInliningTest {
         List<MapDefinition> hash = List.of(new MapDefinition("a", MapType.HASH, 2, 8, 4, 0));
         Outcome[] o = agree(hash, counter(2, -8));
         assertThat(o[0].r0()).isEqualTo(1000); // empty map
-        assertThat(o[1].helperCalls()).isEqualTo(2);
+        assertThat(both(o)).isEqualTo(2);
     }
 
-    /** Runs the counter 20 times on a per-CPU array: the helper calls made, and element {@code key}'s values summed over the CPUs. */
-    static long[] perCpuCounter(Engine engine, int key) {
+    /**
+     * Runs the counter 20 times on a per-CPU array: the helper calls made, element {@code key}'s values summed
+     * over the CPUs, and the runs that found NULL. {@code inlining}: as in {@link #counting}.
+     */
+    static long[] perCpuCounter(Engine engine, int key, boolean inlining) {
         try (MapTable maps = MapTable.create(List.of(new MapDefinition("a", MapType.PERCPU_ARRAY, 4, 24, 4, 0)))) {
             AtomicInteger calls = new AtomicInteger();
-            HelperRegistry counted = countingLookups(maps, calls);
+            HelperRegistry counted = countingLookups(maps, calls, inlining);
             RunContext.Builder c = RunContext.builder();
             maps.map(0).regions().forEach(c::region);
             RunContext context = c.build();
@@ -269,11 +296,12 @@ class ArrayLookupInliningTest {
     @Test
     void perCpuArraysAreInlinedForTheCurrentCpu() {
         // which CPU's value a run increments depends on where the thread runs: compare the sums
-        long[] interp = perCpuCounter(Engines.byName("interp"), 2), jit = perCpuCounter(Engines.byName("jit"), 2);
-        assertThat(interp).containsExactly(20, 20, 0);
-        assertThat(jit).containsExactly(0, 20, 0); // inlined: no helper call
-        // past the end: NULL on both, nothing counted
-        assertThat(perCpuCounter(Engines.byName("jit"), 4)).containsExactly(0, 0, 20);
+        assertThat(perCpuCounter(Engines.byName("interp"), 2, false)).as("the helper").containsExactly(20, 20, 0);
+        for (String engine : List.of("interp", "jit")) {
+            assertThat(perCpuCounter(Engines.byName(engine), 2, true)).as(engine).containsExactly(0, 20, 0); // inlined: no helper call
+            // past the end: NULL, nothing counted
+            assertThat(perCpuCounter(Engines.byName(engine), 4, true)).as(engine).containsExactly(0, 0, 20);
+        }
     }
 
     @Test
@@ -288,6 +316,6 @@ class ArrayLookupInliningTest {
         // the jeqi offsets above skip to the final exit with r0 = NULL (0)
         Outcome[] o = agree(two, p);
         assertThat(o[0].r0()).isEqualTo(10 * 100 + 14);
-        assertThat(o[1].helperCalls()).isZero();
+        assertThat(both(o)).isZero();
     }
 }

@@ -153,7 +153,7 @@ class HashLookupInliningTest {
                     AtomicInteger calls = new AtomicInteger();
                     RunContext.Builder c = RunContext.builder();
                     m.regions().forEach(c::region);
-                    try (Executable e = engine.load(program(maps, lookupThenReturn), LoadOptions.defaults().withHelpers(countingLookups(maps, calls)))) {
+                    try (Executable e = engine.load(program(maps, lookupThenReturn), LoadOptions.defaults().withHelpers(countingLookups(maps, calls, true)))) {
                         assertThat(e.run(c.build())).as("%s %s", engine.name(), type).isNotEqualTo(1000);
                     }
                     for (int i = 100; i < 107; i++) m.update(key(8, i), new byte[8 * cpus], MapFlags.BPF_ANY);
@@ -187,10 +187,10 @@ class HashLookupInliningTest {
                 m.regions().forEach(c::region);
                 RunContext context = c.build();
                 int nulls = 0;
-                try (Executable e = engine.load(program(maps, counter(key(8, 3))), LoadOptions.defaults().withHelpers(countingLookups(maps, calls)))) {
+                try (Executable e = engine.load(program(maps, counter(key(8, 3))), LoadOptions.defaults().withHelpers(countingLookups(maps, calls, true)))) {
                     for (int i = 0; i < 20; i++) if (e.run(context) == 1000) nulls++;
                     for (int i = 0; i < 5; i++) {
-                        try (Executable absent = engine.load(program(maps, counter(key(8, 4))), LoadOptions.defaults().withHelpers(countingLookups(maps, calls)))) {
+                        try (Executable absent = engine.load(program(maps, counter(key(8, 4))), LoadOptions.defaults().withHelpers(countingLookups(maps, calls, true)))) {
                             if (absent.run(context) == 1000) nulls++;
                         }
                     }
@@ -228,7 +228,7 @@ class HashLookupInliningTest {
                 RunContext context = c.build();
                 int runs = 200_000;
                 long last = 0;
-                try (Executable e = engine.load(program(maps, counter(key(8, 0))), LoadOptions.defaults().withHelpers(countingLookups(maps, calls)))) {
+                try (Executable e = engine.load(program(maps, counter(key(8, 0))), LoadOptions.defaults().withHelpers(countingLookups(maps, calls, true)))) {
                     writer.start();
                     for (int i = 0; i < runs; i++) last = e.run(context);
                 } finally {
