@@ -121,7 +121,10 @@ final class Interpreter {
                     pc = m.enterCall(w, pc);
                     continue;
                 case JMP | EXIT:
-                    if (m.depth == base) return r[0];
+                    if (m.depth == base) {
+                        if (base == 1) m.cleanEnd = m.asReset(); // main's exit: the next reset may skip what is unchanged
+                        return r[0];
+                    }
                     pc = m.leaveCall();
                     continue;
                 default:

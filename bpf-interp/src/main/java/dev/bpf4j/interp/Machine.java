@@ -105,10 +105,21 @@ final class Machine implements HelperCall {
      * Set when the last run ended at main's {@code exit} without leaving the dispatch loop
      * ({@link Interpreter#execute}): nothing but registers and memory changed, so the frame depth,
      * the running program, the helper and tail-call flags and the windows are as this method left
-     * them, and the next reset skips them. Any other end (the driver ran, or the run threw) leaves
-     * it false.
+     * them, and the next reset skips them. Also set when the driver ran but main's exit finds that
+     * state unchanged ({@link #asReset}). Any other end (a tail call, a helper's exit, or the run
+     * threw) leaves it false.
      */
     boolean cleanEnd;
+
+    /**
+     * True when what {@link #resetFrameAndFlags} sets is still as it left it: at main's exit after
+     * helper calls, calls and callbacks (their frames have died and taken their windows with them), but
+     * not after a tail call or a tail-call attempt. The windows left are on regions or the main frame.
+     */
+    boolean asReset() {
+        return depth == 1 && prog == home && mainZeroed == home.frameBytesToZero && !stop && !exited && pendingTailCall == null
+                && tailCalls == 0 && scratchLive == 0;
+    }
 
     /** What only calls, helpers, tail calls and errors change: back to a fresh run's values. */
     private void resetFrameAndFlags() {
