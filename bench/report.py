@@ -121,10 +121,14 @@ def best_table(s, k=None):
     for kind, label, prop in (("array", "array-map lookup", "inlineArrayLookup"),
                               ("hash", "hash-map lookup, 16-byte key", "inlineHashLookup"),
                               ("array-update", "array-map update, 8-byte value", "inlineArrayUpdate")):
-        m = {x: s.get(("MapLookupBenchmark", kind, x)) for x in ("interp", "jit", "jit-call")}
+        m = {x: s.get(("MapLookupBenchmark", kind, x)) for x in ("interp", "interp-call", "jit", "jit-call")}
         what = "update" if kind.endswith("update") else "lookup"
-        print(f"| program with one {label} (JIT: inlined) | {fmt(m['interp'])} | {fmt(m['jit'])} | | | | | |" + (" | |" if k else ""))
-        print(f"| the same, {what} called (`-Dbpf4j.jit.{prop}=false`) | | {fmt(m['jit-call'])} | | | | | |" + (" | |" if k else ""))
+        both = kind != "hash"  # the interpreter inlines the array helpers only
+        called = f"`-Dbpf4j.jit.{prop}=false`" + (", `-Dbpf4j.interp.inlineArrayMaps=false`" if both else "")
+        print(f"| program with one {label} ({'both' if both else 'JIT'}: inlined) | {fmt(m['interp'])} | {fmt(m['jit'])} | | | | | |"
+              + (" | |" if k else ""))
+        print(f"| the same, {what} called ({called}) | {fmt(m['interp-call']) if both else ''} | {fmt(m['jit-call'])} | | | | | |"
+              + (" | |" if k else ""))
 
 
 def main(facts_path, results_path, kernel_path=None):
@@ -174,17 +178,19 @@ def main(facts_path, results_path, kernel_path=None):
             else:
                 parts.append(f"{name} —")
         print(f"* {what} (helper program minus empty program): " + "; ".join(parts) + ".")
-    for kind, what in (("array", "An ARRAY map counter"), ("hash", "A HASH map counter (64 flows, 16-byte keys)")):
-        lookup = {e: s.get(("MapLookupBenchmark", kind, e)) for e in ("interp", "jit", "jit-call")}
-        if all(v is not None for v in lookup.values()):
-            print(f"* {what} (`bpf_map_lookup_elem` with the key on the stack, then `++*value`): interp "
-                  f"{fmt(lookup['interp'])} ns, JIT {fmt(lookup['jit'])} ns with the lookup inlined, {fmt(lookup['jit-call'])} ns "
-                  "with it called through the Java helper (inlining turned off).")
-    update = {e: s.get(("MapLookupBenchmark", "array-update", e)) for e in ("interp", "jit", "jit-call")}
-    if all(v is not None for v in update.values()):
-        print(f"* An ARRAY map update (`bpf_map_update_elem` of an 8-byte value, key and value on the stack, `BPF_ANY`): interp "
-              f"{fmt(update['interp'])} ns, JIT {fmt(update['jit'])} ns with the update inlined, {fmt(update['jit-call'])} ns "
-              "with it called through the Java helper (inlining turned off).")
+    for kind, what, call in (("array", "An ARRAY map counter (`bpf_map_lookup_elem` with the key on the stack, then `++*value`)", "lookup"),
+                             ("hash", "A HASH map counter (64 flows, 16-byte keys) (`bpf_map_lookup_elem` with the key on the stack, "
+                                      "then `++*value`)", "lookup"),
+                             ("array-update", "An ARRAY map update (`bpf_map_update_elem` of an 8-byte value, key and value on "
+                                              "the stack, `BPF_ANY`)", "update")):
+        m = {e: s.get(("MapLookupBenchmark", kind, e)) for e in ("interp", "interp-call", "jit", "jit-call")}
+        if kind == "hash" and all(m[e] is not None for e in ("interp", "jit", "jit-call")):
+            print(f"* {what}: interp {fmt(m['interp'])} ns (the interpreter calls the helper), JIT {fmt(m['jit'])} ns with the "
+                  f"lookup inlined, {fmt(m['jit-call'])} ns with it called through the Java helper (inlining turned off).")
+        elif all(v is not None for v in m.values()):
+            print(f"* {what}: interp {fmt(m['interp'])} ns with the {call} inlined, {fmt(m['interp-call'])} ns with the helper's "
+                  f"Java body called; JIT {fmt(m['jit'])} ns inlined, {fmt(m['jit-call'])} ns with it called through the Java "
+                  "helper (inlining turned off).")
     engines = ", ".join(facts["engines"]) + (", gcc" if facts["gcc"] else "")
     print("* JIT runs enter their code through a JNI native method bound to a trampoline (`JniEntry`), not jffi's "
           "`invokeN2`, which gcc's functions are called through (the issue's baseline). \"gcc ns/op, JNI entry\" calls "

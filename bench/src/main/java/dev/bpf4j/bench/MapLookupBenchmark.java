@@ -37,8 +37,9 @@ import java.util.concurrent.TimeUnit;
  * inlines the helper (key and value on the stack, the map a constant); {@code jit-call} is the same
  * JIT with inlining turned off ({@code -Dbpf4j.jit.inlineArrayLookup=false},
  * {@code inlineHashLookup=false}, {@code inlineArrayUpdate=false}), so the helper is a Java helper
- * call; the interpreter always calls it. The helper's cost is this minus {@link EmptyCallBenchmark}
- * for the same engine.
+ * call. {@code interp} inlines the array helpers too (not the hash lookup); {@code interp-call} is
+ * the interpreter with {@code -Dbpf4j.interp.inlineArrayMaps=false}, which calls the helper's Java
+ * body. The helper's cost is this minus {@link EmptyCallBenchmark} for the same engine.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -47,7 +48,7 @@ import java.util.concurrent.TimeUnit;
 @Measurement(iterations = 5, time = 1)
 @Fork(1)
 public class MapLookupBenchmark {
-    @Param({"interp", "jit", "jit-call"})
+    @Param({"interp", "interp-call", "jit", "jit-call"})
     public String lookupEngine;
 
     @Param({"array", "hash", "array-update"})
@@ -64,12 +65,12 @@ public class MapLookupBenchmark {
         maps = MapTable.create(List.of(hash ? new MapDefinition("flows", MapType.HASH, 16, 8, 64, 0)
                 : new MapDefinition("counts", MapType.ARRAY, 4, 8, 4, 0)));
         if (hash) fillFlows(maps.map(0));
-        boolean call = lookupEngine.equals("jit-call");
+        boolean call = lookupEngine.endsWith("-call");
         if (call) INLINING.forEach(p -> System.setProperty(p, "false"));
         try {
             exe = Bpf.load(hash ? CallPrograms.hashCounter(maps.handle(0)) : update ? CallPrograms.arrayUpdate(maps.handle(0))
                             : CallPrograms.arrayCounter(maps.handle(0)),
-                    Engines.require(call ? "jit" : lookupEngine), LoadOptions.defaults().withHelpers(BpfHelpers.registry(maps)));
+                    Engines.require(lookupEngine.replace("-call", "")), LoadOptions.defaults().withHelpers(BpfHelpers.registry(maps)));
         } finally {
             INLINING.forEach(System::clearProperty);
         }
@@ -89,7 +90,7 @@ public class MapLookupBenchmark {
     }
 
     private static final List<String> INLINING = List.of("bpf4j.jit.inlineArrayLookup", "bpf4j.jit.inlineHashLookup",
-            "bpf4j.jit.inlineArrayUpdate");
+            "bpf4j.jit.inlineArrayUpdate", "bpf4j.interp.inlineArrayMaps");
 
     /** {@link CallPrograms#FLOW_KEY} (value 0) and 63 other flows, so that the lookup walks real chains. */
     private static void fillFlows(BpfMap flows) {
