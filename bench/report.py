@@ -124,7 +124,7 @@ def best_table(s, k=None):
         m = {x: s.get(("MapLookupBenchmark", kind, x)) for x in ("interp", "interp-call", "jit", "jit-call")}
         what = "update" if kind.endswith("update") else "lookup"
         both = kind != "hash"  # the interpreter inlines the array helpers only
-        called = f"`-Dbpf4j.jit.{prop}=false`" + (", `-Dbpf4j.interp.inlineArrayMaps=false`" if both else "")
+        called = f"`-Dbpf4j.jit.{prop}=false`" + (", `-Dbpf4j.interp.inlineMapHelpers=false`" if both else "")
         print(f"| program with one {label} ({'both' if both else 'JIT'}: inlined) | {fmt(m['interp'])} | {fmt(m['jit'])} | | | | | |"
               + (" | |" if k else ""))
         print(f"| the same, {what} called ({called}) | {fmt(m['interp-call']) if both else ''} | {fmt(m['jit-call'])} | | | | | |"

@@ -38,7 +38,7 @@ import java.util.concurrent.TimeUnit;
  * JIT with inlining turned off ({@code -Dbpf4j.jit.inlineArrayLookup=false},
  * {@code inlineHashLookup=false}, {@code inlineArrayUpdate=false}), so the helper is a Java helper
  * call. {@code interp} inlines the array helpers too (not the hash lookup); {@code interp-call} is
- * the interpreter with {@code -Dbpf4j.interp.inlineArrayMaps=false}, which calls the helper's Java
+ * the interpreter with {@code -Dbpf4j.interp.inlineMapHelpers=false}, which calls the helper's Java
  * body. The helper's cost is this minus {@link EmptyCallBenchmark} for the same engine.
  */
 @State(Scope.Thread)
@@ -90,7 +90,7 @@ public class MapLookupBenchmark {
     }
 
     private static final List<String> INLINING = List.of("bpf4j.jit.inlineArrayLookup", "bpf4j.jit.inlineHashLookup",
-            "bpf4j.jit.inlineArrayUpdate", "bpf4j.interp.inlineArrayMaps");
+            "bpf4j.jit.inlineArrayUpdate", "bpf4j.interp.inlineMapHelpers");
 
     /** {@link CallPrograms#FLOW_KEY} (value 0) and 63 other flows, so that the lookup walks real chains. */
     private static void fillFlows(BpfMap flows) {

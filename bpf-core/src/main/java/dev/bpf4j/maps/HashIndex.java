@@ -4,6 +4,8 @@ import dev.bpf4j.runtime.KeyHash;
 import dev.bpf4j.runtime.LookupInlining;
 import dev.bpf4j.runtime.NativeMemory;
 
+import java.util.function.LongUnaryOperator;
+
 /**
  * The bucket lists of a hash map: {@code roundup_pow_of_two(max_entries)} buckets of singly linked
  * element slots, keys stored per slot. They live off-heap, laid out as {@link LookupInlining.HashBuckets}
@@ -47,11 +49,12 @@ final class HashIndex {
     }
 
     /** The index's layout for a JIT's inline lookup, or null where its offsets do not fit 32 bits. */
-    LookupInlining.HashBuckets layout(long valuesBase, int stride, long openWord, int cpus, long currentCpu, long refBits) {
+    LookupInlining.HashBuckets layout(long valuesBase, int stride, long openWord, int cpus, long currentCpu, long refBits,
+                                      LongUnaryOperator javaLookup) {
         long keysOffset = keys - base, end = keysOffset + (long) maxEntries * keySize;
         if (end > Integer.MAX_VALUE) return null;
         return new LookupInlining.HashBuckets(base, buckets, maxEntries, (int) (next - base), (int) (hashes - base), (int) keysOffset,
-                valuesBase, stride, keySize, openWord, cpus, currentCpu, refBits);
+                valuesBase, stride, keySize, openWord, cpus, currentCpu, refBits, javaLookup);
     }
 
     int buckets() { return buckets; }

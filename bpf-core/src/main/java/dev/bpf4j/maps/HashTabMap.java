@@ -74,11 +74,12 @@ public final class HashTabMap extends BpfMap {
 
     /**
      * Where a JIT may look keys up without calling the helper ({@code htab_map_gen_lookup}), or null
-     * where the index is too large for 32-bit offsets. The LRU kinds come with their reference bytes.
+     * where the index is too large for 32-bit offsets. The LRU kinds come with their reference bytes;
+     * the interpreter gets {@link #programLookup} itself.
      */
     public LookupInlining.HashBuckets inlineLayout() {
         return index.layout(arena.base(), stride, openWord.address(), cpus, cpus == 1 ? 0 : Cpus.currentFunction(),
-                lru == null ? 0 : lru.refBits());
+                lru == null ? 0 : lru.refBits(), this::programLookup);
     }
 
     /** Number of elements in the map now. */

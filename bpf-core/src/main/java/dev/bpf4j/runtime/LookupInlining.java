@@ -1,6 +1,7 @@
 package dev.bpf4j.runtime;
 
 import java.util.Optional;
+import java.util.function.LongUnaryOperator;
 
 /**
  * What a JIT may emit instead of calling {@code bpf_map_lookup_elem} when r1 is a constant at the
@@ -68,13 +69,17 @@ public interface LookupInlining {
      * another bucket's marker (its slot was deleted and reused meanwhile) must start the walk again, and
      * must bound the walk, as its chain may change under it. An LRU map has {@code refBits}, one byte
      * per slot that a lookup sets to 1 for the slot it finds ({@code bpf_lru_node_set_ref}); 0 for the
-     * other kinds.
+     * other kinds. {@code javaLookup} is the same lookup for an engine that runs Java rather than
+     * generating code (the interpreter): the key's address to the value's address a program sees, or 0
+     * when absent, as the helper answers once it has checked its arguments; only while the map is open.
      */
     record HashBuckets(long indexBase, int buckets, int maxEntries, int nextOffset, int hashesOffset, int keysOffset,
-                       long valuesBase, int stride, int keySize, long openWord, int cpus, long currentCpu, long refBits) implements Target {
+                       long valuesBase, int stride, int keySize, long openWord, int cpus, long currentCpu, long refBits,
+                       LongUnaryOperator javaLookup) implements Target {
         public HashBuckets {
             if (indexBase == 0 || Integer.bitCount(buckets) != 1 || maxEntries <= 0 || nextOffset < 0 || hashesOffset < 0
-                    || keysOffset < 0 || valuesBase == 0 || stride <= 0 || keySize <= 0 || openWord == 0 || cpus <= 0) {
+                    || keysOffset < 0 || valuesBase == 0 || stride <= 0 || keySize <= 0 || openWord == 0 || cpus <= 0
+                    || javaLookup == null) {
                 throw new IllegalArgumentException("not a hash map's index: " + indexBase + ", " + buckets + ", " + maxEntries
                         + ", " + keySize + ", " + openWord + ", " + cpus);
             }

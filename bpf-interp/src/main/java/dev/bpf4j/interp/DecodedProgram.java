@@ -28,8 +28,8 @@ final class DecodedProgram {
     /** The helper body of each {@code call helper} slot, null elsewhere. */
     final Helper[] helpers;
     final HelperSpec[] helperSpecs;
-    /** The array map of each {@link InsnCode#ARRAY_LOOKUP} and {@link InsnCode#ARRAY_UPDATE} slot ({@link ArrayMapInlining}), null elsewhere. */
-    final LookupInlining.Elements[] arrays;
+    /** The map of each {@link InsnCode#INLINE_LOOKUP} and {@link InsnCode#INLINE_UPDATE} slot ({@link MapHelperInlining}), null elsewhere. */
+    final LookupInlining.Target[] inlineMaps;
     final int entryArgs;
     /**
      * Bytes below r10 that any frame of this program can read or write: the whole frame when r10
@@ -51,9 +51,9 @@ final class DecodedProgram {
     /** Pcs that an {@code lddw src=4} names: the only valid callback targets. */
     private final boolean[] callbackTarget;
 
-    DecodedProgram(String name, long[] code, int slots, HelperSpec[] helperSpecs, LookupInlining.Elements[] arrays, int entryArgs,
+    DecodedProgram(String name, long[] code, int slots, HelperSpec[] helperSpecs, LookupInlining.Target[] inlineMaps, int entryArgs,
                    boolean[] callbackTarget, int frameBytesToZero) {
-        this.arrays = arrays;
+        this.inlineMaps = inlineMaps;
         this.frameBytesToZero = frameBytesToZero;
         this.name = name;
         this.code = code;

@@ -69,10 +69,10 @@ final class Decoder {
             checkInside(pc, funcTarget[pc], "function address (lddw src=4) target");
             callbackTarget[(int) funcTarget[pc]] = true;
         }
-        LookupInlining.Elements[] arrays = ArrayMapInlining.targets(insns, helpers, functionStarts());
+        LookupInlining.Target[] inlineMaps = MapHelperInlining.targets(insns, helpers, functionStarts());
         for (int pc = 0; pc < insns.length; pc++) {
-            if (arrays[pc] != null) code[pc] = word(helpers[pc].id() == HelperIds.MAP_UPDATE_ELEM ? InsnCode.ARRAY_UPDATE
-                    : InsnCode.ARRAY_LOOKUP, 0, CALL_HELPER, 0);
+            if (inlineMaps[pc] != null) code[pc] = word(helpers[pc].id() == HelperIds.MAP_UPDATE_ELEM ? InsnCode.INLINE_UPDATE
+                    : InsnCode.INLINE_LOOKUP, 0, CALL_HELPER, 0);
         }
         // The words, the trap slot, then one constant per lddw, which the lddw's imm indexes.
         int lddws = 0;
@@ -84,7 +84,7 @@ final class Decoder {
             packed[pc] = ((long) (int) imm[pc] << 32) | (code[pc] & 0xffffffffL);
         }
         if (fuse) Superinstructions.fuse(packed, code.length);
-        DecodedProgram d = new DecodedProgram(program.name(), packed, insns.length, helpers, arrays, options.entryArgs(), callbackTarget,
+        DecodedProgram d = new DecodedProgram(program.name(), packed, insns.length, helpers, inlineMaps, options.entryArgs(), callbackTarget,
                 Math.max(StackUse.bytesToZero(insns, 0, insns.length, options.helpers()::forwardArguments),
                         StackUse.deepestAccess(insns, 0, insns.length)));
         for (int pc = 0; pc < insns.length; pc++) {

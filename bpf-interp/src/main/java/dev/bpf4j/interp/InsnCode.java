@@ -47,11 +47,11 @@ final class InsnCode {
 
     /**
      * A {@code call bpf_map_lookup_elem} / {@code call bpf_map_update_elem} whose r1 is a constant
-     * ARRAY or PERCPU_ARRAY map the helper lets engines inline ({@link ArrayMapInlining}): the call's
-     * own word (src, imm = helper id) with one of these opcodes, on JMP ops 0xe and 0xf, which RFC 9669
-     * leaves undefined. The driver runs the inline form, or calls the helper where it does not apply.
+     * map the helper lets engines inline ({@link MapHelperInlining}): the call's own word (src, imm =
+     * helper id) with one of these opcodes, on JMP ops 0xe and 0xf, which RFC 9669 leaves undefined.
+     * The driver runs the inline form, or calls the helper where it does not apply.
      */
-    static final int ARRAY_LOOKUP = JMP | 0xe0, ARRAY_UPDATE = JMP | 0xf0;
+    static final int INLINE_LOOKUP = JMP | 0xe0, INLINE_UPDATE = JMP | 0xf0;
 
     /** A slot that must never execute: the second half of an lddw, or past the end of the program. */
     static final int TRAP = 0xff;

@@ -102,8 +102,8 @@ final class Interpreter {
                     pc = m.leaveCall();
                     continue;
                 // ---- calls and exit ----
-                case InsnCode.ARRAY_LOOKUP: case InsnCode.ARRAY_UPDATE:
-                    if (ArrayMapInlining.inline(lo & 0xff, p.arrays[pc], r)) break;
+                case InsnCode.INLINE_LOOKUP: case InsnCode.INLINE_UPDATE:
+                    if (MapHelperInlining.inline(lo & 0xff, p.inlineMaps[pc], r)) break;
                     // else (a key outside the frame, a closed map, other flags) the helper is called: fall through
                 case JMP | CALL:
                     if (((lo >>> 12) & 0xf) == CALL_HELPER) {

@@ -40,7 +40,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * {@code bpf_map_update_elem} on an ARRAY map, which both engines inline where r1 is a constant
  * handle, key and value lie in the current frame and the flags are BPF_ANY or BPF_EXIST (bpf-jit-x86
- * {@code InlineArrayUpdate}, bpf-interp {@code ArrayMapInlining}), against a reference run that
+ * {@code InlineArrayUpdate}, bpf-interp {@code MapHelperInlining}), against a reference run that
  * always calls the helper (ArrayLookupInliningTest's runner): the same r0, map contents and errors
  * (kind, pc) for value sizes with every tail width, indexes past the end, every flag, keys and values
  * at the frame's edges and outside it, a closed map, per-CPU arrays (this CPU's value), and maps whose

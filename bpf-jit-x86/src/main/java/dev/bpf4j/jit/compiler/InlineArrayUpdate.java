@@ -19,7 +19,7 @@ import dev.bpf4j.runtime.LookupInlining;
  * values hold no {@code bpf_spin_lock} ({@link LookupInlining.Elements#updatable}); in a per-CPU
  * array, this CPU's value, as the helper writes.
  * Anything else calls the helper, which checks, refuses or updates, so r0, errors and memory stay the
- * interpreter's (which always calls it).
+ * helper's (the interpreter inlines the same calls in Java, bpf-interp {@code MapHelperInlining}).
  *
  * <pre>
  *   (guards: map open, key in the frame, value in the frame, flags 0 or 2, else .call)
