@@ -123,11 +123,9 @@ def best_table(s, k=None):
                               ("array-update", "array-map update, 8-byte value", "inlineArrayUpdate")):
         m = {x: s.get(("MapLookupBenchmark", kind, x)) for x in ("interp", "interp-call", "jit", "jit-call")}
         what = "update" if kind.endswith("update") else "lookup"
-        both = kind != "hash"  # the interpreter inlines the array helpers only
-        called = f"`-Dbpf4j.jit.{prop}=false`" + (", `-Dbpf4j.interp.inlineMapHelpers=false`" if both else "")
-        print(f"| program with one {label} ({'both' if both else 'JIT'}: inlined) | {fmt(m['interp'])} | {fmt(m['jit'])} | | | | | |"
-              + (" | |" if k else ""))
-        print(f"| the same, {what} called ({called}) | {fmt(m['interp-call']) if both else ''} | {fmt(m['jit-call'])} | | | | | |"
+        called = f"`-Dbpf4j.jit.{prop}=false`, `-Dbpf4j.interp.inlineMapHelpers=false`"
+        print(f"| program with one {label} (both: inlined) | {fmt(m['interp'])} | {fmt(m['jit'])} | | | | | |" + (" | |" if k else ""))
+        print(f"| the same, {what} called ({called}) | {fmt(m['interp-call'])} | {fmt(m['jit-call'])} | | | | | |"
               + (" | |" if k else ""))
 
 
@@ -184,10 +182,7 @@ def main(facts_path, results_path, kernel_path=None):
                              ("array-update", "An ARRAY map update (`bpf_map_update_elem` of an 8-byte value, key and value on "
                                               "the stack, `BPF_ANY`)", "update")):
         m = {e: s.get(("MapLookupBenchmark", kind, e)) for e in ("interp", "interp-call", "jit", "jit-call")}
-        if kind == "hash" and all(m[e] is not None for e in ("interp", "jit", "jit-call")):
-            print(f"* {what}: interp {fmt(m['interp'])} ns (the interpreter calls the helper), JIT {fmt(m['jit'])} ns with the "
-                  f"lookup inlined, {fmt(m['jit-call'])} ns with it called through the Java helper (inlining turned off).")
-        elif all(v is not None for v in m.values()):
+        if all(v is not None for v in m.values()):
             print(f"* {what}: interp {fmt(m['interp'])} ns with the {call} inlined, {fmt(m['interp-call'])} ns with the helper's "
                   f"Java body called; JIT {fmt(m['jit'])} ns inlined, {fmt(m['jit-call'])} ns with it called through the Java "
                   "helper (inlining turned off).")

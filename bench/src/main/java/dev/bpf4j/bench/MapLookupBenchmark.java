@@ -37,7 +37,7 @@ import java.util.concurrent.TimeUnit;
  * inlines the helper (key and value on the stack, the map a constant); {@code jit-call} is the same
  * JIT with inlining turned off ({@code -Dbpf4j.jit.inlineArrayLookup=false},
  * {@code inlineHashLookup=false}, {@code inlineArrayUpdate=false}), so the helper is a Java helper
- * call. {@code interp} inlines the array helpers too (not the hash lookup); {@code interp-call} is
+ * call. {@code interp} inlines the same helpers (in Java); {@code interp-call} is
  * the interpreter with {@code -Dbpf4j.interp.inlineMapHelpers=false}, which calls the helper's Java
  * body. The helper's cost is this minus {@link EmptyCallBenchmark} for the same engine.
  */
