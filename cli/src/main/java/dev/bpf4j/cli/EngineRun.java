@@ -14,20 +14,26 @@ import java.util.List;
 
 /**
  * What {@code bpf4j run OBJ.o} prints for one engine ({@code retval}, {@code data_out}, {@code ctx_out},
- * one bpftool-style JSON line per map) and, line for line, what {@code --engine all} compares: the same
+ * with {@code --repeat} the average duration of a run as {@code bpftool prog run} prints it, one
+ * bpftool-style JSON line per map) and, line for line, what {@code --engine all} compares: the same
  * text, except that a per-CPU map is compared by the sum of its CPUs' values — which CPU's slot a run
- * touches depends on where the thread (or the kernel's test run) was scheduled, not on the engine.
+ * touches depends on where the thread (or the kernel's test run) was scheduled, not on the engine —
+ * and without the duration, which is a measurement.
  */
 record EngineRun(List<String> lines, List<String> compared) {
     static final class Builder {
         private final List<String> lines = new ArrayList<>();
         private final List<String> compared = new ArrayList<>();
 
-        Builder result(RunResult r) {
+        Builder result(RunResult r) { return result(r, false); }
+
+        /** The result; {@code duration}: also print (not compare) the average duration of a run. */
+        Builder result(RunResult r, boolean duration) {
             HexFormat hex = HexFormat.of();
             line("retval: " + r.retval());
             if (r.dataOut() != null) line("data_out: " + hex.formatHex(r.dataOut()));
             if (r.ctxOut() != null) line("ctx_out: " + hex.formatHex(r.ctxOut()));
+            if (duration) lines.add("duration (average): " + r.averageDurationNs() + " ns");
             return this;
         }
 

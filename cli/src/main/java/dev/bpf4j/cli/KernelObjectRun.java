@@ -25,7 +25,7 @@ final class KernelObjectRun {
         }
         EngineRun.Builder b = new EngineRun.Builder();
         try (KernelObject k = KernelObject.load(spec, List.of(program))) {
-            b.result(k.run(program, options));
+            b.result(k.run(program, options), options.repeat() > 1);
             if (dumpMaps) k.dump().forEach((name, entries) -> b.map(name, percpu(spec.map(name)), entries));
         }
         return b.build();

@@ -84,7 +84,7 @@ final class ObjectRun {
         if (engine.name().equals(KernelEngine.NAME)) return KernelObjectRun.run(open.spec(), program, options, dumpMaps);
         EngineRun.Builder b = new EngineRun.Builder();
         try (BpfObject obj = open.load(ObjectLoadOptions.engine(engine))) {
-            b.result(obj.program(program).run(options));
+            b.result(obj.program(program).run(options), options.repeat() > 1);
             if (dumpMaps) for (BpfMap m : obj.maps()) b.map(m.name(), m.type().isPercpu(), MapDump.entries(m));
         }
         return b.build();

@@ -34,6 +34,14 @@ class EngineRunTest {
         assertThat(r.compared()).isEqualTo(r.lines());
     }
 
+    @Test void theAverageDurationIsPrintedButNotCompared() {
+        EngineRun fast = new EngineRun.Builder().result(new RunResult(2, new byte[] {1}, null, 12), true).build();
+        EngineRun slow = new EngineRun.Builder().result(new RunResult(2, new byte[] {1}, null, 40), true).build();
+        assertThat(fast.lines()).containsExactly("retval: 2", "data_out: 01", "duration (average): 12 ns");
+        assertThat(fast.compared()).containsExactly("retval: 2", "data_out: 01").isEqualTo(slow.compared());
+        assertThat(new EngineRun.Builder().result(new RunResult(2, null, null, 12)).build().lines()).containsExactly("retval: 2");
+    }
+
     @Test void inputTheTestRunRefusesIsTheSameVerdictOnEveryEngine() {
         EngineRun ours = EngineRun.error(new IllegalArgumentException("p: an XDP run needs data_in of at least 14 bytes"));
         EngineRun kernel = EngineRun.error(new KernelBpfException("bpf(BPF_PROG_TEST_RUN)", Errno.EINVAL, null));
