@@ -5,7 +5,7 @@ import java.util.Objects;
 /**
  * A helper as a program sees it: its id (the imm of {@code call}), its kernel name and its Java body.
  *
- * @param lookupInlining   when not null, where a JIT may inline the helper (see {@link LookupInlining})
+ * @param lookupInlining   when not null, where an engine may inline the helper (see {@link LookupInlining})
  * @param forwardArguments the helper reads and writes through a pointer argument {@code p} only in
  *                         {@code [p, p + n)} (the kernel's model of a helper's memory arguments, e.g. a
  *                         map key of {@code key_size} bytes) and runs no program code (no callbacks).

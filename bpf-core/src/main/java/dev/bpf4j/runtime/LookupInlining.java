@@ -7,8 +7,9 @@ import java.util.function.LongUnaryOperator;
  * What a JIT may emit instead of calling {@code bpf_map_lookup_elem} when r1 is a constant at the
  * call site, as the kernel's {@code map_gen_lookup} does: the layout of the map whose handle that
  * constant is. The same layout serves {@code bpf_map_update_elem} on an array whose values a copy
- * may replace ({@link Elements#updatable}). The helper's Java body stays the definition (and the
- * path for every other call); the inline form must give the same r0 and memory.
+ * may replace ({@link Elements#updatable}). The interpreter uses it at the same call sites, in Java
+ * (for a hash map through {@link HashBuckets#javaLookup}). The helper's Java body stays the
+ * definition (and the path for every other call); the inline form must give the same r0 and memory.
  */
 @FunctionalInterface
 public interface LookupInlining {
