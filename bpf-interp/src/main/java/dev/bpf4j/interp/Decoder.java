@@ -74,13 +74,27 @@ final class Decoder {
             if (inlineMaps[pc] != null) code[pc] = word(helpers[pc].id() == HelperIds.MAP_UPDATE_ELEM ? InsnCode.INLINE_UPDATE
                     : InsnCode.INLINE_LOOKUP, 0, CALL_HELPER, 0);
         }
-        // The words, the trap slot, then one constant per lddw, which the lddw's imm indexes.
-        int lddws = 0;
-        for (int pc = 0; pc < insns.length; pc++) if (InsnCode.opcode(code[pc]) == LDDW) lddws++;
-        long[] packed = new long[code.length + lddws];
+        // The words, the trap slot, then one constant per lddw and four per INLINE_ARRAY_LOOKUP, which their imm indexes.
+        int constants = 0;
+        for (int pc = 0; pc < insns.length; pc++) {
+            if (InsnCode.opcode(code[pc]) == LDDW) constants++;
+            if (inlineMaps[pc] instanceof LookupInlining.Elements e && e.cpus() == 1 && InsnCode.opcode(code[pc]) == InsnCode.INLINE_LOOKUP) {
+                code[pc] = word(InsnCode.INLINE_ARRAY_LOOKUP, 0, CALL_HELPER, 0);
+                constants += 4;
+            }
+        }
+        long[] packed = new long[code.length + constants];
         int constant = code.length;
         for (int pc = 0; pc < code.length; pc++) {
             if (InsnCode.opcode(code[pc]) == LDDW) imm[pc] = constant++;
+            if (InsnCode.opcode(code[pc]) == InsnCode.INLINE_ARRAY_LOOKUP) {
+                LookupInlining.Elements e = (LookupInlining.Elements) inlineMaps[pc];
+                imm[pc] = constant;
+                packed[constant++] = e.openWord();
+                packed[constant++] = e.valuesBase();
+                packed[constant++] = e.maxEntries();
+                packed[constant++] = e.stride();
+            }
             packed[pc] = ((long) (int) imm[pc] << 32) | (code[pc] & 0xffffffffL);
         }
         if (fuse) Superinstructions.fuse(packed, code.length);

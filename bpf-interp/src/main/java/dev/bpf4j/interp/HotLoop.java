@@ -1,5 +1,6 @@
 package dev.bpf4j.interp;
 
+import dev.bpf4j.runtime.Limits;
 import dev.bpf4j.runtime.NativeMemory;
 import dev.bpf4j.runtime.RunEntry;
 
@@ -20,7 +21,8 @@ import static dev.bpf4j.isa.Opcodes.*;
 
 /**
  * The hot half of the dispatch loop: every instruction that cannot fail and calls nothing (ALU,
- * superinstructions, lddw, r10-relative and in-window loads and stores, jumps). It returns the pc
+ * superinstructions, lddw, r10-relative and in-window loads and stores, jumps, a plain array's
+ * inlined lookup). It returns the pc
  * of the first instruction it does not run itself (calls, exit, atomics, legacy packet loads, an
  * access outside the memory window, a back-edge over budget, a trap) and {@link Interpreter}
  * runs that one. Because nothing here calls out, HotSpot keeps pc, budget and the array bases in
@@ -279,6 +281,16 @@ final class HotLoop implements DispatchLoop {
                     case JMP32 | JSLT | X: if (JmpOps.jslt32(dst(r, w), src(r, w))) break taken; break;
                     case JMP32 | JSLE | K: if (JmpOps.jsle32(dst(r, w), (w >> 32))) break taken; break;
                     case JMP32 | JSLE | X: if (JmpOps.jsle32(dst(r, w), src(r, w))) break taken; break;
+                    // ---- bpf_map_lookup_elem on a constant plain array (MapHelperInlining's checks, with its layout in the constants) ----
+                    case InsnCode.INLINE_ARRAY_LOOKUP: { // the key in the frame and the map open, else the driver
+                        final int k = (int) (w >> 32);
+                        final long key = Registers.slot(r, 2), o = key - Registers.slot(r, 10) + Limits.STACK_SIZE;
+                        if (o < 0 || o > Limits.STACK_SIZE - 4 || NativeMemory.getLong(Registers.word(code, k)) == 0) break run;
+                        final int i = NativeMemory.getInt(key);
+                        Registers.setSlot(r, 0, Integer.compareUnsigned(i, (int) Registers.word(code, k + 2)) < 0
+                                ? Registers.word(code, k + 1) + i * Registers.word(code, k + 3) : 0);
+                        break;
+                    }
                     default: // calls, exit, atomics, legacy packet loads, traps
                         break run;
                 }

@@ -52,6 +52,12 @@ final class InsnCode {
      * The driver runs the inline form, or calls the helper where it does not apply.
      */
     static final int INLINE_LOOKUP = JMP | 0xe0, INLINE_UPDATE = JMP | 0xf0;
+    /**
+     * {@link #INLINE_LOOKUP} on a plain (not per-CPU) ARRAY, which {@link HotLoop} runs itself, without
+     * the round trip to the driver: imm indexes the map's open word, values base, max_entries and
+     * stride, four constants after the trap slot (as an lddw's). On JMP32 op 0xe, undefined in RFC 9669.
+     */
+    static final int INLINE_ARRAY_LOOKUP = JMP32 | 0xe0;
 
     /** A slot that must never execute: the second half of an lddw, or past the end of the program. */
     static final int TRAP = 0xff;

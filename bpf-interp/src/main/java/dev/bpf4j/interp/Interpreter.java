@@ -102,7 +102,7 @@ final class Interpreter {
                     pc = m.leaveCall();
                     continue;
                 // ---- calls and exit ----
-                case InsnCode.INLINE_LOOKUP: case InsnCode.INLINE_UPDATE:
+                case InsnCode.INLINE_LOOKUP: case InsnCode.INLINE_UPDATE: case InsnCode.INLINE_ARRAY_LOOKUP:
                     if (MapHelperInlining.inline(lo & 0xff, p.inlineMaps[pc], r)) break;
                     // else (a key outside the frame, a closed map, other flags) the helper is called: fall through
                 case JMP | CALL:

@@ -48,7 +48,7 @@ final class MapHelperInlining {
 
     /** Runs the {@link InsnCode#INLINE_LOOKUP} or {@link InsnCode#INLINE_UPDATE} at hand on map {@code t}: true when it set r0, false to call the helper. */
     static boolean inline(int opcode, LookupInlining.Target t, long[] r) {
-        if (opcode == InsnCode.INLINE_UPDATE) return update((LookupInlining.Elements) t, r);
+        if (opcode == InsnCode.INLINE_UPDATE) return update((LookupInlining.Elements) t, r); // INLINE_ARRAY_LOOKUP: a lookup
         return t instanceof LookupInlining.Elements e ? lookup(e, r) : lookup((LookupInlining.HashBuckets) t, r);
     }
 
