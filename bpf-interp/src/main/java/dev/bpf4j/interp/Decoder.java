@@ -1,6 +1,5 @@
 package dev.bpf4j.interp;
 
-import dev.bpf4j.helpers.HelperIds;
 import dev.bpf4j.isa.Insn;
 import dev.bpf4j.program.Program;
 import dev.bpf4j.program.StackUse;
@@ -71,17 +70,14 @@ final class Decoder {
         }
         LookupInlining.Target[] inlineMaps = MapHelperInlining.targets(insns, helpers, functionStarts());
         for (int pc = 0; pc < insns.length; pc++) {
-            if (inlineMaps[pc] != null) code[pc] = word(helpers[pc].id() == HelperIds.MAP_UPDATE_ELEM ? InsnCode.INLINE_UPDATE
-                    : InsnCode.INLINE_LOOKUP, 0, CALL_HELPER, 0);
+            if (inlineMaps[pc] != null) code[pc] = word(MapHelperInlining.opcode(helpers[pc].id(), inlineMaps[pc]), 0, CALL_HELPER, 0);
         }
         // The words, the trap slot, then one constant per lddw and four per INLINE_ARRAY_LOOKUP, which their imm indexes.
         int constants = 0;
         for (int pc = 0; pc < insns.length; pc++) {
-            if (InsnCode.opcode(code[pc]) == LDDW) constants++;
-            if (inlineMaps[pc] instanceof LookupInlining.Elements e && e.cpus() == 1 && InsnCode.opcode(code[pc]) == InsnCode.INLINE_LOOKUP) {
-                code[pc] = word(InsnCode.INLINE_ARRAY_LOOKUP, 0, CALL_HELPER, 0);
-                constants += 4;
-            }
+            int op = InsnCode.opcode(code[pc]);
+            if (op == LDDW) constants++;
+            if (op == InsnCode.INLINE_ARRAY_LOOKUP) constants += 4;
         }
         long[] packed = new long[code.length + constants];
         int constant = code.length;

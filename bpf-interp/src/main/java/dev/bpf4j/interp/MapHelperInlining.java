@@ -46,6 +46,15 @@ final class MapHelperInlining {
         return out;
     }
 
+    /**
+     * The opcode of the helper call {@code helperId} with inline target {@code t}: an update, a plain
+     * array's lookup (which {@link HotLoop} runs itself), or any other lookup.
+     */
+    static int opcode(int helperId, LookupInlining.Target t) {
+        if (helperId == HelperIds.MAP_UPDATE_ELEM) return InsnCode.INLINE_UPDATE;
+        return t instanceof LookupInlining.Elements e && e.cpus() == 1 ? InsnCode.INLINE_ARRAY_LOOKUP : InsnCode.INLINE_LOOKUP;
+    }
+
     /** Runs the {@link InsnCode#INLINE_LOOKUP} or {@link InsnCode#INLINE_UPDATE} at hand on map {@code t}: true when it set r0, false to call the helper. */
     static boolean inline(int opcode, LookupInlining.Target t, long[] r) {
         if (opcode == InsnCode.INLINE_UPDATE) return update((LookupInlining.Elements) t, r); // INLINE_ARRAY_LOOKUP: a lookup
