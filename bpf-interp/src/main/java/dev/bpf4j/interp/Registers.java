@@ -58,9 +58,12 @@ final class Registers {
 
     static void setSlot(long[] r, int i, long v) { U.putLong(r, BASE + 8L * i, v); }
 
+    // pc is a long in the dispatch loop: the code word's address then needs no int-to-long
+    // conversion, and a taken jump adds an offset decoded as a long (docs/interpreter.md, section 9).
+
     /** {@code code[pc + 1]}: the second slot of a fused pair (the decoder fuses no pair whose second slot is the trap slot). */
-    static long next(long[] code, int pc) { return U.getLong(code, BASE + 8 + ((long) pc << 3)); }
+    static long next(long[] code, long pc) { return U.getLong(code, BASE + 8 + (pc << 3)); }
 
     /** {@code code[pc]} for a pc the decoder proved in bounds. */
-    static long word(long[] code, int pc) { return U.getLong(code, BASE + ((long) pc << 3)); }
+    static long word(long[] code, long pc) { return U.getLong(code, BASE + (pc << 3)); }
 }
