@@ -63,6 +63,12 @@ final class HotLoop implements DispatchLoop {
     private static long jumpPc(long pc) { return ~(~pc - 1); }
 
     /**
+     * The 16-bit offset field (bits 16..31) of an instruction word, sign-extended, as a long: the
+     * loop's pc is a long, and an offset decoded as an int would cost a conversion at every taken jump.
+     */
+    private static long offset(long w) { return (w << 32) >> 48; }
+
+    /**
      * Runs from {@code pc} while it can; returns the pc of the instruction {@link Interpreter} must
      * run. Reads the budget from and leaves it in slot {@link Registers#BUDGET} of {@code r}; a
      * back-edge with no budget left is returned untaken, with the budget unchanged.
@@ -170,7 +176,7 @@ final class HotLoop implements DispatchLoop {
                         setDst(r, w, NativeMemory.getInt(a) & MASK32);
                         final long j = Registers.next(code, pc);
                         if (!JmpOps.jle32(dst(r, j), src(r, j))) { pc += 2; continue; }
-                        final long jo = (j << 32) >> 48; // the second half's 16-bit offset
+                        final long jo = offset(j);
                         if (jo < 0) { if (budget == 0) { pc = jumpPc(pc); break run; } budget += jo >> 63; } // -1, see jumpPc
                         pc += 2 + jo;
                         continue;
@@ -186,14 +192,14 @@ final class HotLoop implements DispatchLoop {
                         setDst(r, w, src(r, w) & MASK32);
                         final long j = Registers.next(code, pc);
                         if (!JmpOps.jlt(dst(r, j), src(r, j))) { pc += 2; continue; }
-                        final long jo = (j << 32) >> 48; // the second half's 16-bit offset
+                        final long jo = offset(j);
                         if (jo < 0) { if (budget == 0) { pc = jumpPc(pc); break run; } budget += jo >> 63; } // -1, see jumpPc
                         pc += 2 + jo;
                         continue;
                     }
                     case MOV32_JA: {
                         setDst(r, w, src(r, w) & MASK32);
-                        final long jo = (Registers.next(code, pc) << 32) >> 48;
+                        final long jo = offset(Registers.next(code, pc));
                         if (jo < 0) { if (budget == 0) { pc = jumpPc(pc); break run; } budget += jo >> 63; } // -1, see jumpPc
                         pc += 2 + jo;
                         continue;
@@ -299,7 +305,7 @@ final class HotLoop implements DispatchLoop {
                 continue;
             }
             // A taken jump with a 16-bit offset; a back-edge (target <= pc) spends budget.
-            final long off = (w << 32) >> 48; // the 16-bit offset, already a long
+            final long off = offset(w);
             if (off < 0) {
                 if (budget == 0) break;
                 budget--;
