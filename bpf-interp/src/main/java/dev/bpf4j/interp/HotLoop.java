@@ -266,27 +266,27 @@ final class HotLoop implements DispatchLoop {
                     case JMP | JSLT | X: if (JmpOps.jslt(dst(r, w), src(r, w))) break taken; break;
                     case JMP | JSLE | K: if (JmpOps.jsle(dst(r, w), (w >> 32))) break taken; break;
                     case JMP | JSLE | X: if (JmpOps.jsle(dst(r, w), src(r, w))) break taken; break;
-                    case JMP32 | JEQ | K: if (JmpOps.jeq32(dst(r, w), (w >> 32))) break taken; break;
+                    case JMP32 | JEQ | K: if (JmpOps.jeq32(dst(r, w), Registers.imm(code, pc))) break taken; break;
                     case JMP32 | JEQ | X: if (JmpOps.jeq32(dst(r, w), src(r, w))) break taken; break;
-                    case JMP32 | JGT | K: if (JmpOps.jgt32(dst(r, w), (w >> 32))) break taken; break;
+                    case JMP32 | JGT | K: if (JmpOps.jgt32(dst(r, w), Registers.imm(code, pc))) break taken; break;
                     case JMP32 | JGT | X: if (JmpOps.jgt32(dst(r, w), src(r, w))) break taken; break;
-                    case JMP32 | JGE | K: if (JmpOps.jge32(dst(r, w), (w >> 32))) break taken; break;
+                    case JMP32 | JGE | K: if (JmpOps.jge32(dst(r, w), Registers.imm(code, pc))) break taken; break;
                     case JMP32 | JGE | X: if (JmpOps.jge32(dst(r, w), src(r, w))) break taken; break;
-                    case JMP32 | JSET | K: if (JmpOps.jset32(dst(r, w), (w >> 32))) break taken; break;
+                    case JMP32 | JSET | K: if (JmpOps.jset32(dst(r, w), Registers.imm(code, pc))) break taken; break;
                     case JMP32 | JSET | X: if (JmpOps.jset32(dst(r, w), src(r, w))) break taken; break;
-                    case JMP32 | JNE | K: if (JmpOps.jne32(dst(r, w), (w >> 32))) break taken; break;
+                    case JMP32 | JNE | K: if (JmpOps.jne32(dst(r, w), Registers.imm(code, pc))) break taken; break;
                     case JMP32 | JNE | X: if (JmpOps.jne32(dst(r, w), src(r, w))) break taken; break;
-                    case JMP32 | JSGT | K: if (JmpOps.jsgt32(dst(r, w), (w >> 32))) break taken; break;
+                    case JMP32 | JSGT | K: if (JmpOps.jsgt32(dst(r, w), Registers.imm(code, pc))) break taken; break;
                     case JMP32 | JSGT | X: if (JmpOps.jsgt32(dst(r, w), src(r, w))) break taken; break;
-                    case JMP32 | JSGE | K: if (JmpOps.jsge32(dst(r, w), (w >> 32))) break taken; break;
+                    case JMP32 | JSGE | K: if (JmpOps.jsge32(dst(r, w), Registers.imm(code, pc))) break taken; break;
                     case JMP32 | JSGE | X: if (JmpOps.jsge32(dst(r, w), src(r, w))) break taken; break;
-                    case JMP32 | JLT | K: if (JmpOps.jlt32(dst(r, w), (w >> 32))) break taken; break;
+                    case JMP32 | JLT | K: if (JmpOps.jlt32(dst(r, w), Registers.imm(code, pc))) break taken; break;
                     case JMP32 | JLT | X: if (JmpOps.jlt32(dst(r, w), src(r, w))) break taken; break;
-                    case JMP32 | JLE | K: if (JmpOps.jle32(dst(r, w), (w >> 32))) break taken; break;
+                    case JMP32 | JLE | K: if (JmpOps.jle32(dst(r, w), Registers.imm(code, pc))) break taken; break;
                     case JMP32 | JLE | X: if (JmpOps.jle32(dst(r, w), src(r, w))) break taken; break;
-                    case JMP32 | JSLT | K: if (JmpOps.jslt32(dst(r, w), (w >> 32))) break taken; break;
+                    case JMP32 | JSLT | K: if (JmpOps.jslt32(dst(r, w), Registers.imm(code, pc))) break taken; break;
                     case JMP32 | JSLT | X: if (JmpOps.jslt32(dst(r, w), src(r, w))) break taken; break;
-                    case JMP32 | JSLE | K: if (JmpOps.jsle32(dst(r, w), (w >> 32))) break taken; break;
+                    case JMP32 | JSLE | K: if (JmpOps.jsle32(dst(r, w), Registers.imm(code, pc))) break taken; break;
                     case JMP32 | JSLE | X: if (JmpOps.jsle32(dst(r, w), src(r, w))) break taken; break;
                     // ---- bpf_map_lookup_elem on a constant plain array (MapHelperInlining's checks, with its layout in the constants) ----
                     case InsnCode.INLINE_ARRAY_LOOKUP: { // the key in the frame and the map open, else the driver

@@ -3,6 +3,7 @@ package dev.bpf4j.interp;
 import sun.misc.Unsafe;
 
 import java.lang.reflect.Field;
+import java.nio.ByteOrder;
 
 /**
  * Unchecked reads and writes of the dispatch loop's two hot arrays: the register file and the
@@ -28,6 +29,8 @@ final class Registers {
 
     private static final Unsafe U;
     private static final long BASE;
+    /** Where a word's imm (its high 32 bits) sits, from the start of the word's slot. */
+    private static final long IMM_OFFSET = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN ? 4 : 0;
     static {
         try {
             Field f = Unsafe.class.getDeclaredField("theUnsafe");
@@ -63,6 +66,14 @@ final class Registers {
 
     /** {@code code[pc + 1]}: the second slot of a fused pair (the decoder fuses no pair whose second slot is the trap slot). */
     static long next(long[] code, long pc) { return U.getLong(code, BASE + 8 + (pc << 3)); }
+
+    /**
+     * {@code (int) (code[pc] >> 32)}, the word's imm, sign-extended: read from memory, so that the
+     * compare that needs it loads it itself. Computed from the word instead, C2 hoists it above the
+     * switch, where it costs every dispatch and, with the loop's registers taken, a stack slot
+     * (docs/interpreter.md section 10).
+     */
+    static long imm(long[] code, long pc) { return U.getInt(code, BASE + IMM_OFFSET + (pc << 3)); }
 
     /** {@code code[pc]} for a pc the decoder proved in bounds. */
     static long word(long[] code, long pc) { return U.getLong(code, BASE + (pc << 3)); }
