@@ -81,6 +81,8 @@ final class HotLoop implements DispatchLoop {
         for (;;) {
             final long w = Registers.word(code, pc);
             final int lo = (int) w;
+            pair:
+            { // lddw and the fused pairs leave the switch through "pair", a taken jump through "taken"
             taken:
             {
                 switch (lo & 0xff) {
@@ -142,40 +144,40 @@ final class HotLoop implements DispatchLoop {
                     case ALU | END | TO_LE: setDst(r, w, AluOps.toLe(dst(r, w), (int) (w >> 32))); break;
                     case ALU | END | TO_BE: setDst(r, w, AluOps.bswap(dst(r, w), (int) (w >> 32))); break;
                     // ---- lddw ----
-                    case LDDW: setDst(r, w, Registers.word(code, (int) (w >> 32))); pc += 2; continue;
+                    case LDDW: setDst(r, w, Registers.word(code, (int) (w >> 32))); break pair;
                     // ---- superinstructions: rX = rY op K|rZ (see Superinstructions) ----
-                    case MOV_ADD_K: setDst(r, w, src(r, w) + (w >> 32)); pc += 2; continue;
-                    case MOV_ADD_X: setDst(r, w, src(r, w) + third(r, w)); pc += 2; continue;
-                    case MOV_SUB_K: setDst(r, w, src(r, w) - (w >> 32)); pc += 2; continue;
-                    case MOV_SUB_X: setDst(r, w, src(r, w) - third(r, w)); pc += 2; continue;
-                    case MOV_MUL_K: setDst(r, w, src(r, w) * (w >> 32)); pc += 2; continue;
-                    case MOV_MUL_X: setDst(r, w, src(r, w) * third(r, w)); pc += 2; continue;
-                    case MOV_OR_K: setDst(r, w, src(r, w) | (w >> 32)); pc += 2; continue;
-                    case MOV_OR_X: setDst(r, w, src(r, w) | third(r, w)); pc += 2; continue;
-                    case MOV_AND_K: setDst(r, w, src(r, w) & (w >> 32)); pc += 2; continue;
-                    case MOV_AND_X: setDst(r, w, src(r, w) & third(r, w)); pc += 2; continue;
-                    case MOV_LSH_K: setDst(r, w, src(r, w) << (w >> 32)); pc += 2; continue;
-                    case MOV_LSH_X: setDst(r, w, src(r, w) << third(r, w)); pc += 2; continue;
-                    case MOV_RSH_K: setDst(r, w, src(r, w) >>> (w >> 32)); pc += 2; continue;
-                    case MOV_RSH_X: setDst(r, w, src(r, w) >>> third(r, w)); pc += 2; continue;
-                    case MOV_XOR_K: setDst(r, w, src(r, w) ^ (w >> 32)); pc += 2; continue;
-                    case MOV_XOR_X: setDst(r, w, src(r, w) ^ third(r, w)); pc += 2; continue;
-                    case MOV_ARSH_K: setDst(r, w, src(r, w) >> (w >> 32)); pc += 2; continue;
-                    case MOV_DIV_K: setDst(r, w, AluOps.div64(src(r, w), w >> 32)); pc += 2; continue;
-                    case MOV_DIV_X: setDst(r, w, AluOps.div64(src(r, w), third(r, w))); pc += 2; continue;
-                    case MOV_MOD_K: setDst(r, w, AluOps.mod64(src(r, w), w >> 32)); pc += 2; continue;
-                    case MOV_MOD_X: setDst(r, w, AluOps.mod64(src(r, w), third(r, w))); pc += 2; continue;
-                    case MOV32_AND_K: setDst(r, w, AluOps.and32(src(r, w), w >> 32)); pc += 2; continue;
-                    case MOV32_ADD_K: setDst(r, w, AluOps.add32(src(r, w), w >> 32)); pc += 2; continue;
-                    case MOV32_LSH_K: setDst(r, w, AluOps.lsh32(src(r, w), w >> 32)); pc += 2; continue;
-                    case MOV32_RSH_K: setDst(r, w, AluOps.rsh32(src(r, w), w >> 32)); pc += 2; continue;
+                    case MOV_ADD_K: setDst(r, w, src(r, w) + (w >> 32)); break pair;
+                    case MOV_ADD_X: setDst(r, w, src(r, w) + third(r, code, pc)); break pair;
+                    case MOV_SUB_K: setDst(r, w, src(r, w) - (w >> 32)); break pair;
+                    case MOV_SUB_X: setDst(r, w, src(r, w) - third(r, code, pc)); break pair;
+                    case MOV_MUL_K: setDst(r, w, src(r, w) * (w >> 32)); break pair;
+                    case MOV_MUL_X: setDst(r, w, src(r, w) * third(r, code, pc)); break pair;
+                    case MOV_OR_K: setDst(r, w, src(r, w) | (w >> 32)); break pair;
+                    case MOV_OR_X: setDst(r, w, src(r, w) | third(r, code, pc)); break pair;
+                    case MOV_AND_K: setDst(r, w, src(r, w) & (w >> 32)); break pair;
+                    case MOV_AND_X: setDst(r, w, src(r, w) & third(r, code, pc)); break pair;
+                    case MOV_LSH_K: setDst(r, w, src(r, w) << (w >> 32)); break pair;
+                    case MOV_LSH_X: setDst(r, w, src(r, w) << third(r, code, pc)); break pair;
+                    case MOV_RSH_K: setDst(r, w, src(r, w) >>> (w >> 32)); break pair;
+                    case MOV_RSH_X: setDst(r, w, src(r, w) >>> third(r, code, pc)); break pair;
+                    case MOV_XOR_K: setDst(r, w, src(r, w) ^ (w >> 32)); break pair;
+                    case MOV_XOR_X: setDst(r, w, src(r, w) ^ third(r, code, pc)); break pair;
+                    case MOV_ARSH_K: setDst(r, w, src(r, w) >> (w >> 32)); break pair;
+                    case MOV_DIV_K: setDst(r, w, AluOps.div64(src(r, w), w >> 32)); break pair;
+                    case MOV_DIV_X: setDst(r, w, AluOps.div64(src(r, w), third(r, code, pc))); break pair;
+                    case MOV_MOD_K: setDst(r, w, AluOps.mod64(src(r, w), w >> 32)); break pair;
+                    case MOV_MOD_X: setDst(r, w, AluOps.mod64(src(r, w), third(r, code, pc))); break pair;
+                    case MOV32_AND_K: setDst(r, w, AluOps.and32(src(r, w), w >> 32)); break pair;
+                    case MOV32_ADD_K: setDst(r, w, AluOps.add32(src(r, w), w >> 32)); break pair;
+                    case MOV32_LSH_K: setDst(r, w, AluOps.lsh32(src(r, w), w >> 32)); break pair;
+                    case MOV32_RSH_K: setDst(r, w, AluOps.rsh32(src(r, w), w >> 32)); break pair;
                     // ---- loop pairs: the second half comes from the next slot's own word (see Superinstructions) ----
                     case LDXW_JLE32_X: { // outside the window: the driver runs the load alone
                         long a = src(r, w) + (lo >> 16), o = a - Registers.slot(r, READ_LO);
                         if (o < 0 || o > Registers.slot(r, READ_LEN) - 4) break run;
                         setDst(r, w, NativeMemory.getInt(a) & MASK32);
                         final long j = Registers.next(code, pc);
-                        if (!JmpOps.jle32(dst(r, j), src(r, j))) { pc += 2; continue; }
+                        if (!JmpOps.jle32(dst(r, j), src(r, j))) { break pair; }
                         final long jo = offset(j);
                         if (jo < 0) { if (budget == 0) { pc = jumpPc(pc); break run; } budget += jo >> 63; } // -1, see jumpPc
                         pc += 2 + jo;
@@ -185,13 +187,13 @@ final class HotLoop implements DispatchLoop {
                         final long v = Registers.next(code, pc);
                         long a = dst(r, w) + (lo >> 16), o = a - Registers.slot(r, WRITE_LO), b = dst(r, v) + ((int) v >> 16), ob = b - Registers.slot(r, WRITE_LO);
                         if (o < 0 || o > Registers.slot(r, WRITE_LEN) - 4 || ob < 0 || ob > Registers.slot(r, WRITE_LEN) - 4) break run;
-                        NativeMemory.putInt(a, (int) src(r, w)); NativeMemory.putInt(b, (int) src(r, v)); pc += 2; continue;
+                        NativeMemory.putInt(a, (int) src(r, w)); NativeMemory.putInt(b, (int) src(r, v)); break pair;
                     }
-                    case ADD_ADD_K: { setDst(r, w, dst(r, w) + (w >> 32)); final long v = Registers.next(code, pc); setDst(r, v, dst(r, v) + (v >> 32)); pc += 2; continue; }
+                    case ADD_ADD_K: { setDst(r, w, dst(r, w) + (w >> 32)); final long v = Registers.next(code, pc); setDst(r, v, dst(r, v) + (v >> 32)); break pair; }
                     case MOV32_JLT_X: {
                         setDst(r, w, src(r, w) & MASK32);
                         final long j = Registers.next(code, pc);
-                        if (!JmpOps.jlt(dst(r, j), src(r, j))) { pc += 2; continue; }
+                        if (!JmpOps.jlt(dst(r, j), src(r, j))) { break pair; }
                         final long jo = offset(j);
                         if (jo < 0) { if (budget == 0) { pc = jumpPc(pc); break run; } budget += jo >> 63; } // -1, see jumpPc
                         pc += 2 + jo;
@@ -311,6 +313,11 @@ final class HotLoop implements DispatchLoop {
                 budget--;
             }
             pc += 1 + off;
+            continue;
+            } // pair
+            // lddw or a fused pair: pc + 2 in one place. Computed in each case, as before, GVN merged
+            // them into one value that C2 computed above the switch on every dispatch.
+            pc += 2;
         }
         Registers.setSlot(r, BUDGET, budget);
         return (int) pc;

@@ -51,8 +51,12 @@ final class Registers {
     /** The register whose number sits in bits {@code 12..15} of {@code w} (the src field). */
     static long src(long[] r, long w) { return U.getLong(r, BASE + ((w >>> 9) & 0x78)); }
 
-    /** The register whose number sits in bits {@code 16..19} of {@code w} (a fused instruction's third register). */
-    static long third(long[] r, long w) { return U.getLong(r, BASE + ((w >>> 13) & 0x78)); }
+    /**
+     * A fused pair's third register Z ({@code rX = rY op rZ}): the src of its second slot's own word
+     * ({@code rX op= rZ}). Read from the code, not from the first word, so that C2 does not decode
+     * it above the switch on every dispatch (docs/interpreter.md section 10).
+     */
+    static long third(long[] r, long[] code, long pc) { return src(r, next(code, pc)); }
 
     static void setDst(long[] r, long w, long v) { U.putLong(r, BASE + ((w >>> 5) & 0x78), v); }
 

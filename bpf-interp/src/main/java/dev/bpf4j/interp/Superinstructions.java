@@ -33,8 +33,8 @@ final class Superinstructions {
             else if (opcode(first) == (ALU | MOV | X) && off(first) == 0) fused = mov32(second);
             else continue;
             if (fused < 0) continue;
-            boolean k = (opcode(second) & X) == 0;
-            code[pc] = pack(fused, x, src(first), k ? 0 : src(second), k ? imm(second) : 0);
+            boolean k = (opcode(second) & X) == 0; // an X op's rZ is read from the second slot's word
+            code[pc] = pack(fused, x, src(first), 0, k ? imm(second) : 0);
         }
     }
 
