@@ -25,9 +25,11 @@ import static dev.bpf4j.isa.Opcodes.*;
  * inlined lookup). It returns the pc
  * of the first instruction it does not run itself (calls, exit, atomics, legacy packet loads, an
  * access outside the memory window, a back-edge over budget, a trap) and {@link Interpreter}
- * runs that one. Because nothing here calls out, HotSpot keeps pc, budget and the array bases in
+ * runs that one. Because nothing here calls out, HotSpot keeps pc and the array bases in
  * registers instead of spilling them around calls: the pc chain through memory costs more than the
- * instructions themselves. Like {@link Interpreter#execute}, it must stay under 8,000 bytecode
+ * instructions themselves. The budget stays in its slot of {@code r}, read and written at each
+ * back-edge: as a local it took one more register across the whole loop, and C2 then moved pc
+ * into an xmm register in half of parse's compiles (docs/interpreter.md section 10). Like {@link Interpreter#execute}, it must stay under 8,000 bytecode
  * bytes ({@code DispatchMethodSizeTest}).
  */
 @RunEntry // part of the engine loop: never a frame of a Java caller stack
@@ -57,7 +59,7 @@ final class HotLoop implements DispatchLoop {
      * {@code pc + 1}: the pc of a fused pair's jump, returned when its back-edge has no budget left.
      * Written so that C2 does not merge it with the loop's own {@code pc + 1}; a value that several
      * cases compute is hoisted above the switch and holds a register on every dispatch (the fused
-     * jumps also step the budget by {@code jo >> 63} rather than {@code budget--} for the same
+     * jumps also step the budget by {@code jo >> 63} rather than by {@code - 1} for the same
      * reason). With both, sort ran at 1.60 instead of 1.80 ns per instruction (docs/interpreter.md).
      */
     private static long jumpPc(long pc) { return ~(~pc - 1); }
@@ -70,13 +72,12 @@ final class HotLoop implements DispatchLoop {
 
     /**
      * Runs from {@code pc} while it can; returns the pc of the instruction {@link Interpreter} must
-     * run. Reads the budget from and leaves it in slot {@link Registers#BUDGET} of {@code r}; a
-     * back-edge with no budget left is returned untaken, with the budget unchanged.
+     * run. Spends the budget in slot {@link Registers#BUDGET} of {@code r}; a back-edge with no
+     * budget left is returned untaken, with the budget unchanged.
      */
     static int run(long[] code, long[] r, int entryPc) {
         if (OWN_CODE != null) code = OWN_CODE; // the same array, as a constant
         long pc = entryPc; // a long, as are the jump offsets: no int-to-long conversion per dispatch (sort 1.6 -> 1.3 ns/insn)
-        long budget = Registers.slot(r, BUDGET);
         run:
         for (;;) {
             final long w = Registers.word(code, pc);
@@ -179,9 +180,17 @@ final class HotLoop implements DispatchLoop {
                         final long j = Registers.next(code, pc);
                         if (!JmpOps.jle32(dst(r, j), src(r, j))) { break pair; }
                         final long jo = offset(j);
-                        if (jo < 0) { if (budget == 0) { pc = jumpPc(pc); break run; } budget += jo >> 63; } // -1, see jumpPc
+                        if (jo < 0) { final long b = Registers.slot(r, BUDGET); if (b == 0) { pc = jumpPc(pc); break run; } Registers.setSlot(r, BUDGET, b + (jo >> 63)); } // -1, see jumpPc
                         pc += 2 + jo;
                         continue;
+                    }
+                    case LDXB_LSH_K: { // outside the window: the driver runs the load alone
+                        long a = src(r, w) + (lo >> 16), o = a - Registers.slot(r, READ_LO);
+                        if (o < 0 || o > Registers.slot(r, READ_LEN) - 1) break run;
+                        setDst(r, w, NativeMemory.getByte(a) & 0xffL);
+                        final long v = Registers.next(code, pc);
+                        setDst(r, v, dst(r, v) << (v >> 32));
+                        break pair;
                     }
                     case STXW_STXW: { // both inside the window, else the driver runs the first alone
                         final long v = Registers.next(code, pc);
@@ -195,14 +204,14 @@ final class HotLoop implements DispatchLoop {
                         final long j = Registers.next(code, pc);
                         if (!JmpOps.jlt(dst(r, j), src(r, j))) { break pair; }
                         final long jo = offset(j);
-                        if (jo < 0) { if (budget == 0) { pc = jumpPc(pc); break run; } budget += jo >> 63; } // -1, see jumpPc
+                        if (jo < 0) { final long b = Registers.slot(r, BUDGET); if (b == 0) { pc = jumpPc(pc); break run; } Registers.setSlot(r, BUDGET, b + (jo >> 63)); } // -1, see jumpPc
                         pc += 2 + jo;
                         continue;
                     }
                     case MOV32_JA: {
                         setDst(r, w, src(r, w) & MASK32);
                         final long jo = offset(Registers.next(code, pc));
-                        if (jo < 0) { if (budget == 0) { pc = jumpPc(pc); break run; } budget += jo >> 63; } // -1, see jumpPc
+                        if (jo < 0) { final long b = Registers.slot(r, BUDGET); if (b == 0) { pc = jumpPc(pc); break run; } Registers.setSlot(r, BUDGET, b + (jo >> 63)); } // -1, see jumpPc
                         pc += 2 + jo;
                         continue;
                     }
@@ -240,8 +249,9 @@ final class HotLoop implements DispatchLoop {
                     case JMP32 | JA: { // gotol: target pc in imm
                         int t = (int) (w >> 32);
                         if (t <= pc) {
-                            if (budget == 0) break run;
-                            budget--;
+                            final long b = Registers.slot(r, BUDGET);
+                            if (b == 0) break run;
+                            Registers.setSlot(r, BUDGET, b - 1);
                         }
                         pc = t;
                         continue;
@@ -309,8 +319,9 @@ final class HotLoop implements DispatchLoop {
             // A taken jump with a 16-bit offset; a back-edge (target <= pc) spends budget.
             final long off = offset(w);
             if (off < 0) {
-                if (budget == 0) break;
-                budget--;
+                final long b = Registers.slot(r, BUDGET);
+                if (b == 0) break;
+                Registers.setSlot(r, BUDGET, b - 1);
             }
             pc += 1 + off;
             continue;
@@ -319,7 +330,6 @@ final class HotLoop implements DispatchLoop {
             // them into one value that C2 computed above the switch on every dispatch.
             pc += 2;
         }
-        Registers.setSlot(r, BUDGET, budget);
         return (int) pc;
     }
 }

@@ -44,6 +44,8 @@ final class InsnCode {
      * modes RFC 9669 does not define (IND, ABS), which the decoder rejects in a program.
      */
     static final int LDXW_JLE32_X = 0x49, STXW_STXW = 0x23, ADD_ADD_K = 0x2b, MOV32_JLT_X = 0x33, MOV32_JA = 0x3b;
+    /** {@code rX = *(u8 *)(rY + off); rA <<= K}: how clang assembles a big-endian field from bytes (LDX ABS B). */
+    static final int LDXB_LSH_K = 0x31;
 
     /**
      * A {@code call bpf_map_lookup_elem} / {@code call bpf_map_update_elem} whose r1 is a constant

@@ -75,7 +75,7 @@ final class Interpreter {
             final int lo = (int) w;
             switch (lo & 0xff) {
                 // ---- accesses outside the window: the full check throws or moves the window ----
-                case LDX | MEM | B: setDst(r, w, NativeMemory.getByte(m.readSlow(src(r, w) + (lo >> 16), 1, pc)) & 0xffL); break;
+                case LDX | MEM | B: case InsnCode.LDXB_LSH_K: setDst(r, w, NativeMemory.getByte(m.readSlow(src(r, w) + (lo >> 16), 1, pc)) & 0xffL); break;
                 case LDX | MEM | H: setDst(r, w, NativeMemory.getShort(m.readSlow(src(r, w) + (lo >> 16), 2, pc)) & 0xffffL); break;
                 case LDX | MEM | W: case InsnCode.LDXW_JLE32_X: // a fused pair runs its first half alone here
                     setDst(r, w, NativeMemory.getInt(m.readSlow(src(r, w) + (lo >> 16), 4, pc)) & MASK32); break;

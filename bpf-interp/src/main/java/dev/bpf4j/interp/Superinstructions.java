@@ -41,7 +41,8 @@ final class Superinstructions {
     /**
      * The pairs clang emits in a loop over an array (sort's inner loop): a checked 32-bit load and
      * the 32-bit compare-and-jump on it, two checked 32-bit stores, two counters stepped by
-     * immediates, {@code wX = wY} before the loop's jump. The fused word is the first
+     * immediates, {@code wX = wY} before the loop's jump; and where a parser assembles a big-endian
+     * field from bytes, a checked byte load and a 64-bit shift by an immediate. The fused word is the first
      * instruction's word with another opcode; the fused case reads the second half from the next
      * slot's own word. Returns the fused word, or 0.
      */
@@ -49,6 +50,7 @@ final class Superinstructions {
         int fused;
         switch (opcode(first)) {
             case LDX | MEM | W: fused = opcode(second) == (JMP32 | JLE | X) ? LDXW_JLE32_X : 0; break;
+            case LDX | MEM | B: fused = opcode(second) == (ALU64 | LSH | K) ? LDXB_LSH_K : 0; break;
             case STX | MEM | W: fused = opcode(second) == (STX | MEM | W) ? STXW_STXW : 0; break;
             case ALU64 | ADD | K: fused = opcode(second) == (ALU64 | ADD | K) ? ADD_ADD_K : 0; break;
             case ALU | MOV | X: // a plain mov32 (movsx has its own opcode by now)

@@ -220,4 +220,41 @@ class LoopPairTest {
         assertThat(o.kind()).isEqualTo(ErrorKind.BUDGET_EXCEEDED);
         assertThat(o.pc()).isEqualTo(3);
     }
+
+    @Test
+    void byteLoadAndShift() {
+        // r2 = *(u8 *)(r1 + 4); r2 <<= 24; r0 = r2; exit
+        Program p = prog(ldx(B, 2, 1, 4), alu64i(LSH, 2, 24), movr(0, 2), exit());
+        assertThat(opcodeAt(p, 0)).isEqualTo(InsnCode.LDXB_LSH_K);
+        assertThat(agree(p, 0).r0()).isEqualTo(9L << 24);
+        // 0xff << 56: a 64-bit shift
+        Program top = prog(ldx(B, 2, 1, 8), alu64i(LSH, 2, 56), movr(0, 2), exit());
+        assertThat(agree(top, 0).r0()).isEqualTo(0xffL << 56);
+        // the shift names another register than the load
+        Program other = prog(ldx(B, 6, 1, 12), alu64i(LSH, 3, 4), movr(0, 6), alu64(ADD, 0, 3), exit());
+        assertThat(opcodeAt(other, 0)).isEqualTo(InsnCode.LDXB_LSH_K);
+        assertThat(agree(other, 0x10).r0()).isEqualTo(3 + 0x100);
+        // a jump into the shift runs it alone
+        Program into = prog(mov(2, 3), jmpi(JEQ, 3, 0, 1), ldx(B, 2, 1, 0), alu64i(LSH, 2, 8), movr(0, 2), exit());
+        assertThat(opcodeAt(into, 2)).isEqualTo(InsnCode.LDXB_LSH_K);
+        assertThat(agree(into, 0).r0()).isEqualTo(3 << 8);
+        assertThat(agree(into, 1).r0()).isEqualTo(5 << 8);
+    }
+
+    @Test
+    void byteLoadFaultReportsTheLoadAndSkipsTheShift() {
+        // r2 = 1; r2 = *(u8 *)(r1 + 16): past the region, OUT_OF_BOUNDS at pc 1 with its address
+        Program p = prog(mov(2, 1), ldx(B, 2, 1, 16), alu64i(LSH, 2, 8), movr(0, 2), exit());
+        assertThat(opcodeAt(p, 1)).isEqualTo(InsnCode.LDXB_LSH_K);
+        Outcome o = agree(p, 0);
+        assertThat(o.kind()).isEqualTo(ErrorKind.OUT_OF_BOUNDS);
+        assertThat(o.pc()).isEqualTo(1);
+        assertThat(o.address()).isEqualTo(mem + 16);
+        // below the region, with the read window already on it
+        Program warm = prog(ldx(B, 0, 1, 0), ldx(B, 2, 1, -1), alu64i(LSH, 2, 8), exit());
+        o = agree(warm, 0);
+        assertThat(o.kind()).isEqualTo(ErrorKind.OUT_OF_BOUNDS);
+        assertThat(o.pc()).isEqualTo(1);
+        assertThat(o.address()).isEqualTo(mem - 1);
+    }
 }

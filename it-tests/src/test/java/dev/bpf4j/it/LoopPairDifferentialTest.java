@@ -22,7 +22,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The interpreter's loop pairs (docs/interpreter.md section 4: a checked u32 load and a 32-bit
- * compare-and-jump, two checked u32 stores, two adds of immediates, {@code wX = wY} and a jump)
+ * compare-and-jump, two checked u32 stores, two adds of immediates, {@code wX = wY} and a jump,
+ * a checked byte load and a shift by an immediate)
  * against the JIT: every program here is fused by the interpreter, and both engines must return
  * the same r0 and memory, or fail with the same kind, pc and address, including a fault in the
  * load or either store, a jump into the pair's second slot and a back-edge out of budget. The
@@ -46,6 +47,8 @@ class LoopPairDifferentialTest {
     static Insn jlt(int dst, int src, int off) { return new Insn(JMP | JLT | X, dst, src, off, 0); }
     static Insn jeqi(int dst, int imm, int off) { return new Insn(JMP | JEQ | K, dst, 0, off, imm); }
     static Insn ja(int off) { return new Insn(JMP | JA, 0, 0, off, 0); }
+    static Insn ldxb(int dst, int src, int off) { return new Insn(LDX | MEM | B, dst, src, off, 0); }
+    static Insn lshi(int dst, int imm) { return new Insn(ALU64 | LSH | K, dst, 0, 0, imm); }
     static Insn ldxdw(int dst, int src, int off) { return new Insn(LDX | MEM | DW, dst, src, off, 0); }
     static Insn exit() { return new Insn(JMP | EXIT, 0, 0, 0, 0); }
 
@@ -152,5 +155,21 @@ class LoopPairDifferentialTest {
         assertThat(b.kind()).isEqualTo(ErrorKind.BUDGET_EXCEEDED);
         assertThat(b.pc()).isEqualTo(3);
         assertThat(agree(prog(mov(5, 0), addi(5, 1), mov32r(0, 5), jlt(5, 3, -3), exit()), 1000, 40)[0].r0()).isEqualTo(40);
+    }
+
+    @Test
+    void byteLoadAndShift() {
+        assertThat(agree(prog(ldxb(2, 1, 4), lshi(2, 24), movr(0, 2), exit()), 1_000_000, 0)[0].r0()).isEqualTo(9L << 24);
+        assertThat(agree(prog(ldxb(2, 1, 8), lshi(2, 56), movr(0, 2), exit()), 1_000_000, 0)[0].r0()).isEqualTo(0xffL << 56);
+        // the shift names another register; a jump into the shift
+        assertThat(agree(prog(ldxb(6, 1, 12), lshi(3, 4), movr(0, 6), new Insn(ALU64 | ADD | X, 0, 3, 0, 0), exit()), 1_000_000, 0x10)[0].r0())
+                .isEqualTo(3 + 0x100);
+        Outcome[] o = agree(prog(mov(2, 3), jeqi(3, 0, 1), ldxb(2, 1, 0), lshi(2, 8), movr(0, 2), exit()), 1_000_000, 0, 1);
+        assertThat(o).extracting(Outcome::r0).containsExactly(3L << 8, 5L << 8);
+        // a fault in the load: its pc and address, the shift not run
+        Outcome f = agree(prog(mov(2, 1), ldxb(2, 1, 16), lshi(2, 8), movr(0, 2), exit()), 1_000_000, 0)[0];
+        assertThat(f.kind()).isEqualTo(ErrorKind.OUT_OF_BOUNDS);
+        assertThat(f.pc()).isEqualTo(1);
+        assertThat(f.address()).isEqualTo(16);
     }
 }
