@@ -29,8 +29,8 @@ import static dev.bpf4j.isa.Opcodes.*;
  * registers instead of spilling them around calls: the pc chain through memory costs more than the
  * instructions themselves. The budget stays in its slot of {@code r}, read and written at each
  * back-edge: as a local it took one more register across the whole loop, and C2 then moved pc
- * into an xmm register in half of parse's compiles (docs/interpreter.md section 10). Like {@link Interpreter#execute}, it must stay under 8,000 bytecode
- * bytes ({@code DispatchMethodSizeTest}).
+ * into an xmm register in half of parse's compiles (docs/interpreter.md section 10). Like
+ * {@link Interpreter#execute}, it must stay under 8,000 bytecode bytes ({@code DispatchMethodSizeTest}).
  */
 @RunEntry // part of the engine loop: never a frame of a Java caller stack
 final class HotLoop implements DispatchLoop {
