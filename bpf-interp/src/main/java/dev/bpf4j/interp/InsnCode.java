@@ -24,8 +24,8 @@ final class InsnCode {
      * Superinstructions: {@code mov64 rX, rY} followed by a 64-bit ALU op on rX (immediate, or a
      * register Z other than X) becomes one 3-address op {@code rX = rY op K|rZ} in the mov's slot,
      * which then skips the next slot. The next slot keeps its own decoded word, so a jump into it
-     * still runs it alone; Z is read from it (its src field). Placed on ST opcodes with modes RFC 9669 does
-     * not define (ST and LDX modes the decoder rejects in a program).
+     * still runs it alone; Z is read from it (its src field). Placed on ST opcodes with modes
+     * RFC 9669 does not define (ST and LDX modes the decoder rejects in a program).
      */
     static final int MOV_ADD_K = 0x22, MOV_ADD_X = 0x2a, MOV_SUB_K = 0x32, MOV_SUB_X = 0x3a,
             MOV_MUL_K = 0x42, MOV_MUL_X = 0x4a, MOV_OR_K = 0x52, MOV_OR_X = 0x5a,

@@ -42,9 +42,9 @@ final class Superinstructions {
      * The pairs clang emits in a loop over an array (sort's inner loop): a checked 32-bit load and
      * the 32-bit compare-and-jump on it, two checked 32-bit stores, two counters stepped by
      * immediates, {@code wX = wY} before the loop's jump; and where a parser assembles a big-endian
-     * field from bytes, a checked byte load and a 64-bit shift by an immediate. The fused word is the first
-     * instruction's word with another opcode; the fused case reads the second half from the next
-     * slot's own word. Returns the fused word, or 0.
+     * field from bytes, a checked byte load and a 64-bit shift by an immediate. The fused word is
+     * the first instruction's word with another opcode; the fused case reads the second half from
+     * the next slot's own word. Returns the fused word, or 0.
      */
     private static long loopPair(long first, long second) {
         int fused;
