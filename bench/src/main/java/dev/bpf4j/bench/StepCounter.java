@@ -1,7 +1,7 @@
 package dev.bpf4j.bench;
 
-import dev.bpf4j.interp.AluOps;
-import dev.bpf4j.interp.JmpOps;
+import dev.bpf4j.isa.AluOps;
+import dev.bpf4j.isa.JmpOps;
 import dev.bpf4j.isa.Insn;
 import dev.bpf4j.program.Program;
 import dev.bpf4j.runtime.Limits;

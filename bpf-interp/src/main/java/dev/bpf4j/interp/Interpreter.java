@@ -1,5 +1,8 @@
 package dev.bpf4j.interp;
 
+import dev.bpf4j.isa.AluOps;
+import dev.bpf4j.isa.JmpOps;
+
 import dev.bpf4j.runtime.NativeMemory;
 import dev.bpf4j.runtime.RunEntry;
 

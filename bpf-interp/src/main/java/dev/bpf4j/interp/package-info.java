@@ -13,7 +13,7 @@
  *       bytes. docs/interpreter.md explains what makes them fast. A program that has run 256 times
  *       gets its own hidden-class copy of {@code HotLoop} ({@code OwnLoops}), so that HotSpot
  *       compiles its dispatch from its own profile, not from every program the JVM ran.</li>
- *   <li>{@link dev.bpf4j.interp.AluOps}, {@link dev.bpf4j.interp.JmpOps} and
+ *   <li>{@link dev.bpf4j.isa.AluOps}, {@link dev.bpf4j.isa.JmpOps} and
  *       {@link dev.bpf4j.interp.AtomicOps} hold the semantics of every operation, once.</li>
  *   <li>{@code Machine} is one run's state: registers (with the memory windows and padding in
  *       slots past r10, see {@code Registers}), the off-heap {@code StackFrames}, call frames,

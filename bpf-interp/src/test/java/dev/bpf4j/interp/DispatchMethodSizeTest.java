@@ -1,5 +1,7 @@
 package dev.bpf4j.interp;
 
+import dev.bpf4j.isa.AluOps;
+
 import org.junit.jupiter.api.Test;
 
 import java.io.DataInputStream;

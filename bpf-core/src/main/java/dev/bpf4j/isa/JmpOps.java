@@ -1,4 +1,4 @@
-package dev.bpf4j.interp;
+package dev.bpf4j.isa;
 
 /**
  * The conditions of the RFC 9669 conditional jumps, written once. JMP compares 64-bit values, JMP32
@@ -30,4 +30,22 @@ public final class JmpOps {
     public static boolean jsge32(long a, long b) { return (int) a >= (int) b; }
     public static boolean jslt32(long a, long b) { return (int) a < (int) b; }
     public static boolean jsle32(long a, long b) { return (int) a <= (int) b; }
+
+    /** Whether the conditional jump {@code op} (an {@link Opcodes} jump operation) is taken for {@code a}, {@code b}. */
+    public static boolean holds(int op, boolean jmp32, long a, long b) {
+        switch (op) {
+            case Opcodes.JEQ: return jmp32 ? jeq32(a, b) : jeq(a, b);
+            case Opcodes.JNE: return jmp32 ? jne32(a, b) : jne(a, b);
+            case Opcodes.JSET: return jmp32 ? jset32(a, b) : jset(a, b);
+            case Opcodes.JGT: return jmp32 ? jgt32(a, b) : jgt(a, b);
+            case Opcodes.JGE: return jmp32 ? jge32(a, b) : jge(a, b);
+            case Opcodes.JLT: return jmp32 ? jlt32(a, b) : jlt(a, b);
+            case Opcodes.JLE: return jmp32 ? jle32(a, b) : jle(a, b);
+            case Opcodes.JSGT: return jmp32 ? jsgt32(a, b) : jsgt(a, b);
+            case Opcodes.JSGE: return jmp32 ? jsge32(a, b) : jsge(a, b);
+            case Opcodes.JSLT: return jmp32 ? jslt32(a, b) : jslt(a, b);
+            case Opcodes.JSLE: return jmp32 ? jsle32(a, b) : jsle(a, b);
+            default: throw new IllegalArgumentException("not a conditional jump: 0x" + Integer.toHexString(op));
+        }
+    }
 }

@@ -1,16 +1,16 @@
-package dev.bpf4j.interp;
+package dev.bpf4j.isa;
 
 /**
- * The arithmetic of RFC 9669 section 4, written once. The interpreter calls these; a JIT can call
+ * The arithmetic of RFC 9669 section 4, written once. The interpreter calls these; a JIT and the verifier (constant folding) can call
  * them or use them as the oracle its emitted code must match. 32-bit forms take the low 32 bits of
  * their operands and return the result zero-extended to 64 bits.
  */
 public final class AluOps {
     private AluOps() {}
 
-    static final long MASK32 = 0xffffffffL;
+    public static final long MASK32 = 0xffffffffL;
 
-    static long u32(int v) { return v & MASK32; }
+    public static long u32(int v) { return v & MASK32; }
 
     // ---- 64-bit (BPF_ALU64) ----
     public static long add64(long a, long b) { return a + b; }
