@@ -52,6 +52,7 @@ case('call', 'unwind-loop', ['mov %r6, 3', 'loop:', 'mov %r1, %r6', 'call 5', 's
 
 # ---- errors: out of bounds at run time
 OOB = 'out of bounds'
+REJ = 'rejected'  # refused at load time by the verifier
 MEM8 = bytes(range(8))
 case('errors', 'oob-read-past-end', ['ldxdw %r0, [%r1+4]', 'exit'], 'an 8-byte read that crosses the end of the block', mem=MEM8, error=OOB)
 case('errors', 'oob-read-before-start', ['ldxb %r0, [%r1-1]', 'exit'], 'a read one byte before the block', mem=MEM8, error=OOB)
@@ -63,10 +64,10 @@ case('errors', 'oob-stx-far', ['mov %r0, 0', 'mov %r3, %r1', 'lddw %r4, 0x400000
 case('errors', 'oob-null-read', ['ldxb %r0, [%r1+0]', 'exit'], 'r1 is 0 without -- mem: reading it fails', error=OOB)
 case('errors', 'oob-null-write', ['mov %r0, 0', 'stdw [%r1+0], 1', 'exit'], 'writing through a null pointer fails', error=OOB)
 case('errors', 'oob-stack-below-frame', ['mov %r3, %r10', 'add %r3, -520', 'ldxdw %r0, [%r3+0]', 'exit'],
-     'below the 512-byte frame (through a pointer, so only the run-time check sees it)', error=OOB)
-case('errors', 'oob-stack-at-r10', ['mov %r3, %r10', 'ldxb %r0, [%r3+0]', 'exit'], '[r10] itself is above the frame', error=OOB)
+     'below the 512-byte frame through a pointer: the verifier refuses it (invalid stack off=-520)', error=REJ)
+case('errors', 'oob-stack-at-r10', ['mov %r3, %r10', 'ldxb %r0, [%r3+0]', 'exit'], '[r10] itself is above the frame: the verifier refuses it', error=REJ)
 case('errors', 'oob-dead-frame', ['call local f', 'ldxdw %r0, [%r0+0]', 'exit', 'f:', 'stdw [%r10-8], 1', 'mov %r0, %r10', 'add %r0, -8', 'exit'],
-     "reading a returned callee's stack slot: its frame is dead", error=OOB)
+     "returning a pointer into the callee's frame, which dies: the verifier refuses it", error=REJ)
 case('errors', 'oob-atomic-past-end', ['mov %r2, 1', 'lock add [%r1+4], %r2', 'mov %r0, 0', 'exit'], 'an atomic add crossing the end', mem=MEM8, error=OOB)
 MIS = 'misaligned atomic'
 MEM16 = bytes(range(16))
@@ -78,10 +79,10 @@ case('errors', 'misaligned-atomic-xchg-mem', ['mov %r2, 1', 'lock xchg [%r1+1], 
      'an 8-byte xchg at an odd address', mem=MEM16, error=MIS)
 case('errors', 'misaligned-atomic-cmpxchg-stack', ['mov %r0, 0', 'mov %r2, 1', 'mov %r3, %r10', 'add %r3, -12',
                                                    'lock cmpxchg [%r3+0], %r2', 'exit'],
-     'an 8-byte cmpxchg on the stack through a pointer, 4-byte aligned', error=MIS)
+     'an 8-byte cmpxchg on the stack through a pointer, 4-byte aligned: the verifier refuses it', error=REJ)
 case('errors', 'misaligned-atomic-fetch-or32-stack', ['mov %r2, 1', 'mov %r3, %r10', 'add %r3, -7',
                                                       'lock fetch or32 [%r3+0], %r2', 'mov %r0, 0', 'exit'],
-     'a 4-byte fetch-or on the stack at an odd address', error=MIS)
+     'a 4-byte fetch-or on the stack at an odd address: the verifier refuses it', error=REJ)
 case('errors', 'misaligned-atomic-out-of-bounds-first', ['mov %r2, 1', 'lock add [%r1+12], %r2', 'mov %r0, 0', 'exit'],
      'misaligned and crossing the end of the block: the bounds check comes first', mem=MEM16, error=OOB)
 case('atomic', 'aligned-atomic-add32-at-4', ['mov %r2, 1', 'lock add32 [%r1+4], %r2', 'ldxw %r0, [%r1+4]', 'exit'],

@@ -14,6 +14,7 @@ import dev.bpf4j.object.ProgramSpec;
 import dev.bpf4j.object.ProgramType;
 import dev.bpf4j.runtime.BpfLoadException;
 import dev.bpf4j.runtime.HelperRegistry;
+import dev.bpf4j.runtime.EntryRegisters;
 import dev.bpf4j.runtime.LoadOptions;
 import dev.bpf4j.runtime.PacketContext;
 
@@ -42,7 +43,7 @@ final class ObjectLoader {
             for (ProgramSpec p : spec.programs()) {
                 if (!p.autoload()) continue;
                 SpinLockCheck.check(p, lockTargets);
-                LoadOptions loadOptions = new LoadOptions(helpers, 1, false, legacyPacketLoads(p.type()), packetContext(p.type()));
+                LoadOptions loadOptions = new LoadOptions(helpers, 1, false, legacyPacketLoads(p.type()), packetContext(p.type()), EntryRegisters.CONTEXT);
                 programs.add(new BpfProgram(p, MapRelocator.relocate(p, maps), maps, loadOptions, options));
             }
             fillProgArrays(spec, maps, programs);

@@ -9,12 +9,22 @@ import java.util.Objects;
  * filters) are allowed; they read the run's packet ({@link RunContext#packetAddress()}), and, for
  * kernel programs whose ctx holds packet pointers (XDP, {@code __sk_buff}), where
  * ({@link PacketContext}; null: none or unknown, a hint that never changes an outcome).
+ *
+ * <p>{@link EntryRegisters} says what the entry registers hold, which decides how the verifier types them.
  */
 public record LoadOptions(HelperRegistry helpers, int entryArgs, boolean perfMap, boolean legacyPacketLoads,
-                          PacketContext packetContext) {
+                          PacketContext packetContext, EntryRegisters entry) {
     public LoadOptions {
         Objects.requireNonNull(helpers);
+        Objects.requireNonNull(entry);
         if (entryArgs < 0 || entryArgs > 5) throw new IllegalArgumentException("entryArgs must be 0-5");
+        if (entry == EntryRegisters.CONTEXT && entryArgs != 1) throw new IllegalArgumentException("a kernel context is r1 alone: entryArgs must be 1");
+        if (entry == EntryRegisters.MEMORY_BLOCK && entryArgs != 2) throw new IllegalArgumentException("a memory block is r1 and r2: entryArgs must be 2");
+    }
+
+    /** r1..r{entryArgs} are what the caller passes ({@link EntryRegisters#VALUES}). */
+    public LoadOptions(HelperRegistry helpers, int entryArgs, boolean perfMap, boolean legacyPacketLoads, PacketContext packetContext) {
+        this(helpers, entryArgs, perfMap, legacyPacketLoads, packetContext, EntryRegisters.VALUES);
     }
 
     /** Without a packet context, as before it existed. */
@@ -27,9 +37,15 @@ public record LoadOptions(HelperRegistry helpers, int entryArgs, boolean perfMap
 
     public static LoadOptions defaults() { return new LoadOptions(HelperRegistry.EMPTY, 1, false, false); }
 
-    public LoadOptions withHelpers(HelperRegistry h) { return new LoadOptions(h, entryArgs, perfMap, legacyPacketLoads, packetContext); }
-    public LoadOptions withEntryArgs(int n) { return new LoadOptions(helpers, n, perfMap, legacyPacketLoads, packetContext); }
-    public LoadOptions withPerfMap(boolean on) { return new LoadOptions(helpers, entryArgs, on, legacyPacketLoads, packetContext); }
-    public LoadOptions withLegacyPacketLoads(boolean on) { return new LoadOptions(helpers, entryArgs, perfMap, on, packetContext); }
-    public LoadOptions withPacketContext(PacketContext p) { return new LoadOptions(helpers, entryArgs, perfMap, legacyPacketLoads, p); }
+    public LoadOptions withHelpers(HelperRegistry h) { return new LoadOptions(h, entryArgs, perfMap, legacyPacketLoads, packetContext, entry); }
+    /** {@code n} entry registers holding plain values. */
+    public LoadOptions withEntryArgs(int n) { return new LoadOptions(helpers, n, perfMap, legacyPacketLoads, packetContext, EntryRegisters.VALUES); }
+    public LoadOptions withPerfMap(boolean on) { return new LoadOptions(helpers, entryArgs, on, legacyPacketLoads, packetContext, entry); }
+    public LoadOptions withLegacyPacketLoads(boolean on) { return new LoadOptions(helpers, entryArgs, perfMap, on, packetContext, entry); }
+    public LoadOptions withPacketContext(PacketContext p) { return new LoadOptions(helpers, entryArgs, perfMap, legacyPacketLoads, p, entry); }
+    /** What the entry registers hold; CONTEXT sets entryArgs to 1, MEMORY_BLOCK to 2. */
+    public LoadOptions withEntry(EntryRegisters e) {
+        int n = e == EntryRegisters.CONTEXT ? 1 : e == EntryRegisters.MEMORY_BLOCK ? 2 : entryArgs;
+        return new LoadOptions(helpers, n, perfMap, legacyPacketLoads, packetContext, e);
+    }
 }

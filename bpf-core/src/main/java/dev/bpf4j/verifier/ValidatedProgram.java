@@ -6,9 +6,12 @@ import java.util.List;
 
 /**
  * A program that passed the load-time validator, with what the engines need to know about its
- * shape: the subprogram boundaries (each one becomes its own JIT function with its own frame).
+ * shape: the subprogram boundaries (each one becomes its own JIT function with its own frame), and
+ * the verifier's counts (null where the program was not verified).
  */
-public record ValidatedProgram(Program program, List<Subprogram> subprograms) {
+public record ValidatedProgram(Program program, List<Subprogram> subprograms, VerifierStats stats) {
+    public ValidatedProgram(Program program, List<Subprogram> subprograms) { this(program, subprograms, null); }
+
     public ValidatedProgram {
         subprograms = List.copyOf(subprograms);
         if (subprograms.isEmpty() || subprograms.get(0).start() != 0) {

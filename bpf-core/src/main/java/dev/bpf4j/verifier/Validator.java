@@ -14,9 +14,9 @@ import java.util.List;
  *       pairing, helper ids;</li>
  *   <li>{@link ControlFlow}: subprogram boundaries, jump and call targets, missing exit;</li>
  *   <li>{@link StackAccessCheck}: r10-relative accesses inside the 512-byte frame and aligned;</li>
- *   <li>{@link RegisterInitAnalysis}: no read of a register that is uninitialised on some path.</li>
+ *   <li>{@link Verifier}: the kernel-style verifier, every path through an abstract machine of typed
+ *       registers and stack slots (docs/verifier.md).</li>
  * </ol>
- * Recursion and call depth are not checked here: exceeding the frame limit is a run-time error.
  */
 public final class Validator {
     private Validator() {}
@@ -47,7 +47,8 @@ public final class Validator {
         InsnForm[] forms = new SlotChecker(reject, options.helpers(), features).check(insns);
         List<Subprogram> subprograms = new ControlFlow(reject, insns, forms).analyze();
         StackAccessCheck.check(reject, insns, forms);
-        new RegisterInitAnalysis(reject, insns, forms).check(subprograms, options.entryArgs());
-        return new ValidatedProgram(program, subprograms);
+        VerifierPolicy policy = VerifierPolicy.from(options);
+        VerifierStats stats = new Verifier(reject, insns, forms, options.helpers(), policy).verify(policy);
+        return new ValidatedProgram(program, subprograms, stats);
     }
 }

@@ -1,5 +1,5 @@
 /**
- * The load-time validator: {@link dev.bpf4j.verifier.Validator#analyze} checks a raw program and
+ * The load-time gate: {@link dev.bpf4j.verifier.Validator#analyze} checks a raw program and
  * returns its subprogram boundaries ({@link dev.bpf4j.verifier.ValidatedProgram}), or throws a
  * {@link dev.bpf4j.verifier.VerifierException} with a kernel-like "pc: reason".
  *
@@ -16,13 +16,12 @@
  *       calls land inside the program and not on an lddw's second slot; jumps stay in their
  *       subprogram; each subprogram ends with exit or ja.</li>
  *   <li>{@code StackAccessCheck}: r10-relative accesses lie in [-512, 0) and are size-aligned.</li>
- *   <li>{@code RegisterInitAnalysis}: no register is read unless written on every path.</li>
+ *   <li>{@code Verifier}: the kernel-style verifier. Every path runs through an abstract machine
+ *       ({@code VerifierState}: frames of typed registers {@code RegState} and typed stack bytes),
+ *       one instruction at a time ({@code Step}, {@code ScalarAlu}, {@code BranchRules},
+ *       {@code MemoryAccess}, {@code HelperArgs} against {@code HelperProto}), with states pruned
+ *       where an earlier one covers them ({@code StatePruning}). docs/verifier.md has the rules
+ *       and where bpf4j differs from Linux.</li>
  * </ul>
- *
- * <p>Deliberately not rejected (unlike the kernel, which tracks values and types): recursion and
- * call depth (a run-time error), unreachable code, constant division by zero and constant shifts
- * of 32/64 or more (RFC 9669 defines their results), memory accesses through registers other than
- * r10 (checked at run time). Being value-blind, the register analysis also rejects a read on a
- * path the kernel would prove dead (a branch on a known constant).
  */
 package dev.bpf4j.verifier;

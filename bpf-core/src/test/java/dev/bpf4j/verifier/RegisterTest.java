@@ -33,8 +33,14 @@ class RegisterTest {
     }
 
     @Test void r10MayBeReadAndUsedAsABase() {
-        accepted(prog(movReg(1, 10), new Insn(0x07, 1, 0, 0, -8), new Insn(0x7a, 1, 0, 0, 1),
-                new Insn(0xdb, 10, 10, -16, 0x00), // atomic add without fetch only reads its src
+        accepted(prog(movReg(1, 10), new Insn(0x07, 1, 0, 0, -8), new Insn(0x7a, 1, 0, 0, 1), mov(2, 3),
+                new Insn(0xdb, 10, 2, -16, 0x00), // atomic add without fetch only reads its src
                 new Insn(0x79, 0, 10, -8, 0), EXIT));
+    }
+
+    @Test void r10CannotBeStoredOutsideTheStack() {
+        // an address in memory the program can read back differs between engines and runs
+        rejected(prog(movReg(1, 10), new Insn(0x07, 1, 0, 0, -8), new Insn(0xdb, 10, 10, -16, 0x00), mov(0, 0), EXIT),
+                2, "R10 leaks addr into mem");
     }
 }

@@ -1,5 +1,7 @@
 package dev.bpf4j.verifier;
 
+import dev.bpf4j.runtime.LoadOptions;
+
 import dev.bpf4j.isa.Insn;
 import org.junit.jupiter.api.Test;
 
@@ -39,8 +41,17 @@ class StackAccessTest {
     }
 
     @Test
-    void otherBaseRegistersAreCheckedAtRunTime() {
-        // r1 may point anywhere: the engines check it against the region table when it runs
-        accepted(prog(new Insn(0x79, 0, 1, 4096, 0), new Insn(0x7b, 1, 0, -3, 0), EXIT));
+    void theConformanceMemoryBlockIsCheckedAtRunTime() {
+        // r1 (the suites' memory block) may be any size: the engines check it against the region table when it runs
+        accepted(prog(new Insn(0x79, 0, 1, 4096, 0), new Insn(0x7b, 1, 0, -3, 0), EXIT), OPTIONS.withEntry(dev.bpf4j.runtime.EntryRegisters.MEMORY_BLOCK), ValidatorFeatures.DEFAULT);
+    }
+
+    @Test
+    void aKernelContextNeedsOffsetsInsideIt() {
+        LoadOptions kernel = OPTIONS.withEntry(dev.bpf4j.runtime.EntryRegisters.CONTEXT);
+        rejected(prog(new Insn(0x79, 0, 1, 4096, 0), EXIT), kernel, ValidatorFeatures.DEFAULT, 0, "invalid bpf_context access off=4096 size=8");
+        rejected(prog(mov(0, 0), new Insn(0x7b, 1, 0, -3, 0), EXIT), kernel, ValidatorFeatures.DEFAULT, 1, "invalid bpf_context access off=-3 size=8");
+        // as plain values (a raw program's arguments), the same accesses are left to the run-time checks
+        accepted(prog(new Insn(0x79, 0, 1, 4096, 0), EXIT));
     }
 }

@@ -28,9 +28,9 @@ class UnsupportedInsnTest {
         LoadOptions o = OPTIONS;
         accepted(prog(movReg(6, 1), mov(7, 0), new Insn(0x20, 0, 0, 0, 12), new Insn(0x50, 0, 7, 0, 0), EXIT), o, LEGACY);
         // r6 (the context) must be set
-        rejected(prog(new Insn(0x20, 0, 0, 0, 12), EXIT), o, LEGACY, 0, "r6 is read but not initialised");
+        rejected(prog(new Insn(0x20, 0, 0, 0, 12), EXIT), o, LEGACY, 0, "R6 !read_ok");
         // like a call, the load clobbers r1-r5
-        rejected(prog(movReg(6, 1), new Insn(0x28, 0, 0, 0, 12), movReg(0, 1), EXIT), o, LEGACY, 2, "r1 is read but not initialised");
+        rejected(prog(movReg(6, 1), new Insn(0x28, 0, 0, 0, 12), movReg(0, 1), EXIT), o, LEGACY, 2, "R1 !read_ok");
         // reserved fields still apply
         rejected(prog(movReg(6, 1), new Insn(0x20, 0, 2, 0, 12), EXIT), o, LEGACY, 1, "reserved field src=2");
         rejected(prog(movReg(6, 1), new Insn(0x40, 3, 1, 0, 12), EXIT), o, LEGACY, 1, "reserved field dst=3");

@@ -37,6 +37,8 @@ final class V {
     /** {@code if dst == imm goto pc + 1 + off}. */
     static Insn jeq(int dst, int imm, int off) { return new Insn(0x15, dst, 0, off, imm); }
 
+    static Insn jne(int dst, int imm, int off) { return new Insn(0x55, dst, 0, off, imm); }
+
     static Insn callHelper(int id) { return new Insn(0x85, 0, 0, 0, id); }
 
     static Insn callLocal(int imm) { return new Insn(0x85, 0, 1, 0, imm); }

@@ -87,17 +87,19 @@ class DifferentialTest {
         long region = NativeMemory.allocate(ProgramGenerator.REGION);
         try {
             java.util.List<Program> programs = java.util.List.of(
-                    // main calls itself (entry trampoline), recursion depth from the region's first byte
-                    I.prog("self", I.ldx(dev.bpf4j.isa.Opcodes.B, 2, 1, 0), I.alu64(dev.bpf4j.isa.Opcodes.AND, 2, 15),
-                            I.mov64r(6, 1), I.stx(dev.bpf4j.isa.Opcodes.DW, 10, 2, -8),
-                            I.jmp(dev.bpf4j.isa.Opcodes.JNE, 2, 0, 2), I.mov64(0, 1), I.exit(),
-                            I.st(dev.bpf4j.isa.Opcodes.B, 6, 0, 0), I.callLocal(-9),
-                            I.ldx(dev.bpf4j.isa.Opcodes.DW, 3, 10, -8), I.alu64r(dev.bpf4j.isa.Opcodes.ADD, 0, 3), I.exit()),
                     // stack pointer handed down two calls and written through
                     I.prog("handdown", I.mov64r(2, 10), I.alu64(dev.bpf4j.isa.Opcodes.ADD, 2, -16), I.st(dev.bpf4j.isa.Opcodes.DW, 10, -16, 5),
                             I.mov64r(1, 2), I.callLocal(3), I.ldx(dev.bpf4j.isa.Opcodes.DW, 0, 10, -16), I.exit(), I.exit(),
                             I.callLocal(1), I.exit(),
                             I.ldx(dev.bpf4j.isa.Opcodes.DW, 0, 1, 0), I.alu64(dev.bpf4j.isa.Opcodes.MUL, 0, 3), I.stx(dev.bpf4j.isa.Opcodes.DW, 1, 0, 0), I.exit()));
+            // main calling itself with a depth from the data: the verifier follows it to the frame limit and refuses it
+            Program self = I.prog("self", I.ldx(dev.bpf4j.isa.Opcodes.B, 2, 1, 0), I.alu64(dev.bpf4j.isa.Opcodes.AND, 2, 15),
+                            I.mov64r(6, 1), I.stx(dev.bpf4j.isa.Opcodes.DW, 10, 2, -8),
+                            I.jmp(dev.bpf4j.isa.Opcodes.JNE, 2, 0, 2), I.mov64(0, 1), I.exit(),
+                            I.st(dev.bpf4j.isa.Opcodes.B, 6, 0, 0), I.callLocal(-9),
+                            I.ldx(dev.bpf4j.isa.Opcodes.DW, 3, 10, -8), I.alu64r(dev.bpf4j.isa.Opcodes.ADD, 0, 3), I.exit());
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> Validator.validate(self, options))
+                    .hasMessageContaining("call stack of 9 frames is too deep");
             for (int i = 0; i < programs.size(); i++) {
                 Program p = programs.get(i);
                 Validator.validate(p, options);

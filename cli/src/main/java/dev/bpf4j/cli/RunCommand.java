@@ -25,11 +25,12 @@ final class RunCommand implements Command {
             return ObjectRun.run(Path.of(argv.get(0)), argv.subList(1, argv.size()), out, err);
         }
         Args args = new Args(argv, Set.of("--engine", "--mem"), Set.of(PerfMapFlag.NAME));
-        LoadOptions options = ConformanceHelpers.loadOptions().withPerfMap(PerfMapFlag.given(args, err));
+        boolean perfMap = PerfMapFlag.given(args, err);
         Path file = Path.of(args.single("FILE"));
         List<Engine> engines = Engines.select(args.option("--engine").orElse("interp"), err);
         ProgramInput input = ProgramInput.load(file);
         if (args.option("--mem").isPresent()) input = input.withMem(ProgramInput.loadMem(Path.of(args.option("--mem").get())));
+        LoadOptions options = ConformanceHelpers.loadOptions(input.mem() != null).withPerfMap(perfMap);
         if (engines.size() == 1) {
             out.println(format(runOnce(input, engines.get(0), options)));
             return 0;

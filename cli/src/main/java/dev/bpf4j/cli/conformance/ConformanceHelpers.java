@@ -1,5 +1,6 @@
 package dev.bpf4j.cli.conformance;
 
+import dev.bpf4j.runtime.EntryRegisters;
 import dev.bpf4j.runtime.HelperRegistry;
 import dev.bpf4j.runtime.LoadOptions;
 
@@ -23,6 +24,11 @@ public final class ConformanceHelpers {
 
     /** r1 = memory block, r2 = its length; helper 5. */
     public static LoadOptions loadOptions() {
-        return LoadOptions.defaults().withHelpers(HELPERS).withEntryArgs(2);
+        return LoadOptions.defaults().withHelpers(HELPERS).withEntry(EntryRegisters.MEMORY_BLOCK);
+    }
+
+    /** As {@link #loadOptions()}; without a memory block r1 and r2 are the plain value 0. */
+    public static LoadOptions loadOptions(boolean hasMemory) {
+        return hasMemory ? loadOptions() : LoadOptions.defaults().withHelpers(HELPERS).withEntryArgs(2);
     }
 }

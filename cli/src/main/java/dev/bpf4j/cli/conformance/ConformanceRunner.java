@@ -78,7 +78,7 @@ public final class ConformanceRunner {
         try (MemoryBlock mem = MemoryBlock.of(data.mem().orElse(null))) {
             try {
                 Program program = ProgramLoader.fromDataFile(data);
-                try (Executable exe = Bpf.load(program, engine, ConformanceHelpers.loadOptions())) {
+                try (Executable exe = Bpf.load(program, engine, ConformanceHelpers.loadOptions(data.mem().isPresent()))) {
                     long r0 = exe.run(mem.context());
                     return Outcome.value(engine.name(), r0, mem.contents());
                 }

@@ -1,0 +1,235 @@
+package dev.bpf4j.verifier;
+
+import dev.bpf4j.runtime.Limits;
+
+/**
+ * Loads, stores and atomics through a typed pointer ({@code check_mem_access}). Stack accesses are
+ * proven inside the frame the pointer belongs to and tracked byte by byte (spills keep a register's
+ * state whole); map values are bounded by {@code value_size} where the map is known; the ctx of a
+ * kernel program type needs constant offsets and yields packet pointers at the packet context's
+ * fields. Everything else a pointer reaches (packet, ring-buffer memory, the conformance suites'
+ * memory block) is checked at run time by both engines alike. Storing a pointer anywhere but the
+ * stack would let its address be read back: rejected unless pointer leaks are allowed.
+ */
+final class MemoryAccess {
+    /** The kernel's BPF_MAX_VAR_OFF: larger pointer offsets are rejected or left to run-time checks. */
+    static final long MAX_VAR_OFF = 1L << 29;
+
+    private final Reject reject;
+    private final VerifierPolicy policy;
+
+    MemoryAccess(Reject reject, VerifierPolicy policy) {
+        this.reject = reject;
+        this.policy = policy;
+    }
+
+    /** The loaded value's state for {@code dst = *(size *)(base + off)}. */
+    RegState load(VerifierState st, int pc, int baseReg, RegState base, int off, int size, boolean signExtend) {
+        switch (base.type) {
+            case PTR_TO_STACK: return stackRead(st, pc, baseReg, base, off, size, signExtend);
+            case PTR_TO_CTX: {
+                long at = checkCtx(pc, baseReg, base, off, size);
+                if (policy.packetContext() != null && at >= 0 && size == 4 && !signExtend) {
+                    if (at == policy.packetContext().dataOffset()) return RegState.pointer(RegType.PTR_TO_PACKET, 0);
+                    if (at == policy.packetContext().dataEndOffset()) return RegState.pointer(RegType.PTR_TO_PACKET_END, 0);
+                    if (at == policy.packetContext().dataMetaOffset()) return RegState.pointer(RegType.PTR_TO_PACKET_META, 0);
+                }
+                return loadedScalar(size, signExtend);
+            }
+            default:
+                checkPointer(pc, baseReg, base, off, size);
+                return loadedScalar(size, signExtend);
+        }
+    }
+
+    /** {@code *(size *)(base + off) = value} ({@code valueReg} -1 for an immediate). */
+    void store(VerifierState st, int pc, int baseReg, RegState base, int off, int size, RegState value, int valueReg) {
+        if (base.type == RegType.PTR_TO_STACK) {
+            stackWrite(st, pc, baseReg, base, off, size, value, valueReg);
+            return;
+        }
+        if (value.type.isPointer()) {
+            String where = base.type == RegType.PTR_TO_MAP_VALUE ? "map" : base.type == RegType.PTR_TO_CTX ? "ctx"
+                    : base.type == RegType.PTR_TO_PACKET || base.type == RegType.PTR_TO_PACKET_META ? "packet" : "mem";
+            leakCheck(pc, "R" + valueReg + " leaks addr into " + where);
+        }
+        if (base.type == RegType.PTR_TO_CTX) checkCtx(pc, baseReg, base, off, size);
+        else checkPointer(pc, baseReg, base, off, size);
+    }
+
+    /** An atomic read-modify-write of a scalar in memory. */
+    void atomic(VerifierState st, int pc, int baseReg, RegState base, int off, int size) {
+        if (base.type == RegType.PTR_TO_STACK) {
+            FuncState frame = frameOf(st, base);
+            long lo = stackRange(pc, baseReg, base, off, size);
+            if (!base.isConst()) throw reject.at(pc, "R" + baseReg + " variable-offset atomic access to the stack prohibited");
+            int slot = FuncState.slot(lo);
+            if (frame.stack[FuncState.byteIndex(lo)] == FuncState.STACK_SPILL && frame.spilled[slot].type.isPointer()) {
+                leakCheck(pc, "R" + baseReg + " atomic on a spilled pointer at off=" + lo + " prohibited");
+            }
+            markMisc(frame, lo, size);
+            return;
+        }
+        if (base.type == RegType.PTR_TO_CTX) {
+            if (policy.ctxFixedOffsets()) throw reject.at(pc, "BPF_ATOMIC stores into R" + baseReg + " ctx is not allowed");
+            checkCtx(pc, baseReg, base, off, size); // the suites' memory block: a plain buffer, as a map value is in Linux
+            return;
+        }
+        checkPointer(pc, baseReg, base, off, size);
+    }
+
+    // ---- the stack ----
+
+    /** The frame a stack pointer points into (always the current one or a caller's: callee frames cannot be returned). */
+    private static FuncState frameOf(VerifierState st, RegState base) { return st.frames.get(base.frameno); }
+
+    /**
+     * Checks that every byte {@code base + off + [0, size)} may touch lies in the pointer's frame
+     * {@code [-512, 0)} and, at a constant offset, that the access is aligned; returns the lowest offset.
+     */
+    long stackRange(int pc, int baseReg, RegState base, long off, long size) {
+        if (base.smin <= -MAX_VAR_OFF || base.smax >= MAX_VAR_OFF) {
+            throw reject.at(pc, "R" + baseReg + " unbounded variable-offset stack access var_off=[" + base.smin + ", " + base.smax + "]");
+        }
+        long lo = base.off + base.smin + off, hi = base.off + base.smax + off;
+        if (lo < -Limits.STACK_SIZE || hi + size > 0 || size <= 0) {
+            if (base.isConst()) throw reject.at(pc, "invalid stack off=" + lo + " size=" + size + " (R" + baseReg
+                    + " = fp" + (base.frameno != 0 ? "[frame " + base.frameno + "]" : "") + (base.off + base.smin >= 0 ? "+" : "")
+                    + (base.off + base.smin) + "; a frame is [fp-" + Limits.STACK_SIZE + ", fp))");
+            throw reject.at(pc, "invalid variable-offset stack access R" + baseReg + " var_off=[" + base.smin + ", " + base.smax
+                    + "] off=" + (base.off + off) + " size=" + size);
+        }
+        if (base.isConst() && size <= 8 && Math.floorMod(lo, size) != 0) {
+            throw reject.at(pc, "misaligned stack access off " + lo + " size " + size);
+        }
+        return lo;
+    }
+
+    private RegState stackRead(VerifierState st, int pc, int baseReg, RegState base, int off, int size, boolean signExtend) {
+        FuncState frame = frameOf(st, base);
+        long lo = stackRange(pc, baseReg, base, off, size);
+        long hi = base.off + base.smax + off + size;
+        if (base.isConst() && size == 8 && frame.stack[FuncState.byteIndex(lo)] == FuncState.STACK_SPILL) {
+            return frame.spilled[FuncState.slot(lo)].copy(); // a fill of the whole spilled register
+        }
+        boolean allZero = true;
+        for (long a = lo; a < hi; a++) {
+            byte b = frame.stack[FuncState.byteIndex(a)];
+            if (b == FuncState.STACK_SPILL) {
+                RegState spilled = frame.spilled[FuncState.slot(a)];
+                if (spilled.type.isPointer()) {
+                    leakCheck(pc, "invalid size of register fill: R" + baseReg + " reads part of a spilled " + spilled.type.logName
+                            + " at off=" + a);
+                }
+                if (!spilled.isConstZero()) allZero = false;
+            } else if (b != FuncState.STACK_ZERO) {
+                allZero = false;
+            }
+        }
+        return allZero ? RegState.constant(0) : loadedScalar(size, signExtend);
+    }
+
+    private void stackWrite(VerifierState st, int pc, int baseReg, RegState base, int off, int size, RegState value, int valueReg) {
+        FuncState frame = frameOf(st, base);
+        long lo = stackRange(pc, baseReg, base, off, size);
+        if (value.type == RegType.PTR_TO_STACK && value.frameno > frame.frameno) {
+            throw reject.at(pc, "cannot spill pointers to stack into stack frame of the caller");
+        }
+        if (value.type.isPointer() && (size != 8 || !base.isConst())) {
+            leakCheck(pc, "invalid size of register spill: R" + valueReg + " (" + value.type.logName + ") stored with size " + size);
+        }
+        long hi = base.off + base.smax + off + size;
+        for (long a = lo; a < hi; a += 8 - Math.floorMod(a, 8)) { // each slot the write may touch
+            int slot = FuncState.slot(a);
+            if (frame.stack[slot * 8] == FuncState.STACK_SPILL && frame.spilled[slot].type.isPointer()
+                    && !(base.isConst() && size == 8)) {
+                leakCheck(pc, "attempt to corrupt spilled pointer on stack at off=" + (slot * 8 - Limits.STACK_SIZE));
+            }
+        }
+        if (base.isConst() && size == 8) {
+            int slot = FuncState.slot(lo);
+            frame.spilled[slot] = value.copy();
+            java.util.Arrays.fill(frame.stack, FuncState.byteIndex(lo), FuncState.byteIndex(lo) + 8, FuncState.STACK_SPILL);
+            return;
+        }
+        if (base.isConst() && value.isConstZero()) {
+            unspill(frame, lo, size);
+            java.util.Arrays.fill(frame.stack, FuncState.byteIndex(lo), FuncState.byteIndex(lo) + size, FuncState.STACK_ZERO);
+            return;
+        }
+        markMisc(frame, lo, hi - lo);
+    }
+
+    /** Marks {@code [lo, lo + len)} as holding some scalar bytes; a spill they touch is broken up. */
+    static void markMisc(FuncState frame, long lo, long len) {
+        unspill(frame, lo, len);
+        java.util.Arrays.fill(frame.stack, FuncState.byteIndex(lo), FuncState.byteIndex(lo + len), FuncState.STACK_MISC);
+    }
+
+    /** A partly overwritten spill: the slot's other bytes keep a scalar's bytes (MISC). */
+    private static void unspill(FuncState frame, long lo, long len) {
+        for (int slot = FuncState.slot(lo); slot <= FuncState.slot(lo + len - 1); slot++) {
+            if (frame.stack[slot * 8] != FuncState.STACK_SPILL) continue;
+            boolean zero = frame.spilled[slot].isConstZero();
+            java.util.Arrays.fill(frame.stack, slot * 8, slot * 8 + 8, zero ? FuncState.STACK_ZERO : FuncState.STACK_MISC);
+            frame.spilled[slot] = null;
+        }
+    }
+
+    // ---- other memory ----
+
+    /** Returns the constant ctx offset, or -1 where the offset varies (only where the ctx is a run-time checked block). */
+    private long checkCtx(int pc, int baseReg, RegState base, int off, int size) {
+        if (!base.isConst()) {
+            if (policy.ctxFixedOffsets()) {
+                throw reject.at(pc, "dereference of modified ctx ptr R" + baseReg + " off=" + (base.off + off) + " disallowed");
+            }
+            return -1;
+        }
+        long at = base.off + base.smin + off;
+        if (policy.ctxFixedOffsets() && (at < 0 || at + size > MAX_CTX)) {
+            throw reject.at(pc, "invalid bpf_context access off=" + at + " size=" + size);
+        }
+        return at;
+    }
+
+    /** No context a kernel program type has is larger (struct __sk_buff is 192 bytes, pt_regs 168). */
+    private static final long MAX_CTX = 4096;
+
+    private void checkPointer(int pc, int baseReg, RegState base, int off, int size) {
+        switch (base.type) {
+            case SCALAR:
+                // A plain number as an address: the engines check it at run time against the run's regions
+                // (what the conformance suites' error tests rely on). The kernel refuses it outright.
+                return;
+            case PTR_TO_MAP_VALUE: {
+                if (base.smin <= -MAX_VAR_OFF || base.smax >= MAX_VAR_OFF) {
+                    throw reject.at(pc, "R" + baseReg + " unbounded memory access, make sure to bounds check any such access");
+                }
+                long lo = base.off + base.smin + off, hi = base.off + base.smax + off + size;
+                if (base.memSize >= 0 && (lo < 0 || hi > base.memSize)) {
+                    throw reject.at(pc, "invalid access to map value, value_size=" + base.memSize + " off=" + lo + " size=" + size);
+                }
+                return;
+            }
+            case PTR_TO_PACKET: case PTR_TO_PACKET_META: case PTR_TO_MEM:
+                return; // checked at run time in both engines
+            default:
+                throw reject.at(pc, "R" + baseReg + " invalid mem access '" + base.type.logName + "'");
+        }
+    }
+
+    private void leakCheck(int pc, String reason) {
+        if (!policy.allowPtrLeaks()) throw reject.at(pc, reason);
+    }
+
+    /** A value loaded from memory: any scalar of the width, zero- or sign-extended. */
+    static RegState loadedScalar(int size, boolean signExtend) {
+        RegState r = RegState.unknown();
+        if (size >= 8) return r;
+        long half = 1L << (size * 8 - 1);
+        if (signExtend) r.setVar(-half, half - 1);
+        else r.setVar(0, 2 * half - 1);
+        return r;
+    }
+}

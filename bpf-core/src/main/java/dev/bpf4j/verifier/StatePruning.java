@@ -1,0 +1,137 @@
+package dev.bpf4j.verifier;
+
+import java.util.List;
+
+/**
+ * When a state reaching an instruction can stop being explored ({@code states_equal}): an earlier
+ * state at the same instruction that was (or is being) explored covers it, register by register and
+ * stack byte by stack byte. And, where the kernel would unroll a loop until its counter ends, the
+ * widening that lets bpf4j stop sooner: once one path has come back to a loop head more than
+ * {@link #WIDEN_AFTER} times, bounds that grew since the last state kept there are opened up to the
+ * end they grew towards, so the next round is covered.
+ */
+final class StatePruning {
+    private StatePruning() {}
+
+    /** Rounds of one loop a path is followed exactly (as Linux unrolls it) before it is widened. */
+    static final int WIDEN_AFTER = 4096;
+
+    /** True when every execution from {@code cur} is one that {@code old} already stood for. */
+    static boolean covers(VerifierState old, VerifierState cur) {
+        if (old.frames.size() != cur.frames.size()) return false;
+        for (int i = 0; i < old.frames.size(); i++) {
+            FuncState o = old.frames.get(i), c = cur.frames.get(i);
+            if (o.callsite != c.callsite || o.subprogStart != c.subprogStart || o.callback != c.callback) return false;
+            for (int r = 0; r < o.regs.length; r++) if (!regCovers(o.regs[r], c.regs[r])) return false;
+            if (!stackCovers(o, c)) return false;
+        }
+        return true;
+    }
+
+    /**
+     * An old NOT_INIT register covers anything: the paths from the old state never read it (a read
+     * would have rejected the program). A scalar covers a scalar within its bounds; a pointer a
+     * pointer of the same kind, offset and null-check identity whose variable part is within its own.
+     */
+    static boolean regCovers(RegState o, RegState c) {
+        if (o.type == RegType.NOT_INIT) return true;
+        if (o.type == RegType.SCALAR) return c.type == RegType.SCALAR && c.rangeWithin(o);
+        return o.sameTarget(c) && (!o.type.maybeNull() || o.id == c.id)
+                && o.off + o.smin <= c.off + c.smin && c.off + c.smax <= o.off + o.smax;
+    }
+
+    private static boolean stackCovers(FuncState o, FuncState c) {
+        for (int i = 0; i < o.stack.length; i++) {
+            byte ob = o.stack[i], cb = c.stack[i];
+            switch (ob) {
+                case FuncState.STACK_INVALID: case FuncState.STACK_MISC:
+                    // reads give an unknown scalar: anything but a spilled pointer reads the same or better
+                    if (cb == FuncState.STACK_SPILL && c.spilled[i >> 3].type.isPointer()) return false;
+                    break;
+                case FuncState.STACK_ZERO:
+                    if (cb != FuncState.STACK_ZERO) return false;
+                    break;
+                default: // SPILL: compare once per slot
+                    if (cb != FuncState.STACK_SPILL) return false;
+                    if ((i & 7) == 0 && !regCovers(o.spilled[i >> 3], c.spilled[i >> 3])) return false;
+            }
+        }
+        return true;
+    }
+
+    /** Opens the bounds of {@code cur} that grew past those of {@code prev}, the last state kept at this instruction. */
+    static void widen(VerifierState prev, VerifierState cur) {
+        if (prev.frames.size() != cur.frames.size()) return;
+        for (int i = 0; i < prev.frames.size(); i++) {
+            FuncState p = prev.frames.get(i), c = cur.frames.get(i);
+            for (int r = 0; r < p.regs.length; r++) widen(p.regs[r], c.regs[r]);
+            for (int s = 0; s < FuncState.SLOTS; s++) {
+                if (p.spilled[s] != null && c.spilled[s] != null) widen(p.spilled[s], c.spilled[s]);
+            }
+        }
+    }
+
+    private static void widen(RegState p, RegState c) {
+        if (p.type.isPointer() && p.sameTarget(c) && p.off != c.off) {
+            p = p.copy(); // compare total offsets: the fixed part moves into the variable one
+            p.setVar(p.off + p.smin, p.off + p.smax);
+            c.setVar(c.off + c.smin, c.off + c.smax);
+            p.off = c.off = 0;
+        }
+        boolean comparable = p.type == RegType.SCALAR ? c.type == RegType.SCALAR : p.sameKind(c);
+        if (!comparable || c.rangeWithin(p)) return;
+        if (c.smin < p.smin) c.smin = Long.MIN_VALUE;
+        if (c.smax > p.smax) c.smax = Long.MAX_VALUE;
+        if (Long.compareUnsigned(c.umin, p.umin) < 0) c.umin = 0;
+        if (Long.compareUnsigned(c.umax, p.umax) > 0) c.umax = -1L;
+        c.smin = Math.min(c.smin, p.smin);
+        c.smax = Math.max(c.smax, p.smax);
+        c.umin = Long.compareUnsigned(c.umin, p.umin) < 0 ? c.umin : p.umin;
+        c.umax = Long.compareUnsigned(c.umax, p.umax) > 0 ? c.umax : p.umax;
+    }
+
+    /** A kept state, with how often it covered a later one and how often it did not. */
+    static final class Kept {
+        private final VerifierState state;
+        int hits, misses;
+
+        Kept(VerifierState state) { this.state = state; }
+
+        VerifierState state() { return state; }
+    }
+
+    /**
+     * True when a kept state covers {@code cur}. A kept state that keeps missing (a loop counter's
+     * past rounds) is dropped, as the kernel drops states whose misses outgrow their hits, so the
+     * lists stay short; the bound is generous, so a branch's sibling is still there when it comes back.
+     */
+    static boolean covered(List<Kept> kept, VerifierState cur) {
+        for (int i = kept.size() - 1; i >= 0; i--) {
+            Kept k = kept.get(i);
+            if (covers(k.state, cur)) {
+                k.hits++;
+                return true;
+            }
+            if (++k.misses > 8 * k.hits + EVICT_AFTER_MISSES) kept.remove(i);
+        }
+        return false;
+    }
+
+    static final int EVICT_AFTER_MISSES = 256;
+
+    /**
+     * What a covering state must share exactly: the call chain and each register's type and pointer
+     * offset. States are kept in groups by it, so a lookup compares only states that can match.
+     */
+    static long shape(VerifierState st) {
+        long h = st.frames.size();
+        for (FuncState f : st.frames) {
+            h = h * 31 + f.callsite;
+            for (RegState r : f.regs) {
+                h = h * 31 + r.type.ordinal();
+                if (r.type.isPointer()) h = h * 31 + r.off + 17L * r.frameno;
+            }
+        }
+        return h;
+    }
+}

@@ -1,0 +1,101 @@
+package dev.bpf4j.verifier;
+
+import dev.bpf4j.isa.Insn;
+import dev.bpf4j.runtime.HelperRegistry;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+
+/**
+ * The kernel-style verifier ({@code do_check}): explores every path of the program through an
+ * abstract machine ({@link VerifierState}), instruction by instruction ({@link Step}), forking at
+ * branches whose outcome the bounds do not decide, and stops a path where an explored state at a
+ * jump target covers it ({@link StatePruning}). Rejects with the kernel's wording at the first
+ * unsafe instruction; runs after the syntactic passes, so every slot is well-formed and every
+ * jump lands inside its subprogram.
+ */
+final class Verifier {
+    /** The kernel's BPF_COMPLEXITY_LIMIT_INSNS: instructions processed over all paths. */
+    static final int COMPLEXITY_LIMIT = 1_000_000;
+    /** States kept per instruction, and in all; past that, new ones are checked but not kept. */
+    static final int MAX_STATES_PER_INSN = 8192, MAX_STATES = 65536;
+
+    private final Reject reject;
+    private final Insn[] insns;
+    private final InsnForm[] forms;
+    private final boolean[] prunePoint;
+    /** Per instruction: the states kept there, grouped by {@link StatePruning#shape}. */
+    private final java.util.Map<Long, List<StatePruning.Kept>>[] explored;
+    /** Per instruction: the state kept there last, what a loop's next round is widened against. */
+    private final VerifierState[] lastKept;
+    private final Step step;
+    private int processed, totalStates, maxStatesPerInsn;
+
+    @SuppressWarnings("unchecked")
+    Verifier(Reject reject, Insn[] insns, InsnForm[] forms, HelperRegistry helpers, VerifierPolicy policy) {
+        this.reject = reject;
+        this.insns = insns;
+        this.forms = forms;
+        this.prunePoint = prunePoints(insns, forms);
+        this.explored = new java.util.Map[insns.length];
+        this.lastKept = new VerifierState[insns.length];
+        this.step = new Step(reject, insns, forms, helpers, policy);
+    }
+
+    VerifierStats verify(VerifierPolicy policy) {
+        Deque<VerifierState> pending = new ArrayDeque<>();
+        pending.push(step.entryState());
+        while (!pending.isEmpty()) {
+            VerifierState st = pending.pop();
+            while (st != null) {
+                if (++processed > COMPLEXITY_LIMIT) {
+                    throw reject.at(st.pc, "BPF program is too large. Processed " + processed + " insn");
+                }
+                if (prunePoint[st.pc] && pruned(st)) break;
+                st = step.execute(st, pending);
+            }
+        }
+        return new VerifierStats(processed, maxStatesPerInsn, totalStates);
+    }
+
+    private boolean pruned(VerifierState st) {
+        java.util.Map<Long, List<StatePruning.Kept>> atPc = explored[st.pc];
+        if (atPc == null) explored[st.pc] = atPc = new java.util.HashMap<>();
+        int rounds = st.visits.merge(st.pc, 1, Integer::sum);
+        List<StatePruning.Kept> seen = atPc.computeIfAbsent(StatePruning.shape(st), k -> new ArrayList<>());
+        if (StatePruning.covered(seen, st)) return true;
+        if (rounds > StatePruning.WIDEN_AFTER && lastKept[st.pc] != null) {
+            StatePruning.widen(lastKept[st.pc], st);
+            seen = atPc.computeIfAbsent(StatePruning.shape(st), k -> new ArrayList<>()); // offsets may have moved
+            if (StatePruning.covered(seen, st)) return true;
+        }
+        if (seen.size() < MAX_STATES_PER_INSN && totalStates < MAX_STATES) {
+            VerifierState kept = st.copy();
+            lastKept[st.pc] = kept;
+            seen.add(new StatePruning.Kept(kept));
+            totalStates++;
+            maxStatesPerInsn = Math.max(maxStatesPerInsn, seen.size());
+        }
+        return false;
+    }
+
+    /** Jump targets and the slots after conditional jumps, where paths meet (the kernel's prune points), and function starts. */
+    private static boolean[] prunePoints(Insn[] insns, InsnForm[] forms) {
+        boolean[] p = new boolean[insns.length];
+        for (int pc = 0; pc < insns.length; pc++) {
+            InsnForm f = forms[pc];
+            if (f.isJump() || f == InsnForm.CALL_LOCAL) {
+                long t = ControlFlow.target(pc, f, insns[pc]);
+                if (t >= 0 && t < insns.length) p[(int) t] = true;
+                if (f == InsnForm.JCOND_IMM || f == InsnForm.JCOND_REG) if (pc + 1 < insns.length) p[pc + 1] = true;
+            }
+            if (f == InsnForm.LDDW && insns[pc].src() == dev.bpf4j.isa.Opcodes.PSEUDO_FUNC) {
+                long t = ControlFlow.target(pc, f, insns[pc]);
+                if (t >= 0 && t < insns.length) p[(int) t] = true;
+            }
+        }
+        return p;
+    }
+}

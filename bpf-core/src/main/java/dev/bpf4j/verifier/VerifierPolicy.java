@@ -1,0 +1,26 @@
+package dev.bpf4j.verifier;
+
+import dev.bpf4j.runtime.EntryRegisters;
+import dev.bpf4j.runtime.LoadOptions;
+import dev.bpf4j.runtime.PacketContext;
+
+/**
+ * What the verifier assumes about a load.
+ *
+ * @param entryArgs      registers r1..rN set at entry
+ * @param ctxEntry       r1 is a context pointer: a kernel program type's ctx, or the conformance
+ *                       suites' memory block; otherwise r1..rN are plain values (scalars)
+ * @param ctxFixedOffsets ctx accesses need constant offsets, as the kernel's {@code check_ctx_access}
+ *                       (kernel program types); the conformance suites' memory block is run-time checked
+ * @param packetContext  where ctx loads yield {@code PTR_TO_PACKET} and {@code PTR_TO_PACKET_END}, or null
+ * @param allowPtrLeaks  the kernel's {@code allow_ptr_leaks} (bpf_token / CAP_PERFMON): pointer
+ *                       comparisons, pointer bits returned or stored to maps; off by default, since a
+ *                       pointer's value differs between engines and runs
+ */
+record VerifierPolicy(int entryArgs, boolean ctxEntry, boolean ctxFixedOffsets, PacketContext packetContext, boolean allowPtrLeaks) {
+    static VerifierPolicy from(LoadOptions options) {
+        boolean kernel = options.entry() == EntryRegisters.CONTEXT || options.packetContext() != null;
+        boolean ctx = kernel || options.entry() == EntryRegisters.MEMORY_BLOCK;
+        return new VerifierPolicy(options.entryArgs(), ctx && options.entryArgs() >= 1, kernel, options.packetContext(), false);
+    }
+}

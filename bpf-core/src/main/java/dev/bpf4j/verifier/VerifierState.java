@@ -1,0 +1,47 @@
+package dev.bpf4j.verifier;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The whole abstract machine at one instruction ({@code struct bpf_verifier_state}): the call
+ * chain's frames, innermost last.
+ */
+final class VerifierState {
+    final List<FuncState> frames;
+    int pc;
+    /** How often this path has come back to each prune point: a loop's rounds so far. */
+    final java.util.Map<Integer, Integer> visits;
+
+    VerifierState(List<FuncState> frames, int pc) { this(frames, pc, new java.util.HashMap<>()); }
+
+    private VerifierState(List<FuncState> frames, int pc, java.util.Map<Integer, Integer> visits) {
+        this.frames = frames;
+        this.pc = pc;
+        this.visits = visits;
+    }
+
+    FuncState cur() { return frames.get(frames.size() - 1); }
+
+    RegState reg(int r) { return cur().regs[r]; }
+
+    /** Moves to the next slot; returns this. */
+    VerifierState pcAdvance() {
+        pc++;
+        return this;
+    }
+
+    VerifierState copy() {
+        List<FuncState> f = new ArrayList<>(frames.size());
+        for (FuncState s : frames) f.add(s.copy());
+        return new VerifierState(f, pc, new java.util.HashMap<>(visits));
+    }
+
+    /** Every register and spilled slot of every frame, for id-based null propagation. */
+    void forEachReg(java.util.function.Consumer<RegState> action) {
+        for (FuncState f : frames) {
+            for (RegState r : f.regs) action.accept(r);
+            for (RegState r : f.spilled) if (r != null) action.accept(r);
+        }
+    }
+}
