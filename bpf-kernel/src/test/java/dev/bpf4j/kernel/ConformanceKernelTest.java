@@ -111,7 +111,7 @@ class ConformanceKernelTest {
         }
     }
 
-    private static String lastLine(String log) {
+    static String lastLine(String log) {
         String[] lines = log.strip().split("\n");
         for (int j = lines.length - 1; j >= 0; j--) {
             String l = lines[j].strip();
