@@ -108,7 +108,7 @@ public final class JitExecutable implements Executable {
         this.javaHelperIds = javaHelpers.keySet().stream().mapToInt(Integer::intValue).toArray();
         this.javaHelperSpecs = new HelperSpec[javaHelperIds.length];
         for (int i = 0; i < javaHelperIds.length; i++) javaHelperSpecs[i] = javaHelpers.get(javaHelperIds[i]);
-        this.callsJava = javaHelperIds.length > 0;
+        this.callsJava = javaHelperIds.length > 0 || bindings.containsKey(HelperBinding.CALLX); // callx: even with no helpers
         this.bindings = Map.copyOf(bindings);
         this.memory = ExecutableMemory.of(compiled.code());
         this.entry = memory.address();
