@@ -10,7 +10,10 @@ import dev.bpf4j.program.Program;
 import dev.bpf4j.runtime.BpfException;
 import dev.bpf4j.runtime.BpfLoadException;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -90,5 +93,41 @@ class MutatedObjectTest {
             if (!outcome[0].equals("loaded")) rejected++;
         }
         if (rejected == 0) fail("no mutation was rejected: the test exercises nothing");
+    }
+
+    /**
+     * Seeded bit flips anywhere in the corpus objects (headers, BTF, relocations, code): opening and loading each one on
+     * both engines either succeeds on both or fails on both with a BpfException (a BpfLoadException, or a run-time check
+     * for a flip the loader cannot see), never an exception of bpf4j's own code.
+     */
+    @Test void bitFlippedObjectsFailWithABpfExceptionOnBothEngines(@TempDir Path dir) throws Exception {
+        long seed = Long.getLong("bpf4j.mutation.seed", 21);
+        Random random = new Random(seed);
+        List<Path> objects;
+        try (var files = Files.list(CorpusCase.DIR)) {
+            objects = files.filter(p -> p.toString().endsWith(".o")).sorted().toList();
+        }
+        Path mutated = dir.resolve("mutated.o");
+        int failed = 0;
+        for (int n = 0; n < 200; n++) {
+            Path source = objects.get(random.nextInt(objects.size()));
+            byte[] bytes = Files.readAllBytes(source);
+            int flips = 1 + random.nextInt(4);
+            for (int k = 0; k < flips; k++) bytes[random.nextInt(bytes.length)] ^= (byte) (1 << random.nextInt(8));
+            Files.write(mutated, bytes);
+            String[] outcome = new String[ENGINES.length];
+            for (int e = 0; e < ENGINES.length; e++) {
+                try (BpfObject obj = BpfObject.open(mutated).load(ObjectLoadOptions.engine(ENGINES[e]))) {
+                    outcome[e] = "loaded";
+                } catch (BpfException ex) {
+                    outcome[e] = "failed: " + ex.getMessage().replace(" into " + ENGINES[e], "");
+                } catch (RuntimeException ex) {
+                    throw new AssertionError("seed " + seed + ", mutation " + n + " of " + source.getFileName() + " on " + ENGINES[e] + ": " + ex, ex);
+                }
+            }
+            assertThat(outcome[1]).as("seed %d, mutation %d of %s", seed, n, source.getFileName()).isEqualTo(outcome[0]);
+            if (outcome[0].startsWith("failed")) failed++;
+        }
+        if (failed == 0) fail("no mutated object failed to load: the test exercises nothing");
     }
 }
