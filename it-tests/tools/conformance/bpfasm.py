@@ -103,6 +103,8 @@ def encode(pc, mn, ops, labels):
     if mn == 'ja32':
         return [(0x06, 0, 0, 0, s32(target(ops[0], pc, labels)))]
     if mn == 'call':
+        if is_reg(ops[0]):  # callx (bpf_conformance's `call %rN`): the helper id is in dst
+            return [(0x8d, reg(ops[0]), 0, 0, 0)]
         if ops[0].startswith('local '):
             return [(0x85, 0, 1, 0, s32(target(ops[0][6:].strip(), pc, labels)))]
         return [(0x85, 0, 0, 0, s32(num(ops[0])))]
@@ -155,6 +157,11 @@ def encode(pc, mn, ops, labels):
             return [(cls | ALU_OPS[base] | 0x08, reg(ops[0]), reg(ops[1]), off, 0)]
         return [(cls | ALU_OPS[base], reg(ops[0]), 0, off, s32(num(ops[1])))]
     raise AsmError('unknown mnemonic ' + mn)
+
+
+def decode_raw(word):
+    """One 64-bit instruction word (as in a -- raw section) back to its slot, off/imm signed."""
+    return (word & 0xff, (word >> 8) & 0xf, (word >> 12) & 0xf, s16(word >> 16), s32(word >> 32))
 
 
 def encode_raw(slot):

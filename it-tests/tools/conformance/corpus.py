@@ -10,6 +10,8 @@ INT_MIN = 1 << 31
 
 class Case:
     def __init__(self, group, name, asm, doc, mem=None, expect=None, error=None, raw=None):
+        """With both `asm` and `raw`, the file has both sections as the public suites' files do: raw is the
+        program and asm its listing."""
         self.group, self.name, self.asm, self.doc = group, name, asm, doc
         self.mem, self.expect, self.error, self.raw = mem, expect, error, raw
 

@@ -150,3 +150,32 @@ case('call', 'budget-calls-count', ['mov %r6, 0', 'lddw %r7, 500000', 'loop:', '
 case('errors', 'budget-calls-count-over', ['mov %r6, 0', 'lddw %r7, 500001', 'loop:', 'call local f', 'add %r6, %r0', 'sub %r7, 1',
                                            'jne %r7, 0, loop', 'mov %r0, %r6', 'exit', 'f:', 'mov %r0, 1', 'exit'],
      '500,001 calls + 500,000 back-edges = 1,000,001 events: calls count towards the budget', error='budget exceeded')
+
+# ---- callx (opcode 0x8d, bpf_conformance's `call %rN`): the helper whose id is in the register
+case('call', 'callx-unwind', ['mov %r1, -1', 'mov %r2, 5', 'call %r2', 'mov %r0, 2', 'exit'],
+     'callx calls helper 5 (unwind), whose id is in r2; its non-zero argument lets the program go on', expect=2)
+case('call', 'callx-unwind-zero-exits', ['mov %r1, 0', 'mov %r2, 5', 'call %r2', 'mov %r0, 2', 'exit'],
+     'callx of unwind with argument 0 ends the program with r0 = 0', expect=0)
+case('call', 'callx-id-in-r1', ['mov %r1, 5', 'call %r1', 'exit'],
+     'the id register may be an argument register: helper 5 receives r1 = 5 and returns it', expect=5)
+case('call', 'callx-id-in-callee-saved', ['mov %r6, 5', 'mov %r1, 9', 'call %r6', 'add %r0, %r6', 'exit'],
+     'an id in r6 survives the call: 9 + 5', expect=14)
+case('call', 'callx-in-subprogram', ['mov %r1, 4', 'call local f', 'add %r0, 1', 'exit',
+                                     'f:', 'mov %r3, 5', 'add %r1, 3', 'call %r3', 'exit'],
+     'callx inside a subprogram: unwind(4 + 3) + 1', expect=8)
+case('call', 'callx-loop', ['mov %r6, 3', 'mov %r7, 5', 'loop:', 'mov %r1, %r6', 'call %r7', 'sub %r6, 1', 'ja loop'],
+     'callx of unwind ends a loop when its argument reaches 0', expect=0)
+case('errors', 'callx-unknown-helper', ['mov %r1, 1', 'mov %r2, 99', 'call %r2', 'exit'],
+     'callx of id 99, which is not a helper, fails when it runs', error='helper failed')
+case('errors', 'callx-id-above-32-bits', ['mov %r1, 1', 'lddw %r2, 0x100000005', 'call %r2', 'exit'],
+     'callx of 2^32 + 5: ids are compared in 64 bits, so this is not helper 5', error='helper failed')
+case('errors', 'callx-uninitialised-register', ['mov %r1, 1', 'call %r3', 'exit'],
+     'callx reads its register, which must be initialised', error=REJ)
+
+# ---- files with both -- asm and -- raw (as in the public suites): raw is the program, asm its listing
+LISTED_CALLX = ['mov %r1, -1', 'mov %r2, 5', 'call %r2', 'mov %r0, 2', 'exit']
+case('call', 'callx-raw-with-listing', LISTED_CALLX, 'the callx program as raw words under its assembly listing',
+     raw=[bpfasm.encode_raw(s) for s in bpfasm.assemble('\n'.join(LISTED_CALLX))], expect=2)
+case('call', 'raw-wins-over-listing', ['mov %r0, 1', 'exit'],
+     'a listing that does not match the raw words: the raw program (r0 = 7) is what runs',
+     raw=[bpfasm.encode_raw(s) for s in [(0xb7, 0, 0, 0, 7), (0x95, 0, 0, 0, 0)]], expect=7)

@@ -35,12 +35,12 @@ def outcome(slots, mem, cfg):
 
 
 def evaluate(c):
-    slots = bpfasm.assemble(c.asm) if c.asm is not None else None
+    slots = [bpfasm.decode_raw(w) for w in c.raw] if c.raw is not None else bpfasm.assemble(c.asm)
     if c.error and c.error.startswith(STATIC_ERRORS):
         return None
     cfgs = [dict(mem_base=0x10000000, stack_top=0x7fff00000000), dict(mem_base=0x5555000000, stack_top=0x7ffe12340000)]
     # Only programs that touch memory or see an address can depend on where memory lives.
-    touches_memory = c.mem is not None or '[' in c.asm or 'r10' in c.asm
+    touches_memory = c.mem is not None or any(s[1] == 10 or s[2] == 10 or (s[0] & 7) in (1, 2, 3) for s in slots)
     results = [outcome(slots, c.mem, cfg) for cfg in (cfgs if touches_memory else cfgs[:1])]
     if results[0] != results[-1]:
         raise SystemExit('%s/%s: result depends on addresses: %s' % (c.group, c.name, results))
@@ -58,12 +58,12 @@ def evaluate(c):
 
 def render(c, value):
     out = [HEADER, '# %s\n' % c.doc]
+    if c.asm is not None:
+        out.append('-- asm\n')  # with -- raw too, only the listing
+        out.extend(line + '\n' for line in c.asm.split('\n'))
     if c.raw is not None:
         out.append('-- raw\n')
         out.extend('0x%016x\n' % w for w in c.raw)
-    else:
-        out.append('-- asm\n')
-        out.extend(line + '\n' for line in c.asm.split('\n'))
     if c.mem is not None:
         out.append('-- mem\n')
         for i in range(0, len(c.mem), 16):

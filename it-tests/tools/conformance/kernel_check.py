@@ -60,9 +60,13 @@ def high_half(slots):
 def main():
     agree, rejected, mismatches = 0, [], []
     for c in CASES:
-        if c.asm is None or c.mem is not None or c.error or 'call' in c.asm:
+        if c.mem is not None or c.error:
             continue
-        slots = [(0xb7, 1, 0, 0, 0), (0xb7, 2, 0, 0, 0)] + bpfasm.assemble(c.asm)
+        # -- raw is the program where a case has both (its asm is the listing)
+        body = [bpfasm.decode_raw(w) for w in c.raw] if c.raw is not None else bpfasm.assemble(c.asm)
+        if any(op & 0x07 == 0x05 and op & 0xf0 == 0x80 for op, _, _, _, _ in body):
+            continue  # calls and callx: no helper 5 in the kernel
+        slots = [(0xb7, 1, 0, 0, 0), (0xb7, 2, 0, 0, 0)] + body
         want = refvm.run(slots)
         lo, why = run_in_kernel(slots)
         hi, why2 = run_in_kernel(high_half(slots)) if why is None else (None, why)

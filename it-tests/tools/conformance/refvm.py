@@ -119,6 +119,13 @@ def run(slots, mem=None, mem_base=0x10000000, stack_top=0x7fff00000000, budget=D
             raise ModelBug('pc %d reads uninitialised r%d' % (pc, r))
         return regs[r]
 
+    def unwind():
+        """Helper 5: r0 = r1, r1-r5 clobbered; True when the program ends here (r1 was 0)."""
+        r1 = get(1)
+        regs[0] = r1
+        regs[1:6] = [None] * 5
+        return r1 == 0
+
     def event():
         nonlocal events
         if events + 1 > budget:
@@ -170,14 +177,17 @@ def run(slots, mem=None, mem_base=0x10000000, stack_top=0x7fff00000000, budget=D
                     regs[6:10] = [None] * 4
                     pc = pc + 1 + imm
                 elif src == 0 and imm == 5:
-                    r1 = get(1)
-                    regs[0] = r1
-                    regs[1:6] = [None] * 5
-                    if r1 == 0:
+                    if unwind():
                         return 0
                     pc += 1
                 else:
                     raise BpfError('unknown helper', pc)
+            elif op == 0x8d:  # callx: the helper whose id is in dst (uBPF); any other id fails when it runs
+                if get(dst) != 5:
+                    raise BpfError('helper failed', pc)
+                if unwind():
+                    return 0
+                pc += 1
             else:
                 bits = 32 if cls == 0x06 else 64
                 b = get(src) if op & 0x08 else (imm & M64)

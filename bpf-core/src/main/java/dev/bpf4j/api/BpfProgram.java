@@ -32,7 +32,12 @@ public final class BpfProgram implements AutoCloseable {
     private final Map<String, Executable> executables = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
-    BpfProgram(ProgramSpec spec, Program relocated, MapTable maps, LoadOptions loadOptions, ObjectLoadOptions objectOptions) {
+    /**
+     * Validates {@code relocated}, then applies the spin lock rules ({@link SpinLockCheck} follows registers and
+     * jumps, so it only ever sees a program whose register numbers, jump targets and lddw pairs are valid).
+     */
+    BpfProgram(ProgramSpec spec, Program relocated, MapTable maps, LoadOptions loadOptions, ObjectLoadOptions objectOptions,
+               Map<String, SpinLockCheck.Target> lockTargets) {
         this.maps = maps;
         this.spec = spec;
         this.program = relocated;
@@ -43,6 +48,7 @@ public final class BpfProgram implements AutoCloseable {
         } catch (VerifierException e) {
             throw new BpfLoadException("load program " + spec.describe(e.pc()) + ": " + e.reason(), e);
         }
+        SpinLockCheck.check(spec, lockTargets);
         executable(objectOptions.engine());
     }
 

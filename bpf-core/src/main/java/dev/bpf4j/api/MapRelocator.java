@@ -52,5 +52,5 @@ final class MapRelocator {
         return new dev.bpf4j.program.Program(spec.name(), Arrays.asList(insns));
     }
 
-    private static String where(ProgramSpec spec, int pc) { return "load " + spec.describe(pc); }
+    private static String where(ProgramSpec spec, int pc) { return "load program " + spec.describe(pc); }
 }

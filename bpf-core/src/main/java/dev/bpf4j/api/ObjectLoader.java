@@ -42,9 +42,8 @@ final class ObjectLoader {
             Map<String, SpinLockCheck.Target> lockTargets = lockTargets(spec);
             for (ProgramSpec p : spec.programs()) {
                 if (!p.autoload()) continue;
-                SpinLockCheck.check(p, lockTargets);
                 LoadOptions loadOptions = new LoadOptions(helpers, 1, false, legacyPacketLoads(p.type()), packetContext(p.type()), EntryRegisters.CONTEXT);
-                programs.add(new BpfProgram(p, MapRelocator.relocate(p, maps), maps, loadOptions, options));
+                programs.add(new BpfProgram(p, MapRelocator.relocate(p, maps), maps, loadOptions, options, lockTargets));
             }
             fillProgArrays(spec, maps, programs);
             return new BpfObject(spec, maps, programs);

@@ -15,7 +15,9 @@ import java.util.OptionalLong;
  * <ul>
  *   <li>{@code -- asm}: assembly text; {@link #asm()} keeps the file's line numbers (lines before
  *       the section are blank) so assembler errors point into the {@code .data} file;</li>
- *   <li>{@code -- raw}: one 64-bit instruction word per line, in hex;</li>
+ *   <li>{@code -- raw}: one 64-bit instruction word per line, in hex; when a file has both (the
+ *       public suites' files do), {@code -- raw} is the program and {@code -- asm} only its listing,
+ *       which is then neither assembled nor kept ({@link #asm()} is empty);</li>
  *   <li>{@code -- mem}: the memory block, hex bytes separated by whitespace;</li>
  *   <li>{@code -- result}: the expected r0, hex ({@code 0x...}) or decimal (may be negative);</li>
  *   <li>{@code -- error}: the expected error text (load, validation or run time);</li>

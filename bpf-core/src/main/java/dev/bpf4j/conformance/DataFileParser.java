@@ -49,12 +49,12 @@ final class DataFileParser {
         Section err = sections.get("error");
         if (skip.isEmpty()) {
             if (asm == null && raw == null) throw error(0, "no program: expected a '-- asm' or '-- raw' section");
-            if (asm != null && raw != null) throw error(raw.headerLine(), "both '-- asm' and '-- raw' sections: keep one program");
             if (result == null && err == null) throw error(0, "no expectation: expected a '-- result' or '-- error' section");
             if (result != null && err != null) throw error(err.headerLine(), "both '-- result' and '-- error' sections: expect one outcome");
         }
+        // With both, as in the public suites, -- raw is the program and -- asm only its listing.
         return new DataFile(file,
-                Optional.ofNullable(asm).map(this::asmText),
+                Optional.ofNullable(raw == null ? asm : null).map(this::asmText),
                 Optional.ofNullable(raw).map(this::rawWords),
                 Optional.ofNullable(sections.get("mem")).map(this::memBytes),
                 result == null ? OptionalLong.empty() : OptionalLong.of(resultValue(result)),

@@ -43,6 +43,7 @@ public final class BpfHelpers {
         ProbeHelpers.register(b, mem);
         PrintkHelpers.register(b, mem, options.traceSink());
         CallbackHelpers.register(b, maps);
+        StringHelpers.register(b);
         TailCallHelper.register(b, maps);
         dev.bpf4j.stack.StackHelpers.register(b, maps);
         return b;

@@ -87,6 +87,13 @@ public record ProgramSpec(String name, String section, ProgramType type, AttachT
         return new ProgramSpec(name, section, t, attachType, attachTarget, sleepable, program, mapReferences, functions, funcInfos, lineInfos, coreRelocations);
     }
 
+    /** libbpf's bpf_program__set_autoload: the section without its {@code ?} (autoload on), or with one (off). */
+    public ProgramSpec withAutoload(boolean on) {
+        if (on == autoload()) return this;
+        String s = on ? section.substring(1) : "?" + section;
+        return new ProgramSpec(name, s, type, attachType, attachTarget, sleepable, program, mapReferences, functions, funcInfos, lineInfos, coreRelocations);
+    }
+
     public ProgramSpec withAttachType(AttachType t) {
         return new ProgramSpec(name, section, type, t, attachTarget, sleepable, program, mapReferences, functions, funcInfos, lineInfos, coreRelocations);
     }

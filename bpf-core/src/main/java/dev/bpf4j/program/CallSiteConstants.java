@@ -56,7 +56,8 @@ public final class CallSiteConstants {
         return out;
     }
 
+    /** {@code call imm} of a helper (not callx, whose helper id is in a register). */
     public static boolean isHelperCall(Insn i) {
-        return i.cls() == Opcodes.JMP && Opcodes.op(i.opcode()) == Opcodes.CALL && i.src() == Opcodes.CALL_HELPER;
+        return i.opcode() == (Opcodes.JMP | Opcodes.CALL | Opcodes.K) && i.src() == Opcodes.CALL_HELPER;
     }
 }

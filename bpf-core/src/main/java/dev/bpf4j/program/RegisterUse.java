@@ -29,7 +29,7 @@ public final class RegisterUse {
                 switch (Opcodes.op(op)) {
                     case Opcodes.JA: return 0;
                     case Opcodes.EXIT: return R0;
-                    case Opcodes.CALL: return ARGS;
+                    case Opcodes.CALL: return ARGS | (Opcodes.source(op) == Opcodes.X ? bit(i.dst()) : 0); // callx: the id in dst
                     default: return bit(i.dst()) | x;
                 }
             case Opcodes.LDX:

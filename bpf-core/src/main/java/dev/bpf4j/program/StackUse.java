@@ -70,7 +70,7 @@ public final class StackUse {
             Insn i = insns[q];
             int cls = i.cls();
             if (cls == Opcodes.JMP || cls == Opcodes.JMP32) {
-                boolean helper = cls == Opcodes.JMP && Opcodes.op(i.opcode()) == Opcodes.CALL && i.src() == Opcodes.CALL_HELPER;
+                boolean helper = CallSiteConstants.isHelperCall(i); // not callx: which helper it calls is known at run time only
                 return helper && forwardHelper.test(i.imm()) ? (int) Math.min(Limits.STACK_SIZE, Math.max(0, -k)) : -1;
             }
             if (i.opcode() == (Opcodes.ALU64 | Opcodes.ADD | Opcodes.K) && i.dst() == x) {

@@ -42,6 +42,12 @@ public final class BpfRuntimeException extends BpfException {
                 "bpf-to-bpf call would exceed " + maxFrames + " frames");
     }
 
+    /** {@code callx}: the register held {@code id}, which names no registered helper (HELPER_FAILED at the callx). */
+    public static BpfRuntimeException unknownHelper(String program, int pc, int register, long id) {
+        return new BpfRuntimeException(ErrorKind.HELPER_FAILED, program, pc, 0,
+                String.format("callx: r%d = %d (0x%x) is not the id of a registered helper", register, id, id));
+    }
+
     public ErrorKind kind() { return kind; }
     public String program() { return program; }
     public int pc() { return pc; }

@@ -22,6 +22,8 @@ enum InsnForm {
     JCOND_REG,
     /** call of helper {@code imm}. */
     CALL_HELPER,
+    /** callx (uBPF, opcode 0x8d): call of the helper whose id is in {@code dst}. */
+    CALL_REG,
     /** bpf-to-bpf call to {@code pc + 1 + imm}. */
     CALL_LOCAL,
     EXIT,
@@ -44,7 +46,7 @@ enum InsnForm {
 
     boolean isJump() { return this == JA || this == JA_LONG || this == JCOND_IMM || this == JCOND_REG; }
 
-    boolean isCall() { return this == CALL_HELPER || this == CALL_LOCAL; }
+    boolean isCall() { return this == CALL_HELPER || this == CALL_REG || this == CALL_LOCAL; }
 
     /** Control never falls through to the next slot. */
     boolean endsFlow() { return this == JA || this == JA_LONG || this == EXIT; }

@@ -35,7 +35,7 @@ final class JumpRules {
                 return InsnForm.JA;
             case CALL:
                 if (jmp32) throw reject.unknownOpcode(pc, insn);
-                if (x) throw reject.notSupported(pc, "callx (indirect call through a register, opcode 0x8d)");
+                if (x) return checkCallx(reject, pc, insn);
                 return checkCall(reject, pc, insn, helpers);
             case EXIT:
                 if (jmp32 || x) throw reject.unknownOpcode(pc, insn);
@@ -52,6 +52,14 @@ final class JumpRules {
                 reject.requireZero(pc, insn, "src", insn.src());
                 return InsnForm.JCOND_IMM;
         }
+    }
+
+    /** callx (uBPF and the conformance suites): the helper id is in dst, known at run time only; src, off, imm are 0. */
+    private static InsnForm checkCallx(Reject reject, int pc, Insn insn) {
+        reject.requireZero(pc, insn, "src", insn.src());
+        reject.requireZero(pc, insn, "off", insn.off());
+        reject.requireZero(pc, insn, "imm", insn.imm());
+        return InsnForm.CALL_REG;
     }
 
     private static InsnForm checkCall(Reject reject, int pc, Insn insn, HelperRegistry helpers) {

@@ -25,7 +25,7 @@ final class RegisterEffects {
         switch (form) {
             case ALU_IMM: return mov ? 0 : bit(insn.dst());
             case ALU_REG: return bit(insn.src()) | (mov ? 0 : bit(insn.dst()));
-            case ALU_UNARY: case JCOND_IMM: case ST: return bit(insn.dst());
+            case ALU_UNARY: case JCOND_IMM: case ST: case CALL_REG: return bit(insn.dst());
             case JCOND_REG: case STX: return bit(insn.dst()) | bit(insn.src());
             case EXIT: return R0;
             case LDX: return bit(insn.src());
@@ -39,7 +39,7 @@ final class RegisterEffects {
     static int writes(InsnForm form, Insn insn) {
         switch (form) {
             case ALU_IMM: case ALU_REG: case ALU_UNARY: case LDDW: case LDX: return bit(insn.dst());
-            case CALL_HELPER: case CALL_LOCAL: case LD_ABS: case LD_IND: return R0;
+            case CALL_HELPER: case CALL_REG: case CALL_LOCAL: case LD_ABS: case LD_IND: return R0;
             case ATOMIC:
                 if (insn.imm() == Opcodes.CMPXCHG) return R0; // r0 receives the old value
                 return (insn.imm() & Opcodes.FETCH) != 0 ? bit(insn.src()) : 0;
@@ -50,7 +50,7 @@ final class RegisterEffects {
     /** Registers whose value is lost (NOT_INIT afterwards) unless the slot also writes them. */
     static int clobbers(InsnForm form) {
         switch (form) {
-            case CALL_HELPER: case CALL_LOCAL: case LD_ABS: case LD_IND: return CALLER_SAVED;
+            case CALL_HELPER: case CALL_REG: case CALL_LOCAL: case LD_ABS: case LD_IND: return CALLER_SAVED;
             default: return 0;
         }
     }

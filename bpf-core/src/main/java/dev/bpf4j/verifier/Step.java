@@ -54,7 +54,8 @@ final class Step {
             case ALU_UNARY: unary(st, pc, insn); break;
             case JA: case JA_LONG: st.pc = (int) ControlFlow.target(pc, forms[pc], insn); return st;
             case JCOND_IMM: case JCOND_REG: return branch(st, pc, insn, pending);
-            case CALL_HELPER: return helperCall(st, pc, insn, pending);
+            case CALL_HELPER: return helperCall(st, pc, insn.imm(), pending);
+            case CALL_REG: return registerCall(st, pc, insn, pending);
             case CALL_LOCAL: return localCall(st, pc, insn);
             case EXIT: return exit(st, pc);
             case LDDW: lddw(st, pc, insn); st.pc = pc + 2; return st;
@@ -353,8 +354,22 @@ final class Step {
         return st;
     }
 
-    private VerifierState helperCall(VerifierState st, int pc, Insn insn, Deque<VerifierState> pending) {
-        HelperSpec spec = helpers.lookup(insn.imm()).orElseThrow(() -> reject.at(pc, "invalid func unknown#" + insn.imm()));
+    /**
+     * callx (uBPF): the helper whose id is in dst. A constant id is checked as a call of that helper;
+     * any other id is left to the engines, which refuse an unknown one when it runs, and the call is
+     * checked against the lenient prototype of a helper the verifier does not know.
+     */
+    private VerifierState registerCall(VerifierState st, int pc, Insn insn, Deque<VerifierState> pending) {
+        RegState id = read(st, pc, insn.dst());
+        if (id.type.isPointer()) throw reject.at(pc, "R" + insn.dst() + " type=" + id.type.logName + " expected=scalar (a helper id)");
+        if (id.isConst() && id.smin == (int) id.smin && helpers.lookup((int) id.smin).isPresent()) {
+            return helperCall(st, pc, (int) id.smin, pending);
+        }
+        return finishHelperCall(st, HelperProto.UNKNOWN, helperArgs.check(st, pc, "callx helper", HelperProto.UNKNOWN));
+    }
+
+    private VerifierState helperCall(VerifierState st, int pc, int helperId, Deque<VerifierState> pending) {
+        HelperSpec spec = helpers.lookup(helperId).orElseThrow(() -> reject.at(pc, "invalid func unknown#" + helperId));
         HelperProto proto = HelperProto.forName(spec.name());
         HelperArgs.Checked args = helperArgs.check(st, pc, spec.name(), proto);
         if (args.callback() >= 0) {
@@ -362,6 +377,11 @@ final class Step {
             pushFrame(inCallback, pc, args.callback(), true, args.callbackArgs(inCallback));
             pending.push(inCallback);
         }
+        return finishHelperCall(st, proto, args);
+    }
+
+    /** After any helper call: r1-r5 unreadable, r0 what the prototype returns. */
+    private VerifierState finishHelperCall(VerifierState st, HelperProto proto, HelperArgs.Checked args) {
         RegState[] regs = st.cur().regs;
         for (int r = 1; r <= 5; r++) regs[r] = RegState.notInit();
         regs[0] = returned(proto.ret(), args);

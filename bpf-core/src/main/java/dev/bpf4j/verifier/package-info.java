@@ -9,7 +9,8 @@
  *       RFC 9669 v1-v4 opcode is known, unused fields are 0, offsets and widths have their defined
  *       values (sdiv/smod off 1; movsx off 8/16 on ALU, 8/16/32 on ALU64; le/be/bswap imm
  *       16/32/64), registers are r0-r10, nothing writes r10, lddw has a well-formed second slot,
- *       helper ids are registered. Legacy LD ABS/IND, kfunc calls, callx, may_goto and unresolved
+ *       helper ids are registered (callx's id is in a register: the engines check it when it runs).
+ *       Legacy LD ABS/IND, kfunc calls, may_goto and unresolved
  *       pseudo lddw are "not supported" ({@link dev.bpf4j.verifier.ValidatorFeatures} can allow
  *       LD ABS/IND and pseudo lddw).</li>
  *   <li>{@code ControlFlow}: subprograms start at pc 0 and at every call-local target; jumps and

@@ -6,6 +6,26 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class DataFileTest {
+    /** The public suites' files carry both: -- raw is the program, -- asm its listing (even one that would not assemble). */
+    @Test
+    void withAsmAndRawTheRawSectionIsTheProgram() {
+        DataFile f = DataFile.parse("both.data", String.join("\n",
+                "-- asm",
+                "mov32 %r0, 1",
+                "not an instruction of any assembler",
+                "-- raw",
+                "0x00000001000000b4",
+                "0x0000000000000095",
+                "-- result",
+                "0x1"));
+        assertThat(f.skipped()).isFalse();
+        assertThat(f.asm()).isEmpty();
+        assertThat(f.raw()).hasValueSatisfying(w -> assertThat(w).containsExactly(0x00000001000000b4L, 0x95L));
+        DataFile rawFirst = DataFile.parse("both.data", "-- raw\n0x95\n-- asm\nexit\n-- result\n0");
+        assertThat(rawFirst.asm()).isEmpty();
+        assertThat(rawFirst.raw()).hasValueSatisfying(w -> assertThat(w).containsExactly(0x95L));
+    }
+
     @Test
     void parsesAsmMemAndHexResult() {
         DataFile f = DataFile.parse("t.data", String.join("\n",
@@ -77,8 +97,6 @@ class DataFileTest {
     void requiresOneProgramAndOneExpectation() {
         assertThatThrownBy(() -> DataFile.parse("x", "-- result\n1")).hasMessageContaining("no program");
         assertThatThrownBy(() -> DataFile.parse("x", "-- asm\nexit\n")).hasMessageContaining("no expectation");
-        assertThatThrownBy(() -> DataFile.parse("x", "-- asm\nexit\n-- raw\n95\n-- result\n1"))
-                .hasMessageContaining("both '-- asm' and '-- raw'");
         assertThatThrownBy(() -> DataFile.parse("x", "-- asm\nexit\n-- result\n1\n-- error\noops"))
                 .hasMessageContaining("both '-- result' and '-- error'");
         assertThatThrownBy(() -> DataFile.parse("x", "-- asm\nexit\n-- result\n0x1ffffffffffffffff"))

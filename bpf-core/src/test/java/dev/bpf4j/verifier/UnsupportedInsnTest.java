@@ -15,7 +15,17 @@ class UnsupportedInsnTest {
 
     @Test void kfuncCall() { rejected(prog(new Insn(0x85, 0, 2, 0, 77), EXIT), 0, "kfunc call", "not supported"); }
 
-    @Test void callx() { rejected(prog(mov(1, 0), new Insn(0x8d, 1, 0, 0, 0), EXIT), 1, "callx", "not supported"); }
+    /** callx (0x8d, uBPF's call through a register): reads its dst, sets r0 and clobbers r1-r5 as a helper call does. */
+    @Test void callx() {
+        accepted(prog(mov(1, 0), mov(2, 5), new Insn(0x8d, 2, 0, 0, 0), EXIT));
+        accepted(prog(mov(7, 5), new Insn(0x8d, 7, 0, 0, 0), movReg(0, 7), EXIT));
+        rejected(prog(new Insn(0x8d, 2, 0, 0, 0), EXIT), 0, "r2 is read but not initialised");
+        rejected(prog(mov(2, 5), new Insn(0x8d, 2, 0, 0, 0), movReg(0, 2), EXIT), 2, "r2 is read but not initialised");
+        rejected(prog(mov(2, 5), new Insn(0x8d, 2, 1, 0, 0), EXIT), 1, "reserved field src=1");
+        rejected(prog(mov(2, 5), new Insn(0x8d, 2, 0, 1, 0), EXIT), 1, "reserved field off=1");
+        rejected(prog(mov(2, 5), new Insn(0x8d, 2, 0, 0, 5), EXIT), 1, "reserved field imm=5");
+        rejected(prog(new Insn(0x8d, 11, 0, 0, 0), EXIT), 0, "invalid register r11");
+    }
 
     @Test void mayGoto() { rejected(prog(mov(0, 0), new Insn(0xe5, 0, 0, 0, 0), EXIT), 1, "may_goto", "not supported"); }
 

@@ -2,6 +2,7 @@ package dev.bpf4j.interp;
 
 import dev.bpf4j.runtime.BpfException;
 import dev.bpf4j.runtime.Helper;
+import dev.bpf4j.runtime.HelperRegistry;
 import dev.bpf4j.runtime.HelperSpec;
 import dev.bpf4j.runtime.LookupInlining;
 
@@ -28,6 +29,8 @@ final class DecodedProgram {
     /** The helper body of each {@code call helper} slot, null elsewhere. */
     final Helper[] helpers;
     final HelperSpec[] helperSpecs;
+    /** Every helper of the load: what a {@code callx} may call, by the id in its register. */
+    final HelperRegistry registry;
     /** The map of each {@link InsnCode#INLINE_LOOKUP} and {@link InsnCode#INLINE_UPDATE} slot ({@link MapHelperInlining}), null elsewhere. */
     final LookupInlining.Target[] inlineMaps;
     final int entryArgs;
@@ -51,8 +54,9 @@ final class DecodedProgram {
     /** Pcs that an {@code lddw src=4} names: the only valid callback targets. */
     private final boolean[] callbackTarget;
 
-    DecodedProgram(String name, long[] code, int slots, HelperSpec[] helperSpecs, LookupInlining.Target[] inlineMaps, int entryArgs,
-                   boolean[] callbackTarget, int frameBytesToZero) {
+    DecodedProgram(String name, long[] code, int slots, HelperSpec[] helperSpecs, HelperRegistry registry,
+                   LookupInlining.Target[] inlineMaps, int entryArgs, boolean[] callbackTarget, int frameBytesToZero) {
+        this.registry = registry;
         this.inlineMaps = inlineMaps;
         this.frameBytesToZero = frameBytesToZero;
         this.name = name;

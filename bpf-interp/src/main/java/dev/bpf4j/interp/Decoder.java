@@ -94,7 +94,7 @@ final class Decoder {
             packed[pc] = ((long) (int) imm[pc] << 32) | (code[pc] & 0xffffffffL);
         }
         if (fuse) Superinstructions.fuse(packed, code.length);
-        DecodedProgram d = new DecodedProgram(program.name(), packed, insns.length, helpers, inlineMaps, options.entryArgs(), callbackTarget,
+        DecodedProgram d = new DecodedProgram(program.name(), packed, insns.length, helpers, options.helpers(), inlineMaps, options.entryArgs(), callbackTarget,
                 Math.max(StackUse.bytesToZero(insns, 0, insns.length, options.helpers()::forwardArguments),
                         StackUse.deepestAccess(insns, 0, insns.length)));
         for (int pc = 0; pc < insns.length; pc++) {
@@ -229,7 +229,11 @@ final class Decoder {
                 if (is32) imm[pc] = pc + 1L + in.imm(); // gotol: 32-bit offset in imm
                 return op;
             case CALL:
-                if (is32 || source(op) != K) throw error(pc, String.format("unknown jump opcode 0x%02x", op));
+                if (is32) throw error(pc, String.format("unknown jump opcode 0x%02x", op));
+                if (source(op) == X) { // callx: the helper is looked up by the id in dst when it runs
+                    if (in.src() != 0 || in.off() != 0 || in.imm() != 0) throw error(pc, "callx takes only its dst register");
+                    return op;
+                }
                 decodeCall(pc, in);
                 return op;
             case EXIT:

@@ -108,9 +108,11 @@ final class Interpreter {
                 case InsnCode.INLINE_LOOKUP: case InsnCode.INLINE_UPDATE: case InsnCode.INLINE_ARRAY_LOOKUP:
                     if (MapHelperInlining.inline(lo & 0xff, p.inlineMaps[pc], r)) break;
                     // else (a key outside the frame, a closed map, other flags) the helper is called: fall through
+                case JMP | CALL | X: // callx: the helper whose id is in dst
                 case JMP | CALL:
-                    if (((lo >>> 12) & 0xf) == CALL_HELPER) {
-                        r[0] = m.callHelper(pc); // callbacks spend m.budgetLeft too
+                    final boolean callx = (lo & 0xff) == (JMP | CALL | X);
+                    if (callx || ((lo >>> 12) & 0xf) == CALL_HELPER) {
+                        r[0] = callx ? m.callx(pc, InsnCode.dst(w)) : m.callHelper(pc); // callbacks spend m.budgetLeft too
                         if (m.stop) {
                             if (m.exited) return m.exitValue;
                             p = m.enterTailCall(); // same registers, same frame

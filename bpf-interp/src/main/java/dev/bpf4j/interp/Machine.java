@@ -4,6 +4,7 @@ import dev.bpf4j.runtime.BpfRuntimeException;
 import dev.bpf4j.runtime.ErrorKind;
 import dev.bpf4j.runtime.Helper;
 import dev.bpf4j.runtime.HelperCall;
+import dev.bpf4j.runtime.HelperSpec;
 import dev.bpf4j.runtime.Limits;
 import dev.bpf4j.runtime.MemoryRegion;
 import dev.bpf4j.runtime.NativeMemory;
@@ -279,8 +280,20 @@ final class Machine implements HelperCall {
      * {@code call helper}: r0 = helper(r1..r5). A helper error ends the run; other exceptions become
      * HELPER_FAILED. Afterwards {@link #stop} tells the loop about an exit or a tail call.
      */
-    long callHelper(int pc) {
-        Helper h = prog.helpers[pc];
+    long callHelper(int pc) { return callHelper(pc, prog.helpers[pc], prog.helperSpecs[pc]); }
+
+    /**
+     * callx at {@code pc}: calls the helper whose id is in {@code reg}, as {@link #callHelper(int)} does; an id
+     * that names no registered helper ends the run with HELPER_FAILED at {@code pc}.
+     */
+    long callx(int pc, int reg) {
+        long id = regs[reg];
+        HelperSpec spec = id == (int) id ? prog.registry.lookup((int) id).orElse(null) : null;
+        if (spec == null) throw BpfRuntimeException.unknownHelper(prog.name, pc, reg, id);
+        return callHelper(pc, spec.body(), spec);
+    }
+
+    private long callHelper(int pc, Helper h, HelperSpec spec) {
         helperPc = pc;
         int d = depth;
         try {
@@ -291,7 +304,7 @@ final class Machine implements HelperCall {
             throw e;
         } catch (RuntimeException e) {
             BpfRuntimeException failure = new BpfRuntimeException(ErrorKind.HELPER_FAILED, prog.name, pc, 0,
-                    "helper " + prog.helperSpecs[pc].name() + " (id " + prog.helperSpecs[pc].id() + ") threw " + e);
+                    "helper " + spec.name() + " (id " + spec.id() + ") threw " + e);
             failure.initCause(e);
             throw failure;
         } finally {

@@ -23,6 +23,12 @@ public record HelperBinding(int id, String name, long address, boolean javaBridg
         if (address == 0) throw new IllegalArgumentException("helper " + name + " bound to address 0");
     }
 
+    /**
+     * The key, in a program's bindings, of the Java bridge that {@code callx} calls: it stores the
+     * register's value as the helper id, and the bridge looks the helper up when the call runs.
+     */
+    public static final int CALLX = Integer.MIN_VALUE;
+
     public HelperBinding(int id, String name, long address, boolean javaBridge, Object keepAlive) {
         this(id, name, address, javaBridge, keepAlive, null, false);
     }

@@ -73,6 +73,11 @@ public final class JitEngine implements Engine {
                 int id = i.imm();
                 if (!bindings.containsKey(id)) bindings.put(id, bind(program, pc, id, options, javaHelpers));
             }
+            if (i.opcode() == (Opcodes.JMP | Opcodes.CALL | Opcodes.X) && !bindings.containsKey(HelperBinding.CALLX)) {
+                // callx may call any helper of the load, by its Java body, through the bridge
+                for (HelperSpec h : options.helpers().all()) javaHelpers.put(h.id(), h);
+                bindings.put(HelperBinding.CALLX, new HelperBinding(HelperBinding.CALLX, "callx", HelperUpcall.address(), true, null));
+            }
             if (i.isLddw()) pc++;
         }
         return bindings;

@@ -18,7 +18,7 @@ public final class Main {
         System.exit(run(Arrays.asList(args), System.out, System.err));
     }
 
-    /** Runs one command line; returns the exit status (0 ok, 1 failure, 2 usage error or engine unavailable here). */
+    /** Runs one command line; returns the exit status (0 ok, 1 failure, 2 usage error, missing input or engine unavailable here). */
     public static int run(List<String> args, PrintStream out, PrintStream err) {
         if (args.isEmpty() || List.of("--help", "-h", "help").contains(args.get(0))) {
             if (args.size() > 1 && args.get(0).equals("help")) return helpFor(args.get(1), out, err);
@@ -38,7 +38,7 @@ public final class Main {
         }
         try {
             return cmd.run(rest, out, err);
-        } catch (EngineUnavailableException e) {
+        } catch (EngineUnavailableException | BadInputException e) {
             err.println("bpf4j " + cmd.name() + ": " + e.getMessage());
             return 2;
         } catch (UsageException e) {

@@ -46,6 +46,7 @@ final class ObjectRun {
         if (args.option("--repeat").isPresent()) options = options.withRepeat(repeat(args.option("--repeat").get()));
         OpenObject open = BpfObject.open(file);
         String program = args.option("--program").orElseGet(() -> onlyProgram(open));
+        requireProgram(open, file, program);
         List<Engine> engines = Engines.select(engine, err);
         if (engines.size() == 1) {
             for (String line : runOn(open, program, engines.get(0), options, dumpMaps).lines()) out.println(line);
@@ -113,6 +114,16 @@ final class ObjectRun {
         throw new UsageException("the object has " + names.size() + " programs, choose one with --program: " + String.join(", ", names));
     }
 
+    /** The program must be in the object; one that is not loaded by default ({@code SEC("?xdp")}) is loaded when named. */
+    static void requireProgram(OpenObject open, Path file, String program) {
+        if (open.spec().findProgram(program).isEmpty()) {
+            List<String> names = open.spec().programs().stream().map(ProgramSpec::name).toList();
+            throw new BadInputException(file + ": no program '" + program + "' in the object (its programs: "
+                    + (names.isEmpty() ? "none" : String.join(", ", names)) + ")");
+        }
+        open.program(program, p -> p.withAutoload(true));
+    }
+
     private static int repeat(String v) {
         try {
             int n = Integer.parseInt(v);
@@ -125,9 +136,9 @@ final class ObjectRun {
 
     private static byte[] read(String path) {
         try {
-            return Files.readAllBytes(Path.of(path));
+            return Files.readAllBytes(ProgramInput.requireFile(Path.of(path)));
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot read " + path + ": " + e.getMessage(), e);
+            throw new UncheckedIOException(path + ": cannot read: " + e.getMessage(), e);
         }
     }
 }

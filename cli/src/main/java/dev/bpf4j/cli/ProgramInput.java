@@ -14,7 +14,7 @@ public record ProgramInput(Program program, byte[] mem) {
 
     /** Loads a {@code .data} file, raw bytecode ({@code .bin}, {@code .o}-free) or assembly ({@code .s}, {@code .asm}). */
     public static ProgramInput load(Path file) {
-        String name = ProgramLoader.programName(file);
+        requireFile(file);
         String fn = file.getFileName().toString();
         if (fn.endsWith(".data")) {
             DataFile data = DataFile.read(requireFile(file));
@@ -38,7 +38,8 @@ public record ProgramInput(Program program, byte[] mem) {
     public ProgramInput withMem(byte[] m) { return new ProgramInput(program, m); }
 
     static Path requireFile(Path file) {
-        if (!Files.isRegularFile(file)) throw new CliException(file + ": no such file");
+        if (Files.isDirectory(file)) throw new BadInputException(file + ": is a directory, not a file");
+        if (!Files.isRegularFile(file)) throw new BadInputException(file + ": no such file");
         return file;
     }
 

@@ -20,13 +20,13 @@ public final class ProgramLoader {
     }
 
     /**
-     * The program of a parsed {@code .data} file (its {@code -- asm} or {@code -- raw} section),
+     * The program of a parsed {@code .data} file (its {@code -- raw} section, else its {@code -- asm}),
      * named after the file; assembler errors name the file and its line.
      */
     public static Program fromDataFile(DataFile f) {
-        if (f.asm().isPresent()) return TextAssembly.assemble(f.name(), f.asm().get());
         String name = programName(Path.of(f.name()));
-        return fromBytes(name, f.rawBytes().orElseThrow(() -> new BpfLoadException(f.name() + ": no program section")));
+        if (f.rawBytes().isPresent()) return fromBytes(name, f.rawBytes().get()); // with -- asm too, that is its listing
+        return TextAssembly.assemble(f.name(), f.asm().orElseThrow(() -> new BpfLoadException(f.name() + ": no program section")));
     }
 
     /** Decodes raw bytecode: a multiple of 8 bytes, one slot per 8. */

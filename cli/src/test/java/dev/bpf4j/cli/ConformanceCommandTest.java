@@ -32,9 +32,9 @@ class ConformanceCommandTest {
     }
 
     @Test
-    void missingPathIsAnError() {
+    void missingPathIsBadInput() {
         CliRunner r = CliRunner.run("conformance", dir.resolve("nope").toString());
-        assertThat(r.status()).isEqualTo(1);
+        assertThat(r.status()).isEqualTo(2);
         assertThat(r.err()).contains("no such file or directory");
     }
 }

@@ -18,6 +18,10 @@ final class CallEmitter {
     private CallEmitter() {}
 
     static void emit(JitContext c, int pc, Insn i) {
+        if (Opcodes.source(i.opcode()) == Opcodes.X) {
+            callx(c, pc, i.dst());
+            return;
+        }
         switch (i.src()) {
             case Opcodes.CALL_HELPER: helper(c, pc, i.imm()); break;
             case Opcodes.PSEUDO_CALL: local(c, pc, pc + 1 + i.imm()); break;
@@ -38,6 +42,18 @@ final class CallEmitter {
         return b.id() == HelperIds.MAP_UPDATE_ELEM ? InlineArrayUpdate.emit(c, pc, target, b) : InlineLookup.emit(c, pc, target, b);
     }
 
+    /**
+     * callx: the Java bridge with the register's value as the helper id (all 64 bits: the bridge looks
+     * it up among the load's helpers when the call runs, and an unknown id fails there, at this pc).
+     */
+    private static void callx(JitContext c, int pc, int reg) {
+        HelperBinding bridge = c.helpers.get(HelperBinding.CALLX);
+        if (bridge == null) throw c.error(pc, "callx without the bridge binding");
+        X86Encoder e = c.e;
+        e.store(8, JitContext.env(EnvLayout.HELPER_ID), RegMap.x86(reg)); /* mov [r12 + HELPER_ID], reg */
+        call(c, pc, bridge);
+    }
+
     /** The call itself: r1-r5 are the SysV arguments, the result comes back in rax (BPF r0). */
     static void call(JitContext c, int pc, HelperBinding b) {
         X86Encoder e = c.e;
@@ -48,7 +64,8 @@ final class CallEmitter {
         if (b.javaBridge()) {
             // The bridge gets the env block (its 6th argument) and reads the id from it: a run whose
             // block native code built (a probe trampoline) is found from the block, not a thread-local.
-            e.storeImm(8, JitContext.env(EnvLayout.HELPER_ID), id);   /* mov qword [r12 + HELPER_ID], id */
+            // (callx stored its register there already.)
+            if (id != HelperBinding.CALLX) e.storeImm(8, JitContext.env(EnvLayout.HELPER_ID), id); /* mov qword [r12 + HELPER_ID], id */
             e.movRR(true, RegMap.BRIDGE_ENV, RegMap.ENV);             /* mov r9, r12 */
         }
         e.movabs(RegMap.AUX2, b.address());                           /* movabs r11, helper */

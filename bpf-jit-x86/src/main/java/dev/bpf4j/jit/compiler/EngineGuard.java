@@ -46,7 +46,8 @@ final class EngineGuard {
                 case JMP32: {
                     int jop = Opcodes.op(op);
                     if (jop == JA && Opcodes.source(op) != K) throw error(program, pc, "ja takes no source register");
-                    if ((jop == CALL || jop == EXIT) && (Opcodes.cls(op) == JMP32 || Opcodes.source(op) != K)) {
+                    // CALL|X is callx (the helper id in dst); EXIT|X and any JMP32 call or exit are unknown
+                    if ((jop == CALL && Opcodes.cls(op) == JMP32) || (jop == EXIT && (Opcodes.cls(op) == JMP32 || Opcodes.source(op) != K))) {
                         throw error(program, pc, String.format("unknown jump opcode 0x%02x", op));
                     }
                     break;

@@ -1,6 +1,7 @@
 package dev.bpf4j.jit.probe;
 
 import dev.bpf4j.helpers.HelperIds;
+import dev.bpf4j.jit.HelperBinding;
 import dev.bpf4j.jit.runtime.JitExecutable;
 import dev.bpf4j.runtime.Executable;
 import dev.bpf4j.runtime.MemoryRegion;
@@ -41,7 +42,9 @@ public final class ProbeProgram {
     }
 
     private static boolean canCallDirectly(Executable e) {
-        return e instanceof JitExecutable && !((JitExecutable) e).helperBindings().containsKey(HelperIds.TAIL_CALL);
+        if (!(e instanceof JitExecutable)) return false;
+        var bindings = ((JitExecutable) e).helperBindings();
+        return !bindings.containsKey(HelperIds.TAIL_CALL) && !bindings.containsKey(HelperBinding.CALLX); // callx may tail-call too
     }
 
     public Executable executable() { return executable; }

@@ -59,7 +59,7 @@ public final class DirectRuns {
     public static boolean inHelper() { return THREAD.get().depth > 0; }
 
     /** The helper bridge's path for a block whose OWNER word is {@code ownerId}. Never throws. */
-    static long call(long env, long ownerId, int id, long r1, long r2, long r3, long r4, long r5) {
+    static long call(long env, long ownerId, long id, long r1, long r2, long r3, long r4, long r5) {
         Owner owner = OWNERS.get(ownerId);
         if (owner == null) return endQuietly(env);          // not an id register gave: end the run
         Nesting t = THREAD.get();

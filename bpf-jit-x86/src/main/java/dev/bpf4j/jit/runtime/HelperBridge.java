@@ -79,7 +79,7 @@ public final class HelperBridge implements Closure {
 
     /** Runs helper {@code [env + HELPER_ID]} of the run whose env block is {@code env}. */
     private static long dispatch(long env, long r1, long r2, long r3, long r4, long r5) {
-        int id = (int) NativeMemory.getLong(env + EnvLayout.HELPER_ID);
+        long id = NativeMemory.getLong(env + EnvLayout.HELPER_ID); // callx stores a whole register
         long owner = NativeMemory.getLong(env + EnvLayout.OWNER);
         if (owner != 0) return DirectRuns.call(env, owner, id, r1, r2, r3, r4, r5);
         JitRun run = JitRun.current();

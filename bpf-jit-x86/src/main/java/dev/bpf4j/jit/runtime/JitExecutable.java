@@ -14,6 +14,8 @@ import dev.bpf4j.runtime.RunContext;
 import dev.bpf4j.unwind.CodeMap;
 import dev.bpf4j.unwind.CodeRegion;
 
+import java.lang.ref.Cleaner;
+import java.lang.ref.Reference;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -32,9 +34,15 @@ import java.util.concurrent.locks.LockSupport;
  * waits until no slot holds the program ({@link RunRegistry#awaitQuiescent}). Either the run sees
  * {@code closed} and backs out, or close sees its slot and waits: code is never unmapped under a
  * run, and entering costs no atomic instruction.
+ *
+ * <p>A program that becomes unreachable without being closed has its code unregistered and unmapped by
+ * a cleaner ({@link CodeRelease}), as the interpreter frees its machines. Unreachable means unused:
+ * a run holds the program on its stack until it ends, a prog-array slot and a run that tail-called
+ * into it ({@link TailCalls}) hold it, and so do native probes ({@link DirectRuns} keeps their owners).
  */
 public final class JitExecutable implements Executable {
     public static final String MODULE = "bpf4j-jit";
+    private static final Cleaner CLEANER = Cleaner.create();
 
     private final Program program;
     private final CompiledProgram compiled;
@@ -54,6 +62,8 @@ public final class JitExecutable implements Executable {
     private final long id = IDS.incrementAndGet();
     private static final AtomicLong IDS = new AtomicLong();
     private final List<CodeRegion> regions;
+    /** Unregisters and unmaps the code once: called by close, or by the cleaner when close never was. */
+    private final Cleaner.Cleanable release;
     /** Native addresses of the functions an {@code lddw src=4} names: the valid callback handles. */
     private final long[] callbackHandles;
     /** Bytes of the main frame its prologue zeroes (CompiledProgram.mainZeroed). */
@@ -98,7 +108,7 @@ public final class JitExecutable implements Executable {
         this.javaHelperIds = javaHelpers.keySet().stream().mapToInt(Integer::intValue).toArray();
         this.javaHelperSpecs = new HelperSpec[javaHelperIds.length];
         for (int i = 0; i < javaHelperIds.length; i++) javaHelperSpecs[i] = javaHelpers.get(javaHelperIds[i]);
-        this.callsJava = javaHelperIds.length > 0;
+        this.callsJava = javaHelperIds.length > 0 || bindings.containsKey(HelperBinding.CALLX); // callx: even with no helpers
         this.bindings = Map.copyOf(bindings);
         this.memory = ExecutableMemory.of(compiled.code());
         this.entry = memory.address();
@@ -112,6 +122,15 @@ public final class JitExecutable implements Executable {
             done.forEach(CodeMap.global()::unregister);
             memory.close();
             throw e;
+        }
+        this.release = CLEANER.register(this, new CodeRelease(regions, memory));
+    }
+
+    /** What unloading a program frees; holds no reference to the program itself (else it would never be unreachable). */
+    private record CodeRelease(List<CodeRegion> regions, ExecutableMemory memory) implements Runnable {
+        @Override public void run() {
+            for (CodeRegion r : regions) CodeMap.global().unregister(r);
+            memory.close();
         }
     }
 
@@ -224,6 +243,7 @@ public final class JitExecutable implements Executable {
             }
         } finally {
             thread.retract(level);
+            Reference.reachabilityFence(this); // the cleaner must not unmap code a run is in
         }
     }
 
@@ -265,8 +285,7 @@ public final class JitExecutable implements Executable {
         try {
             RunRegistry.awaitQuiescent(this);
             for (long park = 1_000; tailPins.get() > 0; park = Math.min(park * 2, 1_000_000)) LockSupport.parkNanos(park);
-            for (CodeRegion r : regions) CodeMap.global().unregister(r);
-            memory.close();
+            release.clean(); // once: the cleaner then has nothing left to do
             lastThread = null;
         } finally { // also when waiting failed (the code then stays mapped): a second close must not hang
             synchronized (lifecycle) {

@@ -1,5 +1,7 @@
 package dev.bpf4j.jit.runtime;
 
+import dev.bpf4j.isa.Insn;
+import dev.bpf4j.isa.Opcodes;
 import dev.bpf4j.jit.compiler.AccessDescriptor;
 import dev.bpf4j.jit.compiler.EnvLayout;
 import dev.bpf4j.runtime.BpfRuntimeException;
@@ -133,12 +135,12 @@ final class JitRun implements HelperCall {
     }
 
 
-    /** Called by the bridge closure for {@code call id}. */
-    long callHelper(int id, long r1, long r2, long r3, long r4, long r5) {
+    /** Called by the bridge closure for {@code call id}, and for callx with the register's value as {@code id}. */
+    long callHelper(long id, long r1, long r2, long r3, long r4, long r5) {
         long depth = env.get(EnvLayout.DEPTH);
         try {
-            HelperSpec spec = running.javaHelper(id);
-            if (spec == null) throw new IllegalStateException("helper " + id + " is not bound");
+            HelperSpec spec = id == (int) id ? running.javaHelper((int) id) : null;
+            if (spec == null) throw unboundHelper(id);
             long r0 = spec.body().call(view(), r1, r2, r3, r4, r5);
             JitExecutable next = tailCalls == null ? null : tailCalls.takePending();
             if (next != null && env.get(EnvLayout.STATUS) == 0) enterTailCall(next, r1, r2, r3, r4, r5);
@@ -148,13 +150,21 @@ final class JitRun implements HelperCall {
         } catch (Throwable t) {
             failure = t;
             rare = true;
-            failedHelper = id;
+            failedHelper = (int) id;
             env.set(EnvLayout.STATUS, EnvLayout.STATUS_HELPER_ERROR);
             return 0;
         } finally {
             long live = env.get(EnvLayout.SCRATCH_LIVE);
             if (live != 0) env.set(EnvLayout.SCRATCH_LIVE, live & ~(1L << depth)); // the call's buffer dies with it
         }
+    }
+
+    /** callx whose register names no helper of the load: as the interpreter reports it. */
+    private RuntimeException unboundHelper(long id) {
+        int pc = pc();
+        Insn at = running.program().insn(pc);
+        if (at.opcode() == (Opcodes.JMP | Opcodes.CALL | Opcodes.X)) return BpfRuntimeException.unknownHelper(programName(), pc, at.dst(), id);
+        return new IllegalStateException("helper " + id + " is not bound");
     }
 
     /**

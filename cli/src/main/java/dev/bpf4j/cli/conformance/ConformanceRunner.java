@@ -1,5 +1,6 @@
 package dev.bpf4j.cli.conformance;
 
+import dev.bpf4j.cli.BadInputException;
 import dev.bpf4j.cli.KernelSkip;
 import dev.bpf4j.cli.ProgramLoader;
 import dev.bpf4j.conformance.DataFile;
@@ -12,7 +13,6 @@ import dev.bpf4j.runtime.Executable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -47,7 +47,7 @@ public final class ConformanceRunner {
             } else if (Files.isRegularFile(root)) {
                 out.add(root);
             } else {
-                throw new UncheckedIOException("no such file or directory: " + root, new NoSuchFileException(root.toString()));
+                throw new BadInputException("no such file or directory: " + root);
             }
         }
         return out;
