@@ -45,10 +45,4 @@ class FoldedStacksTest {
         assertThat(FrameNames.of(new Frame(0x1000, null, "Foo.bar(Foo.java:3)", 0))).isEqualTo("Foo.bar(Foo.java:3)");
         assertThat(FrameNames.of(new Frame(0x1000, "m", "operator;weird", 0))).isEqualTo("operator:weird");
     }
-
-    @Test
-    void unwoundSamplesFoldRootFirst() {
-        UnwoundSample u = new UnwoundSample(null, null, List.of(new Frame(1, "m", "leaf", 0), Frame.unknown(2), new Frame(3, "m", "root", 0)));
-        assertThat(u.foldedFrames()).containsExactly("root", "[unknown]", "leaf");
-    }
 }
