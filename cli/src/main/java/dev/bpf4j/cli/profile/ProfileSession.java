@@ -25,19 +25,23 @@ import java.util.List;
 public final class ProfileSession {
     private ProfileSession() {}
 
-    public record Settings(SamplerOptions sampler, long durationNanos, boolean threadRoots) {}
+    /** @param javaStacks sample the workload thread's Java stack instead of perf_event_open */
+    public record Settings(SamplerOptions sampler, long durationNanos, boolean threadRoots, boolean javaStacks) {}
 
     public static ProfileReport run(Engine engine, Settings settings) {
         Program program = SubprogramChain.program();
         try (Executable exe = engine.load(program, LoadOptions.defaults())) {
-            ChainAccuracy accuracy = new ChainAccuracy(chainFunctions(exe));
+            List<CodeRegion> chain = chainFunctions(exe);
+            List<String> symbols = chain.stream().map(CodeRegion::symbol).toList();
+            ChainAccuracy accuracy = new ChainAccuracy(chain);
             WorkloadThread workload = new WorkloadThread(exe, SubprogramChain.ITERATIONS_PER_RUN, settings.durationNanos(), Long.MAX_VALUE);
             Profiler profiler = new Profiler(settings.sampler(), Unwinder.global(), Symbolizer.global(), tid -> true, accuracy);
             if (settings.threadRoots()) profiler.withThreadRoots();
+            if (settings.javaStacks()) return fallback(engine, symbols, settings, workload, null);
             try {
                 profiler.start();
             } catch (SamplingRefusedException refused) {
-                return fallback(engine, settings, workload, refused.getMessage());
+                return fallback(engine, symbols, settings, workload, refused.getMessage());
             }
             SamplerStats stats;
             try {
@@ -47,11 +51,11 @@ public final class ProfileSession {
                 stats = profiler.stop();
             }
             // Named before the program is closed: its JIT symbols leave the code map with it.
-            return new ProfileReport(engine.name(), profiler.stacks(), true, null, stats, accuracy.result(), profiler.dropped(), workload.runs(), workload.elapsedNanos());
+            return new ProfileReport(engine.name(), symbols, profiler.stacks(), true, null, stats, accuracy.result(), profiler.dropped(), workload.runs(), workload.elapsedNanos());
         }
     }
 
-    private static ProfileReport fallback(Engine engine, Settings settings, WorkloadThread workload, String refusal) {
+    private static ProfileReport fallback(Engine engine, List<String> chain, Settings settings, WorkloadThread workload, String refusal) {
         long hz = settings.sampler().attr().frequency() ? settings.sampler().attr().rate() : 99;
         JavaStackSampler java = new JavaStackSampler(workload.thread(), hz).start();
         try {
@@ -60,7 +64,7 @@ public final class ProfileSession {
         } finally {
             java.stop();
         }
-        return new ProfileReport(engine.name(), java.stacks(), false, refusal, null, null, 0, workload.runs(), workload.elapsedNanos());
+        return new ProfileReport(engine.name(), chain, java.stacks(), false, refusal, null, null, 0, workload.runs(), workload.elapsedNanos());
     }
 
     /** Under the JIT: main and the three subprograms, in call order; empty for other engines. */

@@ -27,7 +27,7 @@ class ProfileSessionLiveTest {
     @Test
     void samplesInJitCodeUnwindToTheExactSubprogramChain() {
         SamplerOptions options = SamplerOptions.atFrequency(999).withFormat(new SampleFormat(true, SampleFormat.DEFAULT_STACK_SIZE));
-        ProfileReport r = ProfileSession.run(Engines.byName("jit"), new ProfileSession.Settings(options, 1_500_000_000L, false));
+        ProfileReport r = ProfileSession.run(Engines.byName("jit"), new ProfileSession.Settings(options, 1_500_000_000L, false, false));
         assumeTrue(r.perf(), () -> "perf_event_open refused here: " + r.refusal());
         System.out.println(r.summary());
         System.out.println(r.accuracy().describe());

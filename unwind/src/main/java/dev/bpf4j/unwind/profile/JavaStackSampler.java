@@ -51,13 +51,21 @@ public final class JavaStackSampler implements AutoCloseable {
 
     public FoldedStacks stacks() { return stacks; }
 
+    /** {@code Class.method}; a lambda's hidden class loses its per-run address ({@code Foo$$Lambda$44/0x...} becomes {@code Foo$$Lambda}). */
+    static String name(StackTraceElement e) {
+        String cls = HIDDEN_SUFFIX.matcher(e.getClassName()).replaceAll("");
+        return FrameNames.clean(cls + "." + e.getMethodName());
+    }
+
+    private static final java.util.regex.Pattern HIDDEN_SUFFIX = java.util.regex.Pattern.compile("\\$\\d+/0x[0-9a-f]+$");
+
     private void loop() {
         long next = System.nanoTime();
         while (!stopping && target.isAlive()) {
             StackTraceElement[] trace = target.getStackTrace();
             if (trace.length > 0 && target.getState() == Thread.State.RUNNABLE) {
                 List<String> rootFirst = new ArrayList<>(trace.length);
-                for (int i = trace.length - 1; i >= 0; i--) rootFirst.add(FrameNames.clean(trace[i].getClassName() + "." + trace[i].getMethodName()));
+                for (int i = trace.length - 1; i >= 0; i--) rootFirst.add(name(trace[i]));
                 stacks.add(rootFirst);
                 samples++;
             }
