@@ -9,7 +9,7 @@ import java.util.regex.Pattern;
  * A self-contained flame graph page (no network resources): an SVG drawn here, root at the bottom,
  * one rectangle per frame of the merged call tree, its width the share of samples, each with a
  * {@code <title>} tooltip {@code name (N samples, P%)}; a little inline script zooms into a frame on
- * click and highlights frames matching a search. Frames narrower than {@link #MIN_WIDTH_PX} at full
+ * click (or the widest one named by {@code #zoom=NAME} in the address) and highlights frames matching a search. Frames narrower than {@link #MIN_WIDTH_PX} at full
  * width are left out, as flamegraph.pl does.
  */
 public final class FlameGraphHtml {
@@ -127,6 +127,13 @@ public final class FlameGraphHtml {
                 document.getElementById('matched').textContent = re ? n + ' frames match' : '';
               });
               layout(0, 1, 0);
+              // #zoom=NAME opens the page zoomed into the widest frame called NAME (a link to a view).
+              var z = /^#zoom=(.+)$/.exec(location.hash);
+              if (z) {
+                var want = decodeURIComponent(z[1]), hit = null;
+                frames.forEach(function (g) { if (name(g) === want && (hit === null || +g.dataset.w > +hit.dataset.w)) hit = g; });
+                if (hit) layout(+hit.dataset.x, +hit.dataset.w, +hit.dataset.d);
+              }
             })();
             </script>
             </body></html>
