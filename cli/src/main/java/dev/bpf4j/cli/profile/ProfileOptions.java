@@ -47,7 +47,7 @@ public final class ProfileOptions {
         SampleFormat format = new SampleFormat(callchain, stack);
         int pages = SamplerOptions.DEFAULT_DATA_PAGES;
         while (pages * 4096L < 2L * format.maxRecordSize()) pages *= 2;
-        return new SamplerOptions(PerfEventAttr.cpuClockAtFrequency(hz, format), pages, 5, 100);
+        return SamplerOptions.of(PerfEventAttr.cpuClockAtFrequency(hz, format), pages);
     }
 
     private static long parseLong(String v, String option) {

@@ -6,8 +6,6 @@ import dev.bpf4j.runtime.Engine;
 import dev.bpf4j.runtime.Executable;
 import dev.bpf4j.runtime.LoadOptions;
 import dev.bpf4j.unwind.CodeRegion;
-import dev.bpf4j.unwind.Symbolizer;
-import dev.bpf4j.unwind.Unwinder;
 import dev.bpf4j.unwind.profile.JavaStackSampler;
 import dev.bpf4j.unwind.profile.Profiler;
 import dev.bpf4j.unwind.sampling.SamplerOptions;
@@ -35,7 +33,7 @@ public final class ProfileSession {
             List<String> symbols = chain.stream().map(CodeRegion::symbol).toList();
             ChainAccuracy accuracy = new ChainAccuracy(chain);
             WorkloadThread workload = new WorkloadThread(exe, SubprogramChain.ITERATIONS_PER_RUN, settings.durationNanos(), Long.MAX_VALUE);
-            Profiler profiler = new Profiler(settings.sampler(), Unwinder.global(), Symbolizer.global(), tid -> true, accuracy);
+            Profiler profiler = Profiler.ofProcess(settings.sampler(), accuracy);
             if (settings.threadRoots()) profiler.withThreadRoots();
             if (settings.javaStacks()) return fallback(engine, symbols, settings, workload, null);
             try {
