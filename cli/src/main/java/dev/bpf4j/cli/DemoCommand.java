@@ -47,7 +47,7 @@ final class DemoCommand implements Command {
         out.println("top stacks (root ... leaf):");
         ProfileOutput.printTop(r.stacks(), top, out);
         if (r.accuracy() != null) out.println(r.accuracy().describe());
-        List<Path> written = ProfileOutput.write(dir, List.of(r), "bpf4j demo: " + SubprogramChain.NAME + " on the JIT, " + hz + " Hz");
+        List<Path> written = ProfileOutput.write(dir, List.of(r), "bpf4j demo: " + SubprogramChain.NAME + " on the JIT, " + hz + " Hz", 1_000_000_000L / hz);
         for (Path p : written) out.println("wrote " + p);
         return 0;
     }

@@ -16,8 +16,8 @@ import java.util.Set;
 /**
  * {@code bpf4j profile --pid-self WORKLOAD}: runs a bundled workload in this JVM while sampling every
  * thread with perf_event_open (as {@code perf record -F HZ -g -p PID}), unwinds each sample with
- * bpf4j's unwinder, prints the top stacks and writes folded stacks and a flame graph into
- * {@code --out}. Where perf_event_open is refused it says why and samples Java stacks instead.
+ * bpf4j's unwinder, prints the top stacks and writes folded stacks, a pprof profile and a flame
+ * graph into {@code --out}. Where perf_event_open is refused it says why and samples Java stacks instead.
  */
 final class ProfileCommand implements Command {
     static final List<String> WORKLOADS = List.of("subprog-chain");
@@ -25,7 +25,7 @@ final class ProfileCommand implements Command {
     private static final List<String> SAMPLERS = List.of("perf", "java");
 
     @Override public String name() { return "profile"; }
-    @Override public String summary() { return "sample a bundled in-process workload with perf_event_open and write folded stacks and a flame graph"; }
+    @Override public String summary() { return "sample a bundled in-process workload with perf_event_open and write folded stacks, pprof and a flame graph"; }
     @Override public String usage() {
         return "bpf4j profile --pid-self WORKLOAD [-F HZ] [--duration S] [--engine interp|jit|both] [--out DIR] [--stack-size BYTES] "
                 + "[--callchain] [--threads] [--sampler perf|java] [--top N]   (WORKLOAD: " + String.join(", ", WORKLOADS) + ")";
@@ -58,7 +58,8 @@ final class ProfileCommand implements Command {
             if (r.accuracy() != null && r.accuracy().inProgram() > 0) out.println(r.accuracy().describe());
             ProfileOutput.printTop(r.stacks(), top, out);
         }
-        for (Path p : ProfileOutput.write(dir, reports, "bpf4j profile " + workload + " (" + SubprogramChain.NAME + ", " + engineChoice + ", " + hz + " Hz)")) {
+        for (Path p : ProfileOutput.write(dir, reports, "bpf4j profile " + workload + " (" + SubprogramChain.NAME + ", " + engineChoice + ", " + hz + " Hz)",
+                1_000_000_000L / hz)) {
             out.println("wrote " + p);
         }
         return 0;

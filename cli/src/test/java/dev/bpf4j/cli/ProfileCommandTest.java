@@ -52,6 +52,12 @@ class ProfileCommandTest {
                 .mapToLong(Map.Entry::getValue).sum();
         assertThat(inSub3).as(folded).isGreaterThan(20);
 
+        // The pprof profile holds the same samples (PprofWriterTest reads its fields back).
+        byte[] pprof = Files.readAllBytes(dir.resolve("profile.pb.gz"));
+        assertThat(new String(new java.util.zip.GZIPInputStream(new java.io.ByteArrayInputStream(pprof)).readAllBytes(), java.nio.charset.StandardCharsets.ISO_8859_1))
+                .contains(sym[0], sym[3]);
+        assertThat(r.out()).contains("wrote " + dir.resolve("profile.pb.gz"));
+
         String html = Files.readString(dir.resolve("flame.html"));
         for (String s : sym) assertThat(html).contains("<title>" + s + " (");
         assertThat(html).contains(stacks.total() + " samples");
@@ -68,6 +74,8 @@ class ProfileCommandTest {
         // --threads roots each stack at its thread's name.
         assertThat(jit.counts().keySet()).anyMatch(s -> s.get(0).equals("bpf4j-workload") && s.get(s.size() - 1).startsWith("bpf_prog_"));
         assertThat(Files.readString(dir.resolve("interp.folded"))).contains("bpf4j-workload;");
+        assertThat(dir.resolve("interp.pb.gz")).isNotEmptyFile();
+        assertThat(dir.resolve("jit.pb.gz")).isNotEmptyFile();
         String html = Files.readString(dir.resolve("flame.html"));
         assertThat(html).contains("<title>interp (").contains("<title>jit (").contains("<title>bpf4j-workload (");
     }
