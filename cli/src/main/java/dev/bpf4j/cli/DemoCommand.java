@@ -46,7 +46,10 @@ final class DemoCommand implements Command {
         for (int i = 0; i < r.chain().size(); i++) out.printf("  %-4s = %s%n", ROLES[i], r.chain().get(i));
         out.println("top stacks (root ... leaf):");
         ProfileOutput.printTop(r.stacks(), top, out);
-        if (r.accuracy() != null) out.println(r.accuracy().describe());
+        if (r.accuracy() != null) {
+            out.println(r.accuracy().describe());
+            if (r.accuracy().withCallchain() > 0) out.println(r.accuracy().describeCallchainByPlace());
+        }
         List<Path> written = ProfileOutput.write(dir, List.of(r), "bpf4j demo: " + SubprogramChain.NAME + " on the JIT, " + hz + " Hz", 1_000_000_000L / hz);
         for (Path p : written) out.println("wrote " + p);
         return 0;

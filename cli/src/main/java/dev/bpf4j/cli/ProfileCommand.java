@@ -56,6 +56,7 @@ final class ProfileCommand implements Command {
             out.println("== " + r.engine());
             out.println(r.summary());
             if (r.accuracy() != null && r.accuracy().inProgram() > 0) out.println(r.accuracy().describe());
+            if (r.accuracy() != null && r.accuracy().withCallchain() > 0) out.println(r.accuracy().describeCallchainByPlace());
             ProfileOutput.printTop(r.stacks(), top, out);
         }
         for (Path p : ProfileOutput.write(dir, reports, "bpf4j profile " + workload + " (" + SubprogramChain.NAME + ", " + engineChoice + ", " + hz + " Hz)",

@@ -1,5 +1,6 @@
 package dev.bpf4j.cli.profile;
 
+import dev.bpf4j.unwind.CfaRule;
 import dev.bpf4j.unwind.CodeMap;
 import dev.bpf4j.unwind.CodeRegion;
 import dev.bpf4j.unwind.FrameWalker;
@@ -8,6 +9,8 @@ import dev.bpf4j.unwind.profile.UnwoundSample;
 import dev.bpf4j.unwind.sampling.PerfRecord;
 
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.function.Consumer;
 
 /**
@@ -22,11 +25,13 @@ public final class ChainAccuracy implements Consumer<UnwoundSample> {
     private final List<CodeRegion> functions;
     private final FrameWalker naive = new FrameWalker(new CodeMap());
     private long inProgram, exact, withCallchain, callchainExact, naiveExact;
+    /** Per place in a function (entry, after push rbp, in the frame, ret): samples with a callchain, and how many it got exact. */
+    private final Map<String, long[]> callchainByPlace = new TreeMap<>();
 
     /** @param functions main first, then each callee of the chain */
     public ChainAccuracy(List<CodeRegion> functions) { this.functions = List.copyOf(functions); }
 
-    public record Result(long inProgram, long exact, long withCallchain, long callchainExact, long naiveExact) {
+    public record Result(long inProgram, long exact, long withCallchain, long callchainExact, long naiveExact, Map<String, long[]> callchainByPlace) {
         static String pct(long n, long of) { return of == 0 ? "n/a" : String.format("%.2f%%", 100.0 * n / of); }
 
         public String describe() {
@@ -34,6 +39,13 @@ public final class ChainAccuracy implements Consumer<UnwoundSample> {
                     + "; exact chains: bpf4j " + exact + " (" + pct(exact, inProgram) + ")"
                     + ", kernel CALLCHAIN " + (withCallchain == 0 ? "not recorded" : callchainExact + "/" + withCallchain + " (" + pct(callchainExact, withCallchain) + ")")
                     + ", frame pointers alone " + naiveExact + " (" + pct(naiveExact, inProgram) + ")";
+        }
+
+        /** Where in a function the kernel's CALLCHAIN was sampled and how often it was exact there. */
+        public String describeCallchainByPlace() {
+            StringBuilder sb = new StringBuilder("kernel CALLCHAIN exact by place of the sample:");
+            callchainByPlace.forEach((place, n) -> sb.append(' ').append(place).append(' ').append(n[1]).append('/').append(n[0]).append(';'));
+            return sb.toString();
         }
     }
 
@@ -46,7 +58,11 @@ public final class ChainAccuracy implements Consumer<UnwoundSample> {
         long[] chain = s.userCallchain();
         if (chain.length > 0) {
             withCallchain++;
-            if (isExact(java.util.Arrays.stream(chain).boxed().toList(), level)) callchainExact++;
+            boolean ok = isExact(java.util.Arrays.stream(chain).boxed().toList(), level);
+            if (ok) callchainExact++;
+            long[] n = callchainByPlace.computeIfAbsent(place(functions.get(level), s.ip()), k -> new long[2]);
+            n[0]++;
+            if (ok) n[1]++;
         }
         if (s.hasRegs()) {
             List<Long> walk = naive.walk(s.regIp(), s.sp(), s.bp(), new SnapshotMemoryView(s.sp(), s.stack()));
@@ -54,7 +70,22 @@ public final class ChainAccuracy implements Consumer<UnwoundSample> {
         }
     }
 
-    public synchronized Result result() { return new Result(inProgram, exact, withCallchain, callchainExact, naiveExact); }
+    public synchronized Result result() {
+        Map<String, long[]> copy = new TreeMap<>();
+        callchainByPlace.forEach((k, v) -> copy.put(k, v.clone()));
+        return new Result(inProgram, exact, withCallchain, callchainExact, naiveExact, copy);
+    }
+
+    /** Which part of its function {@code ip} is in, by the JIT's unwind rows. */
+    static String place(CodeRegion fn, long ip) {
+        CfaRule rule = fn.ruleAt(ip);
+        if (rule == null) return "no row";
+        return switch (rule) {
+            case RETURN_AT_SP -> ip == fn.start() ? "entry" : "ret";
+            case RETURN_AT_SP_PLUS_8 -> "after push rbp";
+            case FRAME_POINTER -> "in frame";
+        };
+    }
 
     /** Whether {@code ips} (innermost first) is the chain from {@code functions[level]} down to main, then out. */
     boolean isExact(List<Long> ips, int level) {

@@ -31,6 +31,7 @@ class ProfileSessionLiveTest {
         assumeTrue(r.perf(), () -> "perf_event_open refused here: " + r.refusal());
         System.out.println(r.summary());
         System.out.println(r.accuracy().describe());
+        System.out.println(r.accuracy().describeCallchainByPlace());
         ChainAccuracy.Result a = r.accuracy();
         assertThat(a.inProgram()).as("samples in the JIT code").isGreaterThan(300);
         assertThat(a.exact()).as(a.describe()).isEqualTo(a.inProgram());
