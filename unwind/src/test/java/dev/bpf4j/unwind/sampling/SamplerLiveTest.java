@@ -37,8 +37,12 @@ class SamplerLiveTest {
                 ThreadStack st = ThreadStack.current();
                 bounds[0] = st.low();
                 bounds[1] = st.high();
-                long end = System.nanoTime() + 600_000_000L, x = 1;
-                while (System.nanoTime() < end) x = x * 6364136223846793005L + 1442695040888963407L;
+                // 0.6 s of this thread's CPU time, not wall time: cpu-clock samples CPU time, and a loaded machine gives less.
+                java.lang.management.ThreadMXBean cpu = java.lang.management.ManagementFactory.getThreadMXBean();
+                long end = cpu.getCurrentThreadCpuTime() + 600_000_000L, x = 1;
+                while (cpu.getCurrentThreadCpuTime() < end) {
+                    for (int i = 0; i < 10_000; i++) x = x * 6364136223846793005L + 1442695040888963407L;
+                }
                 if (x == 42) System.out.println(x);
             });
             busy.start();
