@@ -23,10 +23,12 @@ final class DemoCommand implements Command {
 
     @Override public String name() { return "demo"; }
     @Override public String summary() { return "profile a JIT-compiled subprogram chain in this JVM at 99 Hz and write a flame graph"; }
-    @Override public String usage() { return "bpf4j demo [--out DIR] [-F HZ] [--duration S] [--top N]"; }
+    @Override public String usage() { return "bpf4j demo [--out DIR] [-F HZ] [--duration S] [--top N] [--perf-map]"; }
 
     @Override public int run(List<String> argv, PrintStream out, PrintStream err) {
-        Args args = new Args(argv, Set.of("--out", "-F", "--duration", "--top"));
+        Args args = new Args(argv, Set.of("--out", "-F", "--duration", "--top"), Set.of(PerfMapFlag.NAME));
+        // --perf-map: Linux perf, sampling this JVM meanwhile, names the JIT code too.
+        if (PerfMapFlag.given(args, err)) PerfMapFlag.enable();
         if (!args.positionals().isEmpty()) throw new UsageException("unexpected argument '" + args.positionals().get(0) + "'");
         long hz = ProfileOptions.frequency(args, 99);
         long nanos = ProfileOptions.durationNanos(args, 3);

@@ -28,12 +28,13 @@ final class ProfileCommand implements Command {
     @Override public String summary() { return "sample a bundled in-process workload with perf_event_open and write folded stacks, pprof and a flame graph"; }
     @Override public String usage() {
         return "bpf4j profile --pid-self WORKLOAD [-F HZ] [--duration S] [--engine interp|jit|both] [--out DIR] [--stack-size BYTES] "
-                + "[--callchain] [--threads] [--sampler perf|java] [--top N]   (WORKLOAD: " + String.join(", ", WORKLOADS) + ")";
+                + "[--callchain] [--threads] [--sampler perf|java] [--top N] [--perf-map]   (WORKLOAD: " + String.join(", ", WORKLOADS) + ")";
     }
 
     @Override public int run(List<String> argv, PrintStream out, PrintStream err) {
         Args args = new Args(argv, Set.of("--pid-self", "-F", "--duration", "--engine", "--out", "--stack-size", "--sampler", "--top"),
-                Set.of("--callchain", "--threads"));
+                Set.of("--callchain", "--threads", PerfMapFlag.NAME));
+        if (PerfMapFlag.given(args, err)) PerfMapFlag.enable();
         if (!args.positionals().isEmpty()) throw new UsageException("unexpected argument '" + args.positionals().get(0) + "'");
         String workload = args.option("--pid-self").orElseThrow(() -> new UsageException("missing --pid-self WORKLOAD (one of " + String.join(", ", WORKLOADS) + ")"));
         if (!WORKLOADS.contains(workload)) throw new UsageException("unknown workload '" + workload + "' (expected one of " + String.join(", ", WORKLOADS) + ")");
