@@ -18,11 +18,11 @@ import java.util.List;
  * What perf-style sampling costs a CPU-bound workload: the JIT's subprogram chain run from Java a
  * fixed number of times, in alternating chunks without sampling and with the {@link Profiler}
  * sampling every thread at 99 Hz and at 999 Hz (16 KiB stack copies, unwound as they come). Per
- * setting, medians over the rounds: the workload thread's CPU time for a chunk (user + system, so
- * it includes the kernel's sample handling and stack copies in its context) and its change against
- * no sampling; the CPU the rest of the process used meanwhile (the reader and unwinder threads);
- * the total cost (both, over the unsampled workload's CPU); the wall time (noisy on a loaded
- * machine: other processes take the cores); samples and lost samples.
+ * setting: the workload thread's CPU time for a chunk (user + system, so it includes the kernel's
+ * sample handling and stack copies in its context) against the unsampled chunk of the same round
+ * (median of the per-round ratios: a loaded machine changes CPU times by tens of percent within a
+ * minute); the CPU of the sampler's reader and unwinder threads, also per second of wall time;
+ * samples and lost samples. Wall times are not compared: other processes take the cores.
  * <pre>java -cp bench/target/benchmarks.jar dev.bpf4j.bench.SamplingOverheadTiming [ROUNDS] [CHUNK_SECONDS]</pre>
  */
 public final class SamplingOverheadTiming {
@@ -67,15 +67,18 @@ public final class SamplingOverheadTiming {
                     results.get(i).add(new double[] {wall, others, s == null ? 0 : s.samples(), s == null ? 0 : s.lost(), mine, split[0], split[1]});
                 }
             }
-            double baseCpu = median(results.get(0), 4), baseWall = median(results.get(0), 0);
-            System.out.println("setting   workload CPU   vs none   other threads' CPU (reader, unwinder)   total cost   wall/chunk  vs none   samples/chunk  lost");
+            // Paired by round: chunks of one round ran within seconds of each other, under the same load from other processes.
+            System.out.println("setting   workload CPU vs none (median of per-round ratios)   reader + unwinder CPU   of a CPU per wall second   samples/chunk  lost");
             for (int i = 0; i < RATES.length; i++) {
-                double cpu = median(results.get(i), 4), others = median(results.get(i), 1) - median(results.get(0), 1), wall = median(results.get(i), 0);
-                System.out.printf("%-8s %10.1f ms  %+7.2f%%  %9.1f ms (%4.1f, %4.1f) %+6.2f%%  %+9.2f%%  %9.1f ms  %+6.1f%%  %10.0f  %6.0f%n",
-                        RATES[i] == 0 ? "none" : RATES[i] + " Hz", cpu / 1e6, 100 * (cpu - baseCpu) / baseCpu,
-                        median(results.get(i), 1) / 1e6, median(results.get(i), 5) / 1e6, median(results.get(i), 6) / 1e6, 100 * others / baseCpu, 100 * (cpu - baseCpu + others) / baseCpu,
-                        wall / 1e6, 100 * (wall - baseWall) / baseWall,
-                        median(results.get(i), 2), results.get(i).stream().mapToDouble(r -> r[3]).sum());
+                List<double[]> rows = results.get(i);
+                double[] ratio = new double[rounds];
+                for (int r = 0; r < rounds; r++) ratio[r] = rows.get(r)[4] / results.get(0).get(r)[4] - 1;
+                Arrays.sort(ratio);
+                double sampler = median(rows, 5) + median(rows, 6);
+                System.out.printf("%-8s  %+6.2f%% (middle half %+6.2f%% .. %+6.2f%%)   %7.1f + %5.1f ms   %6.2f%%   %10.0f  %6.0f%n",
+                        RATES[i] == 0 ? "none" : RATES[i] + " Hz", 100 * ratio[rounds / 2], 100 * ratio[rounds / 4], 100 * ratio[rounds - 1 - rounds / 4],
+                        median(rows, 5) / 1e6, median(rows, 6) / 1e6, 100 * sampler / median(rows, 0),
+                        median(rows, 2), rows.stream().mapToDouble(r -> r[3]).sum());
             }
             System.out.println("workload CPU of every chunk (ms): ");
             for (int i = 0; i < RATES.length; i++) {
