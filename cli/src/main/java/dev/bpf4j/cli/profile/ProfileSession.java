@@ -35,6 +35,7 @@ public final class ProfileSession {
             WorkloadThread workload = new WorkloadThread(exe, SubprogramChain.ITERATIONS_PER_RUN, settings.durationNanos(), Long.MAX_VALUE);
             Profiler profiler = Profiler.ofProcess(settings.sampler(), accuracy);
             if (settings.threadRoots()) profiler.withThreadRoots();
+            profiler.preferThread(workload.tid());
             if (settings.javaStacks()) return fallback(engine, symbols, settings, workload, null);
             try {
                 profiler.start();

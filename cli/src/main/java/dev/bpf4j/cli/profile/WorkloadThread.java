@@ -2,6 +2,7 @@ package dev.bpf4j.cli.profile;
 
 import dev.bpf4j.runtime.Executable;
 import dev.bpf4j.runtime.RunContext;
+import dev.bpf4j.unwind.sampling.Sampler;
 
 import java.util.concurrent.CountDownLatch;
 
@@ -17,12 +18,14 @@ final class WorkloadThread {
     private volatile long result;
     private volatile long elapsedNanos;
     private volatile RuntimeException failure;
+    private final java.util.concurrent.CompletableFuture<Integer> tid = new java.util.concurrent.CompletableFuture<>();
 
     /** Runs {@code exe} with r1 = {@code arg} until {@code nanos} have passed or {@code maxRuns} runs are done. */
     WorkloadThread(Executable exe, long arg, long nanos, long maxRuns) {
         RunContext ctx = RunContext.builder().arg(1, arg).build();
         this.thread = new Thread(() -> {
             try {
+                tid.complete(Sampler.currentTid());
                 go.await();
                 long start = System.nanoTime(), end = start + nanos, n = 0, acc = 0;
                 while (n < maxRuns && System.nanoTime() < end) {
@@ -35,6 +38,7 @@ final class WorkloadThread {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             } catch (RuntimeException e) {
+                tid.completeExceptionally(e);   // no effect once the tid is known
                 failure = e;
             }
         }, "bpf4j-workload");
@@ -43,6 +47,9 @@ final class WorkloadThread {
     }
 
     Thread thread() { return thread; }
+
+    /** The thread's kernel tid (known once it has started). */
+    int tid() { return tid.join(); }
 
     void go() { go.countDown(); }
 

@@ -92,6 +92,12 @@ public final class Profiler implements AutoCloseable {
         return this;
     }
 
+    /** Gives thread {@code tid} its ring first ({@link Sampler#preferThread}); call before {@link #start}. */
+    public Profiler preferThread(int tid) {
+        sampler.preferThread(tid);
+        return this;
+    }
+
     /** Starts sampling; throws {@link dev.bpf4j.unwind.sampling.SamplingRefusedException} when refused. */
     public Profiler start() {
         worker.start();

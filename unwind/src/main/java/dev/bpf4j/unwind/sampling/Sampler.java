@@ -3,9 +3,12 @@ package dev.bpf4j.unwind.sampling;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -27,6 +30,8 @@ public final class Sampler implements AutoCloseable {
     private final Consumer<PerfRecord.Sample> sink;
     private final CompletableFuture<Void> started = new CompletableFuture<>();
     private final Map<Integer, ThreadEvent> events = new HashMap<>();
+    private final Set<Integer> refused = new HashSet<>();
+    private final Set<Integer> preferred = new java.util.concurrent.CopyOnWriteArraySet<>();
     private final Thread reader;
     private volatile boolean stopping;
     private volatile SamplerStats finalStats;
@@ -42,6 +47,25 @@ public final class Sampler implements AutoCloseable {
         this.sink = sink;
         this.reader = new Thread(this::readLoop, "bpf4j-sampler");
         reader.setDaemon(true);
+    }
+
+    /**
+     * Opens the event of {@code tid} before the others (call before {@link #start}): where the
+     * locked-memory budget holds rings for only some threads (unprivileged, a low {@code ulimit -l}),
+     * the thread that matters gets one.
+     */
+    public Sampler preferThread(int tid) {
+        preferred.add(tid);
+        return this;
+    }
+
+    /** The calling thread's kernel tid, from {@code /proc/thread-self} ({@code PID/task/TID}). */
+    public static int currentTid() {
+        try {
+            return Integer.parseInt(Files.readSymbolicLink(Path.of("/proc/thread-self")).getFileName().toString());
+        } catch (IOException | NumberFormatException e) {
+            throw new IllegalStateException("cannot read /proc/thread-self: " + e.getMessage(), e);
+        }
     }
 
     /** Opens the events of the current threads and starts reading; throws when sampling is refused. */
@@ -141,8 +165,11 @@ public final class Sampler implements AutoCloseable {
                 it.remove();
             }
         }
-        for (int tid : live) {
-            if (tid == self || events.containsKey(tid)) continue;
+        refused.retainAll(live);
+        List<Integer> order = new ArrayList<>(live);
+        order.sort(Comparator.comparing((Integer t) -> !preferred.contains(t)).thenComparing(t -> t));
+        for (int tid : order) {
+            if (tid == self || events.containsKey(tid) || refused.contains(tid)) continue;
             try {
                 ThreadEvent e = ThreadEvent.open(tid, attr, options.attr().format(), options.dataPages());
                 if (e != null) {
@@ -152,6 +179,8 @@ public final class Sampler implements AutoCloseable {
             } catch (SamplingRefusedException ex) {
                 // The first refusal, before any thread is sampled, is the answer for the whole process.
                 if (first && events.isEmpty()) throw ex;
+                // Not retried: what refused it (the locked-memory budget, say) holds until rings are freed.
+                refused.add(tid);
                 threadsRefused++;
                 if (firstThreadError == null) firstThreadError = ex.getMessage();
             }

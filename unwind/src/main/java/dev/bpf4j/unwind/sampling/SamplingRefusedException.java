@@ -1,6 +1,8 @@
 package dev.bpf4j.unwind.sampling;
 
 import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -60,9 +62,13 @@ public final class SamplingRefusedException extends RuntimeException {
         }
     }
 
-    private static String sysctl(String name) {
-        try {
-            return Files.readString(Path.of("/proc/sys/kernel/" + name)).trim();
+    /**
+     * A sysctl's value, read in one read(2): an int sysctl returns nothing at a non-zero offset, so
+     * a reader that starts with one byte (Files.readString does) gets "5" of "516".
+     */
+    static String sysctl(String name) {
+        try (InputStream in = Files.newInputStream(Path.of("/proc/sys/kernel/" + name))) {
+            return new String(in.readNBytes(64), StandardCharsets.US_ASCII).trim();
         } catch (IOException | RuntimeException e) {
             return "unknown";
         }

@@ -34,6 +34,7 @@ class SamplerLiveTest {
         try (Sampler sampler = startOrSkip(new SamplerOptions(PerfEventAttr.cpuClockAtFrequency(999, new SampleFormat(true, 8192)), 64, 5, 20), samples::add)) {
             Thread busy = new Thread(() -> {
                 tid.set((int) PerfSys.gettid());
+                assertThat(Sampler.currentTid()).as("/proc/thread-self").isEqualTo(tid.get());
                 ThreadStack st = ThreadStack.current();
                 bounds[0] = st.low();
                 bounds[1] = st.high();

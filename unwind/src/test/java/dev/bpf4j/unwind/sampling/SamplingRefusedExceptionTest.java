@@ -21,7 +21,11 @@ class SamplingRefusedExceptionTest {
         }
         assertThat(SamplingRefusedException.open(38).getMessage()).contains("ENOSYS").contains("seccomp");
         assertThat(SamplingRefusedException.open(22).getMessage()).contains("kernel.perf_event_max_sample_rate");
-        assertThat(SamplingRefusedException.mmap(1, 266240).getMessage()).contains("260 KiB").contains("kernel.perf_event_mlock_kb").contains("ulimit -l");
+        // perf_event_mlock_kb has several digits (516 by default): the whole value, not its first byte.
+        String mlock = SamplingRefusedException.sysctl("perf_event_mlock_kb");
+        assertThat(mlock).isEqualTo(new String(Files.readAllLines(Path.of("/proc/sys/kernel/perf_event_mlock_kb")).get(0)).trim()).hasSizeGreaterThan(1);
+        assertThat(SamplingRefusedException.mmap(1, 266240).getMessage()).contains("260 KiB")
+                .contains("kernel.perf_event_mlock_kb (" + mlock + " KiB per user)").contains("ulimit -l");
     }
 
     @Test
