@@ -21,9 +21,11 @@ import java.util.stream.Stream;
 /**
  * Samples every thread of this process with perf_event_open, one event and ring per thread (the
  * tids of {@code /proc/self/task}, rescanned to follow new threads), all drained by one reader
- * thread that hands each {@link PerfRecord.Sample} to the sink — on the reader thread, while the
- * code it names is still mapped, so the sink should unwind at once. The reader thread itself is not
- * sampled. {@link #start()} fails with {@link SamplingRefusedException} when the kernel refuses.
+ * thread that hands each {@link PerfRecord.Sample} to the sink on that thread: the sink must be
+ * quick (a slow one lets the rings fill and the kernel drop samples; {@code Profiler} queues them).
+ * The reader thread itself is not sampled. {@link #start()} fails with
+ * {@link SamplingRefusedException} when the kernel refuses; a failure of the sink or of the reader
+ * (a corrupt record) ends sampling and is rethrown by {@link #stop()}.
  */
 public final class Sampler implements AutoCloseable {
     private final SamplerOptions options;
@@ -38,7 +40,8 @@ public final class Sampler implements AutoCloseable {
     private long samples, lost, other;
     private int threads, threadsRefused;
     private String firstThreadError;
-    private RuntimeException sinkFailure;
+    /** What ended sampling early: the sink's exception, or the reader's own. */
+    private volatile RuntimeException sinkFailure;
     /** The encoded perf_event_attr in native memory, owned by the reader thread. */
     private long attr;
 
@@ -117,15 +120,19 @@ public final class Sampler implements AutoCloseable {
             long drainNanos = TimeUnit.MILLISECONDS.toNanos(options.drainMillis());
             long rescanNanos = TimeUnit.MILLISECONDS.toNanos(options.rescanMillis());
             long nextRescan = System.nanoTime() + rescanNanos;
-            while (!stopping && sinkFailure == null) {
-                drainAll();
-                if (System.nanoTime() - nextRescan >= 0) {
-                    rescan(self, false);
-                    nextRescan = System.nanoTime() + rescanNanos;
+            try {
+                while (!stopping && sinkFailure == null) {
+                    drainAll();
+                    if (System.nanoTime() - nextRescan >= 0) {
+                        rescan(self, false);
+                        nextRescan = System.nanoTime() + rescanNanos;
+                    }
+                    LockSupport.parkNanos(drainNanos);
                 }
-                LockSupport.parkNanos(drainNanos);
+                drainAll();
+            } catch (RuntimeException e) {
+                if (sinkFailure == null) sinkFailure = new IllegalStateException("sampler reader failed: " + e.getMessage(), e);
             }
-            drainAll();
         } finally {
             for (ThreadEvent e : events.values()) e.close();
             events.clear();
