@@ -33,24 +33,28 @@ public final class ProfileSession {
             List<String> symbols = chain.stream().map(CodeRegion::symbol).toList();
             ChainAccuracy accuracy = new ChainAccuracy(chain);
             WorkloadThread workload = new WorkloadThread(exe, SubprogramChain.ITERATIONS_PER_RUN, settings.durationNanos(), Long.MAX_VALUE);
-            Profiler profiler = Profiler.ofProcess(settings.sampler(), accuracy);
-            if (settings.threadRoots()) profiler.withThreadRoots();
-            profiler.preferThread(workload.tid());
-            if (settings.javaStacks()) return fallback(engine, symbols, settings, workload, null);
             try {
-                profiler.start();
-            } catch (SamplingRefusedException refused) {
-                return fallback(engine, symbols, settings, workload, refused.getMessage());
-            }
-            SamplerStats stats;
-            try {
-                workload.go();
-                workload.join();
+                if (settings.javaStacks()) return fallback(engine, symbols, settings, workload, null);
+                Profiler profiler = Profiler.ofProcess(settings.sampler(), accuracy).preferThread(workload.tid());
+                if (settings.threadRoots()) profiler.withThreadRoots();
+                try {
+                    profiler.start();
+                } catch (SamplingRefusedException refused) {
+                    return fallback(engine, symbols, settings, workload, refused.getMessage());
+                }
+                SamplerStats stats;
+                try {
+                    workload.go();
+                    workload.join();
+                } finally {
+                    stats = profiler.stop();
+                }
+                // Named before the program is closed: its JIT symbols leave the code map with it.
+                return new ProfileReport(engine.name(), symbols, profiler.stacks(), true, null, stats, accuracy.result(),
+                        profiler.dropped(), workload.runs(), workload.elapsedNanos());
             } finally {
-                stats = profiler.stop();
+                workload.cancel();
             }
-            // Named before the program is closed: its JIT symbols leave the code map with it.
-            return new ProfileReport(engine.name(), symbols, profiler.stacks(), true, null, stats, accuracy.result(), profiler.dropped(), workload.runs(), workload.elapsedNanos());
         }
     }
 

@@ -53,6 +53,11 @@ final class WorkloadThread {
 
     void go() { go.countDown(); }
 
+    /** Ends a thread that was never released (a failure before {@link #go}); no effect once it has run. */
+    void cancel() {
+        if (go.getCount() > 0) thread.interrupt();
+    }
+
     /** Waits for the end; rethrows the program's failure. */
     void join() {
         boolean interrupted = false;
