@@ -90,6 +90,12 @@ class ProfileCommandTest {
     }
 
     @Test
+    void helpListsDemoAndProfile() {
+        assertThat(CliRunner.run("--help").out()).contains("bpf4j demo [--out DIR]", "bpf4j profile --pid-self WORKLOAD");
+        assertThat(CliRunner.run("profile", "--help").out()).startsWith("usage: bpf4j profile --pid-self WORKLOAD");
+    }
+
+    @Test
     void badOptionsAreUsageErrors() {
         assertThat(CliRunner.run("profile").err()).contains("missing --pid-self WORKLOAD (one of subprog-chain)");
         assertThat(CliRunner.run("profile", "--pid-self", "x").err()).contains("unknown workload 'x'");
