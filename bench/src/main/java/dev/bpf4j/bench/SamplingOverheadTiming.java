@@ -1,0 +1,101 @@
+package dev.bpf4j.bench;
+
+import dev.bpf4j.cli.profile.SubprogramChain;
+import dev.bpf4j.runtime.Executable;
+import dev.bpf4j.runtime.LoadOptions;
+import dev.bpf4j.runtime.RunContext;
+import dev.bpf4j.unwind.profile.Profiler;
+import dev.bpf4j.unwind.sampling.SamplerOptions;
+import dev.bpf4j.unwind.sampling.SamplerStats;
+
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * What perf-style sampling costs a CPU-bound workload: the JIT's subprogram chain run from Java a
+ * fixed number of times, in alternating chunks without sampling and with the {@link Profiler}
+ * sampling every thread at 99 Hz and at 999 Hz (16 KiB stack copies, unwound as they come). Per
+ * setting: the workload thread's CPU time for a chunk (user + system, so it includes the kernel's
+ * sample handling and stack copies in its context) against the unsampled chunk of the same round
+ * (median of the per-round ratios: a loaded machine changes CPU times by tens of percent within a
+ * minute); the CPU of the sampler's reader and unwinder threads, also per second of wall time;
+ * samples and lost samples. Wall times are not compared: other processes take the cores.
+ * <pre>java -cp bench/target/benchmarks.jar dev.bpf4j.bench.SamplingOverheadTiming [ROUNDS] [CHUNK_SECONDS]</pre>
+ */
+public final class SamplingOverheadTiming {
+    private SamplingOverheadTiming() {}
+
+    private static final long[] RATES = {0, 99, 999};
+
+    public static void main(String[] args) {
+        int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 7;
+        double chunkSeconds = args.length > 1 ? Double.parseDouble(args[1]) : 2;
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        com.sun.management.OperatingSystemMXBean os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+        try (Executable exe = dev.bpf4j.api.Engines.byName("jit").load(SubprogramChain.program(), LoadOptions.defaults())) {
+            RunContext ctx = RunContext.builder().arg(1, SubprogramChain.ITERATIONS_PER_RUN).build();
+            // Warm up, then size a chunk to about CHUNK_SECONDS.
+            long t0 = System.nanoTime(), n = 0;
+            while (System.nanoTime() - t0 < 2_000_000_000L) { exe.run(ctx); n++; }
+            long runs = (long) (n / 2.0 * chunkSeconds);
+            // Warm the sampler's own code (class loading, JIT compilation, ELF symbols) outside the measurement.
+            for (long hz : new long[] {99, 999}) {
+                Profiler warm = Profiler.ofProcess(SamplerOptions.atFrequency(hz)).start();
+                for (long r = 0; r < n / 4; r++) exe.run(ctx);
+                warm.stop();
+                warm.stacks();
+            }
+            System.out.printf("%d runs per chunk (%d iterations of main each), %d rounds%n", runs, SubprogramChain.ITERATIONS_PER_RUN, rounds);
+            List<List<double[]>> results = new ArrayList<>();
+            for (long ignored : RATES) results.add(new ArrayList<>());
+            for (int round = 0; round < rounds; round++) {
+                for (int k = 0; k < RATES.length; k++) {
+                    int i = (k + round) % RATES.length;   // rotate the order: no setting always runs first
+                    long hz = RATES[i];
+                    Profiler p = hz == 0 ? null : Profiler.ofProcess(SamplerOptions.atFrequency(hz)).start();
+                    long cpu0 = os.getProcessCpuTime(), mine0 = threads.getCurrentThreadCpuTime(), w0 = System.nanoTime();
+                    long acc = 0;
+                    for (long r = 0; r < runs; r++) acc += exe.run(ctx);
+                    long wall = System.nanoTime() - w0, mine = threads.getCurrentThreadCpuTime() - mine0;
+                    long[] split = {cpuOf(threads, "bpf4j-sampler"), cpuOf(threads, "bpf4j-unwinder")};
+                    SamplerStats s = p == null ? null : p.stop();
+                    long others = os.getProcessCpuTime() - cpu0 - mine;
+                    if (acc == 42) System.out.println();
+                    results.get(i).add(new double[] {wall, others, s == null ? 0 : s.samples(), s == null ? 0 : s.lost(), mine, split[0], split[1]});
+                }
+            }
+            // Paired by round: chunks of one round ran within seconds of each other, under the same load from other processes.
+            System.out.println("setting   workload CPU vs none (median of per-round ratios)   reader + unwinder CPU   of a CPU per wall second   samples/chunk  lost");
+            for (int i = 0; i < RATES.length; i++) {
+                List<double[]> rows = results.get(i);
+                double[] ratio = new double[rounds];
+                for (int r = 0; r < rounds; r++) ratio[r] = rows.get(r)[4] / results.get(0).get(r)[4] - 1;
+                Arrays.sort(ratio);
+                double sampler = median(rows, 5) + median(rows, 6);
+                System.out.printf("%-8s  %+6.2f%% (middle half %+6.2f%% .. %+6.2f%%)   %7.1f + %5.1f ms   %6.2f%%   %10.0f  %6.0f%n",
+                        RATES[i] == 0 ? "none" : RATES[i] + " Hz", 100 * ratio[rounds / 2], 100 * ratio[rounds / 4], 100 * ratio[rounds - 1 - rounds / 4],
+                        median(rows, 5) / 1e6, median(rows, 6) / 1e6, 100 * sampler / median(rows, 0),
+                        median(rows, 2), rows.stream().mapToDouble(r -> r[3]).sum());
+            }
+            System.out.println("workload CPU of every chunk (ms): ");
+            for (int i = 0; i < RATES.length; i++) {
+                System.out.println("  " + (RATES[i] == 0 ? "none" : RATES[i] + " Hz") + ": "
+                        + Arrays.toString(results.get(i).stream().mapToLong(r -> Math.round(r[4] / 1e6)).toArray()));
+            }
+        }
+    }
+
+    /** CPU time of the live thread called {@code name}, 0 when there is none. */
+    private static long cpuOf(ThreadMXBean threads, String name) {
+        for (Thread t : Thread.getAllStackTraces().keySet()) if (t.getName().equals(name)) return Math.max(0, threads.getThreadCpuTime(t.getId()));
+        return 0;
+    }
+
+    private static double median(List<double[]> rows, int col) {
+        double[] v = rows.stream().mapToDouble(r -> r[col]).sorted().toArray();
+        return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+    }
+}

@@ -1,0 +1,59 @@
+package dev.bpf4j.cli;
+
+import dev.bpf4j.cli.profile.ProfileOptions;
+import dev.bpf4j.cli.profile.ProfileOutput;
+import dev.bpf4j.cli.profile.ProfileReport;
+import dev.bpf4j.cli.profile.ProfileSession;
+import dev.bpf4j.cli.profile.SubprogramChain;
+
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * {@code bpf4j demo}: what bpf4j is for, in one command. JIT-compiles a program whose main calls a
+ * 3-level chain of subprograms, runs it from Java in a loop, samples this JVM at 99 Hz with
+ * perf_event_open, unwinds every sample with bpf4j's own unwinder (the JIT's unwind rows, frame
+ * pointers, the copied user stack), prints the top stacks and writes a flame graph. Where the kernel
+ * refuses perf_event_open it says why and samples the Java stack instead.
+ */
+final class DemoCommand implements Command {
+    private static final String[] ROLES = {"main", "sub1", "sub2", "sub3"};
+
+    @Override public String name() { return "demo"; }
+    @Override public String summary() { return "profile a JIT-compiled subprogram chain in this JVM at 99 Hz and write a flame graph"; }
+    @Override public String usage() { return "bpf4j demo [--out DIR] [-F HZ] [--duration S] [--top N] [--perf-map]"; }
+
+    @Override public int run(List<String> argv, PrintStream out, PrintStream err) {
+        Args args = new Args(argv, Set.of("--out", "-F", "--duration", "--top"), Set.of(PerfMapFlag.NAME));
+        // --perf-map: Linux perf, sampling this JVM meanwhile, names the JIT code too.
+        if (PerfMapFlag.given(args, err)) PerfMapFlag.enable();
+        if (!args.positionals().isEmpty()) throw new UsageException("unexpected argument '" + args.positionals().get(0) + "'");
+        long hz = ProfileOptions.frequency(args, 99);
+        long nanos = ProfileOptions.durationNanos(args, 3);
+        int top = args.option("--top").map(ProfileCommand::parseTop).orElse(8);
+        Path dir = Path.of(args.option("--out").orElse("demo"));
+        out.printf("bpf4j demo: the JIT runs %s (main -> sub1 -> sub2 -> sub3, BPF-to-BPF calls) from Java in a loop;%n", SubprogramChain.NAME);
+        out.printf("sampling every thread of this JVM at %d Hz for %.1f s with perf_event_open, unwinding with bpf4j's unwinder%n", hz, nanos / 1e9);
+
+        ProfileReport r = ProfileSession.run(ProfileCommand.engines("jit").get(0),
+                new ProfileSession.Settings(ProfileOptions.sampler(args, hz, true), nanos, false, false));
+        if (r.refusal() != null) {
+            err.println("bpf4j demo: " + r.refusal());
+            err.println("bpf4j demo: falling back to sampling the workload thread's Java stack: JIT frames are invisible to it, so the flame graph"
+                    + " ends at the Java call into the JIT; allow perf_event_open (see above) to see them");
+        }
+        out.println(r.summary());
+        for (int i = 0; i < r.chain().size(); i++) out.printf("  %-4s = %s%n", ROLES[i], r.chain().get(i));
+        out.println("top stacks (root ... leaf):");
+        ProfileOutput.printTop(r.stacks(), top, out);
+        if (r.accuracy() != null) {
+            out.println(r.accuracy().describe());
+            if (r.accuracy().withCallchain() > 0) out.println(r.accuracy().describeCallchainByPlace());
+        }
+        List<Path> written = ProfileOutput.write(dir, List.of(r), "bpf4j demo: " + SubprogramChain.NAME + " on the JIT, " + hz + " Hz", 1_000_000_000L / hz);
+        for (Path p : written) out.println("wrote " + p);
+        return 0;
+    }
+}

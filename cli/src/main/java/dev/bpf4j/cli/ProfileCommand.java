@@ -1,0 +1,94 @@
+package dev.bpf4j.cli;
+
+import dev.bpf4j.cli.profile.ProfileOptions;
+import dev.bpf4j.cli.profile.ProfileOutput;
+import dev.bpf4j.cli.profile.ProfileReport;
+import dev.bpf4j.cli.profile.ProfileSession;
+import dev.bpf4j.cli.profile.SubprogramChain;
+import dev.bpf4j.runtime.Engine;
+
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * {@code bpf4j profile --pid-self WORKLOAD}: runs a bundled workload in this JVM while sampling every
+ * thread with perf_event_open (as {@code perf record -F HZ -g -p PID}), unwinds each sample with
+ * bpf4j's unwinder, prints the top stacks and writes folded stacks, a pprof profile and a flame
+ * graph into {@code --out}. Where perf_event_open is refused it says why and samples Java stacks instead.
+ */
+final class ProfileCommand implements Command {
+    static final List<String> WORKLOADS = List.of("subprog-chain");
+    private static final List<String> ENGINES = List.of("interp", "jit", "both");
+    private static final List<String> SAMPLERS = List.of("perf", "java");
+
+    @Override public String name() { return "profile"; }
+    @Override public String summary() { return "sample a bundled in-process workload with perf_event_open and write folded stacks, pprof and a flame graph"; }
+    @Override public String usage() {
+        return "bpf4j profile --pid-self WORKLOAD [-F HZ] [--duration S] [--engine interp|jit|both] [--out DIR] [--stack-size BYTES] "
+                + "[--callchain] [--threads] [--sampler perf|java] [--top N] [--perf-map]   (WORKLOAD: " + String.join(", ", WORKLOADS) + ")";
+    }
+
+    @Override public int run(List<String> argv, PrintStream out, PrintStream err) {
+        Args args = new Args(argv, Set.of("--pid-self", "-F", "--duration", "--engine", "--out", "--stack-size", "--sampler", "--top"),
+                Set.of("--callchain", "--threads", PerfMapFlag.NAME));
+        if (PerfMapFlag.given(args, err)) PerfMapFlag.enable();
+        if (!args.positionals().isEmpty()) throw new UsageException("unexpected argument '" + args.positionals().get(0) + "'");
+        String workload = args.option("--pid-self").orElseThrow(() -> new UsageException("missing --pid-self WORKLOAD (one of " + String.join(", ", WORKLOADS) + ")"));
+        if (!WORKLOADS.contains(workload)) throw new UsageException("unknown workload '" + workload + "' (expected one of " + String.join(", ", WORKLOADS) + ")");
+        String engineChoice = choice(args, "--engine", ENGINES, "jit");
+        String sampler = choice(args, "--sampler", SAMPLERS, "perf");
+        int top = args.option("--top").map(ProfileCommand::parseTop).orElse(10);
+        long hz = ProfileOptions.frequency(args, 99);
+        ProfileSession.Settings settings = new ProfileSession.Settings(ProfileOptions.sampler(args, hz, args.flag("--callchain")),
+                ProfileOptions.durationNanos(args, 3), args.flag("--threads"), sampler.equals("java"));
+        Path dir = Path.of(args.option("--out").orElse("profile"));
+
+        List<ProfileReport> reports = new ArrayList<>();
+        for (Engine engine : engines(engineChoice)) {
+            ProfileReport r = ProfileSession.run(engine, settings);
+            reports.add(r);
+            if (r.refusal() != null) {
+                err.println("bpf4j profile: " + r.refusal());
+                err.println("bpf4j profile: falling back to sampling the workload thread's Java stack (native and JIT frames are not visible to it)");
+            }
+            out.println("== " + r.engine());
+            out.println(r.summary());
+            if (r.accuracy() != null && r.accuracy().inProgram() > 0) out.println(r.accuracy().describe());
+            if (r.accuracy() != null && r.accuracy().withCallchain() > 0) out.println(r.accuracy().describeCallchainByPlace());
+            ProfileOutput.printTop(r.stacks(), top, out);
+        }
+        for (Path p : ProfileOutput.write(dir, reports, "bpf4j profile " + workload + " (" + SubprogramChain.NAME + ", " + engineChoice + ", " + hz + " Hz)",
+                1_000_000_000L / hz)) {
+            out.println("wrote " + p);
+        }
+        return 0;
+    }
+
+    static List<Engine> engines(String choice) {
+        List<Engine> out = new ArrayList<>();
+        for (String name : choice.equals("both") ? List.of("interp", "jit") : List.of(choice)) {
+            out.add(Engines.available().stream().filter(e -> e.name().equals(name)).findFirst()
+                    .orElseThrow(() -> new EngineUnavailableException("the '" + name + "' engine is not available in this build")));
+        }
+        return out;
+    }
+
+    private static String choice(Args args, String option, List<String> choices, String dflt) {
+        String v = args.option(option).orElse(dflt);
+        if (!choices.contains(v)) throw new UsageException(option + " '" + v + "' (expected one of " + String.join(", ", choices) + ")");
+        return v;
+    }
+
+    static int parseTop(String v) {
+        try {
+            int n = Integer.parseInt(v);
+            if (n >= 0) return n;
+        } catch (NumberFormatException ignored) {
+            // falls through to the usage error
+        }
+        throw new UsageException("--top " + v + ": expected a count >= 0");
+    }
+}

@@ -1,0 +1,83 @@
+package dev.bpf4j.unwind.sampling;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+import static dev.bpf4j.unwind.sampling.PerfAbi.*;
+
+/**
+ * What each PERF_RECORD_SAMPLE holds — IP | TID | TIME | [CALLCHAIN] | REGS_USER (bp, sp, ip) |
+ * STACK_USER — and how to read one back. The body is laid out in the order of
+ * {@code perf_output_sample()}: ip, pid/tid, time, callchain, user regs, user stack.
+ *
+ * @param callchain also ask for the kernel's own user callchain (to compare with our unwind)
+ * @param stackSize bytes of user stack copied per sample, a multiple of 8 (16 KiB by default)
+ */
+public record SampleFormat(boolean callchain, int stackSize) {
+    public static final int DEFAULT_STACK_SIZE = 16 * 1024;
+    /** The kernel refuses more: a record's size is a u16. */
+    public static final int MAX_STACK_SIZE = 65528 - 1024;
+
+    public SampleFormat {
+        if (stackSize <= 0 || stackSize % 8 != 0 || stackSize > MAX_STACK_SIZE) {
+            throw new IllegalArgumentException("user stack size " + stackSize + ": expected a multiple of 8 in [8, " + MAX_STACK_SIZE + "]");
+        }
+    }
+
+    public static SampleFormat defaults() { return new SampleFormat(false, DEFAULT_STACK_SIZE); }
+
+    public long sampleType() {
+        long t = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+        return callchain ? t | PERF_SAMPLE_CALLCHAIN : t;
+    }
+
+    public long regsMask() { return REGS_BP_SP_IP; }
+
+    /** The largest record this format makes: header, fixed fields, the callchain at its cap, regs, stack. */
+    public int maxRecordSize() {
+        int callchainMax = callchain ? 8 + 8 * 128 : 0;
+        return HEADER_SIZE + 8 + 8 + 8 + callchainMax + 8 + 3 * 8 + 8 + stackSize + 8;
+    }
+
+    /**
+     * Parses the body of a PERF_RECORD_SAMPLE ({@code record} starts at its header). Fails with a
+     * message naming the field when the record is shorter than its own fields say.
+     */
+    public PerfRecord.Sample parseSample(byte[] record, int length) {
+        ByteBuffer b = ByteBuffer.wrap(record, 0, length).order(ByteOrder.LITTLE_ENDIAN);
+        b.position(HEADER_SIZE);
+        try {
+            long ip = b.getLong();
+            int pid = b.getInt();
+            int tid = b.getInt();
+            long time = b.getLong();
+            long[] chain = new long[0];
+            if (callchain) {
+                long nr = b.getLong();
+                if (nr < 0 || nr > (length - b.position()) / 8) throw new IllegalArgumentException("callchain of " + nr + " entries in a " + length + "-byte record");
+                chain = new long[(int) nr];
+                for (int i = 0; i < nr; i++) chain[i] = b.getLong();
+            }
+            long abi = b.getLong();
+            long bp = 0, sp = 0, regIp = 0;
+            boolean hasRegs = abi != PERF_SAMPLE_REGS_ABI_NONE;
+            if (hasRegs) {
+                bp = b.getLong();
+                sp = b.getLong();
+                regIp = b.getLong();
+            }
+            long size = b.getLong();
+            byte[] stack = new byte[0];
+            if (size != 0) {
+                if (size < 0 || size > length - b.position() - 8) throw new IllegalArgumentException("user stack of " + size + " bytes in a " + length + "-byte record");
+                int at = b.position();
+                long dynSize = b.getLong(at + (int) size);
+                if (dynSize < 0 || dynSize > size) throw new IllegalArgumentException("user stack dyn_size " + dynSize + " > size " + size);
+                stack = java.util.Arrays.copyOfRange(record, at, at + (int) dynSize);
+            }
+            return new PerfRecord.Sample(pid, tid, time, ip, hasRegs, bp, sp, regIp, stack, chain);
+        } catch (java.nio.BufferUnderflowException | IndexOutOfBoundsException e) {
+            throw new IllegalArgumentException("PERF_RECORD_SAMPLE of " + length + " bytes is truncated (at byte " + b.position() + ")");
+        }
+    }
+}

@@ -1,0 +1,212 @@
+package dev.bpf4j.unwind.sampling;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
+
+/**
+ * Samples every thread of this process with perf_event_open, one event and ring per thread (the
+ * tids of {@code /proc/self/task}, rescanned to follow new threads), all drained by one reader
+ * thread that hands each {@link PerfRecord.Sample} to the sink on that thread: the sink must be
+ * quick (a slow one lets the rings fill and the kernel drop samples; {@code Profiler} queues them).
+ * The reader thread itself is not sampled. {@link #start()} fails with
+ * {@link SamplingRefusedException} when the kernel refuses; a failure of the sink or of the reader
+ * (a corrupt record) ends sampling and is rethrown by {@link #stop()}.
+ */
+public final class Sampler implements AutoCloseable {
+    private final SamplerOptions options;
+    private final Consumer<PerfRecord.Sample> sink;
+    private final CompletableFuture<Void> started = new CompletableFuture<>();
+    private final Map<Integer, ThreadEvent> events = new HashMap<>();
+    private final Set<Integer> refused = new HashSet<>();
+    private final Set<Integer> preferred = new java.util.concurrent.CopyOnWriteArraySet<>();
+    private final Thread reader;
+    private volatile boolean stopping;
+    private volatile SamplerStats finalStats;
+    private long samples, lost, other;
+    private int threads, threadsRefused;
+    private String firstThreadError;
+    /** What ended sampling early: the sink's exception, or the reader's own. */
+    private volatile RuntimeException sinkFailure;
+    /** The encoded perf_event_attr in native memory, owned by the reader thread. */
+    private long attr;
+
+    public Sampler(SamplerOptions options, Consumer<PerfRecord.Sample> sink) {
+        this.options = options;
+        this.sink = sink;
+        this.reader = new Thread(this::readLoop, "bpf4j-sampler");
+        reader.setDaemon(true);
+    }
+
+    /**
+     * Opens the event of {@code tid} before the others (call before {@link #start}): where the
+     * locked-memory budget holds rings for only some threads (unprivileged, a low {@code ulimit -l}),
+     * the thread that matters gets one.
+     */
+    public Sampler preferThread(int tid) {
+        preferred.add(tid);
+        return this;
+    }
+
+    /** The calling thread's kernel tid, from {@code /proc/thread-self} ({@code PID/task/TID}). */
+    public static int currentTid() {
+        try {
+            return Integer.parseInt(Files.readSymbolicLink(Path.of("/proc/thread-self")).getFileName().toString());
+        } catch (IOException | NumberFormatException e) {
+            throw new IllegalStateException("cannot read /proc/thread-self: " + e.getMessage(), e);
+        }
+    }
+
+    /** Opens the events of the current threads and starts reading; throws when sampling is refused. */
+    public Sampler start() {
+        reader.start();
+        try {
+            started.get();
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException r) throw r;
+            throw new IllegalStateException(e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            stop();
+            throw new IllegalStateException("interrupted while the sampler started");
+        }
+        return this;
+    }
+
+    /** Stops sampling, drains what is left and returns the counts; a failure of the sink is rethrown. */
+    public SamplerStats stop() {
+        stopping = true;
+        LockSupport.unpark(reader);
+        boolean interrupted = false;
+        while (reader.isAlive()) {
+            try {
+                reader.join();
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) Thread.currentThread().interrupt();
+        if (sinkFailure != null) throw sinkFailure;
+        return finalStats;
+    }
+
+    @Override public void close() { if (reader.isAlive()) stop(); }
+
+    private void readLoop() {
+        int self = (int) PerfSys.gettid();
+        attr = PerfSys.allocate(options.attr().encode());
+        try {
+            try {
+                rescan(self, true);
+                started.complete(null);
+            } catch (RuntimeException e) {
+                started.completeExceptionally(e);
+                return;
+            }
+            long drainNanos = TimeUnit.MILLISECONDS.toNanos(options.drainMillis());
+            long rescanNanos = TimeUnit.MILLISECONDS.toNanos(options.rescanMillis());
+            long nextRescan = System.nanoTime() + rescanNanos;
+            try {
+                while (!stopping && sinkFailure == null) {
+                    drainAll();
+                    if (System.nanoTime() - nextRescan >= 0) {
+                        rescan(self, false);
+                        nextRescan = System.nanoTime() + rescanNanos;
+                    }
+                    LockSupport.parkNanos(drainNanos);
+                }
+                drainAll();
+            } catch (RuntimeException e) {
+                if (sinkFailure == null) sinkFailure = new IllegalStateException("sampler reader failed: " + e.getMessage(), e);
+            }
+        } finally {
+            for (ThreadEvent e : events.values()) e.close();
+            events.clear();
+            PerfSys.free(attr);
+            finalStats = new SamplerStats(samples, lost, other, threads, threadsRefused, firstThreadError);
+        }
+    }
+
+    private void drainAll() {
+        for (ThreadEvent e : events.values()) e.reader.drain(this::deliver);
+    }
+
+    private void deliver(PerfRecord r) {
+        if (r instanceof PerfRecord.Sample s) {
+            samples++;
+            if (sinkFailure != null) return;
+            try {
+                sink.accept(s);
+            } catch (RuntimeException ex) {
+                sinkFailure = ex;
+            }
+        } else if (r instanceof PerfRecord.Lost l) {
+            lost += l.lost();
+        } else {
+            other++;
+        }
+    }
+
+    /** Opens events for new threads; drains and closes those of threads that exited. */
+    private void rescan(int self, boolean first) {
+        Set<Integer> live = tasks();
+        for (Iterator<Map.Entry<Integer, ThreadEvent>> it = events.entrySet().iterator(); it.hasNext(); ) {
+            Map.Entry<Integer, ThreadEvent> e = it.next();
+            if (!live.contains(e.getKey())) {
+                e.getValue().reader.drain(this::deliver);
+                e.getValue().close();
+                it.remove();
+            }
+        }
+        refused.retainAll(live);
+        List<Integer> order = new ArrayList<>(live);
+        order.sort(Comparator.comparing((Integer t) -> !preferred.contains(t)).thenComparing(t -> t));
+        for (int tid : order) {
+            if (tid == self || events.containsKey(tid) || refused.contains(tid)) continue;
+            try {
+                ThreadEvent e = ThreadEvent.open(tid, attr, options.attr().format(), options.dataPages());
+                if (e != null) {
+                    events.put(tid, e);
+                    threads++;
+                }
+            } catch (SamplingRefusedException ex) {
+                // The first refusal, before any thread is sampled, is the answer for the whole process.
+                if (first && events.isEmpty()) throw ex;
+                // Not retried: what refused it (the locked-memory budget, say) holds until rings are freed.
+                refused.add(tid);
+                threadsRefused++;
+                if (firstThreadError == null) firstThreadError = ex.getMessage();
+            }
+        }
+    }
+
+    private static Set<Integer> tasks() {
+        Set<Integer> tids = new HashSet<>();
+        try (Stream<Path> s = Files.list(Path.of("/proc/self/task"))) {
+            s.forEach(p -> {
+                try {
+                    tids.add(Integer.parseInt(p.getFileName().toString()));
+                } catch (NumberFormatException ignored) {
+                    // not a task directory
+                }
+            });
+        } catch (IOException e) {
+            throw new SamplingRefusedException("cannot list /proc/self/task: " + e.getMessage());
+        }
+        return tids;
+    }
+}

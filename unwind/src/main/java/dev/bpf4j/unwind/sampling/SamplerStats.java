@@ -1,0 +1,8 @@
+package dev.bpf4j.unwind.sampling;
+
+/**
+ * What a sampler saw: samples delivered, samples the kernel reported lost (PERF_RECORD_LOST),
+ * other records (throttling), threads it sampled over its life, and threads whose event could
+ * not be set up after the first (a ring over the locked-memory limit, say).
+ */
+public record SamplerStats(long samples, long lost, long otherRecords, int threads, int threadsRefused, String firstThreadError) {}

@@ -1,0 +1,70 @@
+package dev.bpf4j.unwind.sampling;
+
+import dev.bpf4j.unwind.ThreadStack;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * perf_event_open on this JVM: a busy thread started after the sampler is followed (rescan) and its
+ * samples carry its tid, user registers inside its own stack and a copy of that stack. Skipped, with
+ * the kernel's reason, where perf_event_open is refused.
+ */
+class SamplerLiveTest {
+    static Sampler startOrSkip(SamplerOptions options, java.util.function.Consumer<PerfRecord.Sample> sink) {
+        try {
+            return new Sampler(options, sink).start();
+        } catch (SamplingRefusedException e) {
+            assumeTrue(false, "perf_event_open refused here: " + e.getMessage());
+            throw e;
+        }
+    }
+
+    @Test
+    void samplesANewThreadWithItsRegistersAndStack() throws Exception {
+        List<PerfRecord.Sample> samples = new CopyOnWriteArrayList<>();
+        AtomicInteger tid = new AtomicInteger();
+        long[] bounds = new long[2];
+        SamplerStats stats;
+        try (Sampler sampler = startOrSkip(new SamplerOptions(PerfEventAttr.cpuClockAtFrequency(999, new SampleFormat(true, 8192)), 64, 5, 20), samples::add)) {
+            Thread busy = new Thread(() -> {
+                tid.set((int) PerfSys.gettid());
+                assertThat(Sampler.currentTid()).as("/proc/thread-self").isEqualTo(tid.get());
+                ThreadStack st = ThreadStack.current();
+                bounds[0] = st.low();
+                bounds[1] = st.high();
+                // 0.6 s of this thread's CPU time, not wall time: cpu-clock samples CPU time, and a loaded machine gives less.
+                java.lang.management.ThreadMXBean cpu = java.lang.management.ManagementFactory.getThreadMXBean();
+                long end = cpu.getCurrentThreadCpuTime() + 600_000_000L, x = 1;
+                while (cpu.getCurrentThreadCpuTime() < end) {
+                    for (int i = 0; i < 10_000; i++) x = x * 6364136223846793005L + 1442695040888963407L;
+                }
+                if (x == 42) System.out.println(x);
+            });
+            busy.start();
+            busy.join();
+            stats = sampler.stop();
+        }
+        List<PerfRecord.Sample> mine = samples.stream().filter(s -> s.tid() == tid.get()).toList();
+        assertThat(stats.threads()).isGreaterThan(1);
+        assertThat(stats.samples()).isEqualTo(samples.size());
+        // 999 Hz for ~0.6 s of CPU, minus the time before the rescan found the thread.
+        assertThat(mine.size()).as("samples of the busy thread (%s)", stats).isGreaterThan(100);
+        for (PerfRecord.Sample s : mine) {
+            assertThat(s.hasRegs()).isTrue();
+            assertThat(s.regIp()).isEqualTo(s.ip());
+            assertThat(Long.compareUnsigned(s.sp(), bounds[0]) >= 0 && Long.compareUnsigned(s.sp(), bounds[1]) < 0).as("sp in the thread's stack").isTrue();
+            assertThat(s.stack().length).isBetween(8, 8192);
+            assertThat(s.userCallchain()).isNotEmpty();
+            assertThat(s.userCallchain()[0]).isEqualTo(s.ip());
+        }
+        // Times are CLOCK_MONOTONIC, the clock of System.nanoTime().
+        long now = System.nanoTime();
+        assertThat(mine.get(mine.size() - 1).time()).isBetween(now - 5_000_000_000L, now);
+    }
+}
