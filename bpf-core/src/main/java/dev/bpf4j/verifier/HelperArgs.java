@@ -140,7 +140,7 @@ final class HelperArgs {
             throw typeError(pc, r, v, helper, "fp, pkt, map_value or mem");
         }
         if (v.type != RegType.PTR_TO_STACK) return;
-        long lo = memory.stackRange(pc, r, v, 0, len);
+        long lo = memory.stackRange(pc, r, v, 0, len, false);
         FuncState frame = st.frames.get(v.frameno);
         long hi = v.off + v.smax + len;
         for (long a = lo; a < hi; a++) {

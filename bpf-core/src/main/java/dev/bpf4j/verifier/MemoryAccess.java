@@ -87,7 +87,10 @@ final class MemoryAccess {
      * Checks that every byte {@code base + off + [0, size)} may touch lies in the pointer's frame
      * {@code [-512, 0)} and, at a constant offset, that the access is aligned; returns the lowest offset.
      */
-    long stackRange(int pc, int baseReg, RegState base, long off, long size) {
+    long stackRange(int pc, int baseReg, RegState base, long off, long size) { return stackRange(pc, baseReg, base, off, size, true); }
+
+    /** As above; {@code aligned} false for a helper's memory argument, which any byte may start. */
+    long stackRange(int pc, int baseReg, RegState base, long off, long size, boolean aligned) {
         if (base.smin <= -MAX_VAR_OFF || base.smax >= MAX_VAR_OFF) {
             throw reject.at(pc, "R" + baseReg + " unbounded variable-offset stack access var_off=[" + base.smin + ", " + base.smax + "]");
         }
@@ -99,7 +102,7 @@ final class MemoryAccess {
             throw reject.at(pc, "invalid variable-offset stack access R" + baseReg + " var_off=[" + base.smin + ", " + base.smax
                     + "] off=" + (base.off + off) + " size=" + size);
         }
-        if (base.isConst() && size <= 8 && Math.floorMod(lo, size) != 0) {
+        if (aligned && base.isConst() && size <= 8 && Math.floorMod(lo, size) != 0) {
             throw reject.at(pc, "misaligned stack access off " + lo + " size " + size);
         }
         return lo;

@@ -19,8 +19,8 @@ class UnsupportedInsnTest {
     @Test void callx() {
         accepted(prog(mov(1, 0), mov(2, 5), new Insn(0x8d, 2, 0, 0, 0), EXIT));
         accepted(prog(mov(7, 5), new Insn(0x8d, 7, 0, 0, 0), movReg(0, 7), EXIT));
-        rejected(prog(new Insn(0x8d, 2, 0, 0, 0), EXIT), 0, "r2 is read but not initialised");
-        rejected(prog(mov(2, 5), new Insn(0x8d, 2, 0, 0, 0), movReg(0, 2), EXIT), 2, "r2 is read but not initialised");
+        rejected(prog(new Insn(0x8d, 2, 0, 0, 0), EXIT), 0, "R2 !read_ok");
+        rejected(prog(mov(2, 5), new Insn(0x8d, 2, 0, 0, 0), movReg(0, 2), EXIT), 2, "R2 !read_ok");
         rejected(prog(mov(2, 5), new Insn(0x8d, 2, 1, 0, 0), EXIT), 1, "reserved field src=1");
         rejected(prog(mov(2, 5), new Insn(0x8d, 2, 0, 1, 0), EXIT), 1, "reserved field off=1");
         rejected(prog(mov(2, 5), new Insn(0x8d, 2, 0, 0, 5), EXIT), 1, "reserved field imm=5");
