@@ -10,7 +10,7 @@ import java.util.List;
 /** {@code bpf4j}: a thin command line over the bpf4j API. */
 public final class Main {
     static final List<Command> COMMANDS = List.of(
-            new RunCommand(), new ConformanceCommand(), new AsmCommand(), new DisasmCommand(), new TraceCommand());
+            new RunCommand(), new ConformanceCommand(), new AsmCommand(), new DisasmCommand(), new TraceCommand(), new FuzzCommand());
 
     private Main() {}
 
