@@ -2,14 +2,15 @@ package dev.bpf4j.fuzz;
 
 /**
  * Names the address of a run-time error so that it can be compared between engines and runs:
- * relative to the memory block ({@code mem+0x10}, {@code mem-0x8}) when it lies within 64 bytes of it,
+ * relative to the memory block ({@code mem+0x10}, {@code mem-0x8}) when it lies within a page of it
+ * (the run allocates that page on both sides itself, see {@link Execution#GUARD}),
  * absolute when it is a small number (a null or scalar pointer, {@code 0x8}), else {@code native}:
  * somewhere in a stack or heap the engines place differently, compared by kind and pc only.
  */
 final class Addresses {
     private Addresses() {}
 
-    static final long NEAR = 64;
+    static final long NEAR = 4096;
 
     static String describe(long address, long memBase, long memLength) {
         if (memBase != 0 && address >= memBase - NEAR && address < memBase + memLength + NEAR) {

@@ -45,13 +45,20 @@ public final class Execution {
         }
     }
 
+    /**
+     * Bytes of our own allocation on each side of the block: whatever an engine allocates itself (the
+     * interpreter's stack, ...) is never within this distance, so {@link Addresses} can name every
+     * address this close to the block relative to it without mistaking a neighbour for it.
+     */
+    static final int GUARD = (int) Addresses.NEAR;
+
     static Observation runOnce(Executable exe, byte[] mem, int shift) {
         long block = 0, base = 0;
         int len = mem == null ? 0 : mem.length;
         try {
             if (mem != null) {
-                block = NativeMemory.allocate(len + shift + 1L);
-                base = block + shift;
+                block = NativeMemory.allocate(len + 2L * GUARD + shift);
+                base = block + GUARD + shift;
                 NativeMemory.write(base, mem, 0, len);
             }
             RunContext.Builder ctx = RunContext.builder().arg(1, base).arg(2, len).budget(FuzzConventions.BUDGET);
