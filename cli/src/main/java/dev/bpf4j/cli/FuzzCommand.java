@@ -29,9 +29,10 @@ final class FuzzCommand implements Command {
     @Override public String name() { return "fuzz"; }
     @Override public String summary() { return "differential fuzzing of the engines, with minimised .data reproducers"; }
     @Override public String usage() {
-        return "bpf4j fuzz [--seed S] [--count N | --time T] [--mode grammar|bytes|mutate] [--frame-escapes] [--corpus DIR] "
+        return "bpf4j fuzz [--seed S] [--count N | --time T] [--mode grammar|bytes|mutate|replay] [--frame-escapes] [--corpus DIR] "
                 + "[--out DIR] [--engines interp,jit] [--jobs N] [--minimise N]   (T: 90s, 10m, 1h; --frame-escapes: also the "
-                + "issue-21 classes; --minimise: reproducers per mismatch class, default 5)";
+                + "issue-21 classes; replay: each .data file of --corpus once, as it is; --minimise: reproducers per mismatch class, "
+                + "default 5)";
     }
 
     @Override public int run(List<String> argv, PrintStream out, PrintStream err) {
@@ -47,6 +48,11 @@ final class FuzzCommand implements Command {
         int minimise = (int) args.option("--minimise").map(s -> parseLong("--minimise", s)).orElse(5L).longValue();
         if (jobs < 1 || minimise < 0) throw new UsageException("--jobs must be at least 1 and --minimise not negative");
         ProgramGenerator generator = generator(args);
+        if (generator instanceof DataFileMutator m && generator.name().equals("replay")) {
+            if (args.option("--count").isPresent() || time != null) throw new UsageException("replay runs every file once: no --count or --time");
+            seed = 0;
+            count = (long) m.corpusSize();
+        }
         DifferentialHarness harness = new DifferentialHarness(engines(args.option("--engines").orElse("interp,jit")));
         Path outDir = args.option("--out").map(Path::of).orElse(null);
 
@@ -70,12 +76,12 @@ final class FuzzCommand implements Command {
         return switch (mode) {
             case "grammar" -> new GrammarGenerator(GrammarOptions.defaults().withFrameEscapes(frames));
             case "bytes" -> new RawBytesGenerator();
-            case "mutate" -> {
+            case "mutate", "replay" -> {
                 Path corpus = Path.of(args.option("--corpus").orElse(DEFAULT_CORPUS));
                 if (!Files.exists(corpus)) throw new CliException("no corpus at " + corpus + " (give --corpus DIR)");
-                yield new DataFileMutator(CorpusFiles.collect(corpus));
+                yield new DataFileMutator(CorpusFiles.collect(corpus), mode.equals("replay"));
             }
-            default -> throw new UsageException("unknown mode '" + mode + "' (expected grammar, bytes or mutate)");
+            default -> throw new UsageException("unknown mode '" + mode + "' (expected grammar, bytes, mutate or replay)");
         };
     }
 

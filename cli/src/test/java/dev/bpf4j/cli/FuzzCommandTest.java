@@ -27,6 +27,15 @@ class FuzzCommandTest {
         assertThat(r.out()).contains(": 100 programs,");
     }
 
+    @Test void replayRunsEveryFileOnceAsItIs(@TempDir Path dir) throws Exception {
+        Files.writeString(dir.resolve("a.data"), "-- asm\nldxw %r0, [%r1+0]\nexit\n-- mem\n2a 00 00 00\n-- result\n42\n");
+        Files.writeString(dir.resolve("b.data"), "-- asm\nmov %r0, 7\nexit\n-- result\n7\n");
+        CliRunner r = CliRunner.run("fuzz", "--mode", "replay", "--corpus", dir.toString());
+        assertThat(r.status()).as(r.out() + r.err()).isZero();
+        assertThat(r.out()).contains("fuzz replay seed 0: 2 programs,").contains("accepted 100.0%, mismatches 0");
+        assertThat(CliRunner.run("fuzz", "--mode", "replay", "--corpus", dir.toString(), "--count", "3").status()).isEqualTo(2);
+    }
+
     @Test void badCommandLinesAreUsageErrors() {
         assertThat(CliRunner.run("fuzz", "--count", "5", "--time", "1s").status()).isEqualTo(2);
         assertThat(CliRunner.run("fuzz", "--mode", "nope").status()).isEqualTo(2);

@@ -25,7 +25,16 @@ public final class DataFileMutator implements ProgramGenerator {
 
     private final List<Seed> seeds = new ArrayList<>();
 
-    public DataFileMutator(List<Path> files) {
+    private final boolean replay;
+
+    public DataFileMutator(List<Path> files) { this(files, false); }
+
+    /**
+     * {@code replay}: no mutation, program {@code seed} is the file of that index (modulo their
+     * number), in name order: runs a directory of reproducers once each.
+     */
+    public DataFileMutator(List<Path> files, boolean replay) {
+        this.replay = replay;
         for (Path f : files) {
             try {
                 DataFile d = DataFile.read(f);
@@ -43,9 +52,13 @@ public final class DataFileMutator implements ProgramGenerator {
 
     public int corpusSize() { return seeds.size(); }
 
-    @Override public String name() { return "mutate"; }
+    @Override public String name() { return replay ? "replay" : "mutate"; }
 
     @Override public FuzzCase generate(long seed) {
+        if (replay) {
+            Seed s = seeds.get((int) Math.floorMod(seed, (long) seeds.size()));
+            return new FuzzCase(s.name(), s.insns(), s.mem());
+        }
         Random rnd = new Random(seed);
         Seed s = seeds.get(rnd.nextInt(seeds.size()));
         List<Insn> insns = new ArrayList<>(s.insns());
