@@ -69,7 +69,7 @@ public final class Execution {
             } catch (BpfRuntimeException e) {
                 return Observation.failed(e.kind(), e.pc(), Addresses.describe(e.address(), base, len), contents(base, len), e.getMessage());
             } catch (BpfException e) {
-                return new Observation(Observation.Verdict.FAILED, 0, null, -1, e.getClass().getSimpleName(), contents(base, len), e.getMessage());
+                return Observation.failedOtherwise(e, contents(base, len));
             } catch (RuntimeException | LinkageError | StackOverflowError | AssertionError e) {
                 return Observation.crashed(e);
             }

@@ -34,6 +34,11 @@ public record Observation(Verdict verdict, long r0, ErrorKind kind, int pc, Stri
         return new Observation(Verdict.FAILED, 0, kind, pc, address, mem, message);
     }
 
+    /** A run that ended with a bpf4j error other than a {@link dev.bpf4j.runtime.BpfRuntimeException}: compared by its type and message. */
+    public static Observation failedOtherwise(Throwable e, byte[] mem) {
+        return new Observation(Verdict.FAILED, 0, null, -1, null, mem, e.getClass().getSimpleName() + ": " + e.getMessage());
+    }
+
     public static Observation rejected(String message) { return new Observation(Verdict.REJECTED, 0, null, -1, null, null, message); }
 
     public static Observation crashed(Throwable t) {
@@ -44,7 +49,7 @@ public record Observation(Verdict verdict, long r0, ErrorKind kind, int pc, Stri
     public String ending() {
         return switch (verdict) {
             case RETURNED -> String.format("r0 = 0x%x", r0);
-            case FAILED -> kind + " at pc " + pc + (address == null ? "" : " (address " + address + ")");
+            case FAILED -> kind == null ? message : kind + " at pc " + pc + (address == null ? "" : " (address " + address + ")");
             case REJECTED -> "rejected";
             case CRASHED -> "crashed: " + message;
         };
