@@ -15,10 +15,13 @@ import java.util.function.Consumer;
  * {@link DifferentialHarness} until a count or a time is reached, on {@code jobs} threads. Each
  * mismatch is counted by class; the first few of each class are minimised ({@link Minimiser}) and,
  * with an output directory, written as {@code .data} reproducers ({@link Reproducer}). A program that
- * runs longer than {@link #HANG_AFTER} is reported as a hang through the progress sink.
+ * runs longer than {@link #HANG_AFTER} is reported as a hang through the progress sink, one whose load
+ * takes longer than {@link #SLOW_LOAD} as a slow load.
  */
 public final class Campaign {
     public static final Duration HANG_AFTER = Duration.ofSeconds(20);
+    /** A load (gate + engine) slower than this is reported, with the program's origin, and counted. */
+    public static final Duration SLOW_LOAD = Duration.ofMillis(500);
 
     /** What to run. {@code count} or {@code time} (either may be null, not both). */
     public record Plan(ProgramGenerator generator, long seed, Long count, Duration time, int jobs, Path outDir,
@@ -76,6 +79,12 @@ public final class Campaign {
                     }
                     synchronized (busySince) { busySince[job] = 0; }
                     stats.add(r);
+                    for (EngineOutcome o : r.outcomes()) {
+                        if (o.loadNanos() > SLOW_LOAD.toNanos()) {
+                            stats.slowLoad();
+                            progress.accept(String.format("slow load: %s took %d ms on %s", c.origin(), o.loadNanos() / 1_000_000, o.engine()));
+                        }
+                    }
                     if (!r.agree() && !r.outcomes().isEmpty() && claim(minimisedPerClass, r.mismatchClass(), plan.minimisePerClass())) {
                         findings.add(minimise(r, plan.outDir()));
                     }

@@ -4,10 +4,13 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
 
-/** Counts of one campaign, updated by its workers: programs, rejected loads, mismatches by class, crashes, hangs. */
+/**
+ * Counts of one campaign, updated by its workers: programs, rejected loads, mismatches by class, crashes,
+ * hangs, and loads slower than {@link Campaign#SLOW_LOAD} (not a failure: a finding about the gate or an engine).
+ */
 public final class CampaignStats {
     private final long startNanos = System.nanoTime();
-    private long programs, rejected, mismatches, crashes, hangs;
+    private long programs, rejected, mismatches, crashes, hangs, slowLoads;
     private final Map<String, Long> byClass = new TreeMap<>();
 
     synchronized void add(DifferentialReport r) {
@@ -22,12 +25,15 @@ public final class CampaignStats {
 
     synchronized void hang() { hangs++; }
 
+    synchronized void slowLoad() { slowLoads++; }
+
     public synchronized long programs() { return programs; }
     public synchronized long rejected() { return rejected; }
     public synchronized long accepted() { return programs - rejected; }
     public synchronized long mismatches() { return mismatches; }
     public synchronized long crashes() { return crashes; }
     public synchronized long hangs() { return hangs; }
+    public synchronized long slowLoads() { return slowLoads; }
     public synchronized Map<String, Long> byClass() { return new TreeMap<>(byClass); }
 
     public double seconds() { return (System.nanoTime() - startNanos) / 1e9; }
@@ -39,7 +45,8 @@ public final class CampaignStats {
         double s = seconds();
         String classes = byClass.isEmpty() ? "" : byClass.entrySet().stream().map(e -> e.getKey() + " " + e.getValue())
                 .collect(Collectors.joining(", ", " (", ")"));
-        return String.format("%d programs, %.0f/s, accepted %.1f%%, mismatches %d%s, crashes %d, hangs %d",
-                programs, s > 0 ? programs / s : 0, acceptedPercent(), mismatches, classes, crashes, hangs);
+        return String.format("%d programs, %.0f/s, accepted %.1f%%, mismatches %d%s, crashes %d, hangs %d%s",
+                programs, s > 0 ? programs / s : 0, acceptedPercent(), mismatches, classes, crashes, hangs,
+                slowLoads == 0 ? "" : ", slow loads " + slowLoads);
     }
 }

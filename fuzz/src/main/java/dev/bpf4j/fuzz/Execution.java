@@ -29,6 +29,7 @@ public final class Execution {
 
     public static EngineOutcome run(Engine engine, FuzzCase c, LoadOptions options) {
         Executable exe;
+        long start = System.nanoTime();
         try {
             exe = Bpf.load(c.program(), engine, options);
         } catch (BpfException e) {
@@ -36,10 +37,11 @@ public final class Execution {
         } catch (RuntimeException | LinkageError | StackOverflowError | AssertionError e) {
             return new EngineOutcome(engine.name(), Observation.crashed(e), null);
         }
+        long loadNanos = System.nanoTime() - start;
         try (exe) {
             Observation first = runOnce(exe, c.mem(), 0);
             Observation second = atDepth(SECOND_RUN_DEPTH, () -> runOnce(exe, c.mem(), SECOND_RUN_SHIFT));
-            return new EngineOutcome(engine.name(), first, second);
+            return new EngineOutcome(engine.name(), first, second, loadNanos);
         } catch (RuntimeException | LinkageError | StackOverflowError | AssertionError e) {
             return new EngineOutcome(engine.name(), Observation.crashed(e), null);
         }
