@@ -125,6 +125,12 @@ public final class Campaign {
         return new Result(stats, List.copyOf(findings));
     }
 
+    private static java.util.Set<String> kinds(DifferentialReport r) {
+        java.util.Set<String> out = new java.util.TreeSet<>();
+        for (Difference d : r.differences()) out.add(d.kind());
+        return out;
+    }
+
     private static boolean claim(Map<String, Integer> perClass, String cls, int limit) {
         synchronized (perClass) {
             int n = perClass.getOrDefault(cls, 0);
@@ -134,9 +140,17 @@ public final class Campaign {
         }
     }
 
+    /**
+     * Shrinks while the program shows the same differences (the same kinds, the first one first), so
+     * that the minimiser does not drift from one bug to another of the same first kind.
+     */
     private Finding minimise(DifferentialReport r, Path outDir) {
         String cls = r.mismatchClass();
-        Minimiser m = new Minimiser(c -> cls.equals(harness.run(c).mismatchClass()), 3000);
+        java.util.Set<String> kinds = kinds(r);
+        Minimiser m = new Minimiser(c -> {
+            DifferentialReport x = harness.run(c);
+            return cls.equals(x.mismatchClass()) && kinds.equals(kinds(x));
+        }, 3000);
         FuzzCase small = m.minimise(r.fuzzCase());
         DifferentialReport smallReport = harness.run(small);
         if (!cls.equals(smallReport.mismatchClass())) smallReport = r; // cannot happen unless the mismatch is flaky
