@@ -150,7 +150,7 @@ final class ProgramWriter {
         else if (p < 83 && !inLoop) call();
         else if (p < 89 && !inLoop) helperCall();
         else if (p < 95 && !inLoop) derivePointer();
-        else if (p < 97 && nesting < 3) jumpOverDeadBlock();
+        else if (p < 97 && nesting < 3 && rnd.nextInt(4) == 0) jumpOverDeadBlock(); // Linux refuses unreachable code: rare
         else aluImm();
     }
 
@@ -379,14 +379,12 @@ final class ProgramWriter {
         switch (id) {
             case FuzzConventions.UNWIND -> setArg(1, rnd.nextInt(4) == 0 ? 0 : InsnChoices.imm(rnd));
             case 113, 115 -> { // probe_read_kernel(_str)(dst, size, src)
-                int dstOff = pointerArg(1);
-                setArg(2, oddSize(dstOff));
-                if (rnd.nextInt(4) == 0) setArg(3, new int[] {0, 8, -1, 0x1000}[rnd.nextInt(4)]);
-                else pointerArg(3);
+                Room dst = pointerArg(1);
+                Room src = rnd.nextInt(4) == 0 ? oddSource() : pointerArg(3);
+                setArg(2, oddSize(new Room(Math.min(dst.bytes(), src.bytes()), dst.mayPass() && src.mayPass())));
             }
             case 6 -> { // trace_printk(fmt, size, a, b, c): the format is whatever the frame or block holds
-                int fmtOff = pointerArg(1);
-                setArg(2, oddSize(fmtOff));
+                setArg(2, oddSize(pointerArg(1)));
                 for (int r = 3; r <= 5; r++) setArg(r, InsnChoices.imm(rnd));
             }
             default -> { }
@@ -396,34 +394,47 @@ final class ProgramWriter {
     }
 
     /**
-     * r{@code a} = a pointer into this frame or the memory block; returns how many bytes lie from it
-     * to the end of its region (frames are never left unless frame escapes are on).
+     * How far a helper may go from a pointer argument: {@code bytes} to the end of its region; {@code mayPass}
+     * when going past that end is a defined error (the memory block: every engine checks the same region)
+     * rather than a read of whatever lies above a frame.
      */
-    private int pointerArg(int a) {
+    private record Room(int bytes, boolean mayPass) {}
+
+    /** r3 = a number where the helper expects a pointer (null, small, -1, a page): no room at all. */
+    private Room oddSource() {
+        setArg(3, new int[] {0, 8, -1, 0x1000}[rnd.nextInt(4)]);
+        return new Room(Integer.MAX_VALUE, true);
+    }
+
+    /**
+     * r{@code a} = a pointer into this frame or the memory block, and its room. Frames are never left
+     * unless frame escapes are on (then the room is 1 KiB, reaching into the caller's frame and beyond).
+     */
+    private Room pointerArg(int a) {
         if (memLen > 0 && st.is(6, PTR_TO_MEM) && rnd.nextBoolean()) {
             int o = rnd.nextInt(memLen + 1);
             emit(new Insn(ALU64 | MOV | X, a, 6, 0, 0));
             emit(new Insn(ALU64 | ADD | K, a, 0, 0, o - st.off[6]));
             st.scalar(a);
-            return memLen - o;
+            return new Room(memLen - o, true);
         }
         int k = -8 * (1 + rnd.nextInt(FRAME / 8));
         emit(new Insn(ALU64 | MOV | X, a, 10, 0, 0));
         emit(new Insn(ALU64 | ADD | K, a, 0, 0, k));
         st.scalar(a);
-        return opt.frameEscapes() ? Integer.MAX_VALUE : -k;
+        return opt.frameEscapes() ? new Room(1024, true) : new Room(-k, false);
     }
 
-    /** A size for a helper buffer with {@code room} bytes: 0, 1, exactly the room, one past it, or odd. */
-    private int oddSize(int room) {
-        int limit = room == Integer.MAX_VALUE ? 1024 : room;
+    /** A size for a helper buffer: 0, 1, exactly the room, one past it (where that is defined), -1, or below the room. */
+    private int oddSize(Room room) {
+        int limit = Math.min(room.bytes(), 1024);
         return switch (rnd.nextInt(6)) {
             case 0 -> 0;
             case 1 -> Math.min(1, limit);
             case 2 -> limit;
-            case 3 -> room == Integer.MAX_VALUE || limit == 0 ? -1 : rnd.nextInt(limit + 1);
-            case 4 -> room != Integer.MAX_VALUE && room > 0 && st.is(6, PTR_TO_MEM) ? limit : -1;
-            default -> rnd.nextInt(Math.max(1, limit + 1));
+            case 3 -> room.mayPass() ? limit + 1 : limit;
+            case 4 -> -1;
+            default -> rnd.nextInt(limit + 1);
         };
     }
 

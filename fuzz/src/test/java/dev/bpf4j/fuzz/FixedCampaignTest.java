@@ -38,7 +38,10 @@ class FixedCampaignTest {
         assertThat(r.stats().mismatches()).as(describe(r)).isZero();
         assertThat(r.stats().crashes()).isZero();
         assertThat(r.stats().hangs()).isZero();
-        assertThat(r.stats().acceptedPercent()).as("programs the gate accepts").isGreaterThan(90);
+        // 96% today; a kernel-style gate refuses some more (unreachable blocks, shifts past the width and
+        // divisions by an immediate 0, which bpf4j runs with the RFC's semantics): the bound only catches
+        // a generator whose programs no longer load
+        assertThat(r.stats().acceptedPercent()).as("programs the gate accepts").isGreaterThan(50);
     }
 
     @Test void mutatedFilesAndRawBytesNeitherCrashNorHang() {
