@@ -54,20 +54,29 @@ public final class ProbeMemory {
     public int readStr(HelperCall call, long dst, long size, long src) {
         if (size == 0) return 0;
         long n = 0;
-        // like strncpy_from_kernel_nofault: read byte after byte until NUL or size bytes (the last becomes NUL)
-        while (n < size) {
-            long chunk = Math.min(size - n, PAGE - ((src + n) & (PAGE - 1)));
-            if (!copyChunk(call, dst + n, src + n, chunk)) {
-                NativeMemory.setMemory(dst, size, (byte) 0);
-                return -Errno.EFAULT;
+        // like strncpy_from_kernel_nofault: read byte after byte until NUL or size bytes (the last becomes NUL).
+        // Each chunk goes through a scratch page first: dst gets the string and its NUL, never the bytes after
+        // it (how many those would be depends on where src's page ends, an address the program cannot see).
+        long page = NativeMemory.allocate(PAGE);
+        try {
+            while (n < size) {
+                long chunk = Math.min(size - n, PAGE - ((src + n) & (PAGE - 1)));
+                if (!copyChunk(call, page, src + n, chunk)) {
+                    NativeMemory.setMemory(dst, size, (byte) 0);
+                    return -Errno.EFAULT;
+                }
+                for (long k = 0; k < chunk; k++) {
+                    byte b = NativeMemory.getByte(page + k);
+                    NativeMemory.putByte(dst + n + k, b);
+                    if (b == 0) return (int) (n + k + 1);
+                }
+                n += chunk;
             }
-            for (long k = 0; k < chunk; k++) {
-                if (NativeMemory.getByte(dst + n + k) == 0) return (int) (n + k + 1);
-            }
-            n += chunk;
+            NativeMemory.putByte(dst + size - 1, (byte) 0);
+            return (int) size;
+        } finally {
+            NativeMemory.free(page);
         }
-        NativeMemory.putByte(dst + size - 1, (byte) 0);
-        return (int) size;
     }
 
     /** A chunk inside one page: direct if accessible, else byte by byte so a region ending mid-page works. */

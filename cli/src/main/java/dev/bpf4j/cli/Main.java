@@ -11,7 +11,7 @@ import java.util.List;
 public final class Main {
     static final List<Command> COMMANDS = List.of(
             new RunCommand(), new ConformanceCommand(), new AsmCommand(), new DisasmCommand(), new TraceCommand(),
-            new ProfileCommand(), new DemoCommand());
+            new ProfileCommand(), new DemoCommand(), new FuzzCommand());
 
     private Main() {}
 

@@ -1,5 +1,6 @@
 package dev.bpf4j.cli.conformance;
 
+import dev.bpf4j.conformance.SuiteHelpers;
 import dev.bpf4j.runtime.EntryRegisters;
 import dev.bpf4j.runtime.HelperRegistry;
 import dev.bpf4j.runtime.LoadOptions;
@@ -9,18 +10,14 @@ public final class ConformanceHelpers {
     private ConformanceHelpers() {}
 
     /** Helper id of the suites' {@code unwind}. */
-    public static final int UNWIND = 5;
+    public static final int UNWIND = SuiteHelpers.UNWIND;
 
     /**
      * Helper 5 returns its first argument; when that is 0 the whole program ends at once with
-     * r0 = 0 (uBPF's convention, which the suites' {@code call_unwind*} tests rely on).
+     * r0 = 0 (uBPF's convention, which the suites' {@code call_unwind*} tests rely on). Also the
+     * deterministic kernel helpers of {@link SuiteHelpers}, which fuzzer reproducers call.
      */
-    public static final HelperRegistry HELPERS = HelperRegistry.builder()
-            .add(UNWIND, "unwind", (call, r1, r2, r3, r4, r5) -> {
-                if (r1 == 0) call.exit(0);
-                return r1;
-            })
-            .build();
+    public static final HelperRegistry HELPERS = SuiteHelpers.REGISTRY;
 
     /** r1 = memory block, r2 = its length; helper 5. */
     public static LoadOptions loadOptions() {

@@ -1,0 +1,122 @@
+package dev.bpf4j.cli;
+
+import dev.bpf4j.fuzz.Campaign;
+import dev.bpf4j.fuzz.CorpusFiles;
+import dev.bpf4j.fuzz.DataFileMutator;
+import dev.bpf4j.fuzz.DifferentialHarness;
+import dev.bpf4j.fuzz.GrammarGenerator;
+import dev.bpf4j.fuzz.GrammarOptions;
+import dev.bpf4j.fuzz.ProgramGenerator;
+import dev.bpf4j.fuzz.RawBytesGenerator;
+import dev.bpf4j.runtime.Engine;
+
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * {@code bpf4j fuzz}: a differential campaign between engines (interpreter = reference, JIT) over
+ * generated, random or mutated programs; minimised {@code .data} reproducers of every mismatch class
+ * go to {@code --out}. Exit 1 on any mismatch, crash or hang.
+ */
+final class FuzzCommand implements Command {
+    static final String DEFAULT_CORPUS = "it-tests/src/test/resources/conformance";
+
+    @Override public String name() { return "fuzz"; }
+    @Override public String summary() { return "differential fuzzing of the engines, with minimised .data reproducers"; }
+    @Override public String usage() {
+        return "bpf4j fuzz [--seed S] [--count N | --time T] [--mode grammar|bytes|mutate|replay] [--frame-escapes] [--corpus DIR] "
+                + "[--out DIR] [--engines interp,jit] [--jobs N] [--minimise N]   (T: 90s, 10m, 1h; --frame-escapes: also the "
+                + "issue-21 classes; replay: each .data file of --corpus once, as it is; --minimise: reproducers per mismatch class, "
+                + "default 5)";
+    }
+
+    @Override public int run(List<String> argv, PrintStream out, PrintStream err) {
+        Args args = new Args(argv, Set.of("--seed", "--count", "--time", "--mode", "--corpus", "--out", "--engines", "--jobs", "--minimise"),
+                Set.of("--frame-escapes"));
+        if (!args.positionals().isEmpty()) throw new UsageException("unexpected argument " + args.positionals().get(0));
+        long seed = args.option("--seed").map(s -> parseLong("--seed", s)).orElse(System.currentTimeMillis());
+        Long count = args.option("--count").map(s -> parseLong("--count", s)).orElse(null);
+        Duration time = args.option("--time").map(FuzzCommand::parseDuration).orElse(null);
+        if (count != null && time != null) throw new UsageException("give --count or --time, not both");
+        if (count == null && time == null) count = 1000L;
+        int jobs = (int) args.option("--jobs").map(s -> parseLong("--jobs", s)).orElse(1L).longValue();
+        int minimise = (int) args.option("--minimise").map(s -> parseLong("--minimise", s)).orElse(5L).longValue();
+        if (jobs < 1 || minimise < 0) throw new UsageException("--jobs must be at least 1 and --minimise not negative");
+        ProgramGenerator generator = generator(args);
+        if (generator instanceof DataFileMutator m && generator.name().equals("replay")) {
+            if (args.option("--count").isPresent() || time != null) throw new UsageException("replay runs every file once: no --count or --time");
+            seed = 0;
+            count = (long) m.corpusSize();
+        }
+        DifferentialHarness harness = new DifferentialHarness(engines(args.option("--engines").orElse("interp,jit")));
+        Path outDir = args.option("--out").map(Path::of).orElse(null);
+
+        out.println("fuzz " + generator.name() + " seed " + seed + " on " + harness.engines().stream().map(Engine::name).toList()
+                + (count != null ? ", " + count + " programs" : ", " + time.toSeconds() + " s") + ", " + jobs + " job(s)");
+        Campaign.Result r = new Campaign(harness, err::println)
+                .run(new Campaign.Plan(generator, seed, count, time, jobs, outDir, minimise));
+        for (Campaign.Finding f : r.findings()) {
+            out.println("mismatch " + f.minimised().mismatchClass() + " (" + f.origin() + ")"
+                    + (f.file() == null ? "" : ": " + f.file()));
+            out.print(f.minimised().describe().indent(2));
+        }
+        out.printf("fuzz %s seed %d: %s in %.1f s%n", generator.name(), seed, r.stats().line(), r.stats().seconds());
+        return r.stats().mismatches() + r.stats().crashes() + r.stats().hangs() > 0 ? 1 : 0;
+    }
+
+    private static ProgramGenerator generator(Args args) {
+        String mode = args.option("--mode").orElse("grammar");
+        boolean frames = args.flag("--frame-escapes");
+        if (frames && !mode.equals("grammar")) throw new UsageException("--frame-escapes applies to --mode grammar only");
+        return switch (mode) {
+            case "grammar" -> new GrammarGenerator(GrammarOptions.defaults().withFrameEscapes(frames));
+            case "bytes" -> new RawBytesGenerator();
+            case "mutate", "replay" -> {
+                Path corpus = Path.of(args.option("--corpus").orElse(DEFAULT_CORPUS));
+                if (!Files.exists(corpus)) throw new CliException("no corpus at " + corpus + " (give --corpus DIR)");
+                yield new DataFileMutator(CorpusFiles.collect(corpus), mode.equals("replay"));
+            }
+            default -> throw new UsageException("unknown mode '" + mode + "' (expected grammar, bytes, mutate or replay)");
+        };
+    }
+
+    /** The engines named in {@code --engines}, in order (the first is the reference). */
+    static List<Engine> engines(String list) {
+        List<Engine> available = Engines.available();
+        List<Engine> out = new ArrayList<>();
+        for (String name : list.split(",")) {
+            String n = name.trim();
+            if (n.equals("kernel")) throw new UsageException("fuzz does not run the kernel engine yet (use interp,jit)");
+            Engine e = available.stream().filter(x -> x.name().equals(n)).findFirst()
+                    .orElseThrow(() -> new UsageException("unknown or unavailable engine '" + n + "' in --engines"));
+            out.add(e);
+        }
+        if (out.isEmpty()) throw new UsageException("--engines names no engine");
+        return out;
+    }
+
+    static long parseLong(String option, String s) {
+        try {
+            return Long.parseLong(s.trim());
+        } catch (NumberFormatException e) {
+            throw new UsageException(option + " needs a number, got '" + s + "'");
+        }
+    }
+
+    /** {@code 90}, {@code 90s}, {@code 10m}, {@code 1h}. */
+    static Duration parseDuration(String s) {
+        String t = s.trim();
+        long unit = 1;
+        if (t.endsWith("s")) t = t.substring(0, t.length() - 1);
+        else if (t.endsWith("m")) { unit = 60; t = t.substring(0, t.length() - 1); }
+        else if (t.endsWith("h")) { unit = 3600; t = t.substring(0, t.length() - 1); }
+        long v = parseLong("--time", t);
+        if (v <= 0) throw new UsageException("--time must be positive");
+        return Duration.ofSeconds(v * unit);
+    }
+}

@@ -1,0 +1,162 @@
+package dev.bpf4j.fuzz;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+
+/**
+ * Runs programs from one {@link ProgramGenerator} (program i has seed {@code seed + i}) through a
+ * {@link DifferentialHarness} until a count or a time is reached, on {@code jobs} threads. Each
+ * mismatch is counted by class; the first few of each class are minimised ({@link Minimiser}) and,
+ * with an output directory, written as {@code .data} reproducers ({@link Reproducer}). A program that
+ * runs longer than {@link #HANG_AFTER} is reported as a hang through the progress sink, one whose load
+ * takes longer than {@link #SLOW_LOAD} as a slow load.
+ */
+public final class Campaign {
+    public static final Duration HANG_AFTER = Duration.ofSeconds(20);
+    /** A load (gate + engine) slower than this is reported, with the program's origin, and counted. */
+    public static final Duration SLOW_LOAD = Duration.ofMillis(500);
+
+    /** What to run. {@code count} or {@code time} (either may be null, not both). */
+    public record Plan(ProgramGenerator generator, long seed, Long count, Duration time, int jobs, Path outDir,
+                       int minimisePerClass) {
+        public Plan {
+            if (count == null && time == null) throw new IllegalArgumentException("a campaign needs a count or a time");
+            if (jobs < 1) throw new IllegalArgumentException("jobs must be at least 1");
+        }
+    }
+
+    /** A minimised mismatch: the report of the smallest program and where it was written (null: not written). */
+    public record Finding(String origin, DifferentialReport minimised, Path file) {}
+
+    public record Result(CampaignStats stats, List<Finding> findings) {}
+
+    private final DifferentialHarness harness;
+    private final Consumer<String> progress;
+
+    public Campaign(DifferentialHarness harness, Consumer<String> progress) {
+        this.harness = harness;
+        this.progress = progress;
+    }
+
+    public Result run(Plan plan) {
+        CampaignStats stats = new CampaignStats();
+        List<Finding> findings = Collections.synchronizedList(new ArrayList<>());
+        Map<String, Integer> minimisedPerClass = new HashMap<>();
+        AtomicLong next = new AtomicLong();
+        long deadline = plan.time() == null ? Long.MAX_VALUE : System.nanoTime() + plan.time().toNanos();
+        long[] busySince = new long[plan.jobs()];
+        String[] busyWith = new String[plan.jobs()];
+        List<Thread> workers = new ArrayList<>();
+        for (int j = 0; j < plan.jobs(); j++) {
+            int job = j;
+            Thread t = new Thread(() -> {
+                while (System.nanoTime() < deadline) {
+                    long i = next.getAndIncrement();
+                    if (plan.count() != null && i >= plan.count()) break;
+                    FuzzCase c;
+                    try {
+                        c = plan.generator().generate(plan.seed() + i);
+                    } catch (RuntimeException e) {
+                        progress.accept("internal error: " + plan.generator().name() + " seed " + (plan.seed() + i) + ": " + e);
+                        stats.add(new DifferentialReport(new FuzzCase(plan.generator().name() + " seed " + (plan.seed() + i), List.of(), null),
+                                List.of(), List.of(new Difference("crash-generator", e.toString()))));
+                        continue;
+                    }
+                    synchronized (busySince) { busySince[job] = System.nanoTime(); busyWith[job] = c.origin(); }
+                    DifferentialReport r;
+                    try {
+                        r = harness.run(c);
+                    } catch (RuntimeException | Error e) { // the harness catches engine errors: this is a fuzzer bug
+                        progress.accept("internal error on " + c.origin() + ": " + e);
+                        r = new DifferentialReport(c, List.of(), List.of(new Difference("crash-harness", e.toString())));
+                    }
+                    synchronized (busySince) { busySince[job] = 0; }
+                    stats.add(r);
+                    for (EngineOutcome o : r.outcomes()) {
+                        if (o.loadNanos() > SLOW_LOAD.toNanos()) {
+                            stats.slowLoad();
+                            progress.accept(String.format("slow load: %s took %d ms on %s", c.origin(), o.loadNanos() / 1_000_000, o.engine()));
+                        }
+                    }
+                    if (!r.agree() && !r.outcomes().isEmpty() && claim(minimisedPerClass, r.mismatchClass(), plan.minimisePerClass())) {
+                        findings.add(minimise(r, plan.outDir()));
+                    }
+                }
+            }, "fuzz-" + j);
+            t.setDaemon(true);
+            workers.add(t);
+            t.start();
+        }
+        boolean[] hangReported = new boolean[plan.jobs()];
+        long lastProgress = System.nanoTime();
+        for (Thread t : workers) {
+            while (t.isAlive()) {
+                try {
+                    t.join(500);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return new Result(stats, List.copyOf(findings));
+                }
+                synchronized (busySince) {
+                    for (int j = 0; j < busySince.length; j++) {
+                        boolean hung = busySince[j] != 0 && System.nanoTime() - busySince[j] > HANG_AFTER.toNanos();
+                        if (hung && !hangReported[j]) {
+                            hangReported[j] = true;
+                            stats.hang();
+                            progress.accept("hang: " + busyWith[j] + " has run for more than " + HANG_AFTER.toSeconds() + " s");
+                        } else if (!hung) {
+                            hangReported[j] = false;
+                        }
+                    }
+                }
+                if (System.nanoTime() - lastProgress > 2_000_000_000L) {
+                    lastProgress = System.nanoTime();
+                    progress.accept(plan.generator().name() + ": " + stats.line());
+                }
+            }
+        }
+        return new Result(stats, List.copyOf(findings));
+    }
+
+    private static java.util.Set<String> kinds(DifferentialReport r) {
+        java.util.Set<String> out = new java.util.TreeSet<>();
+        for (Difference d : r.differences()) out.add(d.kind());
+        return out;
+    }
+
+    private static boolean claim(Map<String, Integer> perClass, String cls, int limit) {
+        synchronized (perClass) {
+            int n = perClass.getOrDefault(cls, 0);
+            if (n >= limit) return false;
+            perClass.put(cls, n + 1);
+            return true;
+        }
+    }
+
+    /**
+     * Shrinks while the program shows the same differences (the same kinds, the first one first), so
+     * that the minimiser does not drift from one bug to another of the same first kind.
+     */
+    private Finding minimise(DifferentialReport r, Path outDir) {
+        String cls = r.mismatchClass();
+        java.util.Set<String> kinds = kinds(r);
+        Minimiser m = new Minimiser(c -> {
+            DifferentialReport x = harness.run(c);
+            return cls.equals(x.mismatchClass()) && kinds.equals(kinds(x));
+        }, 3000);
+        FuzzCase small = m.minimise(r.fuzzCase());
+        DifferentialReport smallReport = harness.run(small);
+        if (!cls.equals(smallReport.mismatchClass())) smallReport = r; // cannot happen unless the mismatch is flaky
+        Path file = outDir == null ? null : Reproducer.write(outDir, smallReport, r.fuzzCase().origin(), r.fuzzCase().length());
+        progress.accept("mismatch " + cls + " in " + r.fuzzCase().origin() + ": minimised " + r.fuzzCase().length() + " -> "
+                + smallReport.fuzzCase().length() + " slots" + (file == null ? "" : ", " + file));
+        return new Finding(r.fuzzCase().origin(), smallReport, file);
+    }
+}

@@ -1,0 +1,39 @@
+package dev.bpf4j.fuzz;
+
+import dev.bpf4j.isa.AsmPrinter;
+
+import java.util.List;
+import java.util.stream.Collectors;
+
+/** What {@link DifferentialHarness} found for one program: every engine's outcome and the differences. */
+public record DifferentialReport(FuzzCase fuzzCase, List<EngineOutcome> outcomes, List<Difference> differences) {
+    public DifferentialReport {
+        outcomes = List.copyOf(outcomes);
+        differences = List.copyOf(differences);
+    }
+
+    public boolean agree() { return differences.isEmpty(); }
+
+    /** Every engine refused the load (nothing to compare). */
+    public boolean rejected() { return outcomes.stream().allMatch(o -> o.verdict() == Observation.Verdict.REJECTED); }
+
+    public boolean crashed() { return differences.stream().anyMatch(d -> d.kind().startsWith("crash")); }
+
+    /** The class of the first difference (what the minimiser keeps), or null when the engines agree. */
+    public String mismatchClass() { return agree() ? null : differences.get(0).kind(); }
+
+    /** A readable report: the program, each engine's outcome, each difference. */
+    public String describe() {
+        StringBuilder sb = new StringBuilder();
+        sb.append(agree() ? "engines agree" : "engines disagree").append(" on ").append(fuzzCase.origin()).append('\n');
+        for (Difference d : differences) sb.append("  ").append(d).append('\n');
+        for (EngineOutcome o : outcomes) {
+            sb.append("  ").append(o.engine()).append(": ").append(o.first());
+            if (!o.stable()) sb.append(" | second run: ").append(o.second());
+            sb.append('\n');
+        }
+        sb.append(AsmPrinter.lines(fuzzCase.insns().toArray(new dev.bpf4j.isa.Insn[0])).stream()
+                .map(l -> "    " + l).collect(Collectors.joining("\n"))).append('\n');
+        return sb.toString();
+    }
+}

@@ -1,0 +1,491 @@
+package dev.bpf4j.fuzz;
+
+import dev.bpf4j.isa.Insn;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.Random;
+
+import static dev.bpf4j.isa.Opcodes.*;
+import static dev.bpf4j.fuzz.RegKind.*;
+
+/**
+ * Writes one program for {@link GrammarGenerator}: the main function, then every subprogram it (or
+ * they) call, each a random walk over the instruction grammar that tracks what every register holds
+ * ({@link RegState}) so that, unless {@link GrammarOptions#frameEscapes()}, only values defined on
+ * every path are read and no pointer is ever folded into r0 or stored to memory. Structure: forward
+ * conditional jumps over nested blocks, bounded loops (a counter register the body never touches),
+ * bpf-to-bpf calls with scalar, frame-pointer and memory-block arguments, helper calls with odd
+ * arguments, and loads/stores/atomics at and around the bounds of every frame and of the memory block.
+ */
+final class ProgramWriter {
+    static final int MAX_FUNCTIONS = 8;
+    /** Call chains go past the kernel's 8 frames now and then (CALL_DEPTH_EXCEEDED must agree). */
+    static final int MAX_GENERATED_DEPTH = 10;
+    static final int FRAME = 512;
+    static final int FNV_PRIME = 0x01000193;
+
+    private record FunctionSpec(int index, int depth, RegState entry) {}
+
+    private final Random rnd;
+    private final GrammarOptions opt;
+    private final int memLen;
+    private final List<Insn> code = new ArrayList<>();
+    private final List<int[]> callFixups = new ArrayList<>();
+    private final int[] functionStart = new int[MAX_FUNCTIONS];
+    private final Deque<FunctionSpec> pending = new ArrayDeque<>();
+    private int functions = 1;
+
+    // the function being written
+    private RegState st;
+    private int depth;
+    private int steps;
+    private int nesting;
+    private boolean inLoop;
+    private int loopCounter = -1;
+
+    ProgramWriter(Random rnd, GrammarOptions opt, int memLen) {
+        this.rnd = rnd;
+        this.opt = opt;
+        this.memLen = memLen;
+    }
+
+    List<Insn> write() {
+        writeMain();
+        while (!pending.isEmpty()) {
+            FunctionSpec f = pending.poll();
+            functionStart[f.index()] = code.size();
+            writeSubprogram(f);
+        }
+        for (int[] fix : callFixups) {
+            code.set(fix[0], new Insn(JMP | CALL, 0, PSEUDO_CALL, 0, functionStart[fix[1]] - fix[0] - 1));
+        }
+        return code;
+    }
+
+    // ---- functions ---------------------------------------------------------------------------
+
+    private void writeMain() {
+        st = new RegState();
+        depth = 1;
+        st.set(1, memLen > 0 ? PTR_TO_MEM : SCALAR, 0);
+        st.scalar(2);
+        st.set(10, PTR_TO_STACK, 0);
+        emit(new Insn(ALU64 | MOV | X, 6, 1, 0, 0));
+        st.set(6, st.kind[1], 0);
+        for (int r : new int[] {0, 3, 4, 5, 7, 8, 9}) {
+            if (opt.frameEscapes() && rnd.nextInt(20) == 0) st.scalar(r); // read although never written
+            else setScalar(r);
+        }
+        initFrame();
+        steps = 10 + rnd.nextInt(Math.max(1, opt.maxBody()));
+        block();
+        epilogue(true);
+    }
+
+    private void writeSubprogram(FunctionSpec f) {
+        st = f.entry().copy();
+        depth = f.depth();
+        nesting = 0;
+        initFrame();
+        steps = 3 + rnd.nextInt(Math.max(1, opt.maxBody() / 3));
+        block();
+        epilogue(false);
+    }
+
+    /**
+     * A quarter of the functions write their whole frame first; the others read never-written bytes of
+     * their own frame, which the kernel allows privileged programs (both engines must read zeros there).
+     */
+    private void initFrame() {
+        if (rnd.nextInt(4) != 0) return;
+        for (int slot = -8; slot >= -FRAME; slot -= 8) emit(new Insn(ST | MEM | DW, 10, 0, slot, InsnChoices.imm(rnd)));
+    }
+
+    /** r0 = a hash of every scalar register (and, in main, of two frame slots); exit. */
+    private void epilogue(boolean main) {
+        if (!st.is(0, SCALAR)) setScalar(0);
+        for (int r = 1; r <= 9; r++) {
+            if (!st.is(r, SCALAR)) continue;
+            emit(new Insn(ALU64 | MUL | K, 0, 0, 0, FNV_PRIME));
+            emit(new Insn(ALU64 | XOR | X, 0, r, 0, 0));
+        }
+        if (main) {
+            for (int i = 0; i < 2; i++) {
+                emit(new Insn(LDX | MEM | DW, 1, 10, -8 * (1 + rnd.nextInt(FRAME / 8)), 0));
+                emit(new Insn(ALU64 | XOR | X, 0, 1, 0, 0));
+            }
+        }
+        emit(new Insn(JMP | EXIT, 0, 0, 0, 0));
+    }
+
+    // ---- blocks ------------------------------------------------------------------------------
+
+    /** Statements until the step budget of the function is spent. */
+    private void block() {
+        while (steps-- > 0) statement();
+    }
+
+    /** A nested block of at most {@code n} statements. */
+    private void subBlock(int n) {
+        int outer = steps;
+        steps = Math.min(n, Math.max(1, outer));
+        nesting++;
+        block();
+        nesting--;
+        steps = Math.max(0, outer - n);
+    }
+
+    private void statement() {
+        int p = rnd.nextInt(100);
+        if (p < 22) aluImm();
+        else if (p < 36) aluReg();
+        else if (p < 40) byteSwap();
+        else if (p < 43) lddw();
+        else if (p < 64) memoryAccess();
+        else if (p < 72 && nesting < 3) conditionalBlock();
+        else if (p < 76 && !inLoop && nesting < 3) loop();
+        else if (p < 83 && !inLoop) call();
+        else if (p < 89 && !inLoop) helperCall();
+        else if (p < 95 && !inLoop) derivePointer();
+        else if (p < 97 && nesting < 3 && rnd.nextInt(4) == 0) jumpOverDeadBlock(); // Linux refuses unreachable code: rare
+        else aluImm();
+    }
+
+    private void conditionalBlock() {
+        int a = scalarReg();
+        if (a < 0) return;
+        int b = scalarReg();
+        int at = emit(InsnChoices.condJump(rnd, a, b, rnd.nextBoolean()));
+        RegState taken = st.copy();
+        subBlock(1 + rnd.nextInt(6));
+        code.set(at, InsnChoices.withOff(code.get(at), code.size() - at - 1));
+        st.join(taken);
+    }
+
+    /** {@code ja} (or {@code gotol}) over code that never runs. */
+    private void jumpOverDeadBlock() {
+        boolean gotol = rnd.nextInt(3) == 0;
+        int at = emit(new Insn(gotol ? JMP32 | JA : JMP | JA, 0, 0, 0, 0));
+        RegState live = st.copy();
+        subBlock(1 + rnd.nextInt(3));
+        int off = code.size() - at - 1;
+        code.set(at, gotol ? InsnChoices.withImm(code.get(at), off) : InsnChoices.withOff(code.get(at), off));
+        st = live;
+    }
+
+    /** {@code counter = n; head: body; counter -= 1; if counter != 0 goto head}; now and then n is past the run's budget. */
+    private void loop() {
+        int counter = -1;
+        for (int r : new int[] {7, 8, 9}) if (!st.kind[r].isPointer() && (counter < 0 || rnd.nextBoolean())) counter = r;
+        if (counter < 0) return;
+        int n = rnd.nextInt(60) == 0 ? (int) FuzzConventions.BUDGET + 1 : 1 + rnd.nextInt(5);
+        emit(new Insn(ALU64 | MOV | K, counter, 0, 0, n));
+        st.scalar(counter);
+        int head = code.size();
+        RegState entry = st.copy();
+        inLoop = true;
+        loopCounter = counter;
+        subBlock(2 + rnd.nextInt(6));
+        inLoop = false;
+        loopCounter = -1;
+        emit(new Insn(ALU64 | ADD | K, counter, 0, 0, -1));
+        int cls = rnd.nextBoolean() ? JMP : JMP32;
+        int at = code.size();
+        emit(new Insn(cls | (rnd.nextBoolean() ? JNE : JSGT) | K, counter, 0, head - at - 1, 0));
+        st.join(entry);
+    }
+
+    // ---- ALU ---------------------------------------------------------------------------------
+
+    private void aluImm() {
+        int dst = writableReg(true);
+        if (dst < 0) return;
+        if (!st.is(dst, SCALAR)) {
+            emit(new Insn(ALU64 | MOV | K, dst, 0, 0, InsnChoices.imm(rnd)));
+        } else {
+            emit(InsnChoices.aluImm(rnd, dst));
+        }
+        st.scalar(dst);
+    }
+
+    private void aluReg() {
+        int src = scalarReg();
+        int dst = writableReg(true);
+        if (src < 0 || dst < 0) return;
+        Insn i = InsnChoices.aluReg(rnd, dst, src);
+        if (!st.is(dst, SCALAR) && op(i.opcode()) != MOV) i = new Insn(ALU64 | MOV | X, dst, src, 0, 0);
+        emit(i);
+        st.scalar(dst);
+    }
+
+    private void byteSwap() {
+        int dst = scalarReg();
+        if (dst < 0 || dst == loopCounter) return;
+        emit(InsnChoices.byteSwap(rnd, dst));
+    }
+
+    private void lddw() {
+        int dst = writableReg(false);
+        if (dst < 0) return;
+        long v = InsnChoices.imm64(rnd);
+        emit(new Insn(LDDW, dst, 0, 0, (int) v));
+        emit(new Insn(0, 0, 0, 0, (int) (v >>> 32)));
+        st.scalar(dst);
+    }
+
+    // ---- memory ------------------------------------------------------------------------------
+
+    private void memoryAccess() {
+        int base = pointerReg();
+        if (base < 0) return;
+        int size = InsnChoices.SIZES[rnd.nextInt(4)];
+        int bytes = InsnChoices.bytes(size);
+        int target = target(st.kind[base], bytes, base == 10);
+        int off = target - st.off[base];
+        if (off < Short.MIN_VALUE || off > Short.MAX_VALUE) return;
+        int form = rnd.nextInt(10);
+        if (form < 4) {
+            int dst = writableReg(false);
+            if (dst < 0) return;
+            boolean sx = size != DW && rnd.nextInt(3) == 0;
+            emit(new Insn(LDX | (sx ? MEMSX : MEM) | size, dst, base, off, 0));
+            st.scalar(dst);
+        } else if (form < 6) {
+            emit(new Insn(ST | MEM | size, base, 0, off, InsnChoices.imm(rnd)));
+        } else if (form < 8) {
+            int src = scalarReg();
+            if (src < 0) return;
+            emit(new Insn(STX | MEM | size, base, src, off, 0));
+        } else {
+            atomic(base, off - target + alignDown(target, rnd.nextInt(6) == 0 && base != 10 ? 1 : 8));
+        }
+    }
+
+    /** Every atomic op, 32 and 64 bit, with and without fetch, xchg, cmpxchg (compares r0, loads into r0). */
+    private void atomic(int base, int off) {
+        int size = rnd.nextBoolean() ? DW : W;
+        int op = InsnChoices.ATOMIC_OPS[rnd.nextInt(InsnChoices.ATOMIC_OPS.length)];
+        int src = scalarReg();
+        if (src < 0 || src == loopCounter && (op & FETCH) != 0) return;
+        if (op == CMPXCHG) {
+            if (loopCounter == 0 || base == 0) return;
+            if (!st.is(0, SCALAR)) {
+                if (inLoop) return;
+                setScalar(0);
+            }
+        }
+        emit(new Insn(STX | ATOMIC | size, base, src, off, op));
+        if (op == CMPXCHG) st.scalar(0);
+        else if ((op & FETCH) != 0) st.scalar(src);
+    }
+
+    /**
+     * Where an access of {@code bytes} through a pointer of kind {@code k} lands, as an offset from the
+     * start of what it points into: mostly inside and aligned, often right at or across a bound. Frames
+     * are left only through r10 itself (the validator refuses that) or when frame escapes are on.
+     */
+    private int target(RegKind k, int bytes, boolean viaR10) {
+        int lo, hi;
+        if (k == PTR_TO_MEM) { lo = 0; hi = memLen; } else { lo = -FRAME; hi = 0; }
+        // r10-relative accesses outside the frame or misaligned are refused at load: rare, or nothing would load
+        boolean refusedR10 = viaR10 && rnd.nextInt(40) == 0;
+        boolean mayLeave = k == PTR_TO_MEM || refusedR10 || opt.frameEscapes() && !viaR10;
+        int t;
+        if (rnd.nextInt(4) == 0) {
+            int bound = rnd.nextBoolean() ? lo : hi - bytes;
+            t = bound + rnd.nextInt(2 * bytes + 1) - bytes;
+            if (opt.frameEscapes() && k != PTR_TO_MEM && rnd.nextInt(3) == 0) t = rnd.nextInt(1200) - 600;
+        } else {
+            t = lo + rnd.nextInt(Math.max(1, hi - lo - bytes + 1));
+            if (rnd.nextInt(5) != 0 || viaR10 && !refusedR10) t = alignDown(t, bytes);
+        }
+        if (viaR10 && !refusedR10) t = alignDown(t, bytes);
+        if (!mayLeave) t = Math.max(lo, Math.min(t, hi - bytes));
+        return t;
+    }
+
+    private static int alignDown(int v, int a) { return Math.floorDiv(v, a) * a; }
+
+    /** {@code dst = r10 / memory pointer / outer pointer; dst += k}. */
+    private void derivePointer() {
+        int dst = writableReg(false);
+        if (dst < 0) return;
+        List<Integer> sources = new ArrayList<>();
+        for (int r = 0; r <= 10; r++) if (st.kind[r].isPointer()) sources.add(r);
+        int src = sources.get(rnd.nextInt(sources.size()));
+        RegKind k = st.kind[src];
+        int target;
+        if (k == PTR_TO_MEM) target = rnd.nextInt(memLen + 1);
+        else target = opt.frameEscapes() && rnd.nextInt(4) == 0 ? rnd.nextInt(1200) - 600 : -rnd.nextInt(FRAME + 1);
+        int delta = target - st.off[src];
+        if (dst != src) emit(new Insn(ALU64 | MOV | X, dst, src, 0, 0));
+        emit(new Insn(ALU64 | ADD | K, dst, 0, 0, delta));
+        st.set(dst, k, target);
+    }
+
+    // ---- calls -------------------------------------------------------------------------------
+
+    private void call() {
+        if (functions >= MAX_FUNCTIONS || depth >= MAX_GENERATED_DEPTH || rnd.nextInt(depth) > 1) return;
+        int nargs = rnd.nextInt(6);
+        RegState entry = new RegState();
+        entry.set(10, PTR_TO_STACK, 0);
+        for (int a = 1; a <= nargs; a++) passArgument(a, entry);
+        if (opt.frameEscapes()) {
+            // rarely each: the validator refuses most never-written reads, and one refusal wastes the program
+            for (int r : new int[] {0, 6, 7, 8, 9}) if (rnd.nextInt(10) == 0) entry.scalar(r);
+            for (int r = nargs + 1; r <= 5; r++) if (rnd.nextInt(10) == 0) entry.scalar(r);
+        }
+        int index = functions++;
+        pending.add(new FunctionSpec(index, depth + 1, entry));
+        callFixups.add(new int[] {emit(new Insn(JMP | CALL, 0, PSEUDO_CALL, 0, 0)), index});
+        afterCall();
+    }
+
+    /** r{@code a} = a scalar, a pointer into this frame, or a memory/outer pointer this function holds. */
+    private void passArgument(int a, RegState callee) {
+        int choice = rnd.nextInt(4);
+        int from = -1;
+        for (int r : new int[] {6, 7, 8, 9, 0}) if (st.kind[r] == PTR_TO_MEM || st.kind[r] == PTR_TO_OUTER_STACK) from = r;
+        if (choice == 0) {
+            int k = -8 * (1 + rnd.nextInt(FRAME / 8));
+            emit(new Insn(ALU64 | MOV | X, a, 10, 0, 0));
+            emit(new Insn(ALU64 | ADD | K, a, 0, 0, k));
+            callee.set(a, PTR_TO_OUTER_STACK, k);
+        } else if (choice == 1 && from >= 0) {
+            emit(new Insn(ALU64 | MOV | X, a, from, 0, 0));
+            callee.set(a, st.kind[from] == PTR_TO_MEM ? PTR_TO_MEM : PTR_TO_OUTER_STACK, st.off[from]);
+        } else {
+            emit(new Insn(ALU64 | MOV | K, a, 0, 0, InsnChoices.imm(rnd)));
+            callee.scalar(a);
+        }
+        st.scalar(a);
+    }
+
+    /** r0 is the result; r1-r5 are clobbered (with frame escapes: still read now and then). */
+    private void afterCall() {
+        st.scalar(0);
+        for (int r = 1; r <= 5; r++) {
+            if (opt.frameEscapes() && rnd.nextInt(10) == 0) st.scalar(r);
+            else st.set(r, NOT_INIT, 0);
+        }
+    }
+
+    private void helperCall() {
+        int id = rnd.nextInt(200) == 0 ? 1000 + rnd.nextInt(10) : FuzzConventions.HELPERS.get(rnd.nextInt(FuzzConventions.HELPERS.size()));
+        switch (id) {
+            case FuzzConventions.UNWIND -> setArg(1, rnd.nextInt(4) == 0 ? 0 : InsnChoices.imm(rnd));
+            case 113, 115 -> { // probe_read_kernel(_str)(dst, size, src)
+                Room dst = pointerArg(1);
+                Room src = rnd.nextInt(4) == 0 ? oddSource() : pointerArg(3);
+                setArg(2, oddSize(new Room(Math.min(dst.bytes(), src.bytes()), dst.mayPass() && src.mayPass())));
+            }
+            case 6 -> { // trace_printk(fmt, size, a, b, c): the format is whatever the frame or block holds
+                setArg(2, oddSize(pointerArg(1)));
+                for (int r = 3; r <= 5; r++) setArg(r, InsnChoices.imm(rnd));
+            }
+            default -> { }
+        }
+        emit(new Insn(JMP | CALL, 0, CALL_HELPER, 0, id));
+        afterCall();
+    }
+
+    /**
+     * How far a helper may go from a pointer argument: {@code bytes} to the end of its region; {@code mayPass}
+     * when going past that end is a defined error (the memory block: every engine checks the same region)
+     * rather than a read of whatever lies above a frame.
+     */
+    private record Room(int bytes, boolean mayPass) {}
+
+    /** r3 = a number where the helper expects a pointer (null, small, -1, a page): no room at all. */
+    private Room oddSource() {
+        setArg(3, new int[] {0, 8, -1, 0x1000}[rnd.nextInt(4)]);
+        return new Room(Integer.MAX_VALUE, true);
+    }
+
+    /**
+     * r{@code a} = a pointer into this frame or the memory block, and its room. Frames are never left
+     * unless frame escapes are on (then the room is 1 KiB, reaching into the caller's frame and beyond).
+     */
+    private Room pointerArg(int a) {
+        if (memLen > 0 && st.is(6, PTR_TO_MEM) && rnd.nextBoolean()) {
+            int o = rnd.nextInt(memLen + 1);
+            emit(new Insn(ALU64 | MOV | X, a, 6, 0, 0));
+            emit(new Insn(ALU64 | ADD | K, a, 0, 0, o - st.off[6]));
+            st.scalar(a);
+            return new Room(memLen - o, true);
+        }
+        int k = -8 * (1 + rnd.nextInt(FRAME / 8));
+        emit(new Insn(ALU64 | MOV | X, a, 10, 0, 0));
+        emit(new Insn(ALU64 | ADD | K, a, 0, 0, k));
+        st.scalar(a);
+        return opt.frameEscapes() ? new Room(1024, true) : new Room(-k, false);
+    }
+
+    /** A size for a helper buffer: 0, 1, exactly the room, one past it (where that is defined), -1, or below the room. */
+    private int oddSize(Room room) {
+        int limit = Math.min(room.bytes(), 1024);
+        return switch (rnd.nextInt(6)) {
+            case 0 -> 0;
+            case 1 -> Math.min(1, limit);
+            case 2 -> limit;
+            case 3 -> room.mayPass() ? limit + 1 : limit;
+            case 4 -> -1;
+            default -> rnd.nextInt(limit + 1);
+        };
+    }
+
+    private void setArg(int r, int v) {
+        emit(new Insn(ALU64 | MOV | K, r, 0, 0, v));
+        st.scalar(r);
+    }
+
+    // ---- registers ---------------------------------------------------------------------------
+
+    private void setScalar(int r) {
+        if (rnd.nextBoolean()) emit(new Insn(ALU64 | MOV | K, r, 0, 0, InsnChoices.imm(rnd)));
+        else {
+            long v = InsnChoices.imm64(rnd);
+            emit(new Insn(LDDW, r, 0, 0, (int) v));
+            emit(new Insn(0, 0, 0, 0, (int) (v >>> 32)));
+        }
+        st.scalar(r);
+    }
+
+    /** A register holding a scalar on every path, or -1. */
+    private int scalarReg() {
+        int[] rs = st.all(SCALAR, 0, 9);
+        return rs.length == 0 ? -1 : rs[rnd.nextInt(rs.length)];
+    }
+
+    /** A base for a memory access: r10 or a register holding a pointer, or -1. */
+    private int pointerReg() {
+        List<Integer> rs = new ArrayList<>();
+        for (int r = 0; r <= 10; r++) if (st.kind[r].isPointer()) rs.add(r);
+        return rs.isEmpty() ? -1 : rs.get(rnd.nextInt(rs.size()));
+    }
+
+    /**
+     * A register that may be overwritten: never r10 or a loop's counter; inside a loop only one that
+     * already holds a scalar (the body must leave every register's kind as it found it); pointers are
+     * overwritten rarely ({@code mostlyScalar}: prefer registers that hold a scalar).
+     */
+    private int writableReg(boolean mostlyScalar) {
+        for (int attempt = 0; attempt < 8; attempt++) {
+            int r = rnd.nextInt(10);
+            if (r == loopCounter) continue;
+            if (inLoop && !st.is(r, SCALAR)) continue;
+            if (st.kind[r].isPointer() && rnd.nextInt(mostlyScalar ? 8 : 4) != 0) continue;
+            return r;
+        }
+        return -1;
+    }
+
+    private int emit(Insn i) {
+        code.add(i);
+        return code.size() - 1;
+    }
+}

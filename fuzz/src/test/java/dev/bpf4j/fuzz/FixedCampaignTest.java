@@ -1,0 +1,58 @@
+package dev.bpf4j.fuzz;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The CI campaign: a fixed seed per mode (override with {@code -Dbpf4j.fuzz.seed}; printed either way).
+ *
+ * <p>The grammar without frame escapes must show no mismatch at all: it writes none of the program
+ * classes of issue 21. Raw bytes and mutated {@code .data} files do write them (pointers used as
+ * numbers, registers read after a call or never passed to a subprogram), and today's validator lets
+ * them through, so here they are held to "no crash, no hang"; {@link Issue21CampaignTest} holds every
+ * mode to zero mismatches once the verifier is the gate.
+ */
+class FixedCampaignTest {
+    static final long SEED = Long.getLong("bpf4j.fuzz.seed", 20261204L);
+
+    static Campaign.Result run(ProgramGenerator g, long count) {
+        Campaign.Result r = new Campaign(DifferentialHarness.interpAndJit(), System.out::println)
+                .run(new Campaign.Plan(g, SEED, count, null, 1, null, 1));
+        System.out.println("fuzz " + g.name() + " seed " + SEED + ": " + r.stats().line());
+        return r;
+    }
+
+    static String describe(Campaign.Result r) {
+        StringBuilder sb = new StringBuilder("seed " + SEED + "\n");
+        for (Campaign.Finding f : r.findings()) sb.append(f.minimised().describe());
+        return sb.toString();
+    }
+
+    @Test void grammarProgramsShowNoMismatch() {
+        Campaign.Result r = run(new GrammarGenerator(), 2000);
+        assertThat(r.stats().programs()).isEqualTo(2000);
+        assertThat(r.stats().mismatches()).as(describe(r)).isZero();
+        assertThat(r.stats().crashes()).isZero();
+        assertThat(r.stats().hangs()).isZero();
+        // 96% today; a kernel-style gate refuses some more (unreachable blocks, shifts past the width and
+        // divisions by an immediate 0, which bpf4j runs with the RFC's semantics): the bound only catches
+        // a generator whose programs no longer load
+        assertThat(r.stats().acceptedPercent()).as("programs the gate accepts").isGreaterThan(50);
+    }
+
+    @Test void mutatedFilesAndRawBytesNeitherCrashNorHang() {
+        Campaign.Result mutated = run(new DataFileMutator(CorpusFiles.collect(GeneratorTest.CORPUS)), 500);
+        Campaign.Result bytes = run(new RawBytesGenerator(), 3000);
+        for (Campaign.Result r : List.of(mutated, bytes)) {
+            assertThat(r.stats().crashes()).as(describe(r)).isZero();
+            assertThat(r.stats().hangs()).isZero();
+            assertThat(r.stats().accepted()).as("programs the gate accepts").isPositive();
+            Map<String, Long> classes = r.stats().byClass();
+            assertThat(classes.keySet()).as("mismatch classes").noneMatch(c -> c.startsWith("crash"));
+        }
+    }
+}
