@@ -31,7 +31,7 @@ public final class Execution {
         Executable exe;
         long start = System.nanoTime();
         try {
-            exe = Bpf.load(c.program(), engine, options);
+            exe = Bpf.load(c.program(), engine, FuzzConventions.forCase(options, c.mem() != null));
         } catch (BpfException e) {
             return new EngineOutcome(engine.name(), Observation.rejected(e.getMessage()), null);
         } catch (RuntimeException | LinkageError | StackOverflowError | AssertionError e) {

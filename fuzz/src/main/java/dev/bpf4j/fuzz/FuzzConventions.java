@@ -1,6 +1,7 @@
 package dev.bpf4j.fuzz;
 
 import dev.bpf4j.conformance.SuiteHelpers;
+import dev.bpf4j.runtime.EntryRegisters;
 import dev.bpf4j.runtime.HelperRegistry;
 import dev.bpf4j.runtime.LoadOptions;
 
@@ -24,7 +25,13 @@ public final class FuzzConventions {
 
     public static final HelperRegistry REGISTRY = SuiteHelpers.REGISTRY;
 
+    /** r1 = the memory block, r2 = its length: the verifier keeps r1 a pointer whose bits must not escape. */
     public static LoadOptions loadOptions() {
-        return LoadOptions.defaults().withHelpers(REGISTRY).withEntryArgs(2);
+        return LoadOptions.defaults().withHelpers(REGISTRY).withEntry(EntryRegisters.MEMORY_BLOCK);
+    }
+
+    /** {@code options} for one case: without a memory block r1 and r2 are the plain value 0, as the conformance runner loads it. */
+    static LoadOptions forCase(LoadOptions options, boolean hasMemory) {
+        return !hasMemory && options.entry() == EntryRegisters.MEMORY_BLOCK ? options.withEntryArgs(2) : options;
     }
 }

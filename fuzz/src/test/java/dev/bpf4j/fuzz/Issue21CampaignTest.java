@@ -1,6 +1,5 @@
 package dev.bpf4j.fuzz;
 
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -12,7 +11,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  * disagree on them (see the reproducers under fuzz/src/test/resources/issue21). Enable this test when
  * the verifier of issue 21 is the gate in {@code Bpf.load}: they must then be rejected.
  */
-@Disabled("issue 21: enable once the kernel-style verifier is the gate in Bpf.load (these classes must then be rejected)")
 class Issue21CampaignTest {
     static void assertClean(ProgramGenerator g, long count) {
         Campaign.Result r = FixedCampaignTest.run(g, count);

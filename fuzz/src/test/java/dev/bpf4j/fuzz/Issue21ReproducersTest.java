@@ -2,7 +2,6 @@ package dev.bpf4j.fuzz;
 
 import dev.bpf4j.conformance.DataFile;
 import dev.bpf4j.isa.Assembler;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 import java.net.URISyntaxException;
@@ -18,7 +17,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  * call or never passed to a subprogram, accesses outside the own frame. Enable when the verifier of
  * issue 21 is the gate: each must then be rejected, or run identically on both engines.
  */
-@Disabled("issue 21: enable once the kernel-style verifier is the gate in Bpf.load")
 class Issue21ReproducersTest {
     @Test void everyIssue21ReproducerIsRejectedOrAgrees() throws URISyntaxException {
         Path dir = Path.of(Issue21ReproducersTest.class.getResource("/issue21").toURI());
