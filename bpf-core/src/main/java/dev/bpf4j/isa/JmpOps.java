@@ -31,6 +31,23 @@ public final class JmpOps {
     public static boolean jslt32(long a, long b) { return (int) a < (int) b; }
     public static boolean jsle32(long a, long b) { return (int) a <= (int) b; }
 
+    /** The comparison that holds exactly when {@code op} does not; -1 for JSET, which has none. */
+    public static int negate(int op) {
+        switch (op) {
+            case Opcodes.JEQ: return Opcodes.JNE;
+            case Opcodes.JNE: return Opcodes.JEQ;
+            case Opcodes.JGT: return Opcodes.JLE;
+            case Opcodes.JLE: return Opcodes.JGT;
+            case Opcodes.JGE: return Opcodes.JLT;
+            case Opcodes.JLT: return Opcodes.JGE;
+            case Opcodes.JSGT: return Opcodes.JSLE;
+            case Opcodes.JSLE: return Opcodes.JSGT;
+            case Opcodes.JSGE: return Opcodes.JSLT;
+            case Opcodes.JSLT: return Opcodes.JSGE;
+            default: return -1;
+        }
+    }
+
     /** Whether the conditional jump {@code op} (an {@link Opcodes} jump operation) is taken for {@code a}, {@code b}. */
     public static boolean holds(int op, boolean jmp32, long a, long b) {
         switch (op) {

@@ -7,9 +7,9 @@ import dev.bpf4j.verifier.Validator;
 public final class Bpf {
     private Bpf() {}
 
-    /** Validates {@code program} and loads it into {@code engine}. */
+    /** Verifies {@code program} and loads it into {@code engine} (an engine with a verifier of its own, the kernel, decides alone). */
     public static Executable load(Program program, Engine engine, LoadOptions options) {
-        Validator.validate(program, options);
+        if (!engine.verifiesItself()) Validator.validate(program, options);
         return engine.load(program, options);
     }
 }

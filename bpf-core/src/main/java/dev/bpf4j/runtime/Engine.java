@@ -23,4 +23,10 @@ public interface Engine {
      * foreign program at update time; the run checks again. Engines without tail calls say false.
      */
     default boolean canTailCallInto(Object target) { return false; }
+
+    /**
+     * True for an engine whose load applies its own verifier in place of bpf4j's (the Linux kernel):
+     * {@link Bpf#load} then leaves the verdict to it, so that the kernel stays an oracle for bpf4j's.
+     */
+    default boolean verifiesItself() { return false; }
 }

@@ -36,22 +36,7 @@ final class BranchRules {
 
     private static boolean fits31(RegState r) { return r.umax >= 0 && r.umax <= Integer.MAX_VALUE; }
 
-    /** The comparison that holds exactly when {@code op} does not; -1 for JSET (no such comparison). */
-    static int negate(int op) {
-        switch (op) {
-            case Opcodes.JEQ: return Opcodes.JNE;
-            case Opcodes.JNE: return Opcodes.JEQ;
-            case Opcodes.JGT: return Opcodes.JLE;
-            case Opcodes.JLE: return Opcodes.JGT;
-            case Opcodes.JGE: return Opcodes.JLT;
-            case Opcodes.JLT: return Opcodes.JGE;
-            case Opcodes.JSGT: return Opcodes.JSLE;
-            case Opcodes.JSLE: return Opcodes.JSGT;
-            case Opcodes.JSGE: return Opcodes.JSLT;
-            case Opcodes.JSLT: return Opcodes.JSGE;
-            default: return -1;
-        }
-    }
+    static int negate(int op) { return dev.bpf4j.isa.JmpOps.negate(op); }
 
     /** False when no pair of values in the bounds satisfies {@code a op b}. */
     private static boolean feasible(int op, RegState a, RegState b) {

@@ -61,6 +61,9 @@ final class HelperArgs {
             }
             switch (arg) {
                 case ANYTHING: break;
+                case SCALAR:
+                    if (v.type.isPointer()) throw typeError(pc, r, v, helper, "scalar");
+                    break;
                 case CONST_MAP_PTR:
                     // an inner map a map-in-map lookup returned is a map pointer too (Linux types it so)
                     if (v.type != RegType.PTR_TO_MAP_VALUE) expect(pc, r, v, helper, "map_ptr", RegType.CONST_PTR_TO_MAP);

@@ -17,6 +17,8 @@ record HelperProto(List<Arg> args, Ret ret) {
     enum Arg {
         /** Any initialised value (ARG_ANYTHING). */
         ANYTHING,
+        /** A number only: for a helper that hands its argument back, a pointer would leak through r0. */
+        SCALAR,
         /** Initialised if set; not checked when the caller left it unset (prototype unknown). */
         ANY_OR_UNSET,
         CONST_MAP_PTR,
@@ -81,8 +83,8 @@ record HelperProto(List<Arg> args, Ret ret) {
             Map.entry("bpf_snprintf", p(INTEGER, PTR_TO_UNINIT_MEM, CONST_SIZE_OR_ZERO, ANYTHING, PTR_TO_MEM, CONST_SIZE_OR_ZERO)),
             Map.entry("bpf_loop", p(INTEGER, ANYTHING, PTR_TO_FUNC, PTR_TO_STACK_OR_NULL, ANYTHING)),
             Map.entry("bpf_strncmp", p(INTEGER, PTR_TO_MEM, CONST_SIZE, ANYTHING)),
-            // The conformance suites' helper 5: returns its argument (and may end the run).
-            Map.entry("unwind", p(INTEGER, ANYTHING)));
+            // The conformance suites' helper 5: returns its argument (and may end the run), so only a number.
+            Map.entry("unwind", p(INTEGER, SCALAR)));
 
     static HelperProto forName(String name) { return BY_NAME.getOrDefault(name, UNKNOWN); }
 

@@ -117,7 +117,7 @@ final class StatePruning {
         return false;
     }
 
-    static final int EVICT_AFTER_MISSES = 256;
+    static final int EVICT_AFTER_MISSES = 64;
 
     /**
      * What a covering state must share exactly: the call chain and each register's type and pointer

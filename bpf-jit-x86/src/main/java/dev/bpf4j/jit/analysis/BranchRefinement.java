@@ -79,19 +79,9 @@ final class BranchRefinement {
     }
 
     static int negate(int op) {
-        switch (op) {
-            case Opcodes.JEQ: return Opcodes.JNE;
-            case Opcodes.JNE: return Opcodes.JEQ;
-            case Opcodes.JGT: return Opcodes.JLE;
-            case Opcodes.JLE: return Opcodes.JGT;
-            case Opcodes.JGE: return Opcodes.JLT;
-            case Opcodes.JLT: return Opcodes.JGE;
-            case Opcodes.JSGT: return Opcodes.JSLE;
-            case Opcodes.JSLE: return Opcodes.JSGT;
-            case Opcodes.JSGE: return Opcodes.JSLT;
-            case Opcodes.JSLT: return Opcodes.JSGE;
-            default: throw new IllegalArgumentException("jump op 0x" + Integer.toHexString(op));
-        }
+        int n = dev.bpf4j.isa.JmpOps.negate(op);
+        if (n < 0) throw new IllegalArgumentException("jump op 0x" + Integer.toHexString(op));
+        return n;
     }
 
     /** Narrows a and b so that {@code a rel b} holds; false when it cannot hold. */
