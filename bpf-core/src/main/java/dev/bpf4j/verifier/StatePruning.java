@@ -41,6 +41,12 @@ final class StatePruning {
     }
 
     private static boolean stackCovers(FuncState o, FuncState c) {
+        if (java.util.Arrays.equals(o.stack, c.stack)) { // the common case: the same bytes, only spills to compare
+            for (int s = 0; s < FuncState.SLOTS; s++) {
+                if (o.stack[s * 8] == FuncState.STACK_SPILL && !regCovers(o.spilled[s], c.spilled[s])) return false;
+            }
+            return true;
+        }
         for (int i = 0; i < o.stack.length; i++) {
             byte ob = o.stack[i], cb = c.stack[i];
             switch (ob) {

@@ -36,13 +36,13 @@ final class Step {
         this.helperArgs = new HelperArgs(reject, policy, memory);
     }
 
-    VerifierState entryState() {
+    VerifierState entryState(int prunePoints) {
         FuncState main = new FuncState(0, 0, -1, false);
         for (int r = 1; r <= policy.entryArgs(); r++) main.regs[r] = RegState.unknown();
         if (policy.ctxEntry()) main.regs[1] = RegState.pointer(RegType.PTR_TO_CTX, 0);
         List<FuncState> frames = new ArrayList<>();
         frames.add(main);
-        return new VerifierState(frames, 0);
+        return new VerifierState(frames, 0, prunePoints);
     }
 
     /** Runs the instruction at {@code st.pc}; returns the state to continue with, or null when the path ended. */

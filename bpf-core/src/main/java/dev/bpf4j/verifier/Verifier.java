@@ -26,6 +26,9 @@ final class Verifier {
     private final Insn[] insns;
     private final InsnForm[] forms;
     private final boolean[] prunePoint;
+    /** Each prune point's index into {@link VerifierState#visits}. */
+    private final int[] pruneIndex;
+    private final int prunePointCount;
     /** Per instruction: the states kept there, grouped by {@link StatePruning#shape}. */
     private final java.util.Map<Long, List<StatePruning.Kept>>[] explored;
     /** Per instruction: the state kept there last, what a loop's next round is widened against. */
@@ -39,6 +42,10 @@ final class Verifier {
         this.insns = insns;
         this.forms = forms;
         this.prunePoint = prunePoints(insns, forms);
+        this.pruneIndex = new int[insns.length];
+        int n = 0;
+        for (int pc = 0; pc < insns.length; pc++) if (prunePoint[pc]) pruneIndex[pc] = n++;
+        this.prunePointCount = n;
         this.explored = new java.util.Map[insns.length];
         this.lastKept = new VerifierState[insns.length];
         this.step = new Step(reject, insns, forms, helpers, policy);
@@ -46,7 +53,7 @@ final class Verifier {
 
     VerifierStats verify(VerifierPolicy policy) {
         Deque<VerifierState> pending = new ArrayDeque<>();
-        pending.push(step.entryState());
+        pending.push(step.entryState(prunePointCount));
         while (!pending.isEmpty()) {
             VerifierState st = pending.pop();
             while (st != null) {
@@ -63,7 +70,7 @@ final class Verifier {
     private boolean pruned(VerifierState st) {
         java.util.Map<Long, List<StatePruning.Kept>> atPc = explored[st.pc];
         if (atPc == null) explored[st.pc] = atPc = new java.util.HashMap<>();
-        int rounds = st.visits.merge(st.pc, 1, Integer::sum);
+        int rounds = ++st.visits[pruneIndex[st.pc]];
         List<StatePruning.Kept> seen = atPc.computeIfAbsent(StatePruning.shape(st), k -> new ArrayList<>());
         if (StatePruning.covered(seen, st)) return true;
         if (rounds > StatePruning.WIDEN_AFTER && lastKept[st.pc] != null) {

@@ -10,12 +10,12 @@ import java.util.List;
 final class VerifierState {
     final List<FuncState> frames;
     int pc;
-    /** How often this path has come back to each prune point: a loop's rounds so far. */
-    final java.util.Map<Integer, Integer> visits;
+    /** How often this path has come back to each prune point (by its index): a loop's rounds so far. */
+    int[] visits;
 
-    VerifierState(List<FuncState> frames, int pc) { this(frames, pc, new java.util.HashMap<>()); }
+    VerifierState(List<FuncState> frames, int pc, int prunePoints) { this(frames, pc, new int[prunePoints]); }
 
-    private VerifierState(List<FuncState> frames, int pc, java.util.Map<Integer, Integer> visits) {
+    private VerifierState(List<FuncState> frames, int pc, int[] visits) {
         this.frames = frames;
         this.pc = pc;
         this.visits = visits;
@@ -34,7 +34,7 @@ final class VerifierState {
     VerifierState copy() {
         List<FuncState> f = new ArrayList<>(frames.size());
         for (FuncState s : frames) f.add(s.copy());
-        return new VerifierState(f, pc, new java.util.HashMap<>(visits));
+        return new VerifierState(f, pc, visits.clone());
     }
 
     /** Every register and spilled slot of every frame, for id-based null propagation. */

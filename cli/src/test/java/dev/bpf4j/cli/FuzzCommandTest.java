@@ -18,7 +18,7 @@ class FuzzCommandTest {
         CliRunner r = CliRunner.run("fuzz", "--seed", "5", "--count", "150");
         assertThat(r.status()).as(r.out() + r.err()).isZero();
         assertThat(r.out()).contains("fuzz grammar seed 5 on [interp, jit], 150 programs, 1 job(s)")
-                .containsPattern("fuzz grammar seed 5: 150 programs, \\d+/s, accepted \\d+\\.\\d%, mismatches 0, crashes 0, hangs 0 in ");
+                .containsPattern("fuzz grammar seed 5: 150 programs, \\d+/s, accepted \\d+\\.\\d%, mismatches 0, crashes 0, hangs 0(, slow loads \\d+)? in ");
     }
 
     @Test void twoJobsRunTheSameNumberOfPrograms() {
