@@ -55,7 +55,7 @@ OOB = 'out of bounds'
 REJ = 'rejected'  # refused at load time by the verifier
 MEM8 = bytes(range(8))
 case('errors', 'oob-read-past-end', ['ldxdw %r0, [%r1+4]', 'exit'], 'an 8-byte read that crosses the end of the block', mem=MEM8, error=OOB)
-case('errors', 'oob-read-before-start', ['ldxb %r0, [%r1-1]', 'exit'], 'a read one byte before the block', mem=MEM8, error=OOB)
+case('errors', 'oob-read-before-start', ['ldxb %r0, [%r1-1]', 'exit'], 'a read one byte before the block: the verifier refuses it', mem=MEM8, error=REJ)
 case('errors', 'oob-write-past-end', ['stw [%r1+8], 1', 'mov %r0, 0', 'exit'], 'a write just after the block', mem=MEM8, error=OOB)
 # Addresses are real: a pointer a few KiB past the block may land in the run's own stack, which
 # is legal. 2^62 past it is outside every user-space mapping.
@@ -101,7 +101,6 @@ case('errors', 'call-depth-exceeded-by-one', ['mov %r1, 8', 'call local f', 'exi
      'main + 8 nested calls = 9 frames: one too many', error='call depth exceeded')
 
 # ---- errors: rejected at load time (validator)
-REJ = 'rejected'
 case('errors', 'write-r10-mov', ['mov %r10, 1', 'mov %r0, 0', 'exit'], 'r10 is read-only', error=REJ)
 case('errors', 'write-r10-add', ['add %r10, -8', 'mov %r0, 0', 'exit'], 'r10 is read-only, even for add', error=REJ)
 case('errors', 'write-r10-ldx', ['ldxdw %r10, [%r1+0]', 'mov %r0, 0', 'exit'], 'a load into r10 is refused', mem=MEM8, error=REJ)

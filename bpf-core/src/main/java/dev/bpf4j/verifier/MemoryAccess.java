@@ -183,6 +183,13 @@ final class MemoryAccess {
 
     /** Returns the constant ctx offset, or -1 where the offset varies (only where the ctx is a run-time checked block). */
     private long checkCtx(int pc, int baseReg, RegState base, int off, int size) {
+        if (!policy.ctxFixedOffsets() && base.isConst() && base.off + base.smin + off < 0) {
+            // Before the suites' memory block lies no byte of it, but maybe another region of the run (an
+            // engine's frames): what such an access meets would differ between engines. (A variable
+            // offset is left to the run-time check: docs/verifier.md, not done.)
+            throw reject.at(pc, "R" + baseReg + " min value is outside of the allowed memory range (offset "
+                    + (base.off + base.smin + off) + " before the memory block)");
+        }
         if (!base.isConst()) {
             if (policy.ctxFixedOffsets()) {
                 throw reject.at(pc, "dereference of modified ctx ptr R" + baseReg + " off=" + (base.off + off) + " disallowed");
