@@ -87,6 +87,4 @@ record HelperProto(List<Arg> args, Ret ret) {
             Map.entry("unwind", p(INTEGER, SCALAR)));
 
     static HelperProto forName(String name) { return BY_NAME.getOrDefault(name, UNKNOWN); }
-
-    static boolean isKnown(String name) { return BY_NAME.containsKey(name); }
 }

@@ -75,11 +75,6 @@ final class RegState {
         setVar(v, v);
     }
 
-    void markNotInit() {
-        markUnknown();
-        type = RegType.NOT_INIT;
-    }
-
     /** Sets both signed and unsigned bounds to the same value range (which must not wrap). */
     void setVar(long lo, long hi) {
         smin = lo;
@@ -94,8 +89,6 @@ final class RegState {
     }
 
     boolean isConst() { return smin == smax; }
-
-    boolean isScalar() { return type == RegType.SCALAR; }
 
     boolean isConstZero() { return type == RegType.SCALAR && smin == 0 && smax == 0; }
 
