@@ -1,5 +1,7 @@
 package dev.bpf4j.cli.profile;
 
+import dev.bpf4j.unwind.Threads;
+
 import dev.bpf4j.runtime.Executable;
 import dev.bpf4j.runtime.RunContext;
 import dev.bpf4j.unwind.sampling.Sampler;
@@ -60,15 +62,7 @@ final class WorkloadThread {
 
     /** Waits for the end; rethrows the program's failure. */
     void join() {
-        boolean interrupted = false;
-        while (thread.isAlive()) {
-            try {
-                thread.join();
-            } catch (InterruptedException e) {
-                interrupted = true;
-            }
-        }
-        if (interrupted) Thread.currentThread().interrupt();
+        Threads.joinUninterruptibly(thread);
         if (failure != null) throw failure;
     }
 

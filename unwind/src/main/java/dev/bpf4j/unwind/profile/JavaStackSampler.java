@@ -1,5 +1,7 @@
 package dev.bpf4j.unwind.profile;
 
+import dev.bpf4j.unwind.Threads;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -35,15 +37,7 @@ public final class JavaStackSampler implements AutoCloseable {
     /** Stops and returns how many samples were taken. */
     public long stop() {
         stopping = true;
-        boolean interrupted = false;
-        while (sampler.isAlive()) {
-            try {
-                sampler.join();
-            } catch (InterruptedException e) {
-                interrupted = true;
-            }
-        }
-        if (interrupted) Thread.currentThread().interrupt();
+        Threads.joinUninterruptibly(sampler);
         return samples;
     }
 

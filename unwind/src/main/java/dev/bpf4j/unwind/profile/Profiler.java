@@ -1,5 +1,7 @@
 package dev.bpf4j.unwind.profile;
 
+import dev.bpf4j.unwind.Threads;
+
 import dev.bpf4j.unwind.CodeMap;
 import dev.bpf4j.unwind.Frame;
 import dev.bpf4j.unwind.ProcMaps;
@@ -137,14 +139,8 @@ public final class Profiler implements AutoCloseable {
                 interrupted = true;
             }
         }
-        while (worker.isAlive()) {
-            try {
-                worker.join();
-            } catch (InterruptedException e) {
-                interrupted = true;
-            }
-        }
-        if (interrupted) Thread.currentThread().interrupt();
+        Threads.joinUninterruptibly(worker);
+        if (interrupted) Thread.currentThread().interrupt(); // the put's, kept for the caller
     }
 
     private void unwindLoop() {

@@ -1,5 +1,7 @@
 package dev.bpf4j.unwind.sampling;
 
+import dev.bpf4j.unwind.Threads;
+
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -91,15 +93,7 @@ public final class Sampler implements AutoCloseable {
     public SamplerStats stop() {
         stopping = true;
         LockSupport.unpark(reader);
-        boolean interrupted = false;
-        while (reader.isAlive()) {
-            try {
-                reader.join();
-            } catch (InterruptedException e) {
-                interrupted = true;
-            }
-        }
-        if (interrupted) Thread.currentThread().interrupt();
+        Threads.joinUninterruptibly(reader);
         if (sinkFailure != null) throw sinkFailure;
         return finalStats;
     }
