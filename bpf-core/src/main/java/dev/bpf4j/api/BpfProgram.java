@@ -68,6 +68,9 @@ public final class BpfProgram implements AutoCloseable {
     /** Name of the engine runs use unless {@link RunOptions#engine()} says otherwise. */
     public String engine() { return objectOptions.engine().name(); }
 
+    /** The instruction budget of each run (the object's load option). */
+    long budget() { return objectOptions.budget(); }
+
     /**
      * The executable on the object's engine: what prog-array slots hold (a tail call can only enter a
      * program of the running engine, so tail calls made under an engine override fail with HELPER_FAILED).

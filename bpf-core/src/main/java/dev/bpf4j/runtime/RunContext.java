@@ -1,6 +1,7 @@
 package dev.bpf4j.runtime;
 
 import dev.bpf4j.unwind.MemoryView;
+import dev.bpf4j.unwind.Unwinder;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -22,9 +23,10 @@ public final class RunContext {
     private final long packetLength;
     private final PtRegs registers;
     private final MemoryView stackSnapshot;
+    private final Unwinder unwinder;
 
     private RunContext(long[] args, List<MemoryRegion> regions, long budget, long packetAddress, long packetLength,
-                       PtRegs registers, MemoryView stackSnapshot) {
+                       PtRegs registers, MemoryView stackSnapshot, Unwinder unwinder) {
         this.args = args;
         this.regions = List.copyOf(regions);
         this.budget = budget;
@@ -32,6 +34,7 @@ public final class RunContext {
         this.packetLength = packetLength;
         this.registers = registers;
         this.stackSnapshot = stackSnapshot;
+        this.unwinder = unwinder;
     }
 
     public static Builder builder() { return new Builder(); }
@@ -58,6 +61,12 @@ public final class RunContext {
      */
     public Optional<MemoryView> stackSnapshot() { return Optional.ofNullable(stackSnapshot); }
 
+    /**
+     * The unwinder for {@link #registers()} when they belong to another process's code (a sample of
+     * another process: its mappings, not this JVM's); empty: this process's.
+     */
+    public Optional<Unwinder> unwinder() { return Optional.ofNullable(unwinder); }
+
     public static final class Builder {
         private final long[] args = new long[5];
         private final List<MemoryRegion> regions = new ArrayList<>();
@@ -66,6 +75,7 @@ public final class RunContext {
         private long packetLength;
         private PtRegs registers;
         private MemoryView stackSnapshot;
+        private Unwinder unwinder;
 
         /** Sets r{@code reg} (1-5) at entry. */
         public Builder arg(int reg, long value) {
@@ -101,12 +111,15 @@ public final class RunContext {
         /** Memory holding the stack that {@link #registers} point into (null: the live thread stack). */
         public Builder stackSnapshot(MemoryView snapshot) { this.stackSnapshot = snapshot; return this; }
 
+        /** The unwinder for the registers (null: this process's code). */
+        public Builder unwinder(Unwinder unwinder) { this.unwinder = unwinder; return this; }
+
         /** Fails when a snapshot is given without registers to start the unwind from. */
         public RunContext build() {
             if (stackSnapshot != null && registers == null) {
                 throw new IllegalStateException("a stack snapshot needs the registers (ip, sp, bp) to unwind it from");
             }
-            return new RunContext(args.clone(), regions, budget, packetAddress, packetLength, registers, stackSnapshot);
+            return new RunContext(args.clone(), regions, budget, packetAddress, packetLength, registers, stackSnapshot, unwinder);
         }
     }
 }

@@ -17,7 +17,8 @@ import java.util.Optional;
  * <ul>
  *   <li>with {@link RunContext#registers()} (a probe site, a sample, explicit registers) both the
  *       kernel and the user stack are the unwind from (ip, sp, bp) — over the
- *       {@link RunContext#stackSnapshot()} when given, else over the calling thread's live stack;</li>
+ *       {@link RunContext#stackSnapshot()} when given, else over the calling thread's live stack, with
+ *       {@link RunContext#unwinder()} when the registers are another process's;</li>
  *   <li>without registers the user stack is the Java caller's stack ({@link JavaCallerStack}) and
  *       the kernel stack is empty, as for a uprobe in Linux.</li>
  * </ul>
@@ -40,14 +41,18 @@ public final class StackSource {
     public long[] trace(HelperCall call, boolean user, int maxDepth) {
         RunContext ctx = call.runContext();
         Optional<PtRegs> regs = ctx == null ? Optional.empty() : ctx.registers();
-        if (regs.isPresent()) return truncate(unwind(regs.get(), ctx.stackSnapshot().orElse(null)).ips(), maxDepth);
+        if (regs.isPresent()) {
+            return truncate(unwind(ctx.unwinder().orElse(unwinder), regs.get(), ctx.stackSnapshot().orElse(null)).ips(), maxDepth);
+        }
         return user ? java.capture(maxDepth) : new long[0];
     }
 
     /** The unwind from {@code regs}: over {@code snapshot}, or the calling thread's live stack when null. */
-    public StackTrace unwind(PtRegs regs, MemoryView snapshot) {
-        return snapshot != null ? unwinder.unwind(regs.ip(), regs.sp(), regs.bp(), snapshot)
-                : unwinder.unwindCurrentThread(regs.ip(), regs.sp(), regs.bp());
+    public StackTrace unwind(PtRegs regs, MemoryView snapshot) { return unwind(unwinder, regs, snapshot); }
+
+    private static StackTrace unwind(Unwinder u, PtRegs regs, MemoryView snapshot) {
+        return snapshot != null ? u.unwind(regs.ip(), regs.sp(), regs.bp(), snapshot)
+                : u.unwindCurrentThread(regs.ip(), regs.sp(), regs.bp());
     }
 
     private static long[] truncate(List<Long> ips, int maxDepth) {

@@ -6,6 +6,7 @@ import dev.bpf4j.cli.profile.ProfileReport;
 import dev.bpf4j.cli.profile.ProfileSession;
 import dev.bpf4j.cli.profile.SubprogramChain;
 import dev.bpf4j.runtime.Engine;
+import dev.bpf4j.unwind.sampling.SamplerOptions;
 
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -28,14 +29,23 @@ final class ProfileCommand implements Command {
     @Override public String summary() { return "sample a bundled in-process workload with perf_event_open and write folded stacks, pprof and a flame graph"; }
     @Override public String usage() {
         return "bpf4j profile --pid-self WORKLOAD [-F HZ] [--duration S] [--engine interp|jit|both] [--out DIR] [--stack-size BYTES] "
-                + "[--callchain] [--threads] [--sampler perf|java] [--top N] [--perf-map]   (WORKLOAD: " + String.join(", ", WORKLOADS) + ")";
+                + "[--callchain] [--threads] [--sampler perf|java] [--top N] [--perf-map]   (WORKLOAD: " + String.join(", ", WORKLOADS) + ")\n"
+                + "       bpf4j profile [--object OBJ.o] [--program P] [--bpf] [--engine interp|jit|both] [-F HZ] [--duration S] [--out DIR] "
+                + "[--stack-size BYTES] [--top N] (--pid-self WORKLOAD | -- COMMAND [ARG...])\n"
+                + "  the second form runs a perf_event program (default: the bundled profile, BCC's profile.py) on every sample, on each --engine";
     }
 
     @Override public int run(List<String> argv, PrintStream out, PrintStream err) {
-        Args args = new Args(argv, Set.of("--pid-self", "-F", "--duration", "--engine", "--out", "--stack-size", "--sampler", "--top"),
-                Set.of("--callchain", "--threads", PerfMapFlag.NAME));
+        int dashes = argv.indexOf("--");
+        List<String> command = dashes < 0 ? List.of() : List.copyOf(argv.subList(dashes + 1, argv.size()));
+        Args args = new Args(dashes < 0 ? argv : argv.subList(0, dashes),
+                Set.of("--pid-self", "-F", "--duration", "--engine", "--out", "--stack-size", "--sampler", "--top", "--object", "--program"),
+                Set.of("--callchain", "--threads", "--bpf", PerfMapFlag.NAME));
         if (PerfMapFlag.given(args, err)) PerfMapFlag.enable();
         if (!args.positionals().isEmpty()) throw new UsageException("unexpected argument '" + args.positionals().get(0) + "'");
+        if (dashes >= 0 && command.isEmpty()) throw new UsageException("missing COMMAND after --");
+        boolean programMode = !command.isEmpty() || args.option("--object").isPresent() || args.option("--program").isPresent() || args.flag("--bpf");
+        if (programMode) return runProgramMode(args, command, out, err);
         String workload = args.option("--pid-self").orElseThrow(() -> new UsageException("missing --pid-self WORKLOAD (one of " + String.join(", ", WORKLOADS) + ")"));
         if (!WORKLOADS.contains(workload)) throw new UsageException("unknown workload '" + workload + "' (expected one of " + String.join(", ", WORKLOADS) + ")");
         String engineChoice = choice(args, "--engine", ENGINES, "jit");
@@ -65,6 +75,24 @@ final class ProfileCommand implements Command {
             out.println("wrote " + p);
         }
         return 0;
+    }
+
+    /** A perf_event program on every sample ({@link ProfileProgramMode}). */
+    private static int runProgramMode(Args args, List<String> command, PrintStream out, PrintStream err) {
+        if (!command.isEmpty() && args.option("--pid-self").isPresent()) throw new UsageException("give either --pid-self WORKLOAD or -- COMMAND, not both");
+        if (command.isEmpty()) {
+            String workload = args.option("--pid-self").orElseThrow(() -> new UsageException("missing --pid-self WORKLOAD or -- COMMAND"));
+            if (!WORKLOADS.contains(workload)) throw new UsageException("unknown workload '" + workload + "' (expected one of " + String.join(", ", WORKLOADS) + ")");
+        }
+        for (String f : List.of("--callchain", "--threads")) if (args.flag(f)) throw new UsageException(f + " is not available with a perf_event program");
+        if (args.option("--sampler").isPresent()) throw new UsageException("--sampler is not available with a perf_event program (it needs perf_event_open)");
+        String engineChoice = choice(args, "--engine", ENGINES, "jit");
+        int top = args.option("--top").map(ProfileCommand::parseTop).orElse(10);
+        long hz = ProfileOptions.frequency(args, 99);
+        SamplerOptions sampler = ProfileOptions.programSampler(args, hz);
+        Path dir = Path.of(args.option("--out").orElse("profile"));
+        return ProfileProgramMode.run(args, sampler, engines(engineChoice), command, ProfileOptions.durationNanos(args, command.isEmpty() ? 3 : 3600),
+                hz, top, dir, out, err);
     }
 
     static List<Engine> engines(String choice) {

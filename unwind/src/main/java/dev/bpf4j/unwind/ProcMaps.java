@@ -31,10 +31,15 @@ public final class ProcMaps {
         public boolean executable() { return perms.charAt(2) == 'x'; }
     }
 
-    public static List<Mapping> read() {
+    public static List<Mapping> read() { return read(Path.of("/proc/self/maps")); }
+
+    /** The mappings of process {@code pid} ({@code /proc/PID/maps}: root, or the same user and ptrace rights). */
+    public static List<Mapping> read(int pid) { return read(Path.of("/proc/" + pid + "/maps")); }
+
+    private static List<Mapping> read(Path file) {
         try {
             List<Mapping> out = new ArrayList<>();
-            for (String line : Files.readAllLines(Path.of("/proc/self/maps"))) {
+            for (String line : Files.readAllLines(file)) {
                 String[] f = line.trim().split("\\s+", 6);
                 String[] range = f[0].split("-");
                 out.add(new Mapping(Long.parseUnsignedLong(range[0], 16), Long.parseUnsignedLong(range[1], 16), f[1],
@@ -42,7 +47,7 @@ public final class ProcMaps {
             }
             return out;
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot read /proc/self/maps", e);
+            throw new UncheckedIOException("cannot read " + file, e);
         }
     }
 

@@ -30,6 +30,8 @@ public final class ProcessCode {
 
     private final CodeMap jit;
     private final Supplier<List<ProcMaps.Mapping>> maps;
+    /** {@code /proc/self} or {@code /proc/PID}: where {@code map_files} are. */
+    private final String procDir;
     private final long minRescanNanos;
     private final Map<String, NativeModule> modules = new HashMap<>();
     private volatile Snapshot snapshot;
@@ -38,9 +40,24 @@ public final class ProcessCode {
 
     /** @param maps where mappings come from ({@link ProcMaps#read} for this process) */
     public ProcessCode(CodeMap jit, Supplier<List<ProcMaps.Mapping>> maps, long minRescanNanos) {
+        this(jit, maps, minRescanNanos, "/proc/self");
+    }
+
+    private ProcessCode(CodeMap jit, Supplier<List<ProcMaps.Mapping>> maps, long minRescanNanos, String procDir) {
         this.jit = jit;
         this.maps = maps;
         this.minRescanNanos = minRescanNanos;
+        this.procDir = procDir;
+    }
+
+    /**
+     * The code of another process {@code pid}: its executable mappings from {@code /proc/PID/maps}
+     * (no JIT regions: bpf4j's code map is this process's), re-read at most once per
+     * {@code minRescanNanos}. Once the process has exited its maps cannot be read: the last ones
+     * read are kept, so its samples can still be named afterwards.
+     */
+    public static ProcessCode ofProcess(int pid, long minRescanNanos) {
+        return new ProcessCode(new CodeMap(), () -> ProcMaps.read(pid), minRescanNanos, "/proc/" + pid);
     }
 
     /** The process-wide view over {@link CodeMap#global()} and {@code /proc/self/maps}. */
@@ -85,12 +102,21 @@ public final class ProcessCode {
     }
 
     private synchronized Snapshot rescan() {
+        List<ProcMaps.Mapping> read;
+        try {
+            read = maps.get();
+        } catch (java.io.UncheckedIOException e) {
+            // The process has exited (another process's maps): keep what was known.
+            if (snapshot == null) throw e;
+            lastScan = System.nanoTime();
+            return snapshot;
+        }
         List<NativeMapping> exec = new ArrayList<>();
-        for (ProcMaps.Mapping m : maps.get()) {
+        for (ProcMaps.Mapping m : read) {
             if (!m.executable()) continue;
             NativeModule module = null;
             if (m.fileBacked()) {
-                String mapFiles = String.format("/proc/self/map_files/%x-%x", m.start(), m.end());
+                String mapFiles = String.format("%s/map_files/%x-%x", procDir, m.start(), m.end());
                 // One module per file: the same path with another device or inode is a different file.
                 module = modules.computeIfAbsent(m.dev() + ":" + m.inode() + ":" + m.path(), k -> new NativeModule(m.path(), mapFiles));
             }

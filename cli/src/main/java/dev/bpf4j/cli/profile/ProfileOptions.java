@@ -34,6 +34,12 @@ public final class ProfileOptions {
         return (long) (s * 1e9);
     }
 
+    /** For a perf_event program: every user register and the period of each sample too. */
+    public static SamplerOptions programSampler(Args args, long hz) {
+        SamplerOptions plain = sampler(args, hz, false);
+        return options(plain.attr().format().withProgramRegs(), hz);
+    }
+
     public static SamplerOptions sampler(Args args, long hz, boolean callchain) {
         int stack = SampleFormat.DEFAULT_STACK_SIZE;
         if (args.option("--stack-size").isPresent()) {
@@ -44,7 +50,10 @@ public final class ProfileOptions {
             }
             stack = (int) b;
         }
-        SampleFormat format = new SampleFormat(callchain, stack);
+        return options(new SampleFormat(callchain, stack), hz);
+    }
+
+    private static SamplerOptions options(SampleFormat format, long hz) {
         int pages = SamplerOptions.DEFAULT_DATA_PAGES;
         while (pages * 4096L < 2L * format.maxRecordSize()) pages *= 2;
         return SamplerOptions.of(PerfEventAttr.cpuClockAtFrequency(hz, format), pages);

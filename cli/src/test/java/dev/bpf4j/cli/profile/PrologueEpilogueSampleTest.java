@@ -68,7 +68,7 @@ class PrologueEpilogueSampleTest {
                         default -> { sp = rbp[k] - 0x40; bp = rbp[k]; }                     // inside the frame
                     }
                     byte[] copy = Arrays.copyOfRange(stack.array(), (int) (sp - BASE), stack.capacity());
-                    PerfRecord.Sample s = new PerfRecord.Sample(1, 1, 0, ip, true, bp, sp, ip, copy, new long[0]);
+                    PerfRecord.Sample s = PerfRecord.Sample.ofFrame(1, 1, 0, ip, bp, sp, ip, copy, new long[0]);
                     StackTrace t = unwinder.unwind(s);
                     assertThat(t.ips().subList(1, t.ips().size())).as("%s+%d (%s)", fn.symbol(), ip - fn.start(), rule).isEqualTo(expectedCallers);
                     assertThat(check.isExact(t.ips(), k)).isTrue();

@@ -45,7 +45,7 @@ public final class Profiler implements AutoCloseable {
 
     /** About 16 MiB of queued samples with 16 KiB stack copies. */
     static final int QUEUE_CAPACITY = 1024;
-    private static final PerfRecord.Sample END = new PerfRecord.Sample(0, 0, 0, 0, false, 0, 0, 0, new byte[0], new long[0]);
+    private static final PerfRecord.Sample END = new PerfRecord.Sample(0, 0, 0, 0, 0, null, new byte[0], new long[0]);
 
     private final Map<Key, Long> traces = new HashMap<>();
     private final BlockingQueue<PerfRecord.Sample> queue = new ArrayBlockingQueue<>(QUEUE_CAPACITY);

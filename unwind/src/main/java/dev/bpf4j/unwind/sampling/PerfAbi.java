@@ -25,6 +25,7 @@ public final class PerfAbi {
     public static final long PERF_SAMPLE_TID = 1L << 1;
     public static final long PERF_SAMPLE_TIME = 1L << 2;
     public static final long PERF_SAMPLE_CALLCHAIN = 1L << 5;
+    public static final long PERF_SAMPLE_PERIOD = 1L << 8;
     public static final long PERF_SAMPLE_REGS_USER = 1L << 12;
     public static final long PERF_SAMPLE_STACK_USER = 1L << 13;
 
@@ -45,6 +46,14 @@ public final class PerfAbi {
     public static final int PERF_REG_X86_IP = 8;
     /** BP, SP, IP: the three registers a frame walk starts from (mask 0x1c0). */
     public static final long REGS_BP_SP_IP = (1L << PERF_REG_X86_BP) | (1L << PERF_REG_X86_SP) | (1L << PERF_REG_X86_IP);
+    /**
+     * Every user register of a 64-bit task: AX..SS (bits 0-11) and R8..R15 (16-23). DS, ES, FS, GS
+     * (12-15) are refused with EINVAL on x86-64 (perf_reg_validate). What a perf_event program's
+     * {@code pt_regs} is filled from.
+     */
+    public static final long REGS_ALL_X86_64 = 0xfffL | (0xffL << 16);
+    /** Register slots of perf_regs.h (PERF_REG_X86_64_MAX). */
+    public static final int PERF_REG_X86_64_MAX = 24;
     public static final long PERF_SAMPLE_REGS_ABI_NONE = 0;
 
     // struct perf_event_header.type

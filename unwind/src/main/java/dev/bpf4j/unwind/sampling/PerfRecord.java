@@ -5,13 +5,34 @@ import java.util.Arrays;
 /** The ring-buffer records the sampler acts on. */
 public sealed interface PerfRecord {
     /**
-     * PERF_RECORD_SAMPLE: where thread {@code tid} was ({@code ip}), its user registers when the kernel
-     * had them ({@code hasRegs}; none for a sample taken in a kernel thread), the copy of its user stack
-     * from {@code sp} up ({@code stack}: the dyn_size bytes actually copied) and, when asked for, the
-     * kernel's callchain (PERF_CONTEXT_* markers included).
+     * PERF_RECORD_SAMPLE: where thread {@code tid} was ({@code ip}), the sample's period when asked for
+     * (0 otherwise), its user registers indexed by perf register number ({@code PERF_REG_X86_*}; null
+     * when the kernel had none, as for a sample taken in a kernel thread; registers not asked for are
+     * 0), the copy of its user stack from {@code sp} up ({@code stack}: the dyn_size bytes actually
+     * copied) and, when asked for, the kernel's callchain (PERF_CONTEXT_* markers included).
      */
-    record Sample(int pid, int tid, long time, long ip, boolean hasRegs, long bp, long sp, long regIp,
-                  byte[] stack, long[] callchain) implements PerfRecord {
+    record Sample(int pid, int tid, long time, long ip, long period, long[] regs, byte[] stack, long[] callchain) implements PerfRecord {
+        /** A sample with only the three registers a frame walk starts from. */
+        public static Sample ofFrame(int pid, int tid, long time, long ip, long bp, long sp, long regIp, byte[] stack, long[] callchain) {
+            long[] regs = new long[PerfAbi.PERF_REG_X86_64_MAX];
+            regs[PerfAbi.PERF_REG_X86_BP] = bp;
+            regs[PerfAbi.PERF_REG_X86_SP] = sp;
+            regs[PerfAbi.PERF_REG_X86_IP] = regIp;
+            return new Sample(pid, tid, time, ip, 0, regs, stack, callchain);
+        }
+
+        public boolean hasRegs() { return regs != null; }
+
+        /** User register {@code perfReg} (PERF_REG_X86_*), 0 without registers. */
+        public long reg(int perfReg) { return regs == null ? 0 : regs[perfReg]; }
+
+        public long bp() { return reg(PerfAbi.PERF_REG_X86_BP); }
+
+        public long sp() { return reg(PerfAbi.PERF_REG_X86_SP); }
+
+        /** The ip of the user registers (equal to {@link #ip()} for a user-space sample). */
+        public long regIp() { return reg(PerfAbi.PERF_REG_X86_IP); }
+
         /** The user part of the kernel's callchain: the ips after PERF_CONTEXT_USER, innermost first. */
         public long[] userCallchain() {
             int i = 0;

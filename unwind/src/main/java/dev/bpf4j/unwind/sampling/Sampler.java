@@ -31,6 +31,8 @@ import java.util.stream.Stream;
  */
 public final class Sampler implements AutoCloseable {
     private final SamplerOptions options;
+    /** The sampled process: 0 for this one. */
+    private final int pid;
     private final Consumer<PerfRecord.Sample> sink;
     private final CompletableFuture<Void> started = new CompletableFuture<>();
     private final Map<Integer, ThreadEvent> events = new HashMap<>();
@@ -47,8 +49,19 @@ public final class Sampler implements AutoCloseable {
     /** The encoded perf_event_attr in native memory, owned by the reader thread. */
     private long attr;
 
-    public Sampler(SamplerOptions options, Consumer<PerfRecord.Sample> sink) {
+    public Sampler(SamplerOptions options, Consumer<PerfRecord.Sample> sink) { this(options, 0, sink); }
+
+    /**
+     * Samples process {@code pid} instead (0: this process), one event per thread as
+     * {@code perf record -p PID} does: the threads of {@code /proc/PID/task}, rescanned to follow new
+     * ones. Per-thread events cannot be inherited by new threads and still be mapped (the kernel
+     * refuses mmap of an inherited per-task event), so a thread is sampled from the first rescan that
+     * sees it. Once the process has exited, sampling goes on with no thread until {@link #stop()}.
+     */
+    public Sampler(SamplerOptions options, int pid, Consumer<PerfRecord.Sample> sink) {
+        if (pid < 0) throw new IllegalArgumentException("pid " + pid);
         this.options = options;
+        this.pid = pid;
         this.sink = sink;
         this.reader = new Thread(this::readLoop, "bpf4j-sampler");
         reader.setDaemon(true);
@@ -101,7 +114,7 @@ public final class Sampler implements AutoCloseable {
     @Override public void close() { if (reader.isAlive()) stop(); }
 
     private void readLoop() {
-        int self = (int) PerfSys.gettid();
+        int self = pid == 0 ? (int) PerfSys.gettid() : -1;
         attr = PerfSys.allocate(options.attr().encode());
         try {
             try {
@@ -157,7 +170,7 @@ public final class Sampler implements AutoCloseable {
 
     /** Opens events for new threads; drains and closes those of threads that exited. */
     private void rescan(int self, boolean first) {
-        Set<Integer> live = tasks();
+        Set<Integer> live = tasks(first);
         for (Iterator<Map.Entry<Integer, ThreadEvent>> it = events.entrySet().iterator(); it.hasNext(); ) {
             Map.Entry<Integer, ThreadEvent> e = it.next();
             if (!live.contains(e.getKey())) {
@@ -188,9 +201,10 @@ public final class Sampler implements AutoCloseable {
         }
     }
 
-    private static Set<Integer> tasks() {
+    private Set<Integer> tasks(boolean first) {
         Set<Integer> tids = new HashSet<>();
-        try (Stream<Path> s = Files.list(Path.of("/proc/self/task"))) {
+        Path dir = Path.of(pid == 0 ? "/proc/self/task" : "/proc/" + pid + "/task");
+        try (Stream<Path> s = Files.list(dir)) {
             s.forEach(p -> {
                 try {
                     tids.add(Integer.parseInt(p.getFileName().toString()));
@@ -198,8 +212,10 @@ public final class Sampler implements AutoCloseable {
                     // not a task directory
                 }
             });
-        } catch (IOException e) {
-            throw new SamplingRefusedException("cannot list /proc/self/task: " + e.getMessage());
+        } catch (IOException | java.io.UncheckedIOException e) {
+            // Another process that has exited has no threads left; this one always has.
+            if (pid != 0 && !first) return tids;
+            throw new SamplingRefusedException("cannot list " + dir + ": " + e.getMessage());
         }
         return tids;
     }

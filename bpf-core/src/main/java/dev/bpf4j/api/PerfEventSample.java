@@ -1,0 +1,51 @@
+package dev.bpf4j.api;
+
+import dev.bpf4j.runtime.PtRegs;
+import dev.bpf4j.unwind.sampling.PerfRecord;
+
+import static dev.bpf4j.unwind.sampling.PerfAbi.*;
+
+/**
+ * What a {@code BPF_PROG_TYPE_PERF_EVENT} program sees of one sample: the fields of
+ * {@code struct bpf_perf_event_data} — the sampled thread's registers ({@code bpf_user_pt_regs_t},
+ * x86-64 {@code struct pt_regs}), {@code sample_period} and {@code addr} — plus the copy of its user
+ * stack from {@code regs.sp()} up, which {@code bpf_get_stackid}/{@code bpf_get_stack} unwind.
+ *
+ * @param tid the sampled thread (informational: helpers about the current task still see the
+ *            thread that runs the program)
+ */
+public record PerfEventSample(int tid, PtRegs regs, long samplePeriod, long addr, byte[] stack) {
+    /** {@code sizeof(struct bpf_perf_event_data)}. */
+    public static final int SIZE = PtRegs.SIZE + 16;
+    public static final int OFF_SAMPLE_PERIOD = PtRegs.SIZE;
+    public static final int OFF_ADDR = PtRegs.SIZE + 8;
+    /**
+     * {@code orig_ax} of registers saved by an interrupt: the cpu-clock sample is taken from the
+     * timer interrupt, whose entry stores -1 there ("no syscall to restart").
+     */
+    public static final long ORIG_AX_INTERRUPT = -1;
+
+    /**
+     * From a sampler record taken with every user register ({@code SampleFormat.programRegs}).
+     * A sample without user registers (taken in a kernel thread) has its ip alone; {@code addr} is
+     * 0 as for every software clock event (it is the data address of memory events).
+     */
+    public static PerfEventSample of(PerfRecord.Sample s) {
+        if (!s.hasRegs()) {
+            return new PerfEventSample(s.tid(), new PtRegs(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, ORIG_AX_INTERRUPT,
+                    s.ip(), 0, 0, 0, 0), s.period(), 0, new byte[0]);
+        }
+        PtRegs regs = new PtRegs(s.reg(23), s.reg(22), s.reg(21), s.reg(20),   // r15, r14, r13, r12 (PERF_REG_X86_R12 = 20)
+                s.reg(PERF_REG_X86_BP), s.reg(1), s.reg(19), s.reg(18),             // bp, bx, r11, r10
+                s.reg(17), s.reg(16), s.reg(0), s.reg(2), s.reg(3), s.reg(4), s.reg(5), // r9, r8, ax, cx, dx, si, di
+                ORIG_AX_INTERRUPT, s.regIp(), s.reg(10), s.reg(9), s.sp(), s.reg(11)); // orig_ax, ip, cs, flags, sp, ss
+        return new PerfEventSample(s.tid(), regs, s.period(), 0, s.stack());
+    }
+
+    /** The {@value #SIZE}-byte native layout written at {@code address}. */
+    void write(long address) {
+        regs.write(address);
+        dev.bpf4j.runtime.NativeMemory.putLong(address + OFF_SAMPLE_PERIOD, samplePeriod);
+        dev.bpf4j.runtime.NativeMemory.putLong(address + OFF_ADDR, addr);
+    }
+}

@@ -1,0 +1,112 @@
+package dev.bpf4j.cli;
+
+import dev.bpf4j.api.BpfObject;
+import dev.bpf4j.api.OpenObject;
+import dev.bpf4j.cli.profile.MapStacks;
+import dev.bpf4j.cli.profile.ProfileObject;
+import dev.bpf4j.cli.profile.ProfileOutput;
+import dev.bpf4j.cli.profile.ProfileReport;
+import dev.bpf4j.cli.profile.ProgramProfile;
+import dev.bpf4j.cli.profile.SampleProgramRunner;
+import dev.bpf4j.object.ProgramType;
+import dev.bpf4j.runtime.BpfLoadException;
+import dev.bpf4j.runtime.Engine;
+import dev.bpf4j.unwind.profile.FoldedStacks;
+import dev.bpf4j.unwind.sampling.SamplerOptions;
+import dev.bpf4j.unwind.sampling.SamplingRefusedException;
+
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.NoSuchElementException;
+
+/**
+ * {@code bpf4j profile} with a perf_event program ({@code --object OBJ [--program P]}, {@code --bpf}
+ * for the bundled one, always for {@code -- COMMAND}): each sample runs the program on every chosen
+ * engine, and the profile is read from each engine's maps — folded stacks with {@code [unknown]}
+ * frames and a {@code [missed stack]} bucket, as BCC's profile.py prints them. With two engines it
+ * ends by saying whether they agree on stack ids, frames and every map (exit 1 when not).
+ */
+final class ProfileProgramMode {
+    private ProfileProgramMode() {}
+
+    /** The object and program: the user's ({@code --object}, {@code --program}) or the bundled profile. */
+    static OpenObject open(Args args) {
+        if (args.option("--object").isEmpty()) return ProfileObject.open();
+        Path file = Path.of(args.option("--object").get());
+        if (!Files.isRegularFile(file)) throw new BadInputException("no such object: " + file);
+        try {
+            return BpfObject.open(file);
+        } catch (BpfLoadException e) {
+            throw new BadInputException(e.getMessage());
+        }
+    }
+
+    static String program(Args args, OpenObject open) {
+        String name = args.option("--program").orElseGet(() -> args.option("--object").isPresent() ? ObjectRun.onlyProgram(open) : ProfileObject.PROGRAM);
+        ProgramType type;
+        try {
+            type = open.spec().program(name).type();
+        } catch (NoSuchElementException | IllegalArgumentException e) {
+            throw new BadInputException(e.getMessage());
+        }
+        if (type != ProgramType.PERF_EVENT) {
+            throw new BadInputException("program '" + name + "' is " + type + ": profile runs perf_event programs (SEC(\"perf_event\"), ctx = struct bpf_perf_event_data *)");
+        }
+        return name;
+    }
+
+    static int run(Args args, SamplerOptions sampler, List<Engine> engines, List<String> command, long nanos, long hz, int top,
+                   Path dir, PrintStream out, PrintStream err) {
+        OpenObject open = open(args);
+        String program = program(args, open);
+        ProgramProfile.Result r;
+        try {
+            r = command.isEmpty()
+                    ? ProgramProfile.self(sampler, open, program, engines, ProfileCommand.engines("jit").get(0), nanos)
+                    : ProgramProfile.command(sampler, open, program, engines, command, nanos);
+        } catch (SamplingRefusedException refused) {
+            err.println("bpf4j profile: " + refused.getMessage());
+            return 1;
+        }
+        try (SampleProgramRunner runner = r.runner()) {
+            out.printf("profiled %s for %.2f s%s: %d samples (perf_event_open cpu-clock, %d threads), %d lost%s%n", r.target(), r.elapsedNanos() / 1e9,
+                    r.exitStatus() == null ? (command.isEmpty() ? "" : ", ended at --duration") : ", exit status " + r.exitStatus(),
+                    r.stats().samples(), r.stats().threads(), r.stats().lost(), r.dropped() > 0 ? ", " + r.dropped() + " dropped (queue full)" : "");
+            int status = 0;
+            List<ProfileReport> reports = new ArrayList<>();
+            for (SampleProgramRunner.EngineCopy c : runner.copies()) {
+                out.println("== " + c.engine() + ": program " + program + " ran " + c.program().runs() + " times, " + c.program().errors() + " errors");
+                c.program().lastError().ifPresent(e -> err.println(c.engine() + ": last program error: " + e.getMessage()));
+                if (c.program().errors() > 0) status = 1;
+                MapStacks stacks = c.stacks().orElse(null);
+                if (stacks == null) {
+                    // Not a stack map + counting map: print what it has.
+                    c.mapDumps().forEach(out::println);
+                    continue;
+                }
+                FoldedStacks folded = r.folded().get(c.engine());
+                out.printf("%d samples counted, %d distinct stack ids, %d in %s%n", stacks.total(), stacks.ips().size(), stacks.missed(), MapStacks.MISSED);
+                ProfileOutput.printTop(folded, top, out);
+                reports.add(new ProfileReport(c.engine(), List.of(), folded, true, null, r.stats(), null, r.dropped(), 0, r.elapsedNanos()));
+            }
+            if (runner.copies().size() > 1) {
+                List<String> diffs = runner.differences();
+                if (diffs.isEmpty()) {
+                    out.println("== engines agree: same stack ids, frames and counts, same maps, on the same " + runner.copies().get(0).program().runs() + " samples");
+                } else {
+                    out.println("== engines differ:");
+                    diffs.forEach(out::println);
+                    status = 1;
+                }
+            }
+            if (!reports.isEmpty()) {
+                String title = "bpf4j profile: " + program + " on " + r.target() + ", " + hz + " Hz";
+                for (Path p : ProfileOutput.write(dir, reports, title, 1_000_000_000L / hz)) out.println("wrote " + p);
+            }
+            return status;
+        }
+    }
+}

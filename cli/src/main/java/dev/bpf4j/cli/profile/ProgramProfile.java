@@ -1,0 +1,140 @@
+package dev.bpf4j.cli.profile;
+
+import dev.bpf4j.api.OpenObject;
+import dev.bpf4j.api.PerfEventSample;
+import dev.bpf4j.runtime.Engine;
+import dev.bpf4j.runtime.Executable;
+import dev.bpf4j.runtime.LoadOptions;
+import dev.bpf4j.unwind.ProcessCode;
+import dev.bpf4j.unwind.Symbolizer;
+import dev.bpf4j.unwind.SyntheticFrames;
+import dev.bpf4j.unwind.Unwinder;
+import dev.bpf4j.unwind.profile.FoldedStacks;
+import dev.bpf4j.unwind.profile.Profiler;
+import dev.bpf4j.unwind.sampling.Sampler;
+import dev.bpf4j.unwind.sampling.SamplerOptions;
+import dev.bpf4j.unwind.sampling.SamplerStats;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A profile made by a perf_event program, as {@code bcc profile} makes one: every sample of the
+ * target (this JVM running the bundled workload, or a command started for it) runs the program on
+ * each engine ({@link SampleProgramRunner}); the stacks come from its maps afterwards.
+ */
+public final class ProgramProfile {
+    private ProgramProfile() {}
+
+    /**
+     * What was profiled and how it went; {@code runner} still holds each engine's maps (close it).
+     * {@code folded}: per engine, its counted stacks named while the profiled code was still loaded
+     * (empty for an object without a stack map + counting map).
+     */
+    public record Result(SampleProgramRunner runner, Map<String, FoldedStacks> folded, SamplerStats stats, long dropped, String target,
+                         long elapsedNanos, Integer exitStatus) {}
+
+    private static Map<String, FoldedStacks> fold(SampleProgramRunner runner, Symbolizer symbolizer) {
+        Map<String, FoldedStacks> out = new LinkedHashMap<>();
+        for (SampleProgramRunner.EngineCopy c : runner.copies()) c.stacks().ifPresent(s -> out.put(c.engine(), s.folded(symbolizer)));
+        return out;
+    }
+
+    /** This JVM while the JIT runs the bundled subprogram chain for {@code nanos}. */
+    public static Result self(SamplerOptions options, OpenObject open, String program, List<Engine> engines, Engine workloadEngine,
+                              long nanos) {
+        ProcessCode code = Profiler.processCode();
+        SampleProgramRunner runner = new SampleProgramRunner(open, program, engines, new Unwinder(code));
+        try (Executable exe = workloadEngine.load(SubprogramChain.program(), LoadOptions.defaults())) {
+            WorkloadThread workload = new WorkloadThread(exe, SubprogramChain.ITERATIONS_PER_RUN, nanos, Long.MAX_VALUE);
+            try {
+                SampleQueue queue = new SampleQueue(s -> runner.accept(PerfEventSample.of(s)));
+                Sampler sampler = new Sampler(options, 0, queue::offer).preferThread(workload.tid());
+                SamplerStats stats;
+                try {
+                    sampler.start();
+                    workload.go();
+                    workload.join();
+                } finally {
+                    stats = sampler.stop();
+                    queue.finish();
+                }
+                // Named before the workload is closed: its JIT symbols leave the code map with it.
+                return new Result(runner, fold(runner, new Symbolizer(code, SyntheticFrames.global())), stats, queue.dropped(),
+                        SubprogramChain.NAME + " on the " + workloadEngine.name() + " engine, in this JVM", workload.elapsedNanos(), null);
+            } finally {
+                workload.cancel();
+            }
+        } catch (RuntimeException e) {
+            runner.close();
+            throw e;
+        }
+    }
+
+    /**
+     * Starts {@code command} (its output goes to ours) and samples it until it exits or {@code nanos}
+     * have passed (then it is ended with SIGTERM, SIGKILL a second later), as
+     * {@code perf record -F HZ -g -- COMMAND} does: one event per thread of the new process
+     * (rescanned every 250 ms: threads it starts later are sampled from the next scan), its
+     * {@code /proc/PID/maps} for unwinding and names, its user stacks copied per sample.
+     */
+    public static Result command(SamplerOptions options, OpenObject open, String program, List<Engine> engines, List<String> command,
+                                 long nanos) {
+        Process p;
+        try {
+            p = new ProcessBuilder(command).inheritIO().start();
+        } catch (IOException e) {
+            throw new IllegalArgumentException("cannot run " + command.get(0) + ": " + e.getMessage(), e);
+        }
+        int pid = (int) p.pid();
+        ProcessCode code = ProcessCode.ofProcess(pid, TimeUnit.MILLISECONDS.toNanos(250));
+        SampleProgramRunner runner;
+        try {
+            runner = new SampleProgramRunner(open, program, engines, new Unwinder(code));
+        } catch (RuntimeException e) {
+            p.destroyForcibly();
+            throw e;
+        }
+        try {
+            code.refresh();   // its first mappings, while it surely runs
+        } catch (UncheckedIOException e) {
+            // Already gone: sampling below finds no thread either.
+        }
+        long start = System.nanoTime();
+        SampleQueue queue = new SampleQueue(s -> runner.accept(PerfEventSample.of(s)));
+        Sampler sampler = new Sampler(options, pid, queue::offer);
+        SamplerStats stats;
+        Integer status = null;
+        try {
+            sampler.start();
+            status = waitFor(p, nanos);
+        } catch (RuntimeException e) {
+            p.destroyForcibly();
+            runner.close();
+            throw e;
+        } finally {
+            stats = sampler.stop();
+            queue.finish();
+        }
+        return new Result(runner, fold(runner, new Symbolizer(code, SyntheticFrames.global())), stats, queue.dropped(),
+                String.join(" ", command) + " (pid " + pid + ")", System.nanoTime() - start, status);
+    }
+
+    /** The exit status, or null when the command was ended after {@code nanos}. */
+    private static Integer waitFor(Process p, long nanos) {
+        try {
+            if (p.waitFor(nanos, TimeUnit.NANOSECONDS)) return p.exitValue();
+            p.destroy();
+            if (!p.waitFor(1, TimeUnit.SECONDS)) p.destroyForcibly().waitFor();
+            return null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            p.destroyForcibly();
+            return null;
+        }
+    }
+}

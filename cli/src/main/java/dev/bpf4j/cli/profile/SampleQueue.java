@@ -1,0 +1,70 @@
+package dev.bpf4j.cli.profile;
+
+import dev.bpf4j.unwind.Threads;
+import dev.bpf4j.unwind.sampling.PerfRecord;
+
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+
+/**
+ * Hands samples from the sampler's reader thread to one worker thread ("bpf4j-bpf-runner") that
+ * runs the consumer on each, so the reader never waits for a program run and the rings never fill.
+ * Bounded: samples beyond {@link #CAPACITY} are counted as dropped. A consumer failure stops the
+ * consuming and is rethrown by {@link #finish()}.
+ */
+final class SampleQueue {
+    static final int CAPACITY = 1024;
+    private static final PerfRecord.Sample END = new PerfRecord.Sample(0, 0, 0, 0, 0, null, new byte[0], new long[0]);
+
+    private final BlockingQueue<PerfRecord.Sample> queue = new ArrayBlockingQueue<>(CAPACITY);
+    private final AtomicLong dropped = new AtomicLong();
+    private final Thread worker;
+    private volatile RuntimeException failure;
+
+    SampleQueue(Consumer<PerfRecord.Sample> consumer) {
+        worker = new Thread(() -> {
+            while (true) {
+                PerfRecord.Sample s;
+                try {
+                    s = queue.take();
+                } catch (InterruptedException e) {
+                    continue;   // only finish() ends this thread
+                }
+                if (s == END) return;
+                if (failure != null) continue;
+                try {
+                    consumer.accept(s);
+                } catch (RuntimeException e) {
+                    failure = e;
+                }
+            }
+        }, "bpf4j-bpf-runner");
+        worker.setDaemon(true);
+        worker.start();
+    }
+
+    /** From the sampler's reader: never blocks. */
+    void offer(PerfRecord.Sample s) {
+        if (!queue.offer(s)) dropped.incrementAndGet();
+    }
+
+    long dropped() { return dropped.get(); }
+
+    /** Waits until every queued sample is consumed; rethrows a consumer failure. */
+    void finish() {
+        boolean interrupted = false;
+        while (worker.isAlive()) {
+            try {
+                queue.put(END);
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        Threads.joinUninterruptibly(worker);
+        if (interrupted) Thread.currentThread().interrupt();
+        if (failure != null) throw failure;
+    }
+}
