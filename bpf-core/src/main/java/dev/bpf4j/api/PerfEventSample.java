@@ -27,13 +27,14 @@ public record PerfEventSample(int tid, PtRegs regs, long samplePeriod, long addr
 
     /**
      * From a sampler record taken with every user register ({@code SampleFormat.programRegs}).
-     * A sample without user registers (taken in a kernel thread) has its ip alone; {@code addr} is
-     * 0 as for every software clock event (it is the data address of memory events).
+     * A sample without user registers (taken in a kernel thread: bpf4j samples user space only)
+     * gets all-zero registers, so a program sees {@code ip == 0} and no stack. {@code addr} is 0 as
+     * for every software clock event (it is the data address of memory events).
      */
     public static PerfEventSample of(PerfRecord.Sample s) {
         if (!s.hasRegs()) {
             return new PerfEventSample(s.tid(), new PtRegs(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, ORIG_AX_INTERRUPT,
-                    s.ip(), 0, 0, 0, 0), s.period(), 0, new byte[0]);
+                    0, 0, 0, 0, 0), s.period(), 0, new byte[0]);
         }
         PtRegs regs = new PtRegs(s.reg(23), s.reg(22), s.reg(21), s.reg(20),   // r15, r14, r13, r12 (PERF_REG_X86_R12 = 20)
                 s.reg(PERF_REG_X86_BP), s.reg(1), s.reg(19), s.reg(18),             // bp, bx, r11, r10
