@@ -1,0 +1,100 @@
+package dev.bpf4j.cli;
+
+import dev.bpf4j.cli.trace.StackCount;
+import dev.bpf4j.unwind.profile.FoldedStacks;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * {@code bpf4j profile} with a perf_event program: the bundled profile on this JVM and on another
+ * process started with {@code -- COMMAND}, on both engines; bad objects and programs. Runs that need
+ * perf_event_open are skipped where the kernel refuses it.
+ */
+class ProfileProgramCommandTest {
+    private static void assumePerf(CliRunner r) {
+        assumeTrue(!(r.status() == 1 && r.err().contains("perf_event")), () -> "perf_event_open refused here: " + r.err());
+    }
+
+    /** A C program whose hot path is main -> top -> mid -> leaf, built with frame pointers. */
+    private static Path spin(Path dir) throws IOException, InterruptedException {
+        Path src = dir.resolve("spin.c"), exe = dir.resolve("spin");
+        Files.writeString(src, """
+                __attribute__((noinline)) long leaf(long n) { volatile long a = 0; for (long i = 0; i < n; i++) a += i ^ (a >> 3); return a; }
+                __attribute__((noinline)) long mid(long n) { return leaf(n) + 1; }
+                __attribute__((noinline)) long top(long n) { long s = 0; for (int k = 0; k < 2000; k++) s += mid(n); return s; }
+                int main(void) { long s = 0; for (int r = 0; r < 3; r++) s += top(100000); return s == 42; }
+                """);
+        Process gcc;
+        try {
+            gcc = new ProcessBuilder("gcc", "-O2", "-fno-omit-frame-pointer", "-o", exe.toString(), src.toString()).inheritIO().start();
+        } catch (IOException e) {
+            assumeTrue(false, "gcc is not installed: " + e.getMessage());
+            return null;
+        }
+        assumeTrue(gcc.waitFor() == 0, "gcc failed");
+        return exe;
+    }
+
+    @Test
+    void anotherProcessIsProfiledByTheBundledProgramOnBothEngines(@TempDir Path dir) throws Exception {
+        Path exe = spin(dir);
+        CliRunner r = CliRunner.run("profile", "--engine", "both", "--out", dir.resolve("p").toString(), "-F", "499", "--", exe.toString());
+        assumePerf(r);
+        assertThat(r.status()).as(r.out() + r.err()).isZero();
+        assertThat(r.out()).contains("exit status 0").contains("== engines agree: same stack ids, frames and counts, same maps");
+        for (String engine : List.of("interp", "jit")) {
+            FoldedStacks stacks = FoldedStacks.parse(Files.readString(dir.resolve("p").resolve(engine + ".folded")));
+            assertThat(stacks.total()).isPositive();
+            // Named from the other process's maps and ELF symbols, unwound over its copied stacks.
+            long inLeaf = stacks.counts().entrySet().stream()
+                    .filter(e -> e.getKey().size() >= 4 && e.getKey().subList(e.getKey().size() - 4, e.getKey().size()).equals(List.of("main", "top", "mid", "leaf")))
+                    .mapToLong(Map.Entry::getValue).sum();
+            assertThat(inLeaf).as(stacks.format()).isGreaterThan(stacks.total() / 2);
+        }
+    }
+
+    @Test
+    void theCommandIsEndedAfterTheDuration(@TempDir Path dir) {
+        CliRunner r = CliRunner.run("profile", "--duration", "0.5", "--out", dir.toString(), "--", "sleep", "30");
+        assumePerf(r);
+        assertThat(r.status()).as(r.err()).isZero();
+        assertThat(r.out()).contains("ended at --duration");
+    }
+
+    @Test
+    void thisJvmWithTheBundledProgramShowsTheJitChainOnBothEngines(@TempDir Path dir) throws IOException {
+        CliRunner r = CliRunner.run("profile", "--bpf", "--pid-self", "subprog-chain", "--engine", "both", "-F", "499", "--duration", "1",
+                "--out", dir.toString());
+        assumePerf(r);
+        assertThat(r.status()).as(r.out() + r.err()).isZero();
+        assertThat(r.out()).contains("== engines agree");
+        assertThat(Files.readString(dir.resolve("jit.folded"))).containsPattern("bpf_prog_[0-9a-f]{16}_demo_chain;bpf_prog_[0-9a-f]{16}_F");
+    }
+
+    @Test
+    void aProgramThatIsNotPerfEventOrAMissingObjectIsBadInput(@TempDir Path dir) throws IOException {
+        Path obj = dir.resolve("stackcount.o");
+        try (InputStream in = StackCount.class.getResourceAsStream("stackcount.o")) {
+            Files.write(obj, in.readAllBytes());
+        }
+        CliRunner r = CliRunner.run("profile", "--object", obj.toString(), "--", "true");
+        assertThat(r.status()).isEqualTo(2);
+        assertThat(r.err()).contains("program 'stackcount' is KPROBE: profile runs perf_event programs");
+        CliRunner missing = CliRunner.run("profile", "--object", dir.resolve("none.o").toString(), "--", "true");
+        assertThat(missing.status()).isEqualTo(2);
+        assertThat(missing.err()).contains("no such object");
+        CliRunner both = CliRunner.run("profile", "--pid-self", "subprog-chain", "--", "true");
+        assertThat(both.status()).isEqualTo(2);
+        assertThat(both.err()).contains("either --pid-self WORKLOAD or -- COMMAND");
+    }
+}
