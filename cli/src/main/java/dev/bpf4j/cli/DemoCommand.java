@@ -1,5 +1,6 @@
 package dev.bpf4j.cli;
 
+import dev.bpf4j.cli.profile.EngineAgreement;
 import dev.bpf4j.cli.profile.ProfileOptions;
 import dev.bpf4j.cli.profile.ProfileOutput;
 import dev.bpf4j.cli.profile.ProfileReport;
@@ -37,23 +38,27 @@ final class DemoCommand implements Command {
         out.printf("bpf4j demo: the JIT runs %s (main -> sub1 -> sub2 -> sub3, BPF-to-BPF calls) from Java in a loop;%n", SubprogramChain.NAME);
         out.printf("sampling every thread of this JVM at %d Hz for %.1f s with perf_event_open, unwinding with bpf4j's unwinder%n", hz, nanos / 1e9);
 
-        ProfileReport r = ProfileSession.run(ProfileCommand.engines("jit").get(0),
-                new ProfileSession.Settings(ProfileOptions.sampler(args, hz, true), nanos, false, false));
-        if (r.refusal() != null) {
-            err.println("bpf4j demo: " + r.refusal());
-            err.println("bpf4j demo: falling back to sampling the workload thread's Java stack: JIT frames are invisible to it, so the flame graph"
-                    + " ends at the Java call into the JIT; allow perf_event_open (see above) to see them");
+        // The same samples also run the bundled perf_event program on both engines, which must agree.
+        try (EngineAgreement engines = new EngineAgreement()) {
+            ProfileReport r = ProfileSession.run(ProfileCommand.engines("jit").get(0),
+                    new ProfileSession.Settings(ProfileOptions.programSampler(args, hz, true), nanos, false, false, engines));
+            if (r.refusal() != null) {
+                err.println("bpf4j demo: " + r.refusal());
+                err.println("bpf4j demo: falling back to sampling the workload thread's Java stack: JIT frames are invisible to it, so the flame graph"
+                        + " ends at the Java call into the JIT; allow perf_event_open (see above) to see them");
+            }
+            out.println(r.summary());
+            for (int i = 0; i < r.chain().size(); i++) out.printf("  %-4s = %s%n", ROLES[i], r.chain().get(i));
+            out.println("top stacks (root ... leaf):");
+            ProfileOutput.printTop(r.stacks(), top, out);
+            if (r.accuracy() != null) {
+                out.println(r.accuracy().describe());
+                if (r.accuracy().withCallchain() > 0) out.println(r.accuracy().describeCallchainByPlace());
+            }
+            if (engines.ran()) engines.describe(r.stacks(), 3).forEach(out::println);
+            List<Path> written = ProfileOutput.write(dir, List.of(r), "bpf4j demo: " + SubprogramChain.NAME + " on the JIT, " + hz + " Hz", 1_000_000_000L / hz);
+            for (Path p : written) out.println("wrote " + p);
+            return !engines.ran() || engines.agree() ? 0 : 1;
         }
-        out.println(r.summary());
-        for (int i = 0; i < r.chain().size(); i++) out.printf("  %-4s = %s%n", ROLES[i], r.chain().get(i));
-        out.println("top stacks (root ... leaf):");
-        ProfileOutput.printTop(r.stacks(), top, out);
-        if (r.accuracy() != null) {
-            out.println(r.accuracy().describe());
-            if (r.accuracy().withCallchain() > 0) out.println(r.accuracy().describeCallchainByPlace());
-        }
-        List<Path> written = ProfileOutput.write(dir, List.of(r), "bpf4j demo: " + SubprogramChain.NAME + " on the JIT, " + hz + " Hz", 1_000_000_000L / hz);
-        for (Path p : written) out.println("wrote " + p);
-        return 0;
     }
 }

@@ -32,12 +32,14 @@ import java.util.Set;
  */
 final class ObjectRun {
     static final String USAGE = "bpf4j run OBJ.o [--program NAME] [--engine interp|jit|kernel|all] [--data-in FILE] [--ctx-in FILE]"
-            + " [--repeat N] [--dump-maps]";
+            + " [--repeat N] [--dump-maps] [--perf-map]";
 
     private ObjectRun() {}
 
     static int run(Path file, List<String> argv, PrintStream out, PrintStream err) {
-        Args args = new Args(argv, Set.of("--program", "--engine", "--data-in", "--ctx-in", "--repeat"), Set.of("--dump-maps"));
+        Args args = new Args(argv, Set.of("--program", "--engine", "--data-in", "--ctx-in", "--repeat"), Set.of("--dump-maps", PerfMapFlag.NAME));
+        // --perf-map: every JIT function of the object is named in /tmp/perf-PID.map as it loads.
+        if (PerfMapFlag.given(args, err)) PerfMapFlag.enable();
         boolean dumpMaps = args.flag("--dump-maps");
         String engine = args.option("--engine").orElse("interp");
         RunOptions options = RunOptions.defaults();

@@ -6,7 +6,8 @@ import dev.bpf4j.unwind.perf.PerfMapWriter;
 import java.io.PrintStream;
 
 /**
- * {@code --perf-map} of {@code run} and {@code conformance}: JIT code is named in
+ * {@code --perf-map} of {@code run} (FILE and OBJ.o), {@code conformance}, {@code trace}, {@code profile}
+ * and {@code demo}: JIT code is named in
  * {@code /tmp/perf-<pid>.map} for {@code perf report}. (A jitdump file: {@code -Dbpf4j.jitdump=true}.)
  */
 final class PerfMapFlag {

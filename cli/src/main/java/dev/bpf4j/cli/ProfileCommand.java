@@ -89,7 +89,7 @@ final class ProfileCommand implements Command {
         String engineChoice = choice(args, "--engine", ENGINES, "jit");
         int top = args.option("--top").map(ProfileCommand::parseTop).orElse(10);
         long hz = ProfileOptions.frequency(args, 99);
-        SamplerOptions sampler = ProfileOptions.programSampler(args, hz);
+        SamplerOptions sampler = ProfileOptions.programSampler(args, hz, false);
         Path dir = Path.of(args.option("--out").orElse("profile"));
         return ProfileProgramMode.run(args, sampler, engines(engineChoice), command, ProfileOptions.durationNanos(args, command.isEmpty() ? 3 : 3600),
                 hz, top, dir, out, err);

@@ -36,7 +36,9 @@ final class TraceCommand implements Command {
     }
 
     @Override public int run(List<String> argv, PrintStream out, PrintStream err) {
-        Args args = new Args(argv, Set.of("--attach", "--call", "--arg", "--object", "--program", "--engine"));
+        Args args = new Args(argv, Set.of("--attach", "--call", "--arg", "--object", "--program", "--engine"), Set.of(PerfMapFlag.NAME));
+        // --perf-map: the JIT programs and the probes' trampolines are named in /tmp/perf-PID.map.
+        if (PerfMapFlag.given(args, err)) PerfMapFlag.enable();
         Path library = Path.of(args.single("LIB.so"));
         List<String> attach = Arrays.stream(args.option("--attach").orElseThrow(() -> new UsageException("missing --attach FUNC[,FUNC...]"))
                 .split(",")).map(String::trim).toList();

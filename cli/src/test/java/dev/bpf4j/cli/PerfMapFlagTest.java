@@ -44,6 +44,15 @@ class PerfMapFlagTest {
         assertThat(mapLinesFor("pm_conf_b")).isNotEmpty();
     }
 
+    @Test void runObjectWithPerfMapWritesItsProgramsSymbol(@TempDir Path dir) throws Exception {
+        Path packet = Files.write(dir.resolve("pkt.bin"), new byte[64]);
+        CliRunner r = CliRunner.run("run", BadInputTest.PROTO_COUNT, "--engine", "jit", "--data-in", packet.toString(), "--perf-map");
+        assertThat(r.status()).as(r.err()).isZero();
+        assertThat(r.err()).contains("perf map: " + PerfMapWriter.defaultPath());
+        assertThat(mapLinesFor("xdp_proto_count")).as(r.out() + r.err())
+                .anySatisfy(l -> assertThat(l).matches("[0-9a-f]+ [0-9a-f]+ bpf_prog_[0-9a-f]{16}_xdp_proto_count"));
+    }
+
     /** Once on, the perf map stays on for the process (as a JIT load with perfMap does); without the flag nothing is said. */
     @Test void withoutTheFlagRunSaysNothingAboutAPerfMap(@TempDir Path dir) throws Exception {
         CliRunner r = CliRunner.run("run", "--engine", "jit", data(dir, "pm_none").toString());

@@ -35,8 +35,8 @@ public final class ProfileOptions {
     }
 
     /** For a perf_event program: every user register and the period of each sample too. */
-    public static SamplerOptions programSampler(Args args, long hz) {
-        SamplerOptions plain = sampler(args, hz, false);
+    public static SamplerOptions programSampler(Args args, long hz, boolean callchain) {
+        SamplerOptions plain = sampler(args, hz, callchain);
         return options(plain.attr().format().withProgramRegs(), hz);
     }
 

@@ -8,6 +8,7 @@ import dev.bpf4j.runtime.LoadOptions;
 import dev.bpf4j.unwind.CodeRegion;
 import dev.bpf4j.unwind.profile.JavaStackSampler;
 import dev.bpf4j.unwind.profile.Profiler;
+import dev.bpf4j.unwind.sampling.PerfRecord;
 import dev.bpf4j.unwind.sampling.SamplerOptions;
 import dev.bpf4j.unwind.sampling.SamplerStats;
 import dev.bpf4j.unwind.sampling.SamplingRefusedException;
@@ -23,8 +24,24 @@ import java.util.List;
 public final class ProfileSession {
     private ProfileSession() {}
 
-    /** @param javaStacks sample the workload thread's Java stack instead of perf_event_open */
-    public record Settings(SamplerOptions sampler, long durationNanos, boolean threadRoots, boolean javaStacks) {}
+    /**
+     * @param javaStacks sample the workload thread's Java stack instead of perf_event_open
+     * @param tap        also sees every perf sample (null: none)
+     */
+    public record Settings(SamplerOptions sampler, long durationNanos, boolean threadRoots, boolean javaStacks, SampleTap tap) {
+        public Settings(SamplerOptions sampler, long durationNanos, boolean threadRoots, boolean javaStacks) {
+            this(sampler, durationNanos, threadRoots, javaStacks, null);
+        }
+    }
+
+    /** Something else done with the samples of a perf profile, finished while the workload is still loaded. */
+    public interface SampleTap {
+        /** On the sampler's reader thread: must be quick. */
+        void accept(PerfRecord.Sample sample);
+
+        /** After sampling stopped, before the workload's JIT code is unloaded. */
+        void finish();
+    }
 
     public static ProfileReport run(Engine engine, Settings settings) {
         Program program = SubprogramChain.program();
@@ -37,6 +54,7 @@ public final class ProfileSession {
                 if (settings.javaStacks()) return fallback(engine, symbols, settings, workload, null);
                 Profiler profiler = Profiler.ofProcess(settings.sampler(), accuracy).preferThread(workload.tid());
                 if (settings.threadRoots()) profiler.withThreadRoots();
+                if (settings.tap() != null) profiler.alsoTo(settings.tap()::accept);
                 try {
                     profiler.start();
                 } catch (SamplingRefusedException refused) {
@@ -48,6 +66,7 @@ public final class ProfileSession {
                     workload.join();
                 } finally {
                     stats = profiler.stop();
+                    if (settings.tap() != null) settings.tap().finish();
                 }
                 // Named before the program is closed: its JIT symbols leave the code map with it.
                 return new ProfileReport(engine.name(), symbols, profiler.stacks(), true, null, stats, accuracy.result(),

@@ -45,6 +45,15 @@ class TraceCommandTest {
     }
 
     @Test
+    void perfMapNamesTheTracingProgram() throws Exception {
+        Run r = trace(TraceLib.path().toString(), "--attach", "leaf", "--call", "drive", "--arg", "1", "--engine", "jit", "--perf-map");
+        assertThat(r.status()).as(r.err()).isZero();
+        java.nio.file.Path map = dev.bpf4j.unwind.perf.PerfMapWriter.defaultPath();
+        assertThat(r.err()).contains("perf map: " + map);
+        assertThat(java.nio.file.Files.readAllLines(map)).anySatisfy(l -> assertThat(l).matches("[0-9a-f]+ [0-9a-f]+ bpf_prog_[0-9a-f]{16}_stackcount"));
+    }
+
+    @Test
     void foldedStacksOfLeafUnderBothEngines() {
         Run r = trace(TraceLib.path().toString(), "--attach", "leaf", "--call", "drive", "--arg", "3", "--engine", "both");
         assertThat(r.status()).as(r.err()).isZero();

@@ -58,6 +58,7 @@ public final class Profiler implements AutoCloseable {
     private final IntPredicate threads;
     private final Consumer<UnwoundSample> observer;
     private volatile boolean threadRoots;
+    private volatile Consumer<PerfRecord.Sample> tap = s -> {};
 
     public Profiler(SamplerOptions options, Unwinder unwinder, Symbolizer symbolizer, IntPredicate threads, Consumer<UnwoundSample> observer) {
         this.unwinder = new SampleUnwinder(unwinder);
@@ -65,6 +66,7 @@ public final class Profiler implements AutoCloseable {
         this.threads = threads;
         this.observer = observer;
         this.sampler = new Sampler(options, s -> {
+            tap.accept(s);
             if (!queue.offer(s)) dropped.incrementAndGet();
         });
         worker.setDaemon(true);
@@ -91,6 +93,15 @@ public final class Profiler implements AutoCloseable {
     /** Roots each stack at its thread's name ({@code /proc/self/task/TID/comm}), as {@code perf script} shows comm. */
     public Profiler withThreadRoots() {
         threadRoots = true;
+        return this;
+    }
+
+    /**
+     * Also hands every sample, as read, to {@code tap} on the sampler's reader thread (it must be
+     * quick: queue it); call before {@link #start}. The demo runs a perf_event program on the same samples.
+     */
+    public Profiler alsoTo(Consumer<PerfRecord.Sample> tap) {
+        this.tap = tap;
         return this;
     }
 
