@@ -31,7 +31,7 @@ final class ProfileCommand implements Command {
         return "bpf4j profile --pid-self WORKLOAD [-F HZ] [--duration S] [--engine interp|jit|both] [--out DIR] [--stack-size BYTES] "
                 + "[--callchain] [--threads] [--sampler perf|java] [--top N] [--perf-map]   (WORKLOAD: " + String.join(", ", WORKLOADS) + ")\n"
                 + "       bpf4j profile [--object OBJ.o] [--program P] [--bpf] [--engine interp|jit|both] [-F HZ] [--duration S] [--out DIR] "
-                + "[--stack-size BYTES] [--top N] (--pid-self WORKLOAD | -- COMMAND [ARG...])\n"
+                + "[--stack-size BYTES] [--callchain] [--top N] (--pid-self WORKLOAD | -- COMMAND [ARG...])\n"
                 + "  the second form runs a perf_event program (default: the bundled profile, BCC's profile.py) on every sample, on each --engine";
     }
 
@@ -84,12 +84,12 @@ final class ProfileCommand implements Command {
             String workload = args.option("--pid-self").orElseThrow(() -> new UsageException("missing --pid-self WORKLOAD or -- COMMAND"));
             if (!WORKLOADS.contains(workload)) throw new UsageException("unknown workload '" + workload + "' (expected one of " + String.join(", ", WORKLOADS) + ")");
         }
-        for (String f : List.of("--callchain", "--threads")) if (args.flag(f)) throw new UsageException(f + " is not available with a perf_event program");
+        if (args.flag("--threads")) throw new UsageException("--threads is not available with a perf_event program");
         if (args.option("--sampler").isPresent()) throw new UsageException("--sampler is not available with a perf_event program (it needs perf_event_open)");
         String engineChoice = choice(args, "--engine", ENGINES, "jit");
         int top = args.option("--top").map(ProfileCommand::parseTop).orElse(10);
         long hz = ProfileOptions.frequency(args, 99);
-        SamplerOptions sampler = ProfileOptions.programSampler(args, hz, false);
+        SamplerOptions sampler = ProfileOptions.programSampler(args, hz, args.flag("--callchain"));
         Path dir = Path.of(args.option("--out").orElse("profile"));
         return ProfileProgramMode.run(args, sampler, engines(engineChoice), command, ProfileOptions.durationNanos(args, command.isEmpty() ? 3 : 3600),
                 hz, top, dir, out, err);

@@ -75,6 +75,8 @@ final class ProfileProgramMode {
             out.printf("profiled %s for %.2f s%s: %d samples (perf_event_open cpu-clock, %d threads), %d lost%s%n", r.target(), r.elapsedNanos() / 1e9,
                     r.exitStatus() == null ? (command.isEmpty() ? "" : ", ended at --duration") : ", exit status " + r.exitStatus(),
                     r.stats().samples(), r.stats().threads(), r.stats().lost(), r.dropped() > 0 ? ", " + r.dropped() + " dropped (queue full)" : "");
+            out.println(r.overhead());
+            if (r.callchain().compared() > 0) out.println(r.callchain().describe());
             int status = 0;
             List<ProfileReport> reports = new ArrayList<>();
             for (SampleProgramRunner.EngineCopy c : runner.copies()) {

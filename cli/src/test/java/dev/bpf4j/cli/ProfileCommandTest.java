@@ -43,6 +43,9 @@ class ProfileCommandTest {
         // The deepest chain, printed among the top stacks, root to leaf: main;sub1;sub2;sub3.
         assertThat(r.out()).contains(String.join(";", sym) + "\n");
         assertThat(r.out()).containsPattern("exact chains: bpf4j (\\d+) \\(100.00%\\)");
+        // The same samples through the bundled perf_event program on both engines.
+        assertThat(r.out()).containsPattern("perf_event program profile.o \\(bpf_get_stackid per sample\\) on interp and jit over the same [1-9]\\d* samples")
+                .contains("  engines agree: same stack ids, frames and counts, same maps\n");
 
         String folded = Files.readString(dir.resolve("stacks.folded"));
         for (String line : folded.split("\n")) assertThat(line).matches(FOLDED_LINE);

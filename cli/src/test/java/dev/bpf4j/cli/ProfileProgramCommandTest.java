@@ -48,10 +48,14 @@ class ProfileProgramCommandTest {
     @Test
     void anotherProcessIsProfiledByTheBundledProgramOnBothEngines(@TempDir Path dir) throws Exception {
         Path exe = spin(dir);
-        CliRunner r = CliRunner.run("profile", "--engine", "both", "--out", dir.resolve("p").toString(), "-F", "499", "--", exe.toString());
+        CliRunner r = CliRunner.run("profile", "--engine", "both", "--callchain", "--out", dir.resolve("p").toString(), "-F", "499", "--", exe.toString());
         assumePerf(r);
         assertThat(r.status()).as(r.out() + r.err()).isZero();
         assertThat(r.out()).contains("exit status 0").contains("== engines agree: same stack ids, frames and counts, same maps");
+        // Frame pointers all the way and no unwind rows: the kernel's walk and bpf4j's give the same chains.
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d+) compared, identical to bpf4j's unwind (\\d+)").matcher(r.out());
+        assertThat(m.find()).as(r.out()).isTrue();
+        assertThat(Long.parseLong(m.group(2))).isGreaterThanOrEqualTo(Long.parseLong(m.group(1)) * 9 / 10).isPositive();
         for (String engine : List.of("interp", "jit")) {
             FoldedStacks stacks = FoldedStacks.parse(Files.readString(dir.resolve("p").resolve(engine + ".folded")));
             assertThat(stacks.total()).isPositive();

@@ -36,7 +36,22 @@ public final class ProgramProfile {
      * (empty for an object without a stack map + counting map).
      */
     public record Result(SampleProgramRunner runner, Map<String, FoldedStacks> folded, SamplerStats stats, long dropped, String target,
-                         long elapsedNanos, Integer exitStatus) {}
+                         long elapsedNanos, Integer exitStatus, long runnerCpuNanos, CallchainCheck callchain) {
+        /** CPU time of the sampler's reader and the program runner, as a share of one CPU over the wall time. */
+        public String overhead() {
+            long cpu = stats.readerCpuNanos() + runnerCpuNanos;
+            return String.format("sampler threads' CPU: reader %.1f ms + program runner %.1f ms = %.2f%% of one CPU over %.2f s",
+                    stats.readerCpuNanos() / 1e6, runnerCpuNanos / 1e6, 100.0 * cpu / elapsedNanos, elapsedNanos / 1e9);
+        }
+    }
+
+    /** Runs each sample through the engines, and checks its unwind against the kernel's callchain when it has one. */
+    private static SampleQueue queue(SampleProgramRunner runner, CallchainCheck check) {
+        return new SampleQueue(s -> {
+            runner.accept(PerfEventSample.of(s));
+            check.accept(s);
+        });
+    }
 
     private static Map<String, FoldedStacks> fold(SampleProgramRunner runner, Symbolizer symbolizer) {
         Map<String, FoldedStacks> out = new LinkedHashMap<>();
@@ -48,11 +63,13 @@ public final class ProgramProfile {
     public static Result self(SamplerOptions options, OpenObject open, String program, List<Engine> engines, Engine workloadEngine,
                               long nanos) {
         ProcessCode code = Profiler.processCode();
-        SampleProgramRunner runner = new SampleProgramRunner(open, program, engines, new Unwinder(code));
+        Unwinder unwinder = new Unwinder(code);
+        SampleProgramRunner runner = new SampleProgramRunner(open, program, engines, unwinder);
+        CallchainCheck check = new CallchainCheck(unwinder);
         try (Executable exe = workloadEngine.load(SubprogramChain.program(), LoadOptions.defaults())) {
             WorkloadThread workload = new WorkloadThread(exe, SubprogramChain.ITERATIONS_PER_RUN, nanos, Long.MAX_VALUE);
             try {
-                SampleQueue queue = new SampleQueue(s -> runner.accept(PerfEventSample.of(s)));
+                SampleQueue queue = queue(runner, check);
                 Sampler sampler = new Sampler(options, 0, queue::offer).preferThread(workload.tid());
                 SamplerStats stats;
                 try {
@@ -65,7 +82,8 @@ public final class ProgramProfile {
                 }
                 // Named before the workload is closed: its JIT symbols leave the code map with it.
                 return new Result(runner, fold(runner, new Symbolizer(code, SyntheticFrames.global())), stats, queue.dropped(),
-                        SubprogramChain.NAME + " on the " + workloadEngine.name() + " engine, in this JVM", workload.elapsedNanos(), null);
+                        SubprogramChain.NAME + " on the " + workloadEngine.name() + " engine, in this JVM", workload.elapsedNanos(), null,
+                        queue.workerCpuNanos(), check);
             } finally {
                 workload.cancel();
             }
@@ -93,8 +111,10 @@ public final class ProgramProfile {
         int pid = (int) p.pid();
         ProcessCode code = ProcessCode.ofProcess(pid, TimeUnit.MILLISECONDS.toNanos(250));
         SampleProgramRunner runner;
+        Unwinder unwinder = new Unwinder(code);
+        CallchainCheck check = new CallchainCheck(unwinder);
         try {
-            runner = new SampleProgramRunner(open, program, engines, new Unwinder(code));
+            runner = new SampleProgramRunner(open, program, engines, unwinder);
         } catch (RuntimeException e) {
             p.destroyForcibly();
             throw e;
@@ -105,7 +125,7 @@ public final class ProgramProfile {
             // Already gone: sampling below finds no thread either.
         }
         long start = System.nanoTime();
-        SampleQueue queue = new SampleQueue(s -> runner.accept(PerfEventSample.of(s)));
+        SampleQueue queue = queue(runner, check);
         Sampler sampler = new Sampler(options, pid, queue::offer);
         SamplerStats stats;
         Integer status = null;
@@ -121,7 +141,7 @@ public final class ProgramProfile {
             queue.finish();
         }
         return new Result(runner, fold(runner, new Symbolizer(code, SyntheticFrames.global())), stats, queue.dropped(),
-                String.join(" ", command) + " (pid " + pid + ")", System.nanoTime() - start, status);
+                String.join(" ", command) + " (pid " + pid + ")", System.nanoTime() - start, status, queue.workerCpuNanos(), check);
     }
 
     /** The exit status, or null when the command was ended after {@code nanos}. */

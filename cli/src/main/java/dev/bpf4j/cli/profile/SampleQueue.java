@@ -22,6 +22,7 @@ final class SampleQueue {
     private final AtomicLong dropped = new AtomicLong();
     private final Thread worker;
     private volatile RuntimeException failure;
+    private volatile long workerCpuNanos;
 
     SampleQueue(Consumer<PerfRecord.Sample> consumer) {
         worker = new Thread(() -> {
@@ -32,7 +33,10 @@ final class SampleQueue {
                 } catch (InterruptedException e) {
                     continue;   // only finish() ends this thread
                 }
-                if (s == END) return;
+                if (s == END) {
+                    workerCpuNanos = java.lang.management.ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
+                    return;
+                }
                 if (failure != null) continue;
                 try {
                     consumer.accept(s);
@@ -51,6 +55,9 @@ final class SampleQueue {
     }
 
     long dropped() { return dropped.get(); }
+
+    /** CPU time (user + system) of the worker thread over its life; known after {@link #finish()}. */
+    long workerCpuNanos() { return workerCpuNanos; }
 
     /** Waits until every queued sample is consumed; rethrows a consumer failure. */
     void finish() {

@@ -144,7 +144,8 @@ public final class Sampler implements AutoCloseable {
             for (ThreadEvent e : events.values()) e.close();
             events.clear();
             PerfSys.free(attr);
-            finalStats = new SamplerStats(samples, lost, other, threads, threadsRefused, firstThreadError);
+            finalStats = new SamplerStats(samples, lost, other, threads, threadsRefused, firstThreadError,
+                    java.lang.management.ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime());
         }
     }
 

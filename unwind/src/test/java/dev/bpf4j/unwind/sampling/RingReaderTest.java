@@ -101,6 +101,32 @@ class RingReaderTest {
     }
 
     @Test
+    void aSampleForAPerfEventProgramHasItsPeriodAndEveryUserRegister() {
+        SampleFormat f = new SampleFormat(false, 64, true);
+        assertThat(f.regsMask()).isEqualTo(0xff0fffL);
+        assertThat(f.sampleType() & PerfAbi.PERF_SAMPLE_PERIOD).isNotZero();
+        int size = 8 + 8 + 8 + 8 + 8 + 8 + 20 * 8 + 8 + 16 + 8;
+        ByteBuffer b = ByteRing.le(size);
+        b.putInt(PerfAbi.PERF_RECORD_SAMPLE).putShort((short) 0).putShort((short) size);
+        b.putLong(0x401000).putInt(10).putInt(11).putLong(1234).putLong(10_101_010);   // ip, pid, tid, time, period
+        b.putLong(2);                                                                  // PERF_SAMPLE_REGS_ABI_64
+        for (int r = 0; r < 24; r++) if (r < 12 || r >= 16) b.putLong(0x100 + r);      // AX..SS, R8..R15 in bit order
+        b.putLong(16).putLong(0x1111).putLong(0x2222).putLong(16);                     // stack: size, 16 bytes, dyn_size
+        ByteRing ring = new ByteRing(512);
+        ring.write(b.array());
+        PerfRecord.Sample s = (PerfRecord.Sample) drain(new RingReader(ring, f)).get(0);
+        assertThat(s.period()).isEqualTo(10_101_010);
+        assertThat(s.reg(0)).isEqualTo(0x100);                       // ax
+        assertThat(new long[] {s.bp(), s.sp(), s.regIp()}).containsExactly(0x106, 0x107, 0x108);
+        assertThat(s.reg(11)).isEqualTo(0x10b);                      // ss
+        assertThat(s.reg(12)).isZero();                              // ds: not in the mask
+        assertThat(s.reg(16)).isEqualTo(0x110);                      // r8
+        assertThat(s.reg(23)).isEqualTo(0x117);                      // r15
+        assertThat(s.stack()).hasSize(16);
+        assertThat(f.maxRecordSize()).isGreaterThanOrEqualTo(size);
+    }
+
+    @Test
     void aSampleWithoutUserRegistersHasNoStack() {
         SampleFormat f = new SampleFormat(false, 64);
         ByteBuffer b = ByteRing.le(48);
