@@ -104,6 +104,13 @@ public final class KernelObject implements AutoCloseable {
         return new MapDump.Entry(e.key(), e.values(), name);
     }
 
+    /** The fd of a loaded program, for callers that attach it themselves (a perf event's SET_BPF). */
+    public int programFd(String name) {
+        Integer fd = progFds.get(name);
+        if (fd == null) throw new IllegalArgumentException("program '" + name + "' is not loaded into the kernel (loaded: " + progFds.keySet() + ")");
+        return fd;
+    }
+
     /** The fd of a map, for callers that read it themselves. */
     public int mapFd(String name) {
         Integer fd = mapFds.get(name);

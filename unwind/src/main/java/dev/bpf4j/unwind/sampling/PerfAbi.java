@@ -12,6 +12,8 @@ public final class PerfAbi {
     public static final long PERF_FLAG_FD_CLOEXEC = 1L << 3;
     public static final long PERF_EVENT_IOC_ENABLE = 0x2400;
     public static final long PERF_EVENT_IOC_DISABLE = 0x2401;
+    /** _IOW('$', 8, __u32): runs a BPF_PROG_TYPE_PERF_EVENT program (its fd) on each sample in the kernel. */
+    public static final long PERF_EVENT_IOC_SET_BPF = 0x40042408;
 
     /** sizeof(struct perf_event_attr), PERF_ATTR_SIZE_VER8. */
     public static final int ATTR_SIZE = 136;

@@ -57,7 +57,9 @@ final class PerfSys {
 
     static int munmap(long address, long length) { return (int) INVOKER.invokeN2(L2, MUNMAP, address, length); }
 
-    static int ioctl(int fd, long request) { return (int) INVOKER.invokeN3(L3, IOCTL, fd, request, 0); }
+    static int ioctl(int fd, long request) { return ioctl(fd, request, 0); }
+
+    static int ioctl(int fd, long request, long arg) { return (int) INVOKER.invokeN3(L3, IOCTL, fd, request, arg); }
 
     static int close(int fd) { return (int) INVOKER.invokeN1(L1, CLOSE, fd); }
 
