@@ -8,6 +8,7 @@ import dev.bpf4j.cli.profile.ProfileOutput;
 import dev.bpf4j.cli.profile.ProfileReport;
 import dev.bpf4j.cli.profile.ProgramProfile;
 import dev.bpf4j.cli.profile.SampleProgramRunner;
+import dev.bpf4j.cli.profile.StoppedCommand;
 import dev.bpf4j.object.ProgramType;
 import dev.bpf4j.runtime.BpfLoadException;
 import dev.bpf4j.runtime.Engine;
@@ -60,6 +61,9 @@ final class ProfileProgramMode {
 
     static int run(Args args, SamplerOptions sampler, List<Engine> engines, List<String> command, long nanos, long hz, int top,
                    Path dir, PrintStream out, PrintStream err) {
+        if (!command.isEmpty() && StoppedCommand.resolve(command.get(0)).isEmpty()) {
+            throw new BadInputException("no such command: " + command.get(0));
+        }
         OpenObject open = open(args);
         String program = program(args, open);
         ProgramProfile.Result r;

@@ -97,6 +97,9 @@ class ProfileProgramCommandTest {
         CliRunner missing = CliRunner.run("profile", "--object", dir.resolve("none.o").toString(), "--", "true");
         assertThat(missing.status()).isEqualTo(2);
         assertThat(missing.err()).contains("no such object");
+        CliRunner noCommand = CliRunner.run("profile", "--", dir.resolve("no-such-program").toString());
+        assertThat(noCommand.status()).isEqualTo(2);
+        assertThat(noCommand.err()).contains("no such command: " + dir.resolve("no-such-program"));
         CliRunner both = CliRunner.run("profile", "--pid-self", "subprog-chain", "--", "true");
         assertThat(both.status()).isEqualTo(2);
         assertThat(both.err()).contains("either --pid-self WORKLOAD or -- COMMAND");

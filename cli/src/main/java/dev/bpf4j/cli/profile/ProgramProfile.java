@@ -15,8 +15,6 @@ import dev.bpf4j.unwind.sampling.Sampler;
 import dev.bpf4j.unwind.sampling.SamplerOptions;
 import dev.bpf4j.unwind.sampling.SamplerStats;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -94,43 +92,35 @@ public final class ProgramProfile {
     }
 
     /**
-     * Starts {@code command} (its output goes to ours) and samples it until it exits or {@code nanos}
-     * have passed (then it is ended with SIGTERM, SIGKILL a second later), as
-     * {@code perf record -F HZ -g -- COMMAND} does: one event per thread of the new process
-     * (rescanned every 250 ms: threads it starts later are sampled from the next scan), its
-     * {@code /proc/PID/maps} for unwinding and names, its user stacks copied per sample.
+     * Starts {@code command} stopped ({@link StoppedCommand}; its output goes to ours), opens one
+     * event per thread of it, lets it run and samples it until it exits or {@code nanos} have passed
+     * (then it is ended with SIGTERM, SIGKILL a second later), as {@code perf record -F HZ -g --
+     * COMMAND} does; threads it starts later are sampled from the next rescan (250 ms). Its
+     * {@code /proc/PID/maps} give the unwinding and the names, its copied user stacks the frames.
      */
     public static Result command(SamplerOptions options, OpenObject open, String program, List<Engine> engines, List<String> command,
                                  long nanos) {
-        Process p;
-        try {
-            p = new ProcessBuilder(command).inheritIO().start();
-        } catch (IOException e) {
-            throw new IllegalArgumentException("cannot run " + command.get(0) + ": " + e.getMessage(), e);
-        }
+        Process p = StoppedCommand.start(command);
         int pid = (int) p.pid();
         ProcessCode code = ProcessCode.ofProcess(pid, TimeUnit.MILLISECONDS.toNanos(250));
-        SampleProgramRunner runner;
         Unwinder unwinder = new Unwinder(code);
         CallchainCheck check = new CallchainCheck(unwinder);
+        SampleProgramRunner runner;
         try {
             runner = new SampleProgramRunner(open, program, engines, unwinder);
         } catch (RuntimeException e) {
             p.destroyForcibly();
             throw e;
         }
-        try {
-            code.refresh();   // its first mappings, while it surely runs
-        } catch (UncheckedIOException e) {
-            // Already gone: sampling below finds no thread either.
-        }
-        long start = System.nanoTime();
         SampleQueue queue = queue(runner, check);
         Sampler sampler = new Sampler(options, pid, queue::offer);
         SamplerStats stats;
-        Integer status = null;
+        Integer status;
+        long start = System.nanoTime();
         try {
             sampler.start();
+            StoppedCommand.resume(p);
+            start = System.nanoTime();
             status = waitFor(p, nanos);
         } catch (RuntimeException e) {
             p.destroyForcibly();
