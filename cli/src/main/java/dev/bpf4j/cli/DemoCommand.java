@@ -16,8 +16,10 @@ import java.util.Set;
  * {@code bpf4j demo}: what bpf4j is for, in one command. JIT-compiles a program whose main calls a
  * 3-level chain of subprograms, runs it from Java in a loop, samples this JVM at 99 Hz with
  * perf_event_open, unwinds every sample with bpf4j's own unwinder (the JIT's unwind rows, frame
- * pointers, the copied user stack), prints the top stacks and writes a flame graph. Where the kernel
- * refuses perf_event_open it says why and samples the Java stack instead.
+ * pointers, the copied user stack), prints the top stacks and writes a flame graph. The same samples
+ * run the bundled perf_event program on the interpreter and the JIT ({@link EngineAgreement}): it says
+ * whether they agree (exit 1 when not). Where the kernel refuses perf_event_open it says why and
+ * samples the Java stack instead.
  */
 final class DemoCommand implements Command {
     private static final String[] ROLES = {"main", "sub1", "sub2", "sub3"};
