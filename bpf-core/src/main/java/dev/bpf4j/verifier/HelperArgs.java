@@ -34,11 +34,13 @@ final class HelperArgs {
     private final Reject reject;
     private final VerifierPolicy policy;
     private final MemoryAccess memory;
+    private final InsnAuxRecorder aux;
 
-    HelperArgs(Reject reject, VerifierPolicy policy, MemoryAccess memory) {
+    HelperArgs(Reject reject, VerifierPolicy policy, MemoryAccess memory, InsnAuxRecorder aux) {
         this.reject = reject;
         this.policy = policy;
         this.memory = memory;
+        this.aux = aux;
     }
 
     Checked check(VerifierState st, int pc, String helper, HelperProto proto) {
@@ -103,6 +105,7 @@ final class HelperArgs {
                 default: throw new IllegalStateException("argument type " + arg);
             }
         }
+        aux.helperArgs(pc, regs, args.size());
         return new Checked(helper, callback, mapValueSize(atCall[1]), atCall[1] == null ? 0 : atCall[1].target, atCall);
     }
 

@@ -24,16 +24,18 @@ final class Step {
     private final VerifierPolicy policy;
     private final MemoryAccess memory;
     private final HelperArgs helperArgs;
+    private final InsnAuxRecorder aux;
     private int nextId = 1;
 
-    Step(Reject reject, Insn[] insns, InsnForm[] forms, HelperRegistry helpers, VerifierPolicy policy) {
+    Step(Reject reject, Insn[] insns, InsnForm[] forms, HelperRegistry helpers, VerifierPolicy policy, InsnAuxRecorder aux) {
         this.reject = reject;
         this.insns = insns;
         this.forms = forms;
         this.helpers = helpers;
         this.policy = policy;
         this.memory = new MemoryAccess(reject, policy);
-        this.helperArgs = new HelperArgs(reject, policy, memory);
+        this.helperArgs = new HelperArgs(reject, policy, memory, aux);
+        this.aux = aux;
     }
 
     VerifierState entryState(int prunePoints) {
@@ -64,18 +66,21 @@ final class Step {
                 RegState base = read(st, pc, insn.src());
                 boolean signExtend = Opcodes.mode(insn.opcode()) == Opcodes.MEMSX;
                 RegState v = memory.load(st, pc, insn.src(), base, insn.off(), Opcodes.sizeBytes(insn.opcode()), signExtend);
+                aux.access(pc, insn.src(), base);
                 st.cur().regs[insn.dst()] = v;
                 break;
             }
             case ST: {
                 RegState base = read(st, pc, insn.dst());
                 memory.store(st, pc, insn.dst(), base, insn.off(), Opcodes.sizeBytes(insn.opcode()), RegState.constant(insn.imm()), -1);
+                aux.access(pc, insn.dst(), base);
                 break;
             }
             case STX: {
                 RegState base = read(st, pc, insn.dst());
                 RegState value = read(st, pc, insn.src());
                 memory.store(st, pc, insn.dst(), base, insn.off(), Opcodes.sizeBytes(insn.opcode()), value, insn.src());
+                aux.access(pc, insn.dst(), base);
                 break;
             }
             case ATOMIC: atomic(st, pc, insn); break;
@@ -445,6 +450,7 @@ final class Step {
             if (old.type.isPointer()) leak(pc, "R0 leaks addr into mem");
         }
         memory.atomic(st, pc, insn.dst(), base, insn.off(), size);
+        aux.access(pc, insn.dst(), base);
         RegState fetched = MemoryAccess.loadedScalar(size, false);
         if (insn.imm() == Opcodes.CMPXCHG) st.cur().regs[0] = fetched;
         else if ((insn.imm() & Opcodes.FETCH) != 0) st.cur().regs[insn.src()] = fetched;
