@@ -32,21 +32,28 @@ final class InsnAuxRecorder {
         this.reached = new boolean[slots];
     }
 
-    /** A load, store or atomic at {@code pc} through {@code base} (register {@code baseReg}), once its checks passed. */
-    void access(int pc, int baseReg, RegState base) {
+    /** A load, store or atomic of {@code size} bytes at {@code base + off} (register {@code baseReg}), once its checks passed. */
+    void access(int pc, int baseReg, RegState base, int off, int size) {
         int t = InsnAux.bit(base.type);
         int before = baseTypes[pc];
         int after = before | t;
         if (after != before && before != 0 && (after & CTX) != 0 && (after & ~(CTX | SCALAR)) != 0) {
             throw mismatch(pc, "R" + baseReg, before, t);
         }
-        boolean isProven = base.type == RegType.PTR_TO_STACK || (base.type == RegType.PTR_TO_MAP_VALUE && base.memSize >= 0);
+        boolean isProven = base.type == RegType.PTR_TO_STACK || (base.type == RegType.PTR_TO_MAP_VALUE && base.memSize >= 0)
+                || inPacketRange(base, off, size);
         boolean checked = base.type.isPointer() && !isProven;
         if ((after & STACK) != 0 && (checked || checkedPointer[pc])) throw mismatch(pc, "R" + baseReg, before, t);
         baseTypes[pc] = after;
         checkedPointer[pc] |= checked;
         proven[pc] = reached[pc] ? proven[pc] && isProven : isProven;
         reached[pc] = true;
+    }
+
+    /** A packet access inside the bytes a comparison with the packet's end proved there ({@link PacketRange}). */
+    private static boolean inPacketRange(RegState base, int off, int size) {
+        if (base.type != RegType.PTR_TO_PACKET || base.smin < 0 || base.smax >= MemoryAccess.MAX_VAR_OFF) return false;
+        return base.off + base.smin + off >= 0 && base.off + base.smax + off + size <= base.range;
     }
 
     /** The first {@code count} argument registers of a helper call at {@code pc} (those its prototype reads). */
