@@ -11,6 +11,7 @@ import dev.bpf4j.runtime.Executable;
 import dev.bpf4j.runtime.LoadOptions;
 import dev.bpf4j.runtime.MemoryRegion;
 import dev.bpf4j.runtime.RunContext;
+import dev.bpf4j.verifier.ValidatedProgram;
 import dev.bpf4j.verifier.Validator;
 import dev.bpf4j.verifier.VerifierException;
 
@@ -31,6 +32,8 @@ public final class BpfProgram implements AutoCloseable {
     private final MapTable maps;
     private final Map<String, Executable> executables = new ConcurrentHashMap<>();
     private volatile boolean closed;
+    /** What the verifier found: the engines load it (its facts keep non-stack accesses out of frames). */
+    private final ValidatedProgram validated;
 
     /**
      * Validates {@code relocated}, then applies the spin lock rules ({@link SpinLockCheck} follows registers and
@@ -44,7 +47,7 @@ public final class BpfProgram implements AutoCloseable {
         this.loadOptions = loadOptions;
         this.objectOptions = objectOptions;
         try {
-            Validator.validate(relocated, loadOptions);
+            this.validated = Validator.analyze(relocated, loadOptions);
         } catch (VerifierException e) {
             throw new BpfLoadException("load program " + spec.describe(e.pc()) + ": " + e.reason(), e);
         }
@@ -80,7 +83,7 @@ public final class BpfProgram implements AutoCloseable {
     private Executable executable(Engine engine) {
         return executables.computeIfAbsent(engine.name(), n -> {
             try {
-                return engine.load(program, loadOptions);
+                return engine.verifiesItself() ? engine.load(program, loadOptions) : engine.load(validated, loadOptions);
             } catch (VerifierException e) {
                 throw new BpfLoadException("load program " + spec.describe(e.pc()) + " into " + n + ": " + e.reason(), e);
             } catch (BpfLoadException e) {

@@ -16,6 +16,7 @@ import dev.bpf4j.runtime.BpfLoadException;
 import dev.bpf4j.runtime.HelperRegistry;
 import dev.bpf4j.runtime.EntryRegisters;
 import dev.bpf4j.runtime.LoadOptions;
+import dev.bpf4j.runtime.MapShapes;
 import dev.bpf4j.runtime.PacketContext;
 
 import java.util.ArrayList;
@@ -42,7 +43,8 @@ final class ObjectLoader {
             Map<String, SpinLockCheck.Target> lockTargets = lockTargets(spec);
             for (ProgramSpec p : spec.programs()) {
                 if (!p.autoload()) continue;
-                LoadOptions loadOptions = new LoadOptions(helpers, 1, false, legacyPacketLoads(p.type()), packetContext(p.type()), EntryRegisters.CONTEXT);
+                LoadOptions loadOptions = new LoadOptions(helpers, 1, false, legacyPacketLoads(p.type()), packetContext(p.type()), EntryRegisters.CONTEXT,
+                        shapes(maps));
                 programs.add(new BpfProgram(p, MapRelocator.relocate(p, maps), maps, loadOptions, options, lockTargets));
             }
             fillProgArrays(spec, maps, programs);
@@ -52,6 +54,12 @@ final class ObjectLoader {
             maps.close();
             throw e;
         }
+    }
+
+    /** The key and value sizes behind each handle of {@code maps}, for the verifier (a map of maps has no plain value). */
+    private static MapShapes shapes(MapTable maps) {
+        return handle -> maps.find(handle)
+                .map(m -> new MapShapes.Shape(m.keySize(), m.type().isMapInMap() ? -1 : m.valueSize())).orElse(null);
     }
 
     /** Where the run's ctx ({@link ProgramContexts}) holds the packet pointers, for engines that prove packet accesses. */

@@ -35,13 +35,13 @@ final class MapHelpers {
             BpfMap m = maps.resolve(call, "bpf_map_lookup_elem", r1);
             if (m instanceof MapOfMaps outer) return innerLookup(call, maps, outer, r2);
             keyed(call, m, "bpf_map_lookup_elem");
-            call.checkArgument("bpf_map_lookup_elem key (r2)", r2, m.keySize(), false);
+            call.checkArgument(2, "bpf_map_lookup_elem key (r2)", r2, m.keySize(), false);
             return m.programLookup(r2);
         }, handle -> inlineTarget(maps, handle));
         b.addForward(HelperIds.MAP_UPDATE_ELEM, "bpf_map_update_elem", (call, r1, r2, r3, r4, r5) -> {
             BpfMap m = writable(call, keyed(call, maps, "bpf_map_update_elem", r1), "bpf_map_update_elem");
-            call.checkArgument("bpf_map_update_elem key (r2)", r2, m.keySize(), false);
-            call.checkArgument("bpf_map_update_elem value (r3)", r3, m.valueSize(), false);
+            call.checkArgument(2, "bpf_map_update_elem key (r2)", r2, m.keySize(), false);
+            call.checkArgument(3, "bpf_map_update_elem value (r3)", r3, m.valueSize(), false);
             try {
                 return m.programUpdate(r2, r3, r4);
             } catch (BpfMapException e) { // BPF_F_LOCK on a lock never released
@@ -64,13 +64,13 @@ final class MapHelpers {
         });
         b.addForward(HelperIds.MAP_DELETE_ELEM, "bpf_map_delete_elem", (call, r1, r2, r3, r4, r5) -> {
             BpfMap m = writable(call, keyed(call, maps, "bpf_map_delete_elem", r1), "bpf_map_delete_elem");
-            call.checkArgument("bpf_map_delete_elem key (r2)", r2, m.keySize(), false);
+            call.checkArgument(2, "bpf_map_delete_elem key (r2)", r2, m.keySize(), false);
             return m.programDelete(r2);
         });
         b.addForward(HelperIds.MAP_PUSH_ELEM, "bpf_map_push_elem", (call, r1, r2, r3, r4, r5) -> {
             QueueStackMap q = queue(call, maps, "bpf_map_push_elem", r1);
             writable(call, q, "bpf_map_push_elem");
-            call.checkArgument("bpf_map_push_elem value (r2)", r2, q.valueSize(), false);
+            call.checkArgument(2, "bpf_map_push_elem value (r2)", r2, q.valueSize(), false);
             return q.push(NativeMemory.read(r2, q.valueSize()), r3);
         });
         b.addForward(HelperIds.MAP_POP_ELEM, "bpf_map_pop_elem", (call, r1, r2, r3, r4, r5) -> take(call, maps, "bpf_map_pop_elem", r1, r2, true));
@@ -91,7 +91,7 @@ final class MapHelpers {
 
     /** Lookup in a map-in-map: the inner map's handle in this table, or NULL (0) for an empty slot. */
     private static long innerLookup(HelperCall call, MapTable maps, MapOfMaps outer, long key) {
-        call.checkArgument("bpf_map_lookup_elem key (r2)", key, outer.keySize(), false);
+        call.checkArgument(2, "bpf_map_lookup_elem key (r2)", key, outer.keySize(), false);
         try {
             BpfMap inner = outer.programInner(key);
             return inner == null ? 0 : maps.handleFor(inner);
@@ -105,7 +105,7 @@ final class MapHelpers {
      * the map's BTF value type has one, at exactly that offset): checked here at run time.
      */
     private static void lockArgument(HelperCall call, MapTable maps, String helper, long lock) {
-        call.checkArgument(helper + " lock (r1)", lock, 4, true);
+        call.checkArgument(1, helper + " lock (r1)", lock, 4, true);
         if ((lock & 3) != 0) throw call.badArgument(String.format("%s: lock (r1) 0x%x is not 4-byte aligned", helper, lock));
         if (!maps.isSpinLock(lock)) {
             throw call.badArgument(String.format("%s: lock (r1) 0x%x is not the bpf_spin_lock of a map value (the map's BTF value"
@@ -116,7 +116,7 @@ final class MapHelpers {
     private static long take(HelperCall call, MapTable maps, String helper, long r1, long r2, boolean delete) {
         QueueStackMap q = queue(call, maps, helper, r1);
         if (delete) writable(call, q, helper);
-        call.checkArgument(helper + " value (r2)", r2, q.valueSize(), true);
+        call.checkArgument(2, helper + " value (r2)", r2, q.valueSize(), true);
         byte[] out = new byte[q.valueSize()];
         int r = q.get(out, delete);
         NativeMemory.write(r2, out, 0, out.length); // zeroes when empty, as the kernel's memset

@@ -23,7 +23,7 @@ final class PrintkHelpers {
     static void register(HelperRegistry.Builder b, ProbeMemory mem, Consumer<String> sink) {
         b.add(HelperIds.TRACE_PRINTK, "bpf_trace_printk", (call, r1, r2, r3, r4, r5) -> {
             long fmtSize = r2 & 0xffffffffL;
-            call.checkArgument("bpf_trace_printk fmt (r1)", r1, fmtSize, false);
+            call.checkArgument(1, "bpf_trace_printk fmt (r1)", r1, fmtSize, false);
             byte[] fmt = NativeMemory.read(r1, (int) Math.min(fmtSize, Integer.MAX_VALUE - 8));
             int nul = indexOfNul(fmt);
             if (nul < 0) return -Errno.EINVAL; // the format must end with NUL within fmt_size
@@ -40,8 +40,8 @@ final class PrintkHelpers {
         b.add(HelperIds.SNPRINTF, "bpf_snprintf", (call, r1, r2, r3, r4, r5) -> {
             long strSize = r2 & 0xffffffffL, dataLen = r5 & 0xffffffffL;
             if (dataLen % 8 != 0 || dataLen > Bprintf.MAX_VARARGS * 8L || (dataLen != 0 && r4 == 0)) return -Errno.EINVAL;
-            call.checkArgument("bpf_snprintf str (r1)", r1, strSize, true);
-            call.checkArgument("bpf_snprintf data (r4)", r4, dataLen, false);
+            call.checkArgument(1, "bpf_snprintf str (r1)", r1, strSize, true);
+            call.checkArgument(4, "bpf_snprintf data (r4)", r4, dataLen, false);
             byte[] fmt = constString(call, r3);
             long[] args = new long[(int) (dataLen / 8)];
             for (int i = 0; i < args.length; i++) args[i] = NativeMemory.getLong(r4 + 8L * i);
@@ -64,7 +64,7 @@ final class PrintkHelpers {
     private static byte[] constString(HelperCall call, long fmt) {
         java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
         for (int i = 0; i < MAX_FMT; i++) {
-            if (!call.accessible(fmt + i, 1, false)) {
+            if (!call.accessible(3, fmt + i, 1, false)) {
                 throw call.badArgument(String.format("bpf_snprintf fmt (r3): byte %d of the string at 0x%x is not readable"
                         + " by this program (no NUL before it)", i, fmt));
             }

@@ -23,16 +23,16 @@ final class ProbeHelpers {
     private static void plain(HelperRegistry.Builder b, int id, String name, ProbeMemory mem) {
         b.add(id, name, (call, r1, r2, r3, r4, r5) -> {
             long size = r2 & 0xffffffffL;
-            call.checkArgument(name + " dst (r1)", r1, size, true);
-            return mem.read(call, r1, size, r3);
+            call.checkArgument(1, name + " dst (r1)", r1, size, true);
+            return mem.read(call, 3, r1, size, r3);
         });
     }
 
     private static void str(HelperRegistry.Builder b, int id, String name, ProbeMemory mem) {
         b.add(id, name, (call, r1, r2, r3, r4, r5) -> {
             long size = r2 & 0xffffffffL;
-            call.checkArgument(name + " dst (r1)", r1, size, true);
-            return mem.readStr(call, r1, size, r3);
+            call.checkArgument(1, name + " dst (r1)", r1, size, true);
+            return mem.readStr(call, 3, r1, size, r3);
         });
     }
 }

@@ -29,9 +29,12 @@ public final class ProbeMemory {
     public Mode mode() { return mode; }
 
     /** Copies {@code size} bytes from {@code src} to {@code dst} (already checked writable); false on fault. */
-    public boolean copy(HelperCall call, long dst, long src, long size) {
+    public boolean copy(HelperCall call, long dst, long src, long size) { return copy(call, 0, dst, src, size); }
+
+    /** As above, {@code src} being argument register {@code srcReg} (1-5; 0 when it is no argument, e.g. a %s pointer). */
+    public boolean copy(HelperCall call, int srcReg, long dst, long src, long size) {
         if (size == 0) return true;
-        if (call.accessible(src, size, false)) {
+        if (srcReg == 0 ? call.accessible(src, size, false) : call.accessible(srcReg, src, size, false)) {
             NativeMemory.copy(src, dst, size);
             return true;
         }
@@ -39,8 +42,11 @@ public final class ProbeMemory {
     }
 
     /** {@code bpf_probe_read*}: 0, or {@code -EFAULT} with {@code dst} zero-filled. */
-    public int read(HelperCall call, long dst, long size, long src) {
-        if (copy(call, dst, src, size)) return 0;
+    public int read(HelperCall call, long dst, long size, long src) { return read(call, 0, dst, size, src); }
+
+    /** As above, {@code src} being argument register {@code srcReg}. */
+    public int read(HelperCall call, int srcReg, long dst, long size, long src) {
+        if (copy(call, srcReg, dst, src, size)) return 0;
         NativeMemory.setMemory(dst, size, (byte) 0);
         return -Errno.EFAULT;
     }
@@ -51,7 +57,10 @@ public final class ProbeMemory {
      * {@code -EFAULT} with {@code dst} zero-filled. Reads page by page so a string ending just before an
      * unreadable page is still read.
      */
-    public int readStr(HelperCall call, long dst, long size, long src) {
+    public int readStr(HelperCall call, long dst, long size, long src) { return readStr(call, 0, dst, size, src); }
+
+    /** As above, {@code src} being argument register {@code srcReg}. */
+    public int readStr(HelperCall call, int srcReg, long dst, long size, long src) {
         if (size == 0) return 0;
         long n = 0;
         // like strncpy_from_kernel_nofault: read byte after byte until NUL or size bytes (the last becomes NUL).
@@ -61,7 +70,7 @@ public final class ProbeMemory {
         try {
             while (n < size) {
                 long chunk = Math.min(size - n, PAGE - ((src + n) & (PAGE - 1)));
-                if (!copyChunk(call, page, src + n, chunk)) {
+                if (!copyChunk(call, srcReg, page, src + n, chunk)) {
                     NativeMemory.setMemory(dst, size, (byte) 0);
                     return -Errno.EFAULT;
                 }
@@ -80,10 +89,10 @@ public final class ProbeMemory {
     }
 
     /** A chunk inside one page: direct if accessible, else byte by byte so a region ending mid-page works. */
-    private boolean copyChunk(HelperCall call, long dst, long src, long chunk) {
-        if (copy(call, dst, src, chunk)) return true;
+    private boolean copyChunk(HelperCall call, int srcReg, long dst, long src, long chunk) {
+        if (copy(call, srcReg, dst, src, chunk)) return true;
         for (long k = 0; k < chunk; k++) {
-            if (!copy(call, dst + k, src + k, 1)) return false;
+            if (!copy(call, srcReg, dst + k, src + k, 1)) return false;
             if (NativeMemory.getByte(dst + k) == 0) return true;
         }
         return true;

@@ -18,7 +18,7 @@ final class RingBufHelpers {
     static void register(HelperRegistry.Builder b, MapTable maps) {
         b.add(HelperIds.RINGBUF_OUTPUT, "bpf_ringbuf_output", (call, r1, r2, r3, r4, r5) -> {
             RingBufMap rb = ring(call, maps, "bpf_ringbuf_output", r1);
-            call.checkArgument("bpf_ringbuf_output data (r2)", r2, r3, false);
+            call.checkArgument(2, "bpf_ringbuf_output data (r2)", r2, r3, false);
             return rb.output(r2, r3, r4);
         });
         b.add(HelperIds.RINGBUF_RESERVE, "bpf_ringbuf_reserve", (call, r1, r2, r3, r4, r5) -> {

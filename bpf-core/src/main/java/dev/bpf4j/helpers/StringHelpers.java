@@ -18,7 +18,7 @@ final class StringHelpers {
         b.addForward(HelperIds.STRNCMP, "bpf_strncmp", (call, r1, r2, r3, r4, r5) -> {
             long size = r2 & 0xffffffffL;
             if (size == 0) throw call.badArgument("bpf_strncmp s1_sz (r2): 0 (ARG_CONST_SIZE: the kernel refuses a zero-sized read)");
-            call.checkArgument("bpf_strncmp s1 (r1)", r1, size, false);
+            call.checkArgument(1, "bpf_strncmp s1 (r1)", r1, size, false);
             requireConstString(call, r3);
             return strncmp(r1, r3, size);
         });
@@ -37,11 +37,11 @@ final class StringHelpers {
     /** ARG_PTR_TO_CONST_STR: every byte up to and including the NUL is readable and read-only for the program. */
     private static void requireConstString(HelperCall call, long s) {
         for (long i = 0; ; i++) {
-            if (!call.accessible(s + i, 1, false)) {
+            if (!call.accessible(3, s + i, 1, false)) {
                 throw call.badArgument(String.format("bpf_strncmp s2 (r3): byte %d of the string at 0x%x is not readable by this program"
                         + " (no NUL before it)", i, s));
             }
-            if (call.accessible(s + i, 1, true)) {
+            if (call.accessible(3, s + i, 1, true)) {
                 throw call.badArgument(String.format("bpf_strncmp s2 (r3): the string at 0x%x is writable by this program; it must be"
                         + " a constant string (in a read-only map such as a frozen .rodata)", s));
             }

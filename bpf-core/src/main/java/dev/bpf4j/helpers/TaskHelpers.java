@@ -42,7 +42,7 @@ final class TaskHelpers {
                 (call, r1, r2, r3, r4, r5) -> Libc.getpid() << 32 | (Libc.gettid() & 0xffffffffL), Libc.pidTgid());
         b.add(HelperIds.GET_CURRENT_COMM, "bpf_get_current_comm", (call, r1, r2, r3, r4, r5) -> {
             long size = r2 & 0xffffffffL;
-            call.checkArgument("bpf_get_current_comm buf (r1)", r1, size, true);
+            call.checkArgument(1, "bpf_get_current_comm buf (r1)", r1, size, true);
             if (size == 0) return 0;
             // strscpy_pad: at most size - 1 name bytes, then NUL padding to size
             byte[] comm = Libc.comm();

@@ -9,7 +9,7 @@ public final class Bpf {
 
     /** Verifies {@code program} and loads it into {@code engine} (an engine with a verifier of its own, the kernel, decides alone). */
     public static Executable load(Program program, Engine engine, LoadOptions options) {
-        if (!engine.verifiesItself()) Validator.validate(program, options);
-        return engine.load(program, options);
+        if (engine.verifiesItself()) return engine.load(program, options);
+        return engine.load(Validator.analyze(program, options), options);
     }
 }

@@ -18,6 +18,16 @@ public interface Engine {
     Executable load(Program program, LoadOptions options);
 
     /**
+     * Prepares a program the verifier accepted, with its per-instruction facts
+     * ({@link dev.bpf4j.verifier.InsnAux}): an engine must keep every access the verifier did not
+     * type as a stack pointer out of its frames. The default ignores the facts (an engine whose
+     * frames no other pointer can reach).
+     */
+    default Executable load(dev.bpf4j.verifier.ValidatedProgram program, LoadOptions options) {
+        return load(program.program(), options);
+    }
+
+    /**
      * True when a prog-array slot holding {@code target} can be entered by this engine's
      * {@code bpf_tail_call}: an {@link Executable} this engine loaded. Loaders use it to refuse a
      * foreign program at update time; the run checks again. Engines without tail calls say false.

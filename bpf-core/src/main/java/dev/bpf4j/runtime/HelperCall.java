@@ -13,9 +13,17 @@ public interface HelperCall {
 
     /**
      * True when {@code [address, address + size)} is memory the program may read (or write) in this
-     * run: a region or a live stack frame.
+     * run: a region or, when some argument of this call may be a stack pointer (the verifier's
+     * {@link dev.bpf4j.verifier.InsnAux}), a live stack frame.
      */
     boolean accessible(long address, long size, boolean write);
+
+    /**
+     * As {@link #accessible(long, long, boolean)} for memory the helper reaches through argument
+     * register {@code argReg} (1-5): a live frame only when the verifier typed that argument as a
+     * stack pointer, so a pointer of another kind never reaches what lies in one engine's frames.
+     */
+    default boolean accessible(int argReg, long address, long size, boolean write) { return accessible(address, size, write); }
 
     /** Ends the run after this helper returns, with r0 = {@code r0} (the conformance suites' "unwind"). */
     void exit(long r0);
@@ -76,7 +84,13 @@ public interface HelperCall {
 
     /** Checks a pointer/size argument pair, throwing a clear error when it is not accessible. */
     default void checkArgument(String what, long address, long size, boolean write) {
-        if (size < 0 || (size > 0 && !accessible(address, size, write))) {
+        checkArgument(0, what, address, size, write);
+    }
+
+    /** As above, for the memory of argument register {@code argReg} (1-5; 0: not one argument). */
+    default void checkArgument(int argReg, String what, long address, long size, boolean write) {
+        boolean ok = argReg == 0 ? accessible(address, size, write) : accessible(argReg, address, size, write);
+        if (size < 0 || (size > 0 && !ok)) {
             throw badArgument(String.format("%s: %d bytes at 0x%x are not %s by this program",
                     what, size, address, write ? "writable" : "readable"));
         }

@@ -13,13 +13,20 @@ import java.util.Objects;
  * <p>{@link EntryRegisters} says what the entry registers hold, which decides how the verifier types them.
  */
 public record LoadOptions(HelperRegistry helpers, int entryArgs, boolean perfMap, boolean legacyPacketLoads,
-                          PacketContext packetContext, EntryRegisters entry) {
+                          PacketContext packetContext, EntryRegisters entry, MapShapes maps) {
     public LoadOptions {
         Objects.requireNonNull(helpers);
         Objects.requireNonNull(entry);
+        Objects.requireNonNull(maps);
         if (entryArgs < 0 || entryArgs > 5) throw new IllegalArgumentException("entryArgs must be 0-5");
         if (entry == EntryRegisters.CONTEXT && entryArgs != 1) throw new IllegalArgumentException("a kernel context is r1 alone: entryArgs must be 1");
         if (entry == EntryRegisters.MEMORY_BLOCK && entryArgs != 2) throw new IllegalArgumentException("a memory block is r1 and r2: entryArgs must be 2");
+    }
+
+    /** Without map shapes: map handles are plain numbers to the verifier. */
+    public LoadOptions(HelperRegistry helpers, int entryArgs, boolean perfMap, boolean legacyPacketLoads, PacketContext packetContext,
+                       EntryRegisters entry) {
+        this(helpers, entryArgs, perfMap, legacyPacketLoads, packetContext, entry, MapShapes.NONE);
     }
 
     /** r1..r{entryArgs} are what the caller passes ({@link EntryRegisters#VALUES}). */
@@ -37,15 +44,17 @@ public record LoadOptions(HelperRegistry helpers, int entryArgs, boolean perfMap
 
     public static LoadOptions defaults() { return new LoadOptions(HelperRegistry.EMPTY, 1, false, false); }
 
-    public LoadOptions withHelpers(HelperRegistry h) { return new LoadOptions(h, entryArgs, perfMap, legacyPacketLoads, packetContext, entry); }
+    public LoadOptions withHelpers(HelperRegistry h) { return new LoadOptions(h, entryArgs, perfMap, legacyPacketLoads, packetContext, entry, maps); }
     /** {@code n} entry registers holding plain values. */
-    public LoadOptions withEntryArgs(int n) { return new LoadOptions(helpers, n, perfMap, legacyPacketLoads, packetContext, EntryRegisters.VALUES); }
-    public LoadOptions withPerfMap(boolean on) { return new LoadOptions(helpers, entryArgs, on, legacyPacketLoads, packetContext, entry); }
-    public LoadOptions withLegacyPacketLoads(boolean on) { return new LoadOptions(helpers, entryArgs, perfMap, on, packetContext, entry); }
-    public LoadOptions withPacketContext(PacketContext p) { return new LoadOptions(helpers, entryArgs, perfMap, legacyPacketLoads, p, entry); }
+    public LoadOptions withEntryArgs(int n) { return new LoadOptions(helpers, n, perfMap, legacyPacketLoads, packetContext, EntryRegisters.VALUES, maps); }
+    public LoadOptions withPerfMap(boolean on) { return new LoadOptions(helpers, entryArgs, on, legacyPacketLoads, packetContext, entry, maps); }
+    public LoadOptions withLegacyPacketLoads(boolean on) { return new LoadOptions(helpers, entryArgs, perfMap, on, packetContext, entry, maps); }
+    public LoadOptions withPacketContext(PacketContext p) { return new LoadOptions(helpers, entryArgs, perfMap, legacyPacketLoads, p, entry, maps); }
+    /** The maps whose handles the program's constants may be (the object loader's map table). */
+    public LoadOptions withMaps(MapShapes m) { return new LoadOptions(helpers, entryArgs, perfMap, legacyPacketLoads, packetContext, entry, m); }
     /** What the entry registers hold; CONTEXT sets entryArgs to 1, MEMORY_BLOCK to 2. */
     public LoadOptions withEntry(EntryRegisters e) {
         int n = e == EntryRegisters.CONTEXT ? 1 : e == EntryRegisters.MEMORY_BLOCK ? 2 : entryArgs;
-        return new LoadOptions(helpers, n, perfMap, legacyPacketLoads, packetContext, e);
+        return new LoadOptions(helpers, n, perfMap, legacyPacketLoads, packetContext, e, maps);
     }
 }

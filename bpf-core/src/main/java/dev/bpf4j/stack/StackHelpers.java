@@ -43,7 +43,7 @@ public final class StackHelpers {
 
     /** __bpf_get_stack: bytes copied, the rest of {@code buf} zeroed; on an error all of it zeroed. */
     static long getStack(HelperCall call, StackSource source, long buf, long size, long flags) {
-        call.checkArgument("bpf_get_stack buf (r2)", buf, size, true);
+        call.checkArgument(2, "bpf_get_stack buf (r2)", buf, size, true);
         boolean user = user(flags);
         boolean buildId = (flags & BPF_F_USER_BUILD_ID) != 0;
         // BPF_F_USER_BUILD_ID (build id + offset entries) is not supported: -EINVAL as for a kernel stack.

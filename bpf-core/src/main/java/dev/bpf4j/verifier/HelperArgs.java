@@ -1,5 +1,7 @@
 package dev.bpf4j.verifier;
 
+import dev.bpf4j.runtime.MapShapes;
+
 import java.util.List;
 
 /**
@@ -34,11 +36,13 @@ final class HelperArgs {
     private final Reject reject;
     private final VerifierPolicy policy;
     private final MemoryAccess memory;
+    private final InsnAuxRecorder aux;
 
-    HelperArgs(Reject reject, VerifierPolicy policy, MemoryAccess memory) {
+    HelperArgs(Reject reject, VerifierPolicy policy, MemoryAccess memory, InsnAuxRecorder aux) {
         this.reject = reject;
         this.policy = policy;
         this.memory = memory;
+        this.aux = aux;
     }
 
     Checked check(VerifierState st, int pc, String helper, HelperProto proto) {
@@ -91,7 +95,8 @@ final class HelperArgs {
                     expect(pc, r, v, helper, "map_value", RegType.PTR_TO_MAP_VALUE);
                     break;
                 case PTR_TO_MAP_KEY: case PTR_TO_MAP_VALUE: case PTR_TO_UNINIT_MAP_VALUE:
-                    memoryArg(st, pc, r, v, helper, 1, arg == HelperProto.Arg.PTR_TO_UNINIT_MAP_VALUE);
+                    memoryArg(st, pc, r, v, helper, mapArgSize(atCall[1], arg == HelperProto.Arg.PTR_TO_MAP_KEY),
+                            arg == HelperProto.Arg.PTR_TO_UNINIT_MAP_VALUE);
                     break;
                 case PTR_TO_MEM: case PTR_TO_UNINIT_MEM: {
                     RegState size = regs[r + 1];
@@ -103,7 +108,16 @@ final class HelperArgs {
                 default: throw new IllegalStateException("argument type " + arg);
             }
         }
+        aux.helperArgs(pc, regs, args.size());
         return new Checked(helper, callback, mapValueSize(atCall[1]), atCall[1] == null ? 0 : atCall[1].target, atCall);
+    }
+
+    /** The key or value size of the map in r1 when the verifier knows it (a CONST_PTR_TO_MAP), else 1 (checked by the helper). */
+    private long mapArgSize(RegState map, boolean key) {
+        if (map == null || map.type != RegType.CONST_PTR_TO_MAP) return 1;
+        MapShapes.Shape s = policy.maps().of(map.target);
+        long size = s == null ? -1 : key ? s.keySize() : s.valueSize();
+        return size > 0 ? size : 1;
     }
 
     private static long mapValueSize(RegState map) {

@@ -19,6 +19,11 @@ final class RegState {
     long target;
     /** PTR_TO_MAP_VALUE: bytes a program may access from offset 0 (value_size); -1 unknown. */
     long memSize = -1;
+    /**
+     * PTR_TO_PACKET: bytes from the packet's start (ctx->data) that a comparison with the packet's end
+     * proved inside the packet on this path (the kernel's {@code reg->range}, here counted from data).
+     */
+    long range;
 
     static RegState notInit() { return new RegState(); }
 
@@ -54,6 +59,7 @@ final class RegState {
         r.id = id;
         r.target = target;
         r.memSize = memSize;
+        r.range = range;
         return r;
     }
 
@@ -68,6 +74,7 @@ final class RegState {
         id = 0;
         target = 0;
         memSize = -1;
+        range = 0;
     }
 
     void markConst(long v) {

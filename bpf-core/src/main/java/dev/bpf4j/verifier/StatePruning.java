@@ -36,7 +36,7 @@ final class StatePruning {
     static boolean regCovers(RegState o, RegState c) {
         if (o.type == RegType.NOT_INIT) return true;
         if (o.type == RegType.SCALAR) return c.type == RegType.SCALAR && c.rangeWithin(o);
-        return o.sameTarget(c) && (!o.type.maybeNull() || o.id == c.id)
+        return o.sameTarget(c) && (!o.type.maybeNull() || o.id == c.id) && c.range >= o.range
                 && o.off + o.smin <= c.off + c.smin && c.off + c.smax <= o.off + o.smax;
     }
 
@@ -78,6 +78,7 @@ final class StatePruning {
     }
 
     private static void widen(RegState p, RegState c) {
+        if (p.type == RegType.PTR_TO_PACKET && c.type == RegType.PTR_TO_PACKET) c.range = Math.min(c.range, p.range); // converge
         if (p.type.isPointer() && p.sameTarget(c) && p.off != c.off) {
             p = p.copy(); // compare total offsets: the fixed part moves into the variable one
             p.setVar(p.off + p.smin, p.off + p.smax);

@@ -5,6 +5,7 @@ import dev.bpf4j.isa.Opcodes;
 import dev.bpf4j.runtime.HelperRegistry;
 import dev.bpf4j.runtime.HelperSpec;
 import dev.bpf4j.runtime.Limits;
+import dev.bpf4j.runtime.MapShapes;
 
 import java.util.ArrayList;
 import java.util.Deque;
@@ -24,16 +25,18 @@ final class Step {
     private final VerifierPolicy policy;
     private final MemoryAccess memory;
     private final HelperArgs helperArgs;
+    private final InsnAuxRecorder aux;
     private int nextId = 1;
 
-    Step(Reject reject, Insn[] insns, InsnForm[] forms, HelperRegistry helpers, VerifierPolicy policy) {
+    Step(Reject reject, Insn[] insns, InsnForm[] forms, HelperRegistry helpers, VerifierPolicy policy, InsnAuxRecorder aux) {
         this.reject = reject;
         this.insns = insns;
         this.forms = forms;
         this.helpers = helpers;
         this.policy = policy;
         this.memory = new MemoryAccess(reject, policy);
-        this.helperArgs = new HelperArgs(reject, policy, memory);
+        this.helperArgs = new HelperArgs(reject, policy, memory, aux);
+        this.aux = aux;
     }
 
     VerifierState entryState(int prunePoints) {
@@ -64,18 +67,21 @@ final class Step {
                 RegState base = read(st, pc, insn.src());
                 boolean signExtend = Opcodes.mode(insn.opcode()) == Opcodes.MEMSX;
                 RegState v = memory.load(st, pc, insn.src(), base, insn.off(), Opcodes.sizeBytes(insn.opcode()), signExtend);
+                aux.access(pc, insn.src(), base, insn.off(), Opcodes.sizeBytes(insn.opcode()));
                 st.cur().regs[insn.dst()] = v;
                 break;
             }
             case ST: {
                 RegState base = read(st, pc, insn.dst());
                 memory.store(st, pc, insn.dst(), base, insn.off(), Opcodes.sizeBytes(insn.opcode()), RegState.constant(insn.imm()), -1);
+                aux.access(pc, insn.dst(), base, insn.off(), Opcodes.sizeBytes(insn.opcode()));
                 break;
             }
             case STX: {
                 RegState base = read(st, pc, insn.dst());
                 RegState value = read(st, pc, insn.src());
                 memory.store(st, pc, insn.dst(), base, insn.off(), Opcodes.sizeBytes(insn.opcode()), value, insn.src());
+                aux.access(pc, insn.dst(), base, insn.off(), Opcodes.sizeBytes(insn.opcode()));
                 break;
             }
             case ATOMIC: atomic(st, pc, insn); break;
@@ -271,6 +277,7 @@ final class Step {
             if (ptr.type.maybeNull() && other.isConstZero() && !jmp32 && (op == Opcodes.JEQ || op == Opcodes.JNE)) {
                 markNullness(st, ptr.id, (op == Opcodes.JEQ) == taken);
             }
+            if (!jmp32) PacketRange.refine(st, op, a, b, taken);
             return;
         }
         BranchRules.refine(op, jmp32, taken, a, b);
@@ -413,7 +420,15 @@ final class Step {
             v = RegState.pointer(RegType.PTR_TO_FUNC, 0);
             v.target = ControlFlow.target(pc, InsnForm.LDDW, insn);
         } else if (insn.src() == Opcodes.PSEUDO_IMM64) {
-            v = RegState.constant(insn.imm64(insns[pc + 1]));
+            long imm = insn.imm64(insns[pc + 1]);
+            MapShapes.Shape map = policy.maps().of(imm);
+            if (map != null) { // a map handle the object loader resolved: the kernel's CONST_PTR_TO_MAP
+                v = RegState.pointer(RegType.CONST_PTR_TO_MAP, 0);
+                v.target = imm;
+                v.memSize = map.valueSize();
+            } else {
+                v = RegState.constant(imm);
+            }
         } else {
             v = RegState.unknown(); // a pseudo source only an object loader's own pass accepts
         }
@@ -445,6 +460,7 @@ final class Step {
             if (old.type.isPointer()) leak(pc, "R0 leaks addr into mem");
         }
         memory.atomic(st, pc, insn.dst(), base, insn.off(), size);
+        aux.access(pc, insn.dst(), base, insn.off(), size);
         RegState fetched = MemoryAccess.loadedScalar(size, false);
         if (insn.imm() == Opcodes.CMPXCHG) st.cur().regs[0] = fetched;
         else if ((insn.imm() & Opcodes.FETCH) != 0) st.cur().regs[insn.src()] = fetched;

@@ -5,12 +5,13 @@ import dev.bpf4j.program.Program;
 import java.util.List;
 
 /**
- * A program that passed the load-time validator, with what the engines need to know about its
- * shape: the subprogram boundaries (each one becomes its own JIT function with its own frame), and
- * the verifier's counts (null where the program was not verified).
+ * A program that passed the load-time validator, with what the engines need to know about it: the
+ * subprogram boundaries (each one becomes its own JIT function with its own frame), the verifier's
+ * counts and its per-instruction facts ({@link InsnAux}: which accesses may touch a frame); both null
+ * where the program was not verified.
  */
-public record ValidatedProgram(Program program, List<Subprogram> subprograms, VerifierStats stats) {
-    public ValidatedProgram(Program program, List<Subprogram> subprograms) { this(program, subprograms, null); }
+public record ValidatedProgram(Program program, List<Subprogram> subprograms, VerifierStats stats, InsnAux aux) {
+    public ValidatedProgram(Program program, List<Subprogram> subprograms) { this(program, subprograms, null, null); }
 
     public ValidatedProgram {
         subprograms = List.copyOf(subprograms);

@@ -48,7 +48,8 @@ public final class Validator {
         List<Subprogram> subprograms = new ControlFlow(reject, insns, forms).analyze();
         StackAccessCheck.check(reject, insns, forms);
         VerifierPolicy policy = VerifierPolicy.from(options);
-        VerifierStats stats = new Verifier(reject, insns, forms, options.helpers(), policy).verify(policy);
-        return new ValidatedProgram(program, subprograms, stats);
+        Verifier verifier = new Verifier(reject, insns, forms, options.helpers(), policy);
+        VerifierStats stats = verifier.verify(policy);
+        return new ValidatedProgram(program, subprograms, stats, verifier.aux());
     }
 }

@@ -34,6 +34,7 @@ final class Verifier {
     /** Per instruction: the state kept there last, what a loop's next round is widened against. */
     private final VerifierState[] lastKept;
     private final Step step;
+    private final InsnAuxRecorder aux;
     private int processed, totalStates, maxStatesPerInsn;
 
     @SuppressWarnings("unchecked")
@@ -48,7 +49,8 @@ final class Verifier {
         this.prunePointCount = n;
         this.explored = new java.util.Map[insns.length];
         this.lastKept = new VerifierState[insns.length];
-        this.step = new Step(reject, insns, forms, helpers, policy);
+        this.aux = new InsnAuxRecorder(reject, insns.length);
+        this.step = new Step(reject, insns, forms, helpers, policy, aux);
     }
 
     VerifierStats verify(VerifierPolicy policy) {
@@ -66,6 +68,9 @@ final class Verifier {
         }
         return new VerifierStats(processed, maxStatesPerInsn, totalStates);
     }
+
+    /** The per-instruction facts of the paths {@link #verify} explored. */
+    InsnAux aux() { return aux.build(); }
 
     private boolean pruned(VerifierState st) {
         java.util.Map<Long, List<StatePruning.Kept>> atPc = explored[st.pc];

@@ -2,6 +2,7 @@ package dev.bpf4j.verifier;
 
 import dev.bpf4j.runtime.EntryRegisters;
 import dev.bpf4j.runtime.LoadOptions;
+import dev.bpf4j.runtime.MapShapes;
 import dev.bpf4j.runtime.PacketContext;
 
 /**
@@ -16,11 +17,13 @@ import dev.bpf4j.runtime.PacketContext;
  * @param allowPtrLeaks  the kernel's {@code allow_ptr_leaks} (bpf_token / CAP_PERFMON): pointer
  *                       comparisons, pointer bits returned or stored to maps; off by default, since a
  *                       pointer's value differs between engines and runs
+ * @param maps           the maps whose handles constants may be: such an {@code lddw} is a {@code CONST_PTR_TO_MAP}
  */
-record VerifierPolicy(int entryArgs, boolean ctxEntry, boolean ctxFixedOffsets, PacketContext packetContext, boolean allowPtrLeaks) {
+record VerifierPolicy(int entryArgs, boolean ctxEntry, boolean ctxFixedOffsets, PacketContext packetContext, boolean allowPtrLeaks,
+                      MapShapes maps) {
     static VerifierPolicy from(LoadOptions options) {
         boolean kernel = options.entry() == EntryRegisters.CONTEXT || options.packetContext() != null;
         boolean ctx = kernel || options.entry() == EntryRegisters.MEMORY_BLOCK;
-        return new VerifierPolicy(options.entryArgs(), ctx && options.entryArgs() >= 1, kernel, options.packetContext(), false);
+        return new VerifierPolicy(options.entryArgs(), ctx && options.entryArgs() >= 1, kernel, options.packetContext(), false, options.maps());
     }
 }

@@ -5,6 +5,7 @@ import dev.bpf4j.runtime.Helper;
 import dev.bpf4j.runtime.HelperRegistry;
 import dev.bpf4j.runtime.HelperSpec;
 import dev.bpf4j.runtime.LookupInlining;
+import dev.bpf4j.verifier.InsnAux;
 
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -51,11 +52,26 @@ final class DecodedProgram {
     volatile DispatchLoop ownLoop;
     /** Runs counted towards {@link #ownLoop} (a racy count: an approximate threshold is enough). */
     int runs;
+    /** The verifier's facts; null for a program loaded without it, whose checked accesses may reach any live frame. */
+    private final InsnAux aux;
+
+    /** True when the checked access at {@code pc} may touch a live frame: the verifier typed its base as a stack pointer. */
+    boolean touchesFrames(int pc) { return aux == null || aux.touchesFrames(pc); }
+
+    /** True when the helper call at {@code pc} may hand memory in a live frame through argument {@code reg} (0: any argument). */
+    boolean argTouchesFrames(int pc, int reg) {
+        return aux == null || (reg == 0 ? aux.anyArgTouchesFrames(pc) : aux.argTouchesFrames(pc, reg));
+    }
+
+    /** True when no verifier facts bound this program: a checked access may then leave a window on a frame. */
+    boolean unverified() { return aux == null; }
+
     /** Pcs that an {@code lddw src=4} names: the only valid callback targets. */
     private final boolean[] callbackTarget;
 
     DecodedProgram(String name, long[] code, int slots, HelperSpec[] helperSpecs, HelperRegistry registry,
-                   LookupInlining.Target[] inlineMaps, int entryArgs, boolean[] callbackTarget, int frameBytesToZero) {
+                   LookupInlining.Target[] inlineMaps, int entryArgs, boolean[] callbackTarget, int frameBytesToZero, InsnAux aux) {
+        this.aux = aux;
         this.registry = registry;
         this.inlineMaps = inlineMaps;
         this.frameBytesToZero = frameBytesToZero;

@@ -8,6 +8,7 @@ import dev.bpf4j.runtime.HelperSpec;
 import dev.bpf4j.runtime.LoadOptions;
 import dev.bpf4j.runtime.Limits;
 import dev.bpf4j.runtime.LookupInlining;
+import dev.bpf4j.verifier.InsnAux;
 
 import static dev.bpf4j.isa.Opcodes.*;
 
@@ -28,10 +29,13 @@ final class Decoder {
     private final boolean[] secondSlot;
     /** Targets of {@code lddw src=4} (function addresses), by pc of the lddw; -1 elsewhere. */
     private final long[] funcTarget;
+    /** The verifier's facts, or null for a program loaded without it (engine tests). */
+    private final InsnAux aux;
 
-    private Decoder(Program program, LoadOptions options) {
+    private Decoder(Program program, LoadOptions options, InsnAux aux) {
         this.program = program;
         this.options = options;
+        this.aux = aux;
         this.insns = program.toArray();
         this.code = new int[insns.length + 1];
         this.imm = new long[insns.length + 1];
@@ -42,13 +46,17 @@ final class Decoder {
         java.util.Arrays.fill(funcTarget, -1);
     }
 
-    static DecodedProgram decode(Program program, LoadOptions options) {
-        return new Decoder(program, options).run(true);
+    /** An unverified program (engine tests): its checked accesses may reach any live frame. */
+    static DecodedProgram decode(Program program, LoadOptions options) { return decode(program, options, null); }
+
+    /** {@code aux}: the verifier's facts (null: an unverified program, whose checked accesses may reach any live frame). */
+    static DecodedProgram decode(Program program, LoadOptions options, InsnAux aux) {
+        return new Decoder(program, options, aux).run(true);
     }
 
-    /** For tests: the same without superinstructions, every slot dispatched on its own. */
+    /** For tests: an unverified program without superinstructions, every slot dispatched on its own. */
     static DecodedProgram decodeUnfused(Program program, LoadOptions options) {
-        return new Decoder(program, options).run(false);
+        return new Decoder(program, options, null).run(false);
     }
 
     private DecodedProgram run(boolean fuse) {
@@ -68,7 +76,7 @@ final class Decoder {
             checkInside(pc, funcTarget[pc], "function address (lddw src=4) target");
             callbackTarget[(int) funcTarget[pc]] = true;
         }
-        LookupInlining.Target[] inlineMaps = MapHelperInlining.targets(insns, helpers, functionStarts());
+        LookupInlining.Target[] inlineMaps = MapHelperInlining.targets(insns, helpers, functionStarts(), aux);
         for (int pc = 0; pc < insns.length; pc++) {
             if (inlineMaps[pc] != null) code[pc] = word(MapHelperInlining.opcode(helpers[pc].id(), inlineMaps[pc]), 0, CALL_HELPER, 0);
         }
@@ -96,7 +104,7 @@ final class Decoder {
         if (fuse) Superinstructions.fuse(packed, code.length);
         DecodedProgram d = new DecodedProgram(program.name(), packed, insns.length, helpers, options.helpers(), inlineMaps, options.entryArgs(), callbackTarget,
                 Math.max(StackUse.bytesToZero(insns, 0, insns.length, options.helpers()::forwardArguments),
-                        StackUse.deepestAccess(insns, 0, insns.length)));
+                        StackUse.deepestAccess(insns, 0, insns.length)), aux);
         for (int pc = 0; pc < insns.length; pc++) {
             if (InsnCode.opcode(code[pc]) != LDDW) continue;
             packed[(int) imm[pc]] = funcTarget[pc] >= 0 ? d.handle((int) funcTarget[pc]) : wide[pc];
@@ -166,13 +174,13 @@ final class Decoder {
             return op;
         }
         if (mode(op) != MEM) throw error(pc, String.format("unknown LDX mode in opcode 0x%02x", op));
-        return stackFast(in.src(), in.off(), sizeBytes(op)) ? LDX | size(op) : op;
+        return stackFast(pc, in.src(), in.off(), sizeBytes(op)) ? LDX | size(op) : op;
     }
 
     private int decodeSt(int pc, Insn in) {
         int op = in.opcode();
         if (mode(op) != MEM) throw error(pc, String.format("unknown ST mode in opcode 0x%02x", op));
-        return stackFast(in.dst(), in.off(), sizeBytes(op)) ? ST | size(op) : op;
+        return stackFast(pc, in.dst(), in.off(), sizeBytes(op)) ? ST | size(op) : op;
     }
 
     private int decodeStx(int pc, Insn in) {
@@ -184,12 +192,17 @@ final class Decoder {
             return op;
         }
         if (mode(op) != MEM) throw error(pc, String.format("unknown STX mode in opcode 0x%02x", op));
-        return stackFast(in.dst(), in.off(), sizeBytes(op)) ? STX | size(op) : op;
+        return stackFast(pc, in.dst(), in.off(), sizeBytes(op)) ? STX | size(op) : op;
     }
 
-    /** r10 + off with the whole access inside the current frame needs no run-time check. */
-    private static boolean stackFast(int base, int off, int size) {
-        return base == 10 && off >= -Limits.STACK_SIZE && off + size <= 0;
+    /**
+     * No run-time check for r10 + off with the whole access inside the current frame, nor for an
+     * access the verifier proved inside its frame on every path (a stack pointer in any register):
+     * the checked path must not let such an access set its window on a frame, where an access of
+     * another kind could then slip through (InsnAux).
+     */
+    private boolean stackFast(int pc, int base, int off, int size) {
+        return (base == 10 && off >= -Limits.STACK_SIZE && off + size <= 0) || (aux != null && aux.stackOnly(pc));
     }
 
     private int decodeAlu(int pc, Insn in) {

@@ -4,6 +4,7 @@ import dev.bpf4j.program.Program;
 import dev.bpf4j.runtime.Engine;
 import dev.bpf4j.runtime.Executable;
 import dev.bpf4j.runtime.LoadOptions;
+import dev.bpf4j.verifier.ValidatedProgram;
 
 import java.util.Objects;
 
@@ -21,7 +22,14 @@ public final class InterpreterEngine implements Engine {
     @Override public Executable load(Program program, LoadOptions options) {
         Objects.requireNonNull(program, "program");
         Objects.requireNonNull(options, "options");
-        return new InterpretedExecutable(program, Decoder.decode(program, options));
+        return new InterpretedExecutable(program, Decoder.decode(program, options, null));
+    }
+
+    /** A verified program: its facts keep every access the verifier did not type as a stack pointer out of the frames. */
+    @Override public Executable load(ValidatedProgram program, LoadOptions options) {
+        Objects.requireNonNull(program, "program");
+        Objects.requireNonNull(options, "options");
+        return new InterpretedExecutable(program.program(), Decoder.decode(program.program(), options, program.aux()));
     }
 
     /** Any program this engine loaded (the engine keeps no per-instance state). */

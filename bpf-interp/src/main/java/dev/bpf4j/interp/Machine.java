@@ -152,8 +152,11 @@ final class Machine implements HelperCall {
 
     // ---- memory checks (docs/runtime-semantics.md "Memory checks") ----
 
-    /** True when {@code [a, a + size)} is inside one region (writable if {@code write}) or one live frame. */
-    boolean allowed(long a, long size, boolean write) {
+    /**
+     * True when {@code [a, a + size)} is inside one region (writable if {@code write}) or, when
+     * {@code frames} (the verifier typed the access as a stack pointer), one live frame.
+     */
+    boolean allowed(long a, long size, boolean write, boolean frames) {
         long end = a + size;
         if (Long.compareUnsigned(end, a) <= 0) return false; // empty or wraps around
         for (int i = 0; i < regionCount; i++) {
@@ -161,12 +164,12 @@ final class Machine implements HelperCall {
                     && Long.compareUnsigned(a, regionStart[i]) >= 0
                     && Long.compareUnsigned(end, regionEnd[i]) <= 0) return true;
         }
-        if (stack.inLiveFrame(a, end, depth)) return true;
+        if (frames && stack.inLiveFrame(a, end, depth)) return true;
         return !write && scratchLive != 0 && stack.inLiveScratch(a, end, scratchLive);
     }
 
     long check(long a, int size, boolean write, int pc) {
-        if (!allowed(a, size, write)) throw BpfRuntimeException.outOfBounds(prog.name, pc, a, size, write);
+        if (!allowed(a, size, write, prog.touchesFrames(pc))) throw BpfRuntimeException.outOfBounds(prog.name, pc, a, size, write);
         return a;
     }
 
@@ -189,10 +192,12 @@ final class Machine implements HelperCall {
                     return a;
                 }
             }
-            int k = stack.liveFrameOf(a, end, depth);
+            int k = prog.touchesFrames(pc) ? stack.liveFrameOf(a, end, depth) : -1;
             if (k >= 0) {
-                regs[READ_LO] = stack.frameTop(k) - Limits.STACK_SIZE;
-                regs[READ_LEN] = Limits.STACK_SIZE;
+                if (prog.unverified()) { // verified: a window on a frame would let any access in
+                    regs[READ_LO] = stack.frameTop(k) - Limits.STACK_SIZE;
+                    regs[READ_LEN] = Limits.STACK_SIZE;
+                }
                 return a;
             }
             if (scratchLive != 0 && stack.inLiveScratch(a, end, scratchLive)) return a;
@@ -211,10 +216,12 @@ final class Machine implements HelperCall {
                     return a;
                 }
             }
-            int k = stack.liveFrameOf(a, end, depth);
+            int k = prog.touchesFrames(pc) ? stack.liveFrameOf(a, end, depth) : -1;
             if (k >= 0) {
-                regs[WRITE_LO] = stack.frameTop(k) - Limits.STACK_SIZE;
-                regs[WRITE_LEN] = Limits.STACK_SIZE;
+                if (prog.unverified()) {
+                    regs[WRITE_LO] = stack.frameTop(k) - Limits.STACK_SIZE;
+                    regs[WRITE_LEN] = Limits.STACK_SIZE;
+                }
                 return a;
             }
         }
@@ -430,9 +437,17 @@ final class Machine implements HelperCall {
     @Override public int pc() { return helperPc; }
     @Override public RunContext runContext() { return context; }
 
-    /** The run-time memory check; an empty range is not accessible, as in {@link MemoryRegion#allows}. */
+    /**
+     * The run-time memory check for a helper; an empty range is not accessible, as in
+     * {@link MemoryRegion#allows}. A frame only when some argument of the call may be a stack pointer.
+     */
     @Override public boolean accessible(long address, long size, boolean write) {
-        return size > 0 && allowed(address, size, write);
+        return size > 0 && allowed(address, size, write, prog.argTouchesFrames(helperPc, 0));
+    }
+
+    /** As above for memory of argument {@code argReg}: a frame only when the verifier typed that argument as a stack pointer. */
+    @Override public boolean accessible(int argReg, long address, long size, boolean write) {
+        return size > 0 && allowed(address, size, write, prog.argTouchesFrames(helperPc, argReg));
     }
 
     @Override public void exit(long r0) {

@@ -9,6 +9,7 @@ import dev.bpf4j.program.CallSiteConstants;
 import dev.bpf4j.runtime.HelperSpec;
 import dev.bpf4j.runtime.Limits;
 import dev.bpf4j.runtime.LookupInlining;
+import dev.bpf4j.verifier.InsnAux;
 import dev.bpf4j.runtime.NativeMemory;
 
 /**
@@ -29,8 +30,12 @@ final class MapHelperInlining {
     /** {@code -Dbpf4j.interp.inlineMapHelpers=false} calls the helpers everywhere (read at each load, for A/B timing). */
     static boolean enabled() { return !"false".equals(System.getProperty("bpf4j.interp.inlineMapHelpers")); }
 
-    /** The map of each helper call of {@code insns} that runs inline, by pc; null elsewhere. */
-    static LookupInlining.Target[] targets(Insn[] insns, HelperSpec[] helpers, int[] functionStarts) {
+    /**
+     * The map of each helper call of {@code insns} that runs inline, by pc; null elsewhere. With the
+     * verifier's facts, only where the key (and an update's value) is a stack pointer: the inline
+     * forms read them from the current frame, where no other pointer may reach.
+     */
+    static LookupInlining.Target[] targets(Insn[] insns, HelperSpec[] helpers, int[] functionStarts, InsnAux aux) {
         LookupInlining.Target[] out = new LookupInlining.Target[insns.length];
         if (!enabled()) return out;
         CallSiteConstants r1 = null;
@@ -41,6 +46,7 @@ final class MapHelperInlining {
             if (!r1.knows(pc)) continue;
             LookupInlining.Target t = h.lookupInlining().targetFor(r1.r1(pc)).orElse(null);
             boolean update = h.id() == HelperIds.MAP_UPDATE_ELEM;
+            if (aux != null && (!aux.argTouchesFrames(pc, 2) || (update && !aux.argTouchesFrames(pc, 3)))) continue;
             if (update ? t instanceof LookupInlining.Elements e && e.updatable() : t != null) out[pc] = t;
         }
         return out;

@@ -37,6 +37,10 @@ final class RunHelperCall implements HelperCall {
 
     @Override public boolean accessible(long address, long size, boolean write) { return live().accessible(address, size, write); }
 
+    @Override public boolean accessible(int argReg, long address, long size, boolean write) {
+        return live().accessible(argReg, address, size, write);
+    }
+
     @Override public void exit(long r0) { live().exit(r0); }
 
     @Override public long callSubprogram(long handle, long r1, long r2, long r3, long r4, long r5) {

@@ -11,6 +11,8 @@ import dev.bpf4j.runtime.Engine;
 import dev.bpf4j.runtime.HelperSpec;
 import dev.bpf4j.runtime.LoadOptions;
 import dev.bpf4j.unwind.perf.PerfInterop;
+import dev.bpf4j.verifier.InsnAux;
+import dev.bpf4j.verifier.ValidatedProgram;
 
 import java.util.HashMap;
 import java.util.List;
@@ -46,11 +48,18 @@ public final class JitEngine implements Engine {
     /** Tail calls jump between programs this engine compiled (kernel style: same frame). */
     @Override public boolean canTailCallInto(Object target) { return target instanceof JitExecutable; }
 
-    @Override public JitExecutable load(Program program, LoadOptions options) {
+    @Override public JitExecutable load(Program program, LoadOptions options) { return load(program, options, null); }
+
+    /** A verified program: its facts keep every access the verifier did not type as a stack pointer out of the frames. */
+    @Override public JitExecutable load(ValidatedProgram program, LoadOptions options) {
+        return load(program.program(), options, program.aux());
+    }
+
+    private JitExecutable load(Program program, LoadOptions options, InsnAux aux) {
         Map<Integer, HelperSpec> javaHelpers = new HashMap<>();
         Map<Integer, HelperBinding> bindings = bindHelpers(program, options, javaHelpers);
         CompiledProgram compiled = JitCompiler.compile(program, bindings, options.entryArgs(), options.legacyPacketLoads(),
-                options.packetContext());
+                options.packetContext(), aux);
         // Perf writers listen to the code map, so they are on before this program's regions register.
         if (options.perfMap()) PerfInterop.enablePerfMap();
         if (PerfInterop.jitDumpRequested()) PerfInterop.enableJitDump();

@@ -32,7 +32,9 @@ final class CallEmitter {
     private static void helper(JitContext c, int pc, int id) {
         HelperBinding b = c.helpers.get(id);
         if (b == null) throw c.error(pc, "unknown helper id " + id);
-        Optional<LookupInlining.Target> target = b.lookupInlining() != null && c.callR1.knows(pc)
+        // the inline forms read the key (and an update's value) from the current frame: only stack pointers may be read there
+        boolean stackArgs = c.aux == null || (c.aux.argTouchesFrames(pc, 2) && (id != HelperIds.MAP_UPDATE_ELEM || c.aux.argTouchesFrames(pc, 3)));
+        Optional<LookupInlining.Target> target = b.lookupInlining() != null && c.callR1.knows(pc) && stackArgs
                 ? b.lookupInlining().targetFor(c.callR1.r1(pc)) : Optional.empty();
         if (target.isEmpty() || !inline(c, pc, target.get(), b)) call(c, pc, b);
     }

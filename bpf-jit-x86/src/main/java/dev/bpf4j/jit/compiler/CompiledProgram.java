@@ -11,9 +11,11 @@ package dev.bpf4j.jit.compiler;
  * {@code guardedCombinedPcs} are where the body and the copy load 2, 4 or 8 bytes at once in place
  * of a tree of byte loads ({@link dev.bpf4j.jit.analysis.LoadCombining}). {@code mainZeroed}: the
  * bytes below rbp main's prologue zeroes ({@link MainFrameZeroing}); a first tail call zeroes the rest.
+ * {@code aux}: the verifier's facts the code was compiled with (null: an unverified program), which
+ * the helpers' memory checks of a run follow too.
  */
 public record CompiledProgram(byte[] code, JitLayout layout, int passes, int[] uncheckedPcs, int[] guardedPcs, int guardedOffset,
-                              int[] combinedPcs, int[] guardedCombinedPcs, int mainZeroed) {
+                              int[] combinedPcs, int[] guardedCombinedPcs, int mainZeroed, dev.bpf4j.verifier.InsnAux aux) {
     public CompiledProgram {
         code = code.clone();
         uncheckedPcs = uncheckedPcs.clone();

@@ -11,6 +11,7 @@ import dev.bpf4j.program.Program;
 import dev.bpf4j.runtime.BpfLoadException;
 import dev.bpf4j.unwind.CfaRule;
 import dev.bpf4j.unwind.UnwindRow;
+import dev.bpf4j.verifier.InsnAux;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -52,6 +53,16 @@ public final class JitCompiler {
      */
     public static CompiledProgram compile(Program program, Map<Integer, HelperBinding> helpers, int entryArgs,
                                           boolean legacyPacketLoads, PacketContext packetContext) {
+        return compile(program, helpers, entryArgs, legacyPacketLoads, packetContext, null);
+    }
+
+    /**
+     * As above, with the verifier's facts ({@code aux}, null for an unverified program): a checked
+     * access the verifier did not type as a stack pointer is checked against the run's regions only,
+     * never the frames, and a map helper is inlined only where its key and value are stack pointers.
+     */
+    public static CompiledProgram compile(Program program, Map<Integer, HelperBinding> helpers, int entryArgs,
+                                          boolean legacyPacketLoads, PacketContext packetContext, InsnAux aux) {
         Insn[] insns = program.toArray();
         if (insns.length == 0) throw new BpfLoadException("program '" + program.name() + "': empty program");
         if (insns.length > AccessDescriptor.MAX_PC) {
@@ -76,11 +87,11 @@ public final class JitCompiler {
                 ? guardedCopy(insns, functions.get(0), unchecked, proofBudget, ctx) : null;
         LoadCombining.Plan combining = combine(insns, functions, unchecked);
         int[] passes = {0};
-        JitContext converged = converge(program.name(), insns, functions, frames, helpers, entryArgs, false, passes, unchecked, guarded, combining);
-        if (converged == null) converged = converge(program.name(), insns, functions, frames, helpers, entryArgs, true, passes, unchecked, guarded, combining);
+        JitContext converged = converge(program.name(), insns, functions, frames, helpers, entryArgs, false, passes, unchecked, guarded, combining, aux);
+        if (converged == null) converged = converge(program.name(), insns, functions, frames, helpers, entryArgs, true, passes, unchecked, guarded, combining, aux);
         if (converged == null) throw new BpfLoadException("program '" + program.name() + "': jump sizes did not converge");
         JitContext fin = new JitContext(program.name(), insns, functions, frames, helpers, converged.forceLongJumps, converged,
-                unchecked, guarded, combining);
+                unchecked, guarded, combining, aux);
         Translator.translate(fin, entryArgs);
         for (int pc = 0; pc <= insns.length; pc++) {
             if (fin.start[pc] != converged.start[pc]) {
@@ -95,7 +106,7 @@ public final class JitCompiler {
         int guardedOffset = guarded == null ? -1 : fin.copyStart[0];
         int[] guardedCombined = guarded == null ? new int[0] : combinedPcs(guarded.combining());
         return new CompiledProgram(fin.buf.toByteArray(), layout(fin), passes[0] + 1, uncheckedPcs, guardedPcs, guardedOffset,
-                combinedPcs(combining), guardedCombined, fin.mainZeroed);
+                combinedPcs(combining), guardedCombined, fin.mainZeroed, aux);
     }
 
     /** The byte loads to merge in the given functions, where {@code unchecked} (and r10 + constant) leave them unchecked. */
@@ -134,11 +145,11 @@ public final class JitCompiler {
 
     private static JitContext converge(String name, Insn[] insns, List<FunctionSpan> functions, FunctionFrame[] frames,
                                        Map<Integer, HelperBinding> helpers, int entryArgs, boolean forceLong, int[] passes,
-                                       boolean[] unchecked, GuardedCopy guarded, LoadCombining.Plan combining) {
+                                       boolean[] unchecked, GuardedCopy guarded, LoadCombining.Plan combining, InsnAux aux) {
         JitContext prev = null;
         for (int pass = 0; pass < MAX_PASSES; pass++) {
             passes[0]++;
-            JitContext c = new JitContext(name, insns, functions, frames, helpers, forceLong, prev, unchecked, guarded, combining);
+            JitContext c = new JitContext(name, insns, functions, frames, helpers, forceLong, prev, unchecked, guarded, combining, aux);
             Translator.translate(c, entryArgs);
             if (prev != null && c.sameLayoutAs(prev)) return c;
             prev = c;

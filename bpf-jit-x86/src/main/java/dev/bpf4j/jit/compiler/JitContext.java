@@ -75,16 +75,23 @@ final class JitContext {
     /** The function being translated. */
     FunctionSpan current;
 
+    /** The verifier's facts (null: an unverified program, whose checked accesses may reach any live frame). */
+    final dev.bpf4j.verifier.InsnAux aux;
+
+    /** True when the checked access at {@code pc} may touch a live frame: the verifier typed its base as a stack pointer. */
+    boolean touchesFrames(int pc) { return aux == null || aux.touchesFrames(pc); }
+
     JitContext(String programName, Insn[] insns, List<FunctionSpan> functions, FunctionFrame[] frames,
                Map<Integer, HelperBinding> helpers,
                boolean forceLongJumps, JitContext previous) {
         this(programName, insns, functions, frames, helpers, forceLongJumps, previous, null, null,
-                LoadCombining.Plan.empty(insns.length));
+                LoadCombining.Plan.empty(insns.length), null);
     }
 
     JitContext(String programName, Insn[] insns, List<FunctionSpan> functions, FunctionFrame[] frames,
                Map<Integer, HelperBinding> helpers, boolean forceLongJumps, JitContext previous,
-               boolean[] unchecked, GuardedCopy guarded, LoadCombining.Plan combining) {
+               boolean[] unchecked, GuardedCopy guarded, LoadCombining.Plan combining, dev.bpf4j.verifier.InsnAux aux) {
+        this.aux = aux;
         this.unchecked = unchecked;
         this.checkedUnchecked = unchecked;
         this.combining = combining;

@@ -107,8 +107,13 @@ final class MemoryEmitter {
         return checkedAddress(c, pc, baseReg, off, size, write);
     }
 
-    /** Computes {@code base + off} into r10 and checks it: returns {@code [r10]}. */
+    /**
+     * Computes {@code base + off} into r10 and checks it: returns {@code [r10]}. Against the current
+     * frame and the live ones only when the verifier typed the base as a stack pointer (or did not
+     * run): any other pointer may reach the run's regions, never a frame.
+     */
     static Mem checkedAddress(JitContext c, int pc, int baseReg, int off, int size, boolean write) {
+        boolean frames = c.touchesFrames(pc);
         X86Encoder e = c.e;
         Reg base = RegMap.x86(baseReg);
         Reg addr = RegMap.AUX;
@@ -120,6 +125,13 @@ final class MemoryEmitter {
         int notRegion = e.jccForward8(Cond.B);                        /* jb .frame */
         e.aluRM(AluOp.CMP, true, addr, JitContext.env(last));        /* cmp r10, [r12 + FAST_LAST] */
         int ok1 = e.jccForward8(Cond.BE);                             /* jbe .ok */
+        if (!frames) {
+            e.bind(notRegion);                                        /* .slow: regions only */
+            e.movImm32(RegMap.AUX2, AccessDescriptor.encode(pc, size, write, false)); /* mov r11d, descriptor | NO_FRAMES */
+            e.callRel32(c.stub(Stub.MEM_CHECK));                      /* call mem_check */
+            e.bind(ok1);                                              /* .ok: */
+            return Mem.of(addr, 0);
+        }
         e.bind(notRegion);                                            /* .frame: the current frame is always live */
         e.lea(RegMap.AUX2, Mem.of(Reg.RBP, -Limits.STACK_SIZE));      /* lea r11, [rbp - 512] */
         e.aluRR(AluOp.CMP, true, addr, RegMap.AUX2);                  /* cmp r10, r11 */

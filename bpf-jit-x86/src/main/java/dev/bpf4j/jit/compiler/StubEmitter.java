@@ -55,7 +55,8 @@ final class StubEmitter {
      * {@code mem_check}: r10 = address, r11d = access descriptor. Returns (all registers but r10/r11
      * and flags kept) when {@code [r10, r10 + size)} lies in one region of the run with the needed
      * permission, caching that region for the inline fast path, or in one live BPF frame (walking
-     * the rbp chain up to the entry frame). Otherwise records OUT_OF_BOUNDS and leaves the run.
+     * the rbp chain up to the entry frame) unless the descriptor says NO_FRAMES (an access the
+     * verifier did not type as a stack pointer). Otherwise records OUT_OF_BOUNDS and leaves the run.
      * It has its own rbp frame, so unwinding from inside it is exact.
      */
     private static void memCheck(JitContext c) {
@@ -97,6 +98,8 @@ final class StubEmitter {
         e.aluRI(AluOp.SUB, true, Reg.RCX, 1);                             /* sub rcx, 1 */
         e.jmpTo(loop);                                                     /* jmp .region */
         e.bind32(toFrames);                                                 /* .frames: */
+        e.testRI(false, desc, AccessDescriptor.NO_FRAMES_BIT);           /* test r11d, NO_FRAMES */
+        int noFrames = e.jccForward32(Cond.NE);                            /* jne .scratch (not a stack pointer: no frame) */
         e.load(true, Reg.RAX, Mem.of(Reg.RBP, 0));                        /* mov rax, [rbp] (caller's frame) */
         int frame = c.pos();                                              /* .frame: */
         e.lea(Reg.RCX, Mem.of(Reg.RAX, -Limits.STACK_SIZE));              /* lea rcx, [rax - 512] */
@@ -110,6 +113,7 @@ final class StubEmitter {
         e.load(true, Reg.RAX, Mem.of(Reg.RAX, 0));                        /* mov rax, [rax] (next frame out) */
         e.jmpTo(frame);                                                    /* jmp .frame */
         e.bind32(toScratch);                                                /* .scratch: */
+        e.bind32(noFrames);
         scratchCheck(e, toFail, toDone);
         for (int p : toDone) e.bind32(p);                                   /* .done: */
         e.pop(Reg.RDX);                                                   /* pop rdx */

@@ -153,6 +153,9 @@ public final class JitExecutable implements Executable {
     long tailCallAddress() { return memory.address() + compiled.layout().pcOffsets()[0]; }
 
     /** The Java helper bound to {@code id}, or null. */
+    /** The verifier's facts the program was compiled with; null for an unverified program. */
+    dev.bpf4j.verifier.InsnAux aux() { return compiled.aux(); }
+
     HelperSpec javaHelper(int id) {
         int[] ids = javaHelperIds;
         for (int i = 0; i < ids.length; i++) if (ids[i] == id) return javaHelperSpecs[i];

@@ -340,8 +340,25 @@ final class JitRun implements HelperCall {
         return true;
     }
 
-    /** The memory-check rule: inside one region (writable for writes) or one live BPF frame. */
+    /** The memory-check rule: inside one region (writable for writes) or, when an argument of the call may be a stack pointer, one live BPF frame. */
     @Override public boolean accessible(long address, long size, boolean write) {
+        return accessible(address, size, write, argTouchesFrames(0));
+    }
+
+    /** As above for memory of argument {@code argReg}: a frame only when the verifier typed that argument as a stack pointer. */
+    @Override public boolean accessible(int argReg, long address, long size, boolean write) {
+        return accessible(address, size, write, argTouchesFrames(argReg));
+    }
+
+    /** The verifier's word on the helper call at hand (InsnAux); an unverified program's helpers may reach any live frame. */
+    private boolean argTouchesFrames(int reg) {
+        dev.bpf4j.verifier.InsnAux aux = running.aux();
+        if (aux == null) return true;
+        int pc = pc();
+        return reg == 0 ? aux.anyArgTouchesFrames(pc) : aux.argTouchesFrames(pc, reg);
+    }
+
+    private boolean accessible(long address, long size, boolean write, boolean frames) {
         if (size <= 0) return false;
         long end = address + size;
         if (Long.compareUnsigned(end, address) <= 0) return false;
@@ -352,7 +369,7 @@ final class JitRun implements HelperCall {
             }
         }
         long entry = env.get(EnvLayout.ENTRY_RBP);
-        long rbp = env.get(EnvLayout.CUR_RBP);
+        long rbp = frames ? env.get(EnvLayout.CUR_RBP) : 0;
         for (int depth = 0; depth < Limits.MAX_CALL_FRAMES && rbp != 0; depth++) {
             if (Long.compareUnsigned(address, rbp - Limits.STACK_SIZE) >= 0 && Long.compareUnsigned(end, rbp) <= 0) return true;
             if (rbp == entry) break;

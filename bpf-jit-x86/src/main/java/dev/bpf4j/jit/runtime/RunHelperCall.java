@@ -41,6 +41,10 @@ final class RunHelperCall implements HelperCall {
 
     @Override public boolean accessible(long address, long size, boolean write) { return live().accessible(address, size, write); }
 
+    @Override public boolean accessible(int argReg, long address, long size, boolean write) {
+        return live().accessible(argReg, address, size, write);
+    }
+
     @Override public long callSubprogram(long handle, long r1, long r2, long r3, long r4, long r5) {
         return live().callSubprogram(handle, r1, r2, r3, r4, r5);
     }

@@ -1,0 +1,19 @@
+package dev.bpf4j.runtime;
+
+/**
+ * What the verifier may know of the maps a program's constants name: after the object loader
+ * resolved a map's {@code lddw} to its handle, the handle's key and value sizes (the kernel's
+ * {@code CONST_PTR_TO_MAP} with its {@code struct bpf_map}). With them, map-value accesses are
+ * proven against the real {@code value_size} and key and value arguments against the real sizes.
+ */
+@FunctionalInterface
+public interface MapShapes {
+    /** A map's sizes; {@code valueSize} -1 where a lookup yields no plain value (a map of maps). */
+    record Shape(int keySize, int valueSize) {}
+
+    /** The shape of the map whose handle is {@code handle}, or null when no map has it. */
+    Shape of(long handle);
+
+    /** No map known: every constant stays a number. */
+    MapShapes NONE = handle -> null;
+}
