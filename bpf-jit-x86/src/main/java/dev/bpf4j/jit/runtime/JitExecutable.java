@@ -269,6 +269,21 @@ public final class JitExecutable implements Executable {
 
     @Override public long run(RunContext context) {
         if (context.budget() < budgetBound) return countingTwin().run(context);
+        return enter(context, 1);
+    }
+
+    /**
+     * Programs that call no Java run the loop in native code (one JVM transition for all the runs);
+     * the others go back to Java between runs, as each run's helpers need their run's bookkeeping.
+     */
+    @Override public long runRepeated(RunContext context, int times) {
+        if (times < 1) throw new IllegalArgumentException("times must be at least 1: " + times);
+        if (context.budget() < budgetBound) return countingTwin().runRepeated(context, times);
+        if (times == 1 || callsJava || !JniEntry.repeats()) return Executable.super.runRepeated(context, times);
+        return enter(context, times);
+    }
+
+    private long enter(RunContext context, int times) {
         ThreadRuns thread = threadRuns();
         int level = thread.depth();
         try { // publish inside: whatever stops it half-way (a StackOverflowError), the slot is cleared
@@ -279,7 +294,8 @@ public final class JitExecutable implements Executable {
             JitRun run = env.run();
             if (callsJava) run.begin(this, context); // else only an error needs them: finish begins then
             try {
-                long r0 = JniEntry.call(entry, context.arg(0), env.address());
+                long r0 = times == 1 ? JniEntry.call(entry, context.arg(0), env.address())
+                        : JniEntry.repeat(entry, context.arg(0), env.address(), times);
                 return run.finish(r0, this, context);
             } finally {
                 run.deactivate(); // also unpins the programs it tail-called into
