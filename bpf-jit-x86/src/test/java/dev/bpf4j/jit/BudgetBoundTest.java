@@ -1,7 +1,12 @@
 package dev.bpf4j.jit;
 
 import dev.bpf4j.helpers.BpfHelpers;
+import dev.bpf4j.helpers.HelperIds;
 import dev.bpf4j.isa.Assembler;
+import dev.bpf4j.isa.ProgramBuilder;
+import dev.bpf4j.maps.MapDefinition;
+import dev.bpf4j.maps.MapType;
+import dev.bpf4j.maps.ProgArrayMap;
 import dev.bpf4j.maps.MapTable;
 import dev.bpf4j.program.Program;
 import dev.bpf4j.runtime.Bpf;
@@ -18,6 +23,12 @@ import org.junit.jupiter.api.Test;
 
 import java.util.List;
 
+import static dev.bpf4j.isa.Reg.R0;
+import static dev.bpf4j.isa.Reg.R1;
+import static dev.bpf4j.isa.Reg.R2;
+import static dev.bpf4j.isa.Reg.R3;
+import static dev.bpf4j.isa.Reg.R6;
+import static dev.bpf4j.isa.Reg.R7;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -127,6 +138,42 @@ class BudgetBoundTest {
         } catch (BpfRuntimeException e) {
             assertThat(e.kind()).isEqualTo(ErrorKind.BUDGET_EXCEEDED);
             return e.kind() + "@" + e.pc();
+        }
+    }
+
+    /** Spins {@code rounds} back-edges, then tail-calls slot 0 of the prog array {@code jmp}; r0 = 0xfa11 if it falls through. */
+    static Program spinThenTailCall(long jmp, int rounds) {
+        return new ProgramBuilder()
+                .mov64(R6, R1).mov64(R7, 0)
+                .label("spin").add64(R7, 1).jlt(R7, rounds, "spin")
+                .mov64(R1, R6).lddw(R2, jmp).mov64(R3, 0).call(HelperIds.TAIL_CALL)
+                .mov64(R0, 0xfa11).exit().build("spinner");
+    }
+
+    /** A tail call carries the budget left: with less than the target's bound it enters the counting twin. */
+    @Test
+    void aTailCallWithLittleBudgetLeftRunsOutWhereTheInterpreterDoes() {
+        Program target = asm(NESTED);
+        long events = eventsOf(target); // 399 back-edges
+        for (long left : new long[]{events + 1000, events, events - 1, 10, 0}) {
+            long budget = 19 + left; // the spinner spends 19 back-edges, the tail call none
+            String interp = tailCallOutcome(Both.INTERP, target, budget);
+            assertThat(tailCallOutcome(Jit.ENGINE, target, budget)).as("budget left %d", left).isEqualTo(interp);
+            if (left < events) assertThat(interp).startsWith("BUDGET_EXCEEDED@bounded:");
+            else assertThat(interp).isEqualTo("r0=" + Long.toHexString(4950 + 300));
+        }
+    }
+
+    static String tailCallOutcome(Engine engine, Program target, long budget) {
+        try (MapTable maps = MapTable.create(List.of(new MapDefinition("jmp", MapType.PROG_ARRAY, 4, 4, 1, 0)))) {
+            LoadOptions o = OPTIONS.withHelpers(BpfHelpers.registry(maps));
+            try (Executable t = Bpf.load(target, engine, o); Executable m = Bpf.load(spinThenTailCall(maps.handle("jmp"), 20), engine, o)) {
+                ((ProgArrayMap) maps.map("jmp").orElseThrow()).set(0, t, 0);
+                if (engine == Jit.ENGINE) assertThat(((JitExecutable) t).budgetBound()).isGreaterThanOrEqualTo(0);
+                return "r0=" + Long.toHexString(m.run(RunContext.builder().budget(budget).build()));
+            } catch (BpfRuntimeException e) {
+                return e.kind() + "@" + e.program() + ":" + e.pc();
+            }
         }
     }
 }
