@@ -26,7 +26,7 @@ import java.util.stream.Stream;
 public final class GccLibrary {
     /** The flags of the comparison: -O2 without auto-vectorisation, which BPF cannot do either. */
     public static final List<String> FLAGS = List.of("-O2", "-fno-tree-vectorize", "-fPIC", "-shared");
-    private static final String[] SOURCES = {"workloads.h", "native.c", "baseline.c"};
+    private static final List<String> SOURCES = List.of("workloads.h", "native.c", "baseline.c");
 
     private final Library library;
 
@@ -35,16 +35,23 @@ public final class GccLibrary {
     /** True when a {@code gcc} can be run. */
     public static boolean gccAvailable() { return ExternalTool.available("gcc"); }
 
-    /** Compiles and opens the library; the temporary files are deleted once it is mapped. */
-    public static GccLibrary compile() {
+    /** Compiles and opens the library of the four workloads; the temporary files are deleted once it is mapped. */
+    public static GccLibrary compile() { return compile(SOURCES); }
+
+    /**
+     * Compiles the {@code .c} files among {@code sources} (resources under {@code /c/}, with the headers
+     * they include) into one library and opens it.
+     */
+    public static GccLibrary compile(List<String> sources) {
         Path dir = null;
         try {
             dir = Files.createTempDirectory("bpf4j-bench-gcc");
-            for (String s : SOURCES) copyResource("/c/" + s, dir.resolve(s));
+            for (String s : sources) copyResource("/c/" + s, dir.resolve(s));
             Path so = dir.resolve("libbpf4jbench.so");
             List<String> cmd = new ArrayList<>(List.of("gcc"));
             cmd.addAll(FLAGS);
-            cmd.addAll(List.of("-o", so.toString(), dir.resolve("native.c").toString(), dir.resolve("baseline.c").toString()));
+            cmd.addAll(List.of("-o", so.toString()));
+            for (String s : sources) if (s.endsWith(".c")) cmd.add(dir.resolve(s).toString());
             ExternalTool.run(cmd);
             Library lib = Library.openLibrary(so.toString(), Library.NOW | Library.LOCAL);
             if (lib == null) throw new IllegalStateException("cannot open " + so + ": " + Library.getLastError());
@@ -57,10 +64,13 @@ public final class GccLibrary {
     }
 
     /** The function {@code u64 name(const u8 *data, u64 len)}. */
-    public NativeFunction function(String name) {
+    public NativeFunction function(String name) { return new NativeFunction(name, address(name)); }
+
+    /** The address of the library's symbol {@code name}. */
+    public long address(String name) {
         long address = library.getSymbolAddress(name);
         if (address == 0) throw new IllegalStateException("symbol " + name + " not found: " + Library.getLastError());
-        return new NativeFunction(name, address);
+        return address;
     }
 
     /** One {@code u64 f(const u8 *, u64)} of the library, called through jffi's fast numeric path. */

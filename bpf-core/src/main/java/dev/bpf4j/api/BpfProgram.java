@@ -107,9 +107,8 @@ public final class BpfProgram implements AutoCloseable {
             if (frame.packetLength() > 0) b.packet(frame.packetStart(), frame.packetLength());
             for (MemoryRegion r : maps.regions()) b.region(r);
             RunContext context = b.build();
-            long r0 = 0;
             long start = System.nanoTime();
-            for (int i = 0; i < options.repeat(); i++) r0 = runOnce(exe, context);
+            long r0 = runRepeated(exe, context, options.repeat());
             long avg = (System.nanoTime() - start) / options.repeat();
             byte[] data = frame.dataOut();
             if (data != null && options.dataSizeOut() > 0 && data.length > options.dataSizeOut()) {
@@ -119,9 +118,9 @@ public final class BpfProgram implements AutoCloseable {
         }
     }
 
-    private long runOnce(Executable exe, RunContext context) {
+    private long runRepeated(Executable exe, RunContext context, int times) {
         try {
-            return exe.run(context);
+            return exe.runRepeated(context, times);
         } catch (BpfRuntimeException e) {
             String where = e.pc() >= 0 ? spec.describe(e.pc()) : spec.name();
             throw new BpfRuntimeException(e.kind(), e.program(), e.pc(), e.address(), e.reason() + " [at " + where + "]");

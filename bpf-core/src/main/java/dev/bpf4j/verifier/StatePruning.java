@@ -97,31 +97,48 @@ final class StatePruning {
         c.umax = Long.compareUnsigned(c.umax, p.umax) > 0 ? c.umax : p.umax;
     }
 
-    /** A kept state, with how often it covered a later one and how often it did not. */
+    /**
+     * A kept state, with how often it covered a later one and how often it did not, and the
+     * kernel's branch count ({@code bpf_verifier_state.branches}): the paths from it still being
+     * explored. A state with branches left is on the path being explored, so a state it covers is a
+     * later round of a loop through it.
+     */
     static final class Kept {
         private final VerifierState state;
+        /** The kept state this one's path came through last (null: none since the entry). */
+        final Kept parent;
         int hits, misses;
+        int branches = 1;
 
-        Kept(VerifierState state) { this.state = state; }
+        Kept(VerifierState state, Kept parent) {
+            this.state = state;
+            this.parent = parent;
+        }
 
         VerifierState state() { return state; }
+
+        /** A path through this state ended: it and the kept states above it that have no path left are complete. */
+        void pathEnded() {
+            for (Kept k = this; k != null && --k.branches == 0; k = k.parent) { /* the kernel's update_branch_counts */ }
+        }
     }
 
     /**
-     * True when a kept state covers {@code cur}. A kept state that keeps missing (a loop counter's
-     * past rounds) is dropped, as the kernel drops states whose misses outgrow their hits, so the
-     * lists stay short; the bound is generous, so a branch's sibling is still there when it comes back.
+     * The kept state that covers {@code cur}, else null. A kept state that keeps missing (a loop
+     * counter's past rounds) is dropped, as the kernel drops states whose misses outgrow their hits,
+     * so the lists stay short; the bound is generous, so a branch's sibling is still there when it
+     * comes back.
      */
-    static boolean covered(List<Kept> kept, VerifierState cur) {
+    static Kept covering(List<Kept> kept, VerifierState cur) {
         for (int i = kept.size() - 1; i >= 0; i--) {
             Kept k = kept.get(i);
             if (covers(k.state, cur)) {
                 k.hits++;
-                return true;
+                return k;
             }
             if (++k.misses > 8 * k.hits + EVICT_AFTER_MISSES) kept.remove(i);
         }
-        return false;
+        return null;
     }
 
     static final int EVICT_AFTER_MISSES = 64;

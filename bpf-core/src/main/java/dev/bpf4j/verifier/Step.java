@@ -372,14 +372,25 @@ final class Step {
         if (id.isConst() && id.smin == (int) id.smin && helpers.lookup((int) id.smin).isPresent()) {
             return helperCall(st, pc, (int) id.smin, pending);
         }
+        runsOtherCode = true; // any helper: a tail call or a callback among them
         return finishHelperCall(st, HelperProto.UNKNOWN, helperArgs.check(st, pc, "callx helper", HelperProto.UNKNOWN));
     }
+
+    /**
+     * True once a path called a helper that runs BPF code the exploration does not count round by
+     * round: a callback (run up to the helper's own limit) or a tail call (another program).
+     */
+    boolean runsOtherCode() { return runsOtherCode; }
+
+    private boolean runsOtherCode;
 
     private VerifierState helperCall(VerifierState st, int pc, int helperId, Deque<VerifierState> pending) {
         HelperSpec spec = helpers.lookup(helperId).orElseThrow(() -> reject.at(pc, "invalid func unknown#" + helperId));
         HelperProto proto = HelperProto.forName(spec.name());
         HelperArgs.Checked args = helperArgs.check(st, pc, spec.name(), proto);
+        if (spec.name().equals("bpf_tail_call")) runsOtherCode = true;
         if (args.callback() >= 0) {
+            runsOtherCode = true;
             VerifierState inCallback = st.copy();
             pushFrame(inCallback, pc, args.callback(), true, args.callbackArgs(inCallback));
             pending.push(inCallback);

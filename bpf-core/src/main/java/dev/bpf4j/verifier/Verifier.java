@@ -62,11 +62,35 @@ final class Verifier {
                 if (++processed > COMPLEXITY_LIMIT) {
                     throw reject.at(st.pc, "BPF program is too large. Processed " + processed + " insn");
                 }
-                if (prunePoint[st.pc] && pruned(st)) break;
-                st = step.execute(st, pending);
+                if (prunePoint[st.pc] && pruned(st)) {
+                    pathEnded(st);
+                    break;
+                }
+                int before = pending.size();
+                VerifierState next = step.execute(st, pending);
+                if (st.lastKept != null) st.lastKept.branches += pending.size() - before; // forks carry st's lastKept
+                if (next == null) pathEnded(st);
+                st = next;
             }
         }
-        return new VerifierStats(processed, maxStatesPerInsn, totalStates);
+        long bound = loopPruned || widened || step.runsOtherCode() ? -1 : processed;
+        return new VerifierStats(processed, maxStatesPerInsn, totalStates, bound);
+    }
+
+    /** A state covered by one whose paths are still being explored: a loop came round (the kernel's states_maybe_looping). */
+    private boolean loopPruned;
+    /** Some loop's bounds were widened: its rounds are no longer counted. */
+    private boolean widened;
+
+    private boolean coveredBy(StatePruning.Kept k) {
+        if (k == null) return false;
+        if (k.branches > 0) loopPruned = true;
+        return true;
+    }
+
+    /** The path of {@code st} ended (an exit, a dead branch, or covered by a kept state). */
+    private static void pathEnded(VerifierState st) {
+        if (st.lastKept != null) st.lastKept.pathEnded();
     }
 
     /** The per-instruction facts of the paths {@link #verify} explored. */
@@ -77,16 +101,19 @@ final class Verifier {
         if (atPc == null) explored[st.pc] = atPc = new java.util.HashMap<>();
         int rounds = ++st.visits[pruneIndex[st.pc]];
         List<StatePruning.Kept> seen = atPc.computeIfAbsent(StatePruning.shape(st), k -> new ArrayList<>());
-        if (StatePruning.covered(seen, st)) return true;
+        if (coveredBy(StatePruning.covering(seen, st))) return true;
         if (rounds > StatePruning.WIDEN_AFTER && lastKept[st.pc] != null) {
             StatePruning.widen(lastKept[st.pc], st);
+            widened = true;
             seen = atPc.computeIfAbsent(StatePruning.shape(st), k -> new ArrayList<>()); // offsets may have moved
-            if (StatePruning.covered(seen, st)) return true;
+            if (coveredBy(StatePruning.covering(seen, st))) return true;
         }
         if (seen.size() < MAX_STATES_PER_INSN && totalStates < MAX_STATES) {
             VerifierState kept = st.copy();
             lastKept[st.pc] = kept;
-            seen.add(new StatePruning.Kept(kept));
+            StatePruning.Kept k = new StatePruning.Kept(kept, st.lastKept);
+            st.lastKept = k;
+            seen.add(k);
             totalStates++;
             maxStatesPerInsn = Math.max(maxStatesPerInsn, seen.size());
         }

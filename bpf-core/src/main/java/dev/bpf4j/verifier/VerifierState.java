@@ -12,6 +12,8 @@ final class VerifierState {
     int pc;
     /** How often this path has come back to each prune point (by its index): a loop's rounds so far. */
     int[] visits;
+    /** The state this path kept last (the kernel's {@code parent}), for branch counts; null before the first. */
+    StatePruning.Kept lastKept;
 
     VerifierState(List<FuncState> frames, int pc, int prunePoints) { this(frames, pc, new int[prunePoints]); }
 
@@ -34,7 +36,9 @@ final class VerifierState {
     VerifierState copy() {
         List<FuncState> f = new ArrayList<>(frames.size());
         for (FuncState s : frames) f.add(s.copy());
-        return new VerifierState(f, pc, visits.clone());
+        VerifierState c = new VerifierState(f, pc, visits.clone());
+        c.lastKept = lastKept;
+        return c;
     }
 
     /** Every register and spilled slot of every frame, for id-based null propagation. */

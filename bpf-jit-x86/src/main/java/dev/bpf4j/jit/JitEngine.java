@@ -13,6 +13,8 @@ import dev.bpf4j.runtime.LoadOptions;
 import dev.bpf4j.unwind.perf.PerfInterop;
 import dev.bpf4j.verifier.InsnAux;
 import dev.bpf4j.verifier.ValidatedProgram;
+import dev.bpf4j.verifier.VerifierStats;
+import dev.bpf4j.jit.compiler.Switches;
 
 import java.util.HashMap;
 import java.util.List;
@@ -52,14 +54,22 @@ public final class JitEngine implements Engine {
 
     /** A verified program: its facts keep every access the verifier did not type as a stack pointer out of the frames. */
     @Override public JitExecutable load(ValidatedProgram program, LoadOptions options) {
-        return load(program.program(), options, program.aux());
+        VerifierStats stats = program.stats();
+        boolean elide = stats != null && stats.bounded() && Switches.on("bpf4j.jit.elideBudget");
+        JitExecutable x = load(program.program(), options, program.aux(), elide);
+        // Runs (and tail calls) with less budget than the bound need the counting code: compiled when first needed.
+        if (elide) x.elideBudget(stats.budgetBound(), () -> load(program.program(), options, program.aux(), false));
+        return x;
     }
 
-    private JitExecutable load(Program program, LoadOptions options, InsnAux aux) {
+    private JitExecutable load(Program program, LoadOptions options, InsnAux aux) { return load(program, options, aux, false); }
+
+    /** {@code elideBudget}: compile without budget counting (the verifier bounded the program's budget events). */
+    private JitExecutable load(Program program, LoadOptions options, InsnAux aux, boolean elideBudget) {
         Map<Integer, HelperSpec> javaHelpers = new HashMap<>();
         Map<Integer, HelperBinding> bindings = bindHelpers(program, options, javaHelpers);
         CompiledProgram compiled = JitCompiler.compile(program, bindings, options.entryArgs(), options.legacyPacketLoads(),
-                options.packetContext(), aux);
+                options.packetContext(), aux, elideBudget);
         // Perf writers listen to the code map, so they are on before this program's regions register.
         if (options.perfMap()) PerfInterop.enablePerfMap();
         if (PerfInterop.jitDumpRequested()) PerfInterop.enableJitDump();

@@ -13,14 +13,19 @@ import java.util.Set;
 final class DisasmCommand implements Command {
     @Override public String name() { return "disasm"; }
     @Override public String summary() { return "disassemble a .bin (or the program of a .data file)"; }
-    @Override public String usage() { return "bpf4j disasm FILE.bin|FILE.data|OBJ.o [--syntax asm|llvm] [--jited]"; }
+    @Override public String usage() { return "bpf4j disasm FILE.bin|FILE.data|OBJ.o [--syntax asm|llvm] [--jited [--program NAME]]"; }
 
     @Override public int run(List<String> argv, PrintStream out, PrintStream err) {
-        Args args = new Args(argv, Set.of("--syntax"), Set.of("--jited"));
+        Args args = new Args(argv, Set.of("--syntax", "--program"), Set.of("--jited"));
         String syntax = args.option("--syntax").orElse("asm");
         if (!syntax.equals("asm") && !syntax.equals("llvm")) throw new UsageException("unknown syntax '" + syntax + "' (expected asm or llvm)");
         Path file = Path.of(args.single("FILE"));
-        if (ObjectDisasm.isElf(file)) return ObjectDisasm.run(file, out);
+        if (ObjectDisasm.isElf(file)) {
+            if (args.flag("--jited")) return ObjectDisasm.runJited(file, args.option("--program"), out);
+            if (args.option("--program").isPresent()) throw new UsageException("--program goes with --jited");
+            return ObjectDisasm.run(file, out);
+        }
+        if (args.option("--program").isPresent()) throw new UsageException("--program is for objects (OBJ.o)");
         ProgramInput input = ProgramInput.load(file);
         if (args.flag("--jited")) {
             out.print(JitedDisasm.listing(input.program()));

@@ -8,7 +8,16 @@ import dev.bpf4j.btf.LineInfo;
 import dev.bpf4j.object.MapReference;
 import dev.bpf4j.object.ProgramSpec;
 
+import dev.bpf4j.api.BpfObject;
+import dev.bpf4j.api.BpfProgram;
+import dev.bpf4j.api.ObjectLoadOptions;
+import dev.bpf4j.cli.jited.JitedListing;
+import dev.bpf4j.cli.jited.ObjdumpX86;
+import dev.bpf4j.jit.JitEngine;
+
 import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.List;
 import java.nio.file.Path;
 import java.util.Optional;
 
@@ -48,6 +57,28 @@ final class ObjectDisasm {
                         .orElseGet(() -> dis.text(code, at));
                 out.printf("%5d: %s%n", pc, text);
                 pc += code[pc].isLddw() && pc + 1 < code.length ? 2 : 1;
+            }
+        }
+        return 0;
+    }
+
+    /**
+     * {@code bpf4j disasm OBJ.o --jited [--program NAME]}: each program (or the one named) loaded as
+     * {@code run OBJ.o} loads it (relocated, verified, with its type's packet context), then compiled
+     * by the x86-64 JIT and listed beside its BPF instructions, to be read next to the kernel's
+     * {@code bpftool prog dump jited} of the same object.
+     */
+    static int runJited(Path file, Optional<String> program, PrintStream out) {
+        try (BpfObject obj = BpfObject.open(file).load(ObjectLoadOptions.engine("interp"))) {
+            List<BpfProgram> programs = new ArrayList<>();
+            if (program.isPresent()) programs.add(obj.program(program.get()));
+            else programs.addAll(obj.programs());
+            boolean first = true;
+            for (BpfProgram p : programs) {
+                if (!first) out.println();
+                first = false;
+                out.println(p.name() + ": section " + p.spec().section() + ", type " + p.type());
+                out.print(JitedListing.render(p.program(), new JitEngine().compile(p.program(), p.loadOptions()), ObjdumpX86.find()));
             }
         }
         return 0;

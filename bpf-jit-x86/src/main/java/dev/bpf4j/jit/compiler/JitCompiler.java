@@ -63,6 +63,15 @@ public final class JitCompiler {
      */
     public static CompiledProgram compile(Program program, Map<Integer, HelperBinding> helpers, int entryArgs,
                                           boolean legacyPacketLoads, PacketContext packetContext, InsnAux aux) {
+        return compile(program, helpers, entryArgs, legacyPacketLoads, packetContext, aux, false);
+    }
+
+    /**
+     * As above; {@code elideBudget}: count no budget events (back-edges, calls), for a program whose
+     * events the verifier bounded, entered only with at least that budget.
+     */
+    public static CompiledProgram compile(Program program, Map<Integer, HelperBinding> helpers, int entryArgs,
+                                          boolean legacyPacketLoads, PacketContext packetContext, InsnAux aux, boolean elideBudget) {
         Insn[] insns = program.toArray();
         if (insns.length == 0) throw new BpfLoadException("program '" + program.name() + "': empty program");
         if (insns.length > AccessDescriptor.MAX_PC) {
@@ -87,11 +96,12 @@ public final class JitCompiler {
                 ? guardedCopy(insns, functions.get(0), unchecked, proofBudget, ctx) : null;
         LoadCombining.Plan combining = combine(insns, functions, unchecked);
         int[] passes = {0};
-        JitContext converged = converge(program.name(), insns, functions, frames, helpers, entryArgs, false, passes, unchecked, guarded, combining, aux);
-        if (converged == null) converged = converge(program.name(), insns, functions, frames, helpers, entryArgs, true, passes, unchecked, guarded, combining, aux);
+        JitContext converged = converge(program.name(), insns, functions, frames, helpers, entryArgs, false, passes, unchecked, guarded, combining, aux, elideBudget);
+        if (converged == null) converged = converge(program.name(), insns, functions, frames, helpers, entryArgs, true, passes, unchecked, guarded, combining, aux, elideBudget);
         if (converged == null) throw new BpfLoadException("program '" + program.name() + "': jump sizes did not converge");
         JitContext fin = new JitContext(program.name(), insns, functions, frames, helpers, converged.forceLongJumps, converged,
                 unchecked, guarded, combining, aux);
+        fin.elideBudget = elideBudget;
         Translator.translate(fin, entryArgs);
         for (int pc = 0; pc <= insns.length; pc++) {
             if (fin.start[pc] != converged.start[pc]) {
@@ -145,11 +155,13 @@ public final class JitCompiler {
 
     private static JitContext converge(String name, Insn[] insns, List<FunctionSpan> functions, FunctionFrame[] frames,
                                        Map<Integer, HelperBinding> helpers, int entryArgs, boolean forceLong, int[] passes,
-                                       boolean[] unchecked, GuardedCopy guarded, LoadCombining.Plan combining, InsnAux aux) {
+                                       boolean[] unchecked, GuardedCopy guarded, LoadCombining.Plan combining, InsnAux aux,
+                                       boolean elideBudget) {
         JitContext prev = null;
         for (int pass = 0; pass < MAX_PASSES; pass++) {
             passes[0]++;
             JitContext c = new JitContext(name, insns, functions, frames, helpers, forceLong, prev, unchecked, guarded, combining, aux);
+            c.elideBudget = elideBudget;
             Translator.translate(c, entryArgs);
             if (prev != null && c.sameLayoutAs(prev)) return c;
             prev = c;

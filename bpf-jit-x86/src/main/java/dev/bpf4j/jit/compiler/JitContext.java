@@ -77,6 +77,11 @@ final class JitContext {
 
     /** The verifier's facts (null: an unverified program, whose checked accesses may reach any live frame). */
     final dev.bpf4j.verifier.InsnAux aux;
+    /**
+     * No budget events are counted: the verifier bounded the program's events and the runtime enters
+     * this code only with at least that much budget (JitExecutable's counting twin takes the rest).
+     */
+    boolean elideBudget;
 
     /** True when the checked access at {@code pc} may touch a live frame: the verifier typed its base as a stack pointer. */
     boolean touchesFrames(int pc) { return aux == null || aux.touchesFrames(pc); }
@@ -237,6 +242,10 @@ final class JitContext {
      * target}) instead of hopping over the raise first.
      */
     void backEdge(int pc, int target) {
+        if (elideBudget) {
+            jumpBy(null, jumpDistance(pc, target));                    /* jmp target */
+            return;
+        }
         e.aluRI(AluOp.SUB, true, RegMap.BUDGET, 1);                     /* sub r9, 1 */
         jumpBy(Cond.AE, jumpDistance(pc, target) + RAISE_BYTES);        /* jae target */
         int before = pos();
@@ -252,6 +261,7 @@ final class JitContext {
      * ends at {@code pc}.
      */
     void budgetEvent(int pc) {
+        if (elideBudget) return;
         e.aluRI(AluOp.SUB, true, RegMap.BUDGET, 1);                      /* sub r9, 1 */
         int ok = e.jccForward8(Cond.AE);                                   /* jae ok */
         raise(Stub.RAISE_BUDGET, pc);

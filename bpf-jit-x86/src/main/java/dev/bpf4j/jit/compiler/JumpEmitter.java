@@ -57,7 +57,7 @@ final class JumpEmitter {
         }
         int target = pc + 1 + i.off();
         checkTarget(c, pc, target);
-        if (target > pc) {
+        if (target > pc || c.elideBudget) {
             c.jumpBy(cond, c.jumpDistance(pc, target));        /* jcc target */
             return;
         }

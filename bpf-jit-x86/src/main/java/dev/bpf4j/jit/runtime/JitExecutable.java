@@ -90,6 +90,16 @@ public final class JitExecutable implements Executable {
     /** Which per-run words {@link EnvBlock#prepare} writes for this program: {@link EnvBlock#entryWords}. */
     private final int entryWords;
 
+    /**
+     * Where the code counts no budget events ({@link #elideBudget}): the verifier's bound on a run's
+     * events, else -1. A run (or a tail call) with less budget than this goes to {@link #counting}.
+     */
+    private long budgetBound = -1;
+    /** Compiles the same program with budget counting, on first need; null where the code counts. */
+    private java.util.function.Supplier<JitExecutable> countingLoader;
+    /** The counting twin, once made: closed with this program. */
+    private volatile JitExecutable counting;
+
     /** As below, writing every per-run word (all five arguments and the packet) before each run. */
     public JitExecutable(Program program, CompiledProgram compiled, Map<Integer, HelperSpec> javaHelpers,
                          Map<Integer, HelperBinding> bindings) {
@@ -135,6 +145,35 @@ public final class JitExecutable implements Executable {
     }
 
     @Override public Program program() { return program; }
+
+    /**
+     * Marks this program's code as compiled without budget counting, which is exact for runs with at
+     * least {@code bound} budget (the verifier's {@code VerifierStats.budgetBound}: no run has more
+     * events); {@code counting} compiles the counting twin that serves the runs with less.
+     */
+    public void elideBudget(long bound, java.util.function.Supplier<JitExecutable> counting) {
+        if (bound < 0) throw new IllegalArgumentException("bound " + bound);
+        this.budgetBound = bound;
+        this.countingLoader = java.util.Objects.requireNonNull(counting);
+    }
+
+    /** The verifier's bound the code relies on (no budget counted), else -1. */
+    public long budgetBound() { return budgetBound; }
+
+    /** This program when {@code budget} covers its bound (or its code counts), else its counting twin. */
+    JitExecutable forBudget(long budget) {
+        return budget >= budgetBound ? this : countingTwin();
+    }
+
+    private JitExecutable countingTwin() {
+        JitExecutable t = counting;
+        if (t != null) return t;
+        synchronized (lifecycle) {
+            if (closed) throw closedError();
+            if (counting == null) counting = countingLoader.get();
+            return counting;
+        }
+    }
 
     /** The id a run of this program publishes in its thread's hazard slot. */
     long id() { return id; }
@@ -229,6 +268,22 @@ public final class JitExecutable implements Executable {
     }
 
     @Override public long run(RunContext context) {
+        if (context.budget() < budgetBound) return countingTwin().run(context);
+        return enter(context, 1);
+    }
+
+    /**
+     * Programs that call no Java run the loop in native code (one JVM transition for all the runs);
+     * the others go back to Java between runs, as each run's helpers need their run's bookkeeping.
+     */
+    @Override public long runRepeated(RunContext context, int times) {
+        if (times < 1) throw new IllegalArgumentException("times must be at least 1: " + times);
+        if (context.budget() < budgetBound) return countingTwin().runRepeated(context, times);
+        if (times == 1 || callsJava || !JniEntry.repeats()) return Executable.super.runRepeated(context, times);
+        return enter(context, times);
+    }
+
+    private long enter(RunContext context, int times) {
         ThreadRuns thread = threadRuns();
         int level = thread.depth();
         try { // publish inside: whatever stops it half-way (a StackOverflowError), the slot is cleared
@@ -239,7 +294,8 @@ public final class JitExecutable implements Executable {
             JitRun run = env.run();
             if (callsJava) run.begin(this, context); // else only an error needs them: finish begins then
             try {
-                long r0 = JniEntry.call(entry, context.arg(0), env.address());
+                long r0 = times == 1 ? JniEntry.call(entry, context.arg(0), env.address())
+                        : JniEntry.repeat(entry, context.arg(0), env.address(), times);
                 return run.finish(r0, this, context);
             } finally {
                 run.deactivate(); // also unpins the programs it tail-called into
@@ -289,6 +345,8 @@ public final class JitExecutable implements Executable {
             RunRegistry.awaitQuiescent(this);
             for (long park = 1_000; tailPins.get() > 0; park = Math.min(park * 2, 1_000_000)) LockSupport.parkNanos(park);
             release.clean(); // once: the cleaner then has nothing left to do
+            JitExecutable twin = counting;
+            if (twin != null) twin.close();
             lastThread = null;
         } finally { // also when waiting failed (the code then stays mapped): a second close must not hang
             synchronized (lifecycle) {

@@ -332,7 +332,8 @@ final class JitRun implements HelperCall {
             throw new BpfRuntimeException(ErrorKind.HELPER_FAILED, programName(), pc(), 0, "bpf_tail_call: the prog-array slot holds "
                     + target.getClass().getName() + ", not a program loaded by the jit engine (fill prog arrays with executables of the engine that runs them)");
         }
-        JitExecutable next = (JitExecutable) target;
+        // The budget left (stored before every helper call) decides whether the target's code may skip counting it.
+        JitExecutable next = ((JitExecutable) target).forBudget(env.get(EnvLayout.BUDGET));
         if (!tailCalls.pin(next)) {
             throw new BpfRuntimeException(ErrorKind.HELPER_FAILED, programName(), pc(), 0,
                     "bpf_tail_call: target program '" + next.program().name() + "' was closed while still in a prog array");
