@@ -10,6 +10,7 @@ import dev.bpf4j.runtime.Engine;
 import dev.bpf4j.runtime.Executable;
 import dev.bpf4j.runtime.LoadOptions;
 import dev.bpf4j.runtime.MemoryRegion;
+import dev.bpf4j.runtime.PacketBuffer;
 import dev.bpf4j.runtime.RunContext;
 import dev.bpf4j.verifier.Validator;
 import dev.bpf4j.verifier.VerifierException;
@@ -96,14 +97,18 @@ public final class BpfProgram implements AutoCloseable {
         Executable exe = options.engineOverride().map(n -> executable(n.equals(engine()) ? objectOptions.engine() : Engines.byName(n)))
                 .orElseGet(() -> executable(objectOptions.engine()));
         try (RunFrame frame = ProgramContexts.frame(spec.name(), spec.type(), options)) {
-            RunContext.Builder b = RunContext.builder().arg(1, frame.ctx()).budget(objectOptions.budget());
-            for (MemoryRegion r : frame.regions()) b.region(r);
-            if (frame.packetLength() > 0) b.packet(frame.packetStart(), frame.packetLength());
-            for (MemoryRegion r : maps.regions()) b.region(r);
-            RunContext context = b.build();
+            RunContext context = context(frame);
+            PacketBuffer packet = frame.packetBuffer();
+            int version = packet == null ? 0 : packet.version();
             long r0 = 0;
             long start = System.nanoTime();
-            for (int i = 0; i < options.repeat(); i++) r0 = runOnce(exe, context);
+            for (int i = 0; i < options.repeat(); i++) {
+                if (packet != null && packet.version() != version) { // a helper moved it: the next run starts there, as in the kernel
+                    context = context(frame);
+                    version = packet.version();
+                }
+                r0 = runOnce(exe, context);
+            }
             long avg = (System.nanoTime() - start) / options.repeat();
             byte[] data = frame.dataOut();
             if (data != null && options.dataSizeOut() > 0 && data.length > options.dataSizeOut()) {
@@ -111,6 +116,14 @@ public final class BpfProgram implements AutoCloseable {
             }
             return new RunResult(r0 & 0xffffffffL, data, frame.ctxOut(), avg);
         }
+    }
+
+    private RunContext context(RunFrame frame) {
+        RunContext.Builder b = RunContext.builder().arg(1, frame.ctx()).budget(objectOptions.budget());
+        for (MemoryRegion r : frame.regions()) b.region(r);
+        if (frame.packetLength() > 0) b.packet(frame.packetStart(), frame.packetLength());
+        for (MemoryRegion r : maps.regions()) b.region(r);
+        return b.packetBuffer(frame.packetBuffer()).build();
     }
 
     private long runOnce(Executable exe, RunContext context) {

@@ -22,9 +22,10 @@ public final class RunContext {
     private final long packetLength;
     private final PtRegs registers;
     private final MemoryView stackSnapshot;
+    private final PacketBuffer packetBuffer;
 
     private RunContext(long[] args, List<MemoryRegion> regions, long budget, long packetAddress, long packetLength,
-                       PtRegs registers, MemoryView stackSnapshot) {
+                       PtRegs registers, MemoryView stackSnapshot, PacketBuffer packetBuffer) {
         this.args = args;
         this.regions = List.copyOf(regions);
         this.budget = budget;
@@ -32,6 +33,7 @@ public final class RunContext {
         this.packetLength = packetLength;
         this.registers = registers;
         this.stackSnapshot = stackSnapshot;
+        this.packetBuffer = packetBuffer;
     }
 
     public static Builder builder() { return new Builder(); }
@@ -58,6 +60,12 @@ public final class RunContext {
      */
     public Optional<MemoryView> stackSnapshot() { return Optional.ofNullable(stackSnapshot); }
 
+    /**
+     * The xdp_buff / sk_buff state the packet helpers read and move (null when the run has no such
+     * packet): the only mutable part of a context, changed by helpers, never by engines.
+     */
+    public PacketBuffer packetBuffer() { return packetBuffer; }
+
     public static final class Builder {
         private final long[] args = new long[5];
         private final List<MemoryRegion> regions = new ArrayList<>();
@@ -66,6 +74,7 @@ public final class RunContext {
         private long packetLength;
         private PtRegs registers;
         private MemoryView stackSnapshot;
+        private PacketBuffer packetBuffer;
 
         /** Sets r{@code reg} (1-5) at entry. */
         public Builder arg(int reg, long value) {
@@ -101,12 +110,15 @@ public final class RunContext {
         /** Memory holding the stack that {@link #registers} point into (null: the live thread stack). */
         public Builder stackSnapshot(MemoryView snapshot) { this.stackSnapshot = snapshot; return this; }
 
+        /** The packet the packet helpers work on; its {@link PacketBuffer#region()} should be one of the regions. */
+        public Builder packetBuffer(PacketBuffer buffer) { this.packetBuffer = buffer; return this; }
+
         /** Fails when a snapshot is given without registers to start the unwind from. */
         public RunContext build() {
             if (stackSnapshot != null && registers == null) {
                 throw new IllegalStateException("a stack snapshot needs the registers (ip, sp, bp) to unwind it from");
             }
-            return new RunContext(args.clone(), regions, budget, packetAddress, packetLength, registers, stackSnapshot);
+            return new RunContext(args.clone(), regions, budget, packetAddress, packetLength, registers, stackSnapshot, packetBuffer);
         }
     }
 }
