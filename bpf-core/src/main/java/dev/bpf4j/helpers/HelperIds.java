@@ -53,6 +53,7 @@ public final class HelperIds {
     public static final int SKB_PULL_DATA = 39;
     public static final int SKB_CHANGE_HEAD = 43;
     public static final int XDP_ADJUST_HEAD = 44;
+    public static final int SET_HASH_INVALID = 41;
     public static final int SET_HASH = 48;
     public static final int SKB_ADJUST_ROOM = 50;
     public static final int XDP_ADJUST_META = 54;
@@ -63,6 +64,9 @@ public final class HelperIds {
     public static final int JIFFIES64 = 118;
     public static final int CSUM_LEVEL = 135;
     public static final int KTIME_GET_COARSE_NS = 160;
+    public static final int XDP_GET_BUFF_LEN = 188;
+    public static final int XDP_LOAD_BYTES = 189;
+    public static final int XDP_STORE_BYTES = 190;
     public static final int MAP_LOOKUP_PERCPU_ELEM = 195;
     public static final int KTIME_GET_TAI_NS = 208;
 
@@ -75,7 +79,7 @@ public final class HelperIds {
         switch (id) {
             case SKB_STORE_BYTES: case L3_CSUM_REPLACE: case L4_CSUM_REPLACE: case SKB_CHANGE_TAIL: case SKB_PULL_DATA:
             case SKB_CHANGE_HEAD: case XDP_ADJUST_HEAD: case SKB_ADJUST_ROOM: case XDP_ADJUST_META: case XDP_ADJUST_TAIL:
-            case 18: case 19: case 31: case 189: case 190:  // skb_vlan_push/pop, skb_change_proto, xdp_load/store_bytes
+            case 18: case 19: case 31: // skb_vlan_push/pop, skb_change_proto
                 return true;
             default:
                 return false;

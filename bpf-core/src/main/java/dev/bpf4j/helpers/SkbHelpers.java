@@ -43,6 +43,11 @@ final class SkbHelpers {
             return ENOTSUPP; // only a CHECKSUM_COMPLETE skb has a skb->csum to update
         });
         b.addForward(HelperIds.CSUM_LEVEL, "bpf_csum_level", SkbHelpers::csumLevel);
+        b.addForward(HelperIds.SET_HASH_INVALID, "bpf_set_hash_invalid", (call, r1, r2, r3, r4, r5) -> {
+            Packets.of(call, "bpf_set_hash_invalid", r1, PacketBuffer.Kind.SKB);
+            NativeMemory.putInt(r1 + SKB_HASH, 0); // skb_clear_hash
+            return 0;
+        });
         b.addForward(HelperIds.SET_HASH, "bpf_set_hash", (call, r1, r2, r3, r4, r5) -> {
             Packets.of(call, "bpf_set_hash", r1, PacketBuffer.Kind.SKB);
             NativeMemory.putInt(r1 + SKB_HASH, (int) r2); // __skb_set_sw_hash(skb, hash, true)

@@ -27,6 +27,26 @@ final class XdpHelpers {
         b.addForward(HelperIds.XDP_ADJUST_HEAD, "bpf_xdp_adjust_head", XdpHelpers::adjustHead);
         b.addForward(HelperIds.XDP_ADJUST_META, "bpf_xdp_adjust_meta", XdpHelpers::adjustMeta);
         b.addForward(HelperIds.XDP_ADJUST_TAIL, "bpf_xdp_adjust_tail", XdpHelpers::adjustTail);
+        b.addForward(HelperIds.XDP_GET_BUFF_LEN, "bpf_xdp_get_buff_len",
+                (call, r1, r2, r3, r4, r5) -> Packets.of(call, "bpf_xdp_get_buff_len", r1, PacketBuffer.Kind.XDP).length());
+        b.addForward(HelperIds.XDP_LOAD_BYTES, "bpf_xdp_load_bytes", (call, r1, r2, r3, r4, r5) -> xdpBytes(call, r1, r2, r3, r4, false));
+        b.addForward(HelperIds.XDP_STORE_BYTES, "bpf_xdp_store_bytes", (call, r1, r2, r3, r4, r5) -> xdpBytes(call, r1, r2, r3, r4, true));
+    }
+
+    /**
+     * bpf_xdp_load_bytes / bpf_xdp_store_bytes(xdp, u32 offset, buf, u32 len), through bpf_xdp_pointer:
+     * -EFAULT for an offset or length above 0xffff, -EINVAL past the packet (no fragments here).
+     */
+    private static long xdpBytes(HelperCall call, long r1, long r2, long buf, long r4, boolean store) {
+        String helper = store ? "bpf_xdp_store_bytes" : "bpf_xdp_load_bytes";
+        PacketBuffer p = Packets.of(call, helper, r1, PacketBuffer.Kind.XDP);
+        long offset = r2 & 0xffffffffL, len = r4 & 0xffffffffL;
+        SkbHelpers.memoryArgument(call, helper + " buf (r3)", buf, len, !store);
+        if (offset > 0xffff || len > 0xffff) return Packets.EFAULT;
+        if (offset + len > p.length()) return EINVAL;
+        byte[] bytes = NativeMemory.read(store ? buf : p.data() + offset, (int) len);
+        NativeMemory.write(store ? p.data() + offset : buf, bytes, 0, bytes.length);
+        return 0;
     }
 
     /** bpf_xdp_adjust_head(xdp, int offset): data += offset, the metadata moving with it. */

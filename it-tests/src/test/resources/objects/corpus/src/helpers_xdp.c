@@ -96,3 +96,23 @@ int xdp_csum_diff(struct xdp_md *ctx)
 	put(4, (__u16)~sum);
 	return XDP_PASS;
 }
+
+SEC("xdp")
+int xdp_bytes(struct xdp_md *ctx)
+{
+	next_run();
+	void *data = (void *)(long)ctx->data;
+	void *end = (void *)(long)ctx->data_end;
+	struct xdp_args a;
+	if (data + 14 + sizeof(a) > end)
+		return XDP_DROP;
+	__builtin_memcpy(&a, data + 14, sizeof(a));
+	__u8 buf[64] = {};
+	__u32 len = (a.tail & 63) + 1;
+	put(0, bpf_xdp_get_buff_len(ctx));
+	put(1, bpf_xdp_load_bytes(ctx, a.head, buf, len));
+	put(2, *(__u64 *)buf);
+	put(3, *(__u64 *)(buf + 56));
+	put(4, bpf_xdp_store_bytes(ctx, a.meta, a.bytes, (a.redirect_flags & 63) + 1));
+	return XDP_PASS;
+}

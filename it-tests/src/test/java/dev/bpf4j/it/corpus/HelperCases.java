@@ -36,6 +36,8 @@ final class HelperCases {
         List<CorpusCase> out = new ArrayList<>();
         out.add(xdpAdjust());
         out.add(fuzz("helpers_xdp", "xdp_adjust", rnd, HelperCases::randomXdpArgs, 96));
+        out.add(xdpBytes());
+        out.add(fuzz("helpers_xdp", "xdp_bytes", rnd, HelperCases::randomXdpArgs, 96));
         out.add(csumDiff());
         out.add(fuzz("helpers_xdp", "xdp_csum_diff", rnd, r -> randomBytes(r, 96), 96));
         out.add(strtox());
@@ -99,6 +101,27 @@ final class HelperCases {
         int[] v = new int[4];
         for (int i = 0; i < 4; i++) v[i] = r.nextBoolean() ? interesting[r.nextInt(interesting.length)] : r.nextInt(4400) - 300;
         return xdpArgs(r.nextInt(4), v[0], v[1], v[2], r.nextInt(4) == 0 ? r.nextInt() : 0);
+    }
+
+    // ---- bpf_xdp_get_buff_len, bpf_xdp_load_bytes, bpf_xdp_store_bytes ----------------------------
+
+    private static CorpusCase xdpBytes() {
+        int len = 14 + 96 + 10;
+        // xdp_args: head = load offset, tail = load length - 1, meta = store offset, redirect_flags = store length - 1
+        List<RunOptions> runs = List.of(
+                pkt(xdpArgs(0, len - 64, 63, len - 64, 63), 10),   // 0: the last 64 bytes, both ways: ok
+                pkt(xdpArgs(0, len - 63, 63, len - 63, 63), 10),   // 1: one byte past: -EINVAL
+                pkt(xdpArgs(0, 0x10000, 0, 0x10000, 0), 10),       // 2: offset above 0xffff: -EFAULT
+                pkt(xdpArgs(0, -1, 0, -1, 0), 10));                // 3: offset 2^32 - 1: -EFAULT
+        long[][] expected = {{len, 0, 0, 0}, {len, EINVAL, 0, EINVAL}, {len, EFAULT, 0, EFAULT}, {len, EFAULT, 0, EFAULT}};
+        int[] slots = {0, 1, 2, 4};
+        return new CorpusCase("helpers_xdp", "xdp_bytes", runs, o -> {
+            for (int run = 0; run < expected.length; run++) {
+                for (int i = 0; i < slots.length; i++) {
+                    assertThat(res(o, "xdp_res", run, slots[i])).as("xdp_bytes run %d slot %d", run, slots[i]).isEqualTo(hexLe(expected[run][i]));
+                }
+            }
+        }, null);
     }
 
     // ---- bpf_csum_diff -----------------------------------------------------------------------------
