@@ -10,7 +10,7 @@ final class Packets {
 
     static final int ETH_HLEN = 14;
     /** The kernel's errno values the packet helpers return (negated). */
-    static final long EINVAL = -22, EFAULT = -14, EACCES = -13, ENOTSUPP = -524;
+    static final long EINVAL = -22, EFAULT = -14, EACCES = -13, ENOMEM = -12, ENOTSUPP = -524;
 
     /**
      * The packet of this run when it is of {@code kind} and {@code ctx} is its context; otherwise the

@@ -8,6 +8,7 @@ import dev.bpf4j.runtime.PacketBuffer;
 import static dev.bpf4j.helpers.Packets.EACCES;
 import static dev.bpf4j.helpers.Packets.EFAULT;
 import static dev.bpf4j.helpers.Packets.EINVAL;
+import static dev.bpf4j.helpers.Packets.ENOMEM;
 import static dev.bpf4j.helpers.Packets.ENOTSUPP;
 
 /**
@@ -43,6 +44,12 @@ final class SkbHelpers {
             return ENOTSUPP; // only a CHECKSUM_COMPLETE skb has a skb->csum to update
         });
         b.addForward(HelperIds.CSUM_LEVEL, "bpf_csum_level", SkbHelpers::csumLevel);
+        // bpf_skb_pull_data(skb, u32 len): skb_ensure_writable(skb, len ?: headlen); a test run's skb is linear,
+        // so it only fails, with -ENOMEM (pskb_may_pull), when len is past skb->len
+        b.addForward(HelperIds.SKB_PULL_DATA, "bpf_skb_pull_data", (call, r1, r2, r3, r4, r5) -> {
+            PacketBuffer p = Packets.writable(call, "bpf_skb_pull_data", r1);
+            return (r2 & 0xffffffffL) > p.length() ? ENOMEM : 0;
+        });
         b.addForward(HelperIds.SET_HASH_INVALID, "bpf_set_hash_invalid", (call, r1, r2, r3, r4, r5) -> {
             Packets.of(call, "bpf_set_hash_invalid", r1, PacketBuffer.Kind.SKB);
             NativeMemory.putInt(r1 + SKB_HASH, 0); // skb_clear_hash

@@ -87,6 +87,7 @@ int tc_helpers(struct __sk_buff *skb)
 	put(10, skb->hash);
 	bpf_skb_store_bytes(skb, 0, src, 1, BPF_F_INVALIDATE_HASH);
 	put(11, skb->hash);
+	put(12, bpf_skb_pull_data(skb, a.load_off));
 	return bpf_redirect(skb->ifindex, a.redirect_flags);
 }
 

@@ -116,3 +116,19 @@ int xdp_bytes(struct xdp_md *ctx)
 	put(4, bpf_xdp_store_bytes(ctx, a.meta, a.bytes, (a.redirect_flags & 63) + 1));
 	return XDP_PASS;
 }
+
+/* Moves the head down 8 bytes per run: a repeated test run starts where the last one left the packet. */
+SEC("xdp")
+int grow_head(struct xdp_md *ctx)
+{
+	next_run();
+	put(0, bpf_xdp_get_buff_len(ctx));
+	if (bpf_xdp_adjust_head(ctx, -8))
+		return XDP_ABORTED;
+	void *data = (void *)(long)ctx->data;
+	void *end = (void *)(long)ctx->data_end;
+	if (data + 1 > end)
+		return XDP_DROP;
+	*(__u8 *)data = (__u8)(end - data);
+	return XDP_PASS;
+}

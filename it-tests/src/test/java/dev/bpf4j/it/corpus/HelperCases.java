@@ -37,6 +37,11 @@ final class HelperCases {
         out.add(xdpAdjust());
         out.add(fuzz("helpers_xdp", "xdp_adjust", rnd, HelperCases::randomXdpArgs, 96));
         out.add(xdpBytes());
+        // each repeat of a test run starts where the last left the packet: 8 bytes more headroom used each time
+        out.add(new CorpusCase("helpers_xdp", "grow_head", List.of(pkt(new byte[20], 0).withRepeat(3)), o -> {
+            assertThat(o.runs().get(0)).startsWith("retval=2 data_out=" + String.format("%02x", 34 + 24));
+            for (int run = 0; run < 3; run++) assertThat(res(o, "xdp_res", run, 0)).isEqualTo(hexLe(34 + 8 * run));
+        }, null));
         out.add(fuzz("helpers_xdp", "xdp_bytes", rnd, HelperCases::randomXdpArgs, 96));
         out.add(csumDiff());
         out.add(fuzz("helpers_xdp", "xdp_csum_diff", rnd, r -> randomBytes(r, 96), 96));
@@ -226,11 +231,17 @@ final class HelperCases {
                 // 4: replace by diff (from 0), csum offset at the last 2 bytes, relative at the tail
                 pkt(tcArgs(0, 32, 0, 8, 1, len - 2, 0, 0x1234, 0, 0x40 | 0x20, len - 16, 16, 0, 0x01010101, 0, 7), 10),
                 // 5: csum offset one past the end
-                pkt(tcArgs(0, 32, 0, 8, 1, len - 1 + 1, 0, 0x1234, 0, 0, len - 15, 16, 0, 0x03010101, 0, 7), 10));
+                pkt(tcArgs(0, 32, 0, 8, 1, len - 1 + 1, 0, 0x1234, 0, 0, len - 15, 16, 0, 0x03010101, 0, 7), 10),
+                // 6, 7: bpf_skb_pull_data (its len is the load offset) one past skb->len (-ENOMEM) and at it (0)
+                pkt(tcArgs(len + 1, 1, 0, 1, 0, 24, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0), 10),
+                pkt(tcArgs(len, 1, 0, 1, 0, 24, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0), 10));
         return new CorpusCase("helpers_tc", "tc_helpers", runs, o -> {
             assertThat(o.runs().get(0)).startsWith("retval=7 ");   // TC_ACT_REDIRECT
             assertThat(o.runs().get(1)).startsWith("retval=7 ");   // BPF_F_INGRESS is allowed
             assertThat(o.runs().get(2)).startsWith("retval=2 ");   // TC_ACT_SHOT for another flag
+            assertThat(res(o, "tc_res", 6, 12)).isEqualTo(hexLe(-12));     // -ENOMEM
+            assertThat(res(o, "tc_res", 7, 12)).isEqualTo(hexLe(0));
+            assertThat(res(o, "tc_res", 6, 0)).isEqualTo(hexLe(EFAULT));
             assertThat(res(o, "tc_res", 5, 9)).isEqualTo(hexLe(ENOTSUPP)); // bpf_csum_update without CHECKSUM_COMPLETE
             assertThat(res(o, "tc_res", 5, 10)).isEqualTo(hexLe(7));       // bpf_set_hash, read back as skb->hash
             assertThat(res(o, "tc_res", 5, 11)).isEqualTo(hexLe(0));       // BPF_F_INVALIDATE_HASH cleared it
