@@ -10,6 +10,7 @@ import dev.bpf4j.runtime.Engine;
 import dev.bpf4j.runtime.Executable;
 import dev.bpf4j.runtime.LoadOptions;
 import dev.bpf4j.runtime.MemoryRegion;
+import dev.bpf4j.runtime.PacketBuffer;
 import dev.bpf4j.runtime.RunContext;
 import dev.bpf4j.verifier.ValidatedProgram;
 import dev.bpf4j.verifier.Validator;
@@ -102,13 +103,22 @@ public final class BpfProgram implements AutoCloseable {
         Executable exe = options.engineOverride().map(n -> executable(n.equals(engine()) ? objectOptions.engine() : Engines.byName(n)))
                 .orElseGet(() -> executable(objectOptions.engine()));
         try (RunFrame frame = ProgramContexts.frame(spec.name(), spec.type(), options)) {
-            RunContext.Builder b = RunContext.builder().arg(1, frame.ctx()).budget(objectOptions.budget());
-            for (MemoryRegion r : frame.regions()) b.region(r);
-            if (frame.packetLength() > 0) b.packet(frame.packetStart(), frame.packetLength());
-            for (MemoryRegion r : maps.regions()) b.region(r);
-            RunContext context = b.build();
+            RunContext context = context(frame);
+            PacketBuffer packet = frame.packetBuffer();
+            long r0 = 0;
             long start = System.nanoTime();
-            long r0 = runRepeated(exe, context, options.repeat());
+            if (packet == null || !callsHelpers()) {
+                r0 = runRepeated(exe, context, options.repeat()); // nothing can move the packet: the engine may loop itself
+            } else {
+                int version = packet.version();
+                for (int i = 0; i < options.repeat(); i++) {
+                    if (packet.version() != version) { // a helper moved it: the next run starts there, as in the kernel
+                        context = context(frame);
+                        version = packet.version();
+                    }
+                    r0 = runRepeated(exe, context, 1);
+                }
+            }
             long avg = (System.nanoTime() - start) / options.repeat();
             byte[] data = frame.dataOut();
             if (data != null && options.dataSizeOut() > 0 && data.length > options.dataSizeOut()) {
@@ -116,6 +126,23 @@ public final class BpfProgram implements AutoCloseable {
             }
             return new RunResult(r0 & 0xffffffffL, data, frame.ctxOut(), avg);
         }
+    }
+
+    /** True when the program calls any helper (one of them may move the packet between runs). */
+    private boolean callsHelpers() {
+        for (dev.bpf4j.isa.Insn i : program.insns()) {
+            if (i.cls() == dev.bpf4j.isa.Opcodes.JMP && dev.bpf4j.isa.Opcodes.op(i.opcode()) == dev.bpf4j.isa.Opcodes.CALL
+                    && i.src() != dev.bpf4j.isa.Opcodes.PSEUDO_CALL) return true;
+        }
+        return false;
+    }
+
+    private RunContext context(RunFrame frame) {
+        RunContext.Builder b = RunContext.builder().arg(1, frame.ctx()).budget(objectOptions.budget());
+        for (MemoryRegion r : frame.regions()) b.region(r);
+        if (frame.packetLength() > 0) b.packet(frame.packetStart(), frame.packetLength());
+        for (MemoryRegion r : maps.regions()) b.region(r);
+        return b.packetBuffer(frame.packetBuffer()).build();
     }
 
     private long runRepeated(Executable exe, RunContext context, int times) {

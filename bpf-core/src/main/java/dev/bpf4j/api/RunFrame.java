@@ -37,6 +37,9 @@ abstract class RunFrame implements AutoCloseable {
     /** Bytes {@code LD ABS/IND} may read (skb->len); 0 when none. */
     long packetLength() { return 0; }
 
+    /** The xdp_buff / sk_buff state the packet helpers work on, or null when the type has no packet. */
+    dev.bpf4j.runtime.PacketBuffer packetBuffer() { return null; }
+
     /** The packet after the run, or null when the type has none. */
     byte[] dataOut() { return null; }
 

@@ -2,6 +2,8 @@ package dev.bpf4j.api;
 
 import dev.bpf4j.runtime.MemoryRegion;
 import dev.bpf4j.runtime.NativeMemory;
+import dev.bpf4j.runtime.PacketBuffer;
+import dev.bpf4j.runtime.PacketContext;
 
 import java.util.List;
 
@@ -25,6 +27,7 @@ final class SkbFrame extends RunFrame {
     private static final int PACKET_HOST = 0, PACKET_MULTICAST = 2, PACKET_OTHERHOST = 3;
     private final int size;
     private final boolean l2;
+    private final PacketBuffer buffer;
 
     SkbFrame(String program, byte[] data, byte[] ctxIn, boolean l2) {
         super(CTX_AREA + HEADROOM + checkData(program, data).length, true);
@@ -58,6 +61,9 @@ final class SkbFrame extends RunFrame {
         putU32(ctx + GSO_SEGS, c.u32(GSO_SEGS));
         putU32(ctx + GSO_SIZE, c.u32(GSO_SIZE));
         NativeMemory.putLong(ctx + HWTSTAMP, c.u64(HWTSTAMP));
+        // mac header at the Ethernet header, network header after it (eth_type_trans, skb_reset_network_header)
+        buffer = new PacketBuffer(PacketBuffer.Kind.SKB, ctx, PacketContext.SK_BUFF, base() + CTX_AREA, packet + size, start,
+                packet + size, l2, packet, packet + ETH_HLEN);
     }
 
     private static byte[] checkData(String program, byte[] data) {
@@ -112,10 +118,10 @@ final class SkbFrame extends RunFrame {
     @Override long packetLength() { return l2 ? size : size - ETH_HLEN; }
 
     @Override List<MemoryRegion> regions() {
-        long start = l2 ? packet() : packet() + ETH_HLEN;
-        return List.of(new MemoryRegion("__sk_buff", base(), SIZE, true),
-                new MemoryRegion("packet", start, packet() + size - start, l2));
+        return List.of(new MemoryRegion("__sk_buff", base(), SIZE, true), buffer.region());
     }
+
+    @Override PacketBuffer packetBuffer() { return buffer; }
 
     @Override byte[] dataOut() {
         byte[] out = NativeMemory.read(packet(), size);

@@ -44,6 +44,11 @@ public final class BpfHelpers {
         PrintkHelpers.register(b, mem, options.traceSink());
         CallbackHelpers.register(b, maps);
         StringHelpers.register(b);
+        TimeHelpers.register(b);
+        SkbHelpers.register(b);
+        XdpHelpers.register(b);
+        CsumDiffHelper.register(b);
+        RedirectHelper.register(b);
         TailCallHelper.register(b, maps);
         dev.bpf4j.stack.StackHelpers.register(b, maps);
         return b;

@@ -41,4 +41,48 @@ public final class HelperIds {
     public static final int SNPRINTF = 165;
     public static final int LOOP = 181;
     public static final int STRNCMP = 182;
+
+    public static final int SKB_STORE_BYTES = 9;
+    public static final int L3_CSUM_REPLACE = 10;
+    public static final int L4_CSUM_REPLACE = 11;
+    public static final int REDIRECT = 23;
+    public static final int SKB_LOAD_BYTES = 26;
+    public static final int CSUM_DIFF = 28;
+    public static final int CSUM_UPDATE = 40;
+    public static final int SKB_CHANGE_TAIL = 38;
+    public static final int SKB_PULL_DATA = 39;
+    public static final int SKB_CHANGE_HEAD = 43;
+    public static final int XDP_ADJUST_HEAD = 44;
+    public static final int SET_HASH_INVALID = 41;
+    public static final int SET_HASH = 48;
+    public static final int SKB_ADJUST_ROOM = 50;
+    public static final int XDP_ADJUST_META = 54;
+    public static final int XDP_ADJUST_TAIL = 65;
+    public static final int SKB_LOAD_BYTES_RELATIVE = 68;
+    public static final int STRTOL = 105;
+    public static final int STRTOUL = 106;
+    public static final int JIFFIES64 = 118;
+    public static final int CSUM_LEVEL = 135;
+    public static final int KTIME_GET_COARSE_NS = 160;
+    public static final int XDP_GET_BUFF_LEN = 188;
+    public static final int XDP_LOAD_BYTES = 189;
+    public static final int XDP_STORE_BYTES = 190;
+    public static final int MAP_LOOKUP_PERCPU_ELEM = 195;
+    public static final int KTIME_GET_TAI_NS = 208;
+
+    /**
+     * The helpers that may move or reallocate the packet (the kernel's {@code bpf_helper_changes_pkt_data},
+     * for those bpf4j has): after a call to one, packet pointers loaded before may no longer be inside the
+     * packet. The JIT proves no packet access of a program that calls one.
+     */
+    public static boolean changesPacketData(int id) {
+        switch (id) {
+            case SKB_STORE_BYTES: case L3_CSUM_REPLACE: case L4_CSUM_REPLACE: case SKB_CHANGE_TAIL: case SKB_PULL_DATA:
+            case SKB_CHANGE_HEAD: case XDP_ADJUST_HEAD: case SKB_ADJUST_ROOM: case XDP_ADJUST_META: case XDP_ADJUST_TAIL:
+            case 18: case 19: case 31: // skb_vlan_push/pop, skb_change_proto
+                return true;
+            default:
+                return false;
+        }
+    }
 }

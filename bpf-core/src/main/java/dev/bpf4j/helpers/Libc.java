@@ -159,6 +159,14 @@ final class Libc {
         return NativeMemory.getLong(ts) * 1_000_000_000L + NativeMemory.getLong(ts + 8);
     }
 
+    /** {@code clock_gettime(clockId)} in ns; {@code fallback} when libc or the clock is unavailable. */
+    static long clockNs(int clockId, java.util.function.LongSupplier fallback) {
+        if (CLOCK_GETTIME == 0) return fallback.getAsLong();
+        long ts = SCRATCH.get().address;
+        if ((int) INVOKER.invokeN2(I2, CLOCK_GETTIME, clockId, ts) != 0) return fallback.getAsLong();
+        return NativeMemory.getLong(ts) * 1_000_000_000L + NativeMemory.getLong(ts + 8);
+    }
+
     static boolean canReadProcessMemory() { return PROCESS_VM_READV != 0; }
 
     /**

@@ -38,6 +38,15 @@ final class MapHelpers {
             call.checkArgument(2, "bpf_map_lookup_elem key (r2)", r2, m.keySize(), false);
             return m.programLookup(r2);
         }, handle -> inlineTarget(maps, handle));
+        b.addForward(HelperIds.MAP_LOOKUP_PERCPU_ELEM, "bpf_map_lookup_percpu_elem", (call, r1, r2, r3, r4, r5) -> {
+            BpfMap m = maps.resolve(call, "bpf_map_lookup_percpu_elem", r1);
+            MapType t = m.type();
+            if (!(t == MapType.PERCPU_ARRAY || t == MapType.PERCPU_HASH || t == MapType.LRU_PERCPU_HASH)) {
+                throw call.badArgument("bpf_map_lookup_percpu_elem cannot be used with " + m.describe() + " (per-CPU array and hash maps only)");
+            }
+            call.checkArgument("bpf_map_lookup_percpu_elem key (r2)", r2, m.keySize(), false);
+            return m.programLookupPercpu(r2, r3 & 0xffffffffL); // u32 cpu; >= nr_cpu_ids gives NULL
+        });
         b.addForward(HelperIds.MAP_UPDATE_ELEM, "bpf_map_update_elem", (call, r1, r2, r3, r4, r5) -> {
             BpfMap m = writable(call, keyed(call, maps, "bpf_map_update_elem", r1), "bpf_map_update_elem");
             call.checkArgument(2, "bpf_map_update_elem key (r2)", r2, m.keySize(), false);

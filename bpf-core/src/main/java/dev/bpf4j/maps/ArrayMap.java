@@ -76,6 +76,13 @@ public final class ArrayMap extends BpfMap {
         return inRange(i) ? thisCpuSlot(i) : 0;
     }
 
+    @Override public long programLookupPercpu(long keyAddress, long cpu) {
+        if (cpus == 1) return super.programLookupPercpu(keyAddress, cpu);
+        checkOpen();
+        int i = NativeMemory.getInt(keyAddress);
+        return cpu >= 0 && cpu < cpus && inRange(i) ? slot(i, (int) cpu) : 0;
+    }
+
     /**
      * The key read and the value copied in place, without the two byte arrays of the general path:
      * the update programs make, with {@code BPF_ANY} or {@code BPF_EXIST} into values without a

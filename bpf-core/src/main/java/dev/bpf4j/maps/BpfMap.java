@@ -174,6 +174,14 @@ public abstract class BpfMap implements AutoCloseable {
         return valueAddress(NativeMemory.read(keyAddress, def.keySize()), true);
     }
 
+    /**
+     * {@code bpf_map_lookup_percpu_elem}: the address of CPU {@code cpu}'s value, or 0 when the key is
+     * absent or {@code cpu} is not below the number of possible CPUs. Only per-CPU maps have it.
+     */
+    public long programLookupPercpu(long keyAddress, long cpu) {
+        throw new UnsupportedOperationException(describe() + " is not a per-CPU map");
+    }
+
     /** {@code bpf_map_update_elem}: 0 or a negative errno. Per-CPU maps update this CPU's value only. */
     public int programUpdate(long keyAddress, long valueAddress, long flags) {
         checkOpen();

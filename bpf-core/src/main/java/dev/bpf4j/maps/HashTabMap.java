@@ -101,6 +101,21 @@ public final class HashTabMap extends BpfMap {
         return slot(s, cpus == 1 ? 0 : Cpus.current());
     }
 
+    @Override public long programLookupPercpu(long keyAddress, long cpu) {
+        if (cpus == 1) return super.programLookupPercpu(keyAddress, cpu);
+        checkOpen();
+        if (cpu < 0 || cpu >= cpus) return 0;
+        int s = index.findUnlocked(KeyHash.of(keyAddress, def.keySize()), keyAddress);
+        if (s == HashIndex.RETRY) {
+            byte[] key = NativeMemory.read(keyAddress, def.keySize());
+            int h = HashIndex.hash(key), b = index.bucketOf(h);
+            synchronized (index.lock(b)) { s = index.find(b, h, key); }
+        }
+        if (s < 0) return 0;
+        if (lru != null) lru.touch(s);
+        return slot(s, (int) cpu);
+    }
+
     @Override protected long valueAddress(byte[] key, boolean fromProgram) {
         int h = HashIndex.hash(key), b = index.bucketOf(h);
         int s;

@@ -77,6 +77,17 @@ public interface HelperCall {
                 "this engine has no helper scratch buffers");
     }
 
+    /**
+     * Replaces region {@code old} of this run's region table by {@code now} for the rest of the run: a
+     * helper moved the packet ({@code bpf_xdp_adjust_head}/{@code _tail}/{@code _meta}), and every later
+     * access, checked or by a helper, is judged against the new bounds. Engines without it keep this
+     * default (HELPER_FAILED).
+     */
+    default void replaceRegion(MemoryRegion old, MemoryRegion now) {
+        throw new BpfRuntimeException(ErrorKind.HELPER_FAILED, programName(), pc(), 0,
+                "this engine cannot move the packet (bpf_xdp_adjust_head/_tail/_meta)");
+    }
+
     /** Throws a {@link ErrorKind#BAD_HELPER_ARGUMENT} error naming this call. */
     default BpfRuntimeException badArgument(String reason) {
         return new BpfRuntimeException(ErrorKind.BAD_HELPER_ARGUMENT, programName(), pc(), 0, reason);

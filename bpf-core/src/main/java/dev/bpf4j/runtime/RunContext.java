@@ -24,9 +24,10 @@ public final class RunContext {
     private final PtRegs registers;
     private final MemoryView stackSnapshot;
     private final Unwinder unwinder;
+    private final PacketBuffer packetBuffer;
 
     private RunContext(long[] args, List<MemoryRegion> regions, long budget, long packetAddress, long packetLength,
-                       PtRegs registers, MemoryView stackSnapshot, Unwinder unwinder) {
+                       PtRegs registers, MemoryView stackSnapshot, Unwinder unwinder, PacketBuffer packetBuffer) {
         this.args = args;
         this.regions = List.copyOf(regions);
         this.budget = budget;
@@ -35,6 +36,7 @@ public final class RunContext {
         this.registers = registers;
         this.stackSnapshot = stackSnapshot;
         this.unwinder = unwinder;
+        this.packetBuffer = packetBuffer;
     }
 
     public static Builder builder() { return new Builder(); }
@@ -67,6 +69,12 @@ public final class RunContext {
      */
     public Optional<Unwinder> unwinder() { return Optional.ofNullable(unwinder); }
 
+    /**
+     * The xdp_buff / sk_buff state the packet helpers read and move (null when the run has no such
+     * packet): the only mutable part of a context, changed by helpers, never by engines.
+     */
+    public PacketBuffer packetBuffer() { return packetBuffer; }
+
     public static final class Builder {
         private final long[] args = new long[5];
         private final List<MemoryRegion> regions = new ArrayList<>();
@@ -76,6 +84,7 @@ public final class RunContext {
         private PtRegs registers;
         private MemoryView stackSnapshot;
         private Unwinder unwinder;
+        private PacketBuffer packetBuffer;
 
         /** Sets r{@code reg} (1-5) at entry. */
         public Builder arg(int reg, long value) {
@@ -113,13 +122,15 @@ public final class RunContext {
 
         /** The unwinder for the registers (null: this process's code). */
         public Builder unwinder(Unwinder unwinder) { this.unwinder = unwinder; return this; }
+        /** The packet the packet helpers work on; its {@link PacketBuffer#region()} should be one of the regions. */
+        public Builder packetBuffer(PacketBuffer buffer) { this.packetBuffer = buffer; return this; }
 
         /** Fails when a snapshot is given without registers to start the unwind from. */
         public RunContext build() {
             if (stackSnapshot != null && registers == null) {
                 throw new IllegalStateException("a stack snapshot needs the registers (ip, sp, bp) to unwind it from");
             }
-            return new RunContext(args.clone(), regions, budget, packetAddress, packetLength, registers, stackSnapshot, unwinder);
+            return new RunContext(args.clone(), regions, budget, packetAddress, packetLength, registers, stackSnapshot, unwinder, packetBuffer);
         }
     }
 }

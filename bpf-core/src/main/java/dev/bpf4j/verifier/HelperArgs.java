@@ -104,6 +104,9 @@ final class HelperArgs {
                     if (len > 0) memoryArg(st, pc, r, v, helper, len, arg == HelperProto.Arg.PTR_TO_UNINIT_MEM);
                     break;
                 }
+                case PTR_TO_LONG:
+                    memoryArg(st, pc, r, v, helper, 8, true);
+                    break;
                 case CONST_SIZE: case CONST_SIZE_OR_ZERO: break; // checked with the memory argument before it
                 default: throw new IllegalStateException("argument type " + arg);
             }

@@ -37,7 +37,9 @@ record HelperProto(List<Arg> args, Ret ret) {
         /** A value a ring buffer reservation returned. */
         PTR_TO_ALLOC_MEM,
         /** A map value holding a bpf_spin_lock. */
-        PTR_TO_SPIN_LOCK
+        PTR_TO_SPIN_LOCK,
+        /** 8 bytes the helper writes (ARG_PTR_TO_FIXED_SIZE_MEM | MEM_UNINIT | MEM_WRITE, once ARG_PTR_TO_LONG). */
+        PTR_TO_LONG
     }
 
     enum Ret { INTEGER, VOID, PTR_TO_MAP_VALUE_OR_NULL, PTR_TO_ALLOC_MEM_OR_NULL }
@@ -83,6 +85,32 @@ record HelperProto(List<Arg> args, Ret ret) {
             Map.entry("bpf_snprintf", p(INTEGER, PTR_TO_UNINIT_MEM, CONST_SIZE_OR_ZERO, ANYTHING, PTR_TO_MEM, CONST_SIZE_OR_ZERO)),
             Map.entry("bpf_loop", p(INTEGER, ANYTHING, PTR_TO_FUNC, PTR_TO_STACK_OR_NULL, ANYTHING)),
             Map.entry("bpf_strncmp", p(INTEGER, PTR_TO_MEM, CONST_SIZE, ANYTHING)),
+            Map.entry("bpf_map_lookup_percpu_elem", p(PTR_TO_MAP_VALUE_OR_NULL, CONST_MAP_PTR, PTR_TO_MAP_KEY, ANYTHING)),
+            Map.entry("bpf_ktime_get_coarse_ns", p(INTEGER)),
+            Map.entry("bpf_ktime_get_tai_ns", p(INTEGER)),
+            Map.entry("bpf_jiffies64", p(INTEGER)),
+            Map.entry("bpf_strtol", p(INTEGER, PTR_TO_MEM, CONST_SIZE, ANYTHING, PTR_TO_LONG)),
+            Map.entry("bpf_strtoul", p(INTEGER, PTR_TO_MEM, CONST_SIZE, ANYTHING, PTR_TO_LONG)),
+            // net/core/filter.c
+            Map.entry("bpf_skb_load_bytes", p(INTEGER, PTR_TO_CTX, ANYTHING, PTR_TO_UNINIT_MEM, CONST_SIZE)),
+            Map.entry("bpf_skb_load_bytes_relative", p(INTEGER, PTR_TO_CTX, ANYTHING, PTR_TO_UNINIT_MEM, CONST_SIZE, ANYTHING)),
+            Map.entry("bpf_skb_store_bytes", p(INTEGER, PTR_TO_CTX, ANYTHING, PTR_TO_MEM, CONST_SIZE, ANYTHING)),
+            Map.entry("bpf_l3_csum_replace", p(INTEGER, PTR_TO_CTX, ANYTHING, ANYTHING, ANYTHING, ANYTHING)),
+            Map.entry("bpf_l4_csum_replace", p(INTEGER, PTR_TO_CTX, ANYTHING, ANYTHING, ANYTHING, ANYTHING)),
+            // from and to are ARG_PTR_TO_MEM | PTR_MAYBE_NULL: NULL with a zero size
+            Map.entry("bpf_csum_diff", p(INTEGER, PTR_TO_MEM, CONST_SIZE_OR_ZERO, PTR_TO_MEM, CONST_SIZE_OR_ZERO, ANYTHING)),
+            Map.entry("bpf_csum_update", p(INTEGER, PTR_TO_CTX, ANYTHING)),
+            Map.entry("bpf_csum_level", p(INTEGER, PTR_TO_CTX, ANYTHING)),
+            Map.entry("bpf_set_hash", p(INTEGER, PTR_TO_CTX, ANYTHING)),
+            Map.entry("bpf_xdp_adjust_head", p(INTEGER, PTR_TO_CTX, ANYTHING)),
+            Map.entry("bpf_xdp_adjust_meta", p(INTEGER, PTR_TO_CTX, ANYTHING)),
+            Map.entry("bpf_xdp_adjust_tail", p(INTEGER, PTR_TO_CTX, ANYTHING)),
+            Map.entry("bpf_redirect", p(INTEGER, ANYTHING, ANYTHING)),
+            Map.entry("bpf_set_hash_invalid", p(VOID, PTR_TO_CTX)),
+            Map.entry("bpf_skb_pull_data", p(INTEGER, PTR_TO_CTX, ANYTHING)),
+            Map.entry("bpf_xdp_get_buff_len", p(INTEGER, PTR_TO_CTX)),
+            Map.entry("bpf_xdp_load_bytes", p(INTEGER, PTR_TO_CTX, ANYTHING, PTR_TO_UNINIT_MEM, CONST_SIZE)),
+            Map.entry("bpf_xdp_store_bytes", p(INTEGER, PTR_TO_CTX, ANYTHING, PTR_TO_MEM, CONST_SIZE)),
             // The conformance suites' helper 5: returns its argument (and may end the run), so only a number.
             Map.entry("unwind", p(INTEGER, SCALAR)));
 

@@ -13,6 +13,13 @@ final class TestCall implements HelperCall, AutoCloseable {
     private final List<MemoryRegion> regions = new ArrayList<>();
     private final List<Long> owned = new ArrayList<>();
     Long exitR0;
+    dev.bpf4j.runtime.RunContext runContext;
+
+    @Override public dev.bpf4j.runtime.RunContext runContext() { return runContext; }
+
+    @Override public void replaceRegion(MemoryRegion old, MemoryRegion now) {
+        regions.set(regions.indexOf(old), now);
+    }
 
     @Override public String programName() { return "test_prog"; }
     @Override public int pc() { return 7; }

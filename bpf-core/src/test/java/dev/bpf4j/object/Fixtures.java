@@ -13,7 +13,8 @@ public final class Fixtures {
     public static final Path DIR = Path.of("..", "it-tests", "src", "test", "resources", "objects");
 
     /** Objects that parse. */
-    public static final String[] NAMES = {"xdp_multi", "subprog", "btf_maps", "legacy_maps", "globals", "tracing", "callbacks", "shared_subprog", "core_reloc"};
+    public static final String[] NAMES = {"xdp_multi", "subprog", "btf_maps", "legacy_maps", "globals", "tracing", "callbacks", "shared_subprog", "core_reloc",
+        "packet_moves"};
     /** Objects that libbpf, and so bpf4j, must reject. */
     public static final String[] INVALID = {"bad_map_field", "bad_static_prog"};
 

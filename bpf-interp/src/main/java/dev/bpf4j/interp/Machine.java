@@ -450,6 +450,20 @@ final class Machine implements HelperCall {
         return size > 0 && allowed(address, size, write, prog.argTouchesFrames(helperPc, argReg));
     }
 
+    /**
+     * A helper moved the packet: the table holds {@code now} in place of {@code old} for the rest of
+     * the run, and the access windows go (one may lie on the old bounds). The next run's reset finds
+     * its context's list unequal to this one and binds it afresh.
+     */
+    @Override public void replaceRegion(MemoryRegion old, MemoryRegion now) {
+        List<MemoryRegion> rs = new java.util.ArrayList<>(boundRegions);
+        int i = rs.indexOf(old);
+        if (i < 0) throw new IllegalStateException("region " + old + " is not in this run's table");
+        rs.set(i, now);
+        bind(List.copyOf(rs));
+        dropWindows();
+    }
+
     @Override public void exit(long r0) {
         exited = stop = true;
         exitValue = r0;

@@ -43,6 +43,10 @@ final class RunHelperCall implements HelperCall {
 
     @Override public void exit(long r0) { live().exit(r0); }
 
+    @Override public void replaceRegion(dev.bpf4j.runtime.MemoryRegion old, dev.bpf4j.runtime.MemoryRegion now) {
+        live().replaceRegion(old, now);
+    }
+
     @Override public long callSubprogram(long handle, long r1, long r2, long r3, long r4, long r5) {
         return live().callSubprogram(handle, r1, r2, r3, r4, r5);
     }

@@ -24,8 +24,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class CtxProofTest {
     private static final LoadOptions OPTIONS = CtxRuns.OPTIONS;
-    /** Helper 9 moves the ctx's data and data_end 60 bytes on (as bpf_xdp_adjust_head moves data). */
-    private static final LoadOptions MOVING = OPTIONS.withHelpers(HelperRegistry.builder().add(9, "move", (call, a, b, c, d, e) -> {
+    /** Helper 1000 (a user helper bpf4j does not know moves the packet, unlike bpf_xdp_adjust_head) moves the ctx's data and data_end 60 bytes on (as bpf_xdp_adjust_head moves data). */
+    private static final LoadOptions MOVING = OPTIONS.withHelpers(HelperRegistry.builder().add(1000, "move", (call, a, b, c, d, e) -> {
         NativeMemory.putInt(a, NativeMemory.getInt(a) + 60);
         NativeMemory.putInt(a + 4, NativeMemory.getInt(a + 4) + 60);
         return 0;
@@ -122,13 +122,13 @@ class CtxProofTest {
 
     @Test
     void fieldsReadAfterAHelperCallAreUnknown() {
-        Program after = prog("after", mov64r(6, 1), call(9), ldx(W, 2, 6, 4), ldx(W, 1, 6, 0), mov64r(3, 1), alu64(ADD, 3, 14),
+        Program after = prog("after", mov64r(6, 1), call(1000), ldx(W, 2, 6, 4), ldx(W, 1, 6, 0), mov64r(3, 1), alu64(ADD, 3, 14),
                 jmpr(JGT, 3, 2, 2), ldx(B, 0, 1, 13), exit(), mov64(0, 7), exit());
         assertThat(compiled(after, MOVING).guardedPcs()).as("the ctx loads only").containsExactly(2, 3);
         List<String> o = runs.same(after, false, MOVING);
         assertThat(o).as("the helper moved the packet past its region").contains("OUT_OF_BOUNDS@7 addr=base+73");
         // values loaded before the call keep what the guard checked
-        Program before = prog("before", ldx(W, 2, 1, 4), ldx(W, 1, 1, 0), mov64r(6, 1), mov64r(7, 2), call(9),
+        Program before = prog("before", ldx(W, 2, 1, 4), ldx(W, 1, 1, 0), mov64r(6, 1), mov64r(7, 2), call(1000),
                 mov64r(3, 6), alu64(ADD, 3, 14), jmpr(JGT, 3, 7, 2), ldx(B, 0, 6, 13), exit(), mov64(0, 7), exit());
         assertThat(compiled(before, MOVING).guardedPcs()).containsExactly(0, 1, 8);
         runs.same(before, false, MOVING);

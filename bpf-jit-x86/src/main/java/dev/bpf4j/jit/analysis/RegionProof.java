@@ -33,8 +33,9 @@ public final class RegionProof {
      * {@code [data, data_end)}: the ctx bytes {@code [ctx, ctx + max(dataOff, endOff) + 4)} lie inside
      * one region (loads there are proven too) and {@code data <= data_end < 2^32}. A 4-byte load of a
      * field gives data + 0 or the end only until the first store, atomic or call: anything written
-     * may be those fields, and a helper may move the packet. Values loaded before stay valid (the
-     * run's regions do not change).
+     * may be those fields, and a helper may move the packet. Values loaded before stay valid: the
+     * JIT proves nothing in a program that calls a helper moving the packet
+     * ({@code HelperIds.changesPacketData}), so for the programs proven here the regions do not change.
      */
     public static CtxProof provenCtxAccesses(Insn[] insns, int startPc, int endPc, int dataOff, int endOff,
                                              StackProof.Budget budget) {

@@ -93,6 +93,7 @@ public final class JitCompiler {
         }
         PacketContext ctx = entryArgs >= 2 ? null : entryArgs == 1 ? packetContext : null;
         GuardedCopy guarded = PROVE_REGION_ACCESSES && (entryArgs >= 2 || ctx != null) && !Subprograms.mainIsCalled(insns)
+                && !movesPacket(insns)
                 ? guardedCopy(insns, functions.get(0), unchecked, proofBudget, ctx) : null;
         LoadCombining.Plan combining = combine(insns, functions, unchecked);
         int[] passes = {0};
@@ -117,6 +118,19 @@ public final class JitCompiler {
         int[] guardedCombined = guarded == null ? new int[0] : combinedPcs(guarded.combining());
         return new CompiledProgram(fin.buf.toByteArray(), layout(fin), passes[0] + 1, uncheckedPcs, guardedPcs, guardedOffset,
                 combinedPcs(combining), guardedCombined, fin.mainZeroed, aux);
+    }
+
+    /**
+     * True when the program calls a helper that may move the packet ({@code bpf_xdp_adjust_head}, ...):
+     * the region proofs assume the packet bounds of the entry for the whole run, so such a program
+     * keeps every packet access checked against the run's current region table.
+     */
+    private static boolean movesPacket(Insn[] insns) {
+        for (Insn i : insns) {
+            if (i.opcode() == (Opcodes.JMP | Opcodes.CALL) && i.src() == Opcodes.CALL_HELPER
+                    && dev.bpf4j.helpers.HelperIds.changesPacketData(i.imm())) return true;
+        }
+        return false;
     }
 
     /** The byte loads to merge in the given functions, where {@code unchecked} (and r10 + constant) leave them unchecked. */

@@ -96,6 +96,9 @@ final class EnvBlock {
         set(EnvLayout.PKT_LEN, ctx.packetLength());
     }
 
+    /** The regions the table holds now. */
+    List<MemoryRegion> boundRegions() { return boundRegions; }
+
     /** True when the block's region table already holds {@code regions} (the same list, or equal regions). */
     boolean bound(List<MemoryRegion> regions) { return MemoryRegion.sameRegions(regions, boundRegions); }
 

@@ -341,6 +341,20 @@ final class JitRun implements HelperCall {
         return true;
     }
 
+    /**
+     * A helper moved the packet: the env block's table (and its fast-path cache, which may lie on the
+     * old bounds) holds {@code now} in place of {@code old} for the rest of the run; the next run
+     * binds its own context's regions again, as the lists differ.
+     */
+    @Override public void replaceRegion(MemoryRegion old, MemoryRegion now) {
+        if (env.boundRegions() == null) HelperCall.super.replaceRegion(old, now); // a probe's run: no packet to move
+        java.util.List<MemoryRegion> rs = new java.util.ArrayList<>(env.boundRegions());
+        int i = rs.indexOf(old);
+        if (i < 0) throw new IllegalStateException("region " + old + " is not in this run's table");
+        rs.set(i, now);
+        env.bind(java.util.List.copyOf(rs));
+    }
+
     /** The memory-check rule: inside one region (writable for writes) or, when an argument of the call may be a stack pointer, one live BPF frame. */
     @Override public boolean accessible(long address, long size, boolean write) {
         return accessible(address, size, write, argTouchesFrames(0));
@@ -363,7 +377,9 @@ final class JitRun implements HelperCall {
         if (size <= 0) return false;
         long end = address + size;
         if (Long.compareUnsigned(end, address) <= 0) return false;
-        for (MemoryRegion r : context().regions()) {
+        // the env block's table (a helper may have moved the packet); a direct run's view has none
+        java.util.List<MemoryRegion> regions = env.boundRegions() != null ? env.boundRegions() : context().regions();
+        for (MemoryRegion r : regions) {
             if ((!write || r.writable()) && Long.compareUnsigned(address, r.start()) >= 0
                     && Long.compareUnsigned(end, r.end()) <= 0) {
                 return true;

@@ -39,6 +39,10 @@ final class RunHelperCall implements HelperCall {
 
     @Override public void exit(long r0) { live().exit(r0); }
 
+    @Override public void replaceRegion(dev.bpf4j.runtime.MemoryRegion old, dev.bpf4j.runtime.MemoryRegion now) {
+        live().replaceRegion(old, now);
+    }
+
     @Override public boolean accessible(long address, long size, boolean write) { return live().accessible(address, size, write); }
 
     @Override public boolean accessible(int argReg, long address, long size, boolean write) {

@@ -23,6 +23,8 @@ final class KernelTestRun {
     static final int SKB_SIZE = 192;
     /** Headroom for data_out over data_in (bpf_xdp_adjust_tail and friends may grow the packet). */
     static final int DATA_OUT_SLACK = 256;
+    /** Room for a packet bpf_xdp_adjust_tail grew to its limit (a 4096-byte frame less headroom and tailroom). */
+    static final int XDP_FRAME = 4096;
 
     private static final Set<ProgramType> SKB = EnumSet.of(ProgramType.SCHED_CLS, ProgramType.SCHED_ACT,
             ProgramType.SOCKET_FILTER, ProgramType.CGROUP_SKB, ProgramType.LWT_IN, ProgramType.LWT_OUT, ProgramType.LWT_XMIT);
@@ -49,7 +51,7 @@ final class KernelTestRun {
         }
         byte[] data = o.dataIn();
         boolean skb = SKB.contains(type);
-        TestRunResult r = BpfSyscall.progTestRun(fd, new TestRunRequest(data, data.length + DATA_OUT_SLACK, o.ctxIn(),
+        TestRunResult r = BpfSyscall.progTestRun(fd, new TestRunRequest(data, Math.max(data.length, XDP_FRAME) + DATA_OUT_SLACK, o.ctxIn(),
                 skb ? SKB_SIZE : 0, o.repeat()));
         byte[] out = r.dataOut();
         if (o.dataSizeOut() > 0 && out.length > o.dataSizeOut()) out = Arrays.copyOf(out, o.dataSizeOut());

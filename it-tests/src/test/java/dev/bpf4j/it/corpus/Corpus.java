@@ -33,7 +33,7 @@ final class Corpus {
         badCsum[14 + 10] ^= 0x55;
         long[] perf = new long[23];
         perf[16] = 0x401000; perf[21] = 4000; perf[22] = 0xdeadbeefL;
-        return List.of(
+        List<CorpusCase> base = List.of(
             c("xdp_proto_count", "xdp_proto_count", List.of(pkt(ipv4), pkt(ipv4), pkt(ipv6(6, 64)), pkt(arp()), pkt(new byte[20])),
                 o -> {
                     assertThat(o.runs()).containsExactly("retval=2 data_out=" + hex(ipv4), "retval=2 data_out=" + hex(ipv4),
@@ -136,6 +136,9 @@ final class Corpus {
             }),
             c("callbacks_loop", "loop_squares", List.of(RunOptions.defaults()), ANY),
             c("callbacks_loop", "each_square", List.of(RunOptions.defaults()), ANY));
+        List<CorpusCase> all = new java.util.ArrayList<>(base);
+        all.addAll(HelperCases.all());
+        return all;
     }
 
     /** map_in_map.c's struct args: outer_key, inner_key, add, use_hash, result. */
