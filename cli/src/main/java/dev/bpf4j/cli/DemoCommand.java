@@ -1,6 +1,7 @@
 package dev.bpf4j.cli;
 
 import dev.bpf4j.cli.profile.EngineAgreement;
+import dev.bpf4j.cli.profile.NativeChainProbe;
 import dev.bpf4j.cli.profile.ProfileOptions;
 import dev.bpf4j.cli.profile.ProfileOutput;
 import dev.bpf4j.cli.profile.ProfileReport;
@@ -28,6 +29,19 @@ final class DemoCommand implements Command {
     @Override public String summary() { return "profile a JIT-compiled subprogram chain in this JVM at 99 Hz and write a flame graph"; }
     @Override public String usage() { return "bpf4j demo [--out DIR] [-F HZ] [--duration S] [--top N] [--perf-map]"; }
 
+    /** The native library's path into the chain; null (said why) where the probe cannot be attached. */
+    private static NativeChainProbe attachNativeProbe(PrintStream out, PrintStream err) {
+        try {
+            NativeChainProbe p = NativeChainProbe.attach(ProfileCommand.engines("jit").get(0));
+            out.printf("and the same chain as %s, a native probe on %s, which Java calls through %s of the bundled native library;%n",
+                    SubprogramChain.PROBE_NAME, NativeChainProbe.PROBED_SYMBOL, NativeChainProbe.WORK_SYMBOL);
+            return p;
+        } catch (RuntimeException e) {
+            err.println("bpf4j demo: cannot attach the native probe (" + e.getMessage() + "): profiling the Java path only");
+            return null;
+        }
+    }
+
     @Override public int run(List<String> argv, PrintStream out, PrintStream err) {
         Args args = new Args(argv, Set.of("--out", "-F", "--duration", "--top"), Set.of(PerfMapFlag.NAME));
         // --perf-map: Linux perf, sampling this JVM meanwhile, names the JIT code too.
@@ -37,13 +51,14 @@ final class DemoCommand implements Command {
         long nanos = ProfileOptions.durationNanos(args, 3);
         int top = args.option("--top").map(ProfileCommand::parseTop).orElse(8);
         Path dir = Path.of(args.option("--out").orElse("demo"));
-        out.printf("bpf4j demo: the JIT runs %s (main -> sub1 -> sub2 -> sub3, BPF-to-BPF calls) from Java in a loop;%n", SubprogramChain.NAME);
+        out.printf("bpf4j demo: the JIT runs %s (main -> sub1 -> sub2 -> sub3, BPF-to-BPF calls) from Java in a loop,%n", SubprogramChain.NAME);
+        NativeChainProbe nativeProbe = attachNativeProbe(out, err);
         out.printf("sampling every thread of this JVM at %d Hz for %.1f s with perf_event_open, unwinding with bpf4j's unwinder%n", hz, nanos / 1e9);
 
         // The same samples also run the bundled perf_event program on both engines, which must agree.
-        try (EngineAgreement engines = new EngineAgreement()) {
+        try (EngineAgreement engines = new EngineAgreement(); NativeChainProbe probe = nativeProbe) {
             ProfileReport r = ProfileSession.run(ProfileCommand.engines("jit").get(0),
-                    new ProfileSession.Settings(ProfileOptions.programSampler(args, hz, true), nanos, false, false, engines));
+                    new ProfileSession.Settings(ProfileOptions.programSampler(args, hz, true), nanos, false, false, engines), probe);
             if (r.refusal() != null) {
                 err.println("bpf4j demo: " + r.refusal());
                 err.println("bpf4j demo: falling back to sampling the workload thread's Java stack: JIT frames are invisible to it, so the flame graph"
@@ -53,6 +68,12 @@ final class DemoCommand implements Command {
             for (int i = 0; i < r.chain().size(); i++) out.printf("  %-4s = %s%n", ROLES[i], r.chain().get(i));
             out.println("top stacks (root ... leaf):");
             ProfileOutput.printTop(r.stacks(), top, out);
+            if (probe != null) {
+                long through = NativeChainProbe.samplesThroughProbe(r.stacks()), total = r.stacks().total();
+                out.printf("through the native probe: %d of %d samples (%.1f%%) went Java -> %s -> %s -> %s -> %s; %d probe hits, %d errors%n",
+                        through, total, total == 0 ? 0.0 : 100.0 * through / total, NativeChainProbe.WORK_SYMBOL, NativeChainProbe.PROBED_SYMBOL,
+                        NativeChainProbe.trampolineFrame(), SubprogramChain.PROBE_NAME, probe.hits(), probe.errors());
+            }
             if (r.accuracy() != null) {
                 out.println(r.accuracy().describe());
                 if (r.accuracy().withCallchain() > 0) out.println(r.accuracy().describeCallchainByPlace());

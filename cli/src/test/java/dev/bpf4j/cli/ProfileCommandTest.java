@@ -48,6 +48,7 @@ class ProfileCommandTest {
                 .contains("  engines agree: same stack ids, frames and counts, same maps\n");
 
         String folded = Files.readString(dir.resolve("stacks.folded"));
+        String html = Files.readString(dir.resolve("flame.html"));
         for (String line : folded.split("\n")) assertThat(line).matches(FOLDED_LINE);
         FoldedStacks stacks = FoldedStacks.parse(folded);
         long inSub3 = stacks.counts().entrySet().stream()
@@ -55,13 +56,25 @@ class ProfileCommandTest {
                 .mapToLong(Map.Entry::getValue).sum();
         assertThat(inSub3).as(folded).isGreaterThan(3);
 
+        // The native path: Java -> the bundled library (jffi) -> the probed function -> its
+        // trampoline -> the same chain as a probe program, down to sub3.
+        Matcher through = Pattern.compile("through the native probe: (\\d+) of (\\d+) samples .* (\\d+) probe hits, 0 errors").matcher(r.out());
+        assertThat(through.find()).as(r.out()).isTrue();
+        assertThat(Long.parseLong(through.group(1))).as(r.out()).isGreaterThan(0);
+        assertThat(Long.parseLong(through.group(3))).isGreaterThan(0);
+        assertThat(stacks.counts().keySet()).as(folded).anyMatch(s -> {
+            int t = s.indexOf("bpf_trampoline_demo_native_mix");
+            return t >= 2 && s.get(t - 1).equals("demo_native_mix") && s.get(t - 2).equals("demo_native_work")
+                    && s.size() == t + 5 && s.get(t + 1).endsWith("_demo_probe") && s.subList(t + 2, t + 5).equals(List.of(sym).subList(1, 4));
+        });
+        assertThat(html).contains("<title>bpf_trampoline_demo_native_mix (");
+
         // The pprof profile holds the same samples (PprofWriterTest reads its fields back).
         byte[] pprof = Files.readAllBytes(dir.resolve("profile.pb.gz"));
         assertThat(new String(new java.util.zip.GZIPInputStream(new java.io.ByteArrayInputStream(pprof)).readAllBytes(), java.nio.charset.StandardCharsets.ISO_8859_1))
                 .contains(sym[0], sym[3]);
         assertThat(r.out()).contains("wrote " + dir.resolve("profile.pb.gz"));
 
-        String html = Files.readString(dir.resolve("flame.html"));
         for (String s : sym) assertThat(html).contains("<title>" + s + " (");
         assertThat(html).contains(stacks.total() + " samples");
     }

@@ -44,12 +44,17 @@ public final class ProfileSession {
     }
 
     public static ProfileReport run(Engine engine, Settings settings) {
+        return run(engine, settings, null);
+    }
+
+    /** As above; the workload loop also calls {@code nativeCall} after each run of the program (null: not). */
+    public static ProfileReport run(Engine engine, Settings settings, NativeChainProbe nativeCall) {
         Program program = SubprogramChain.program();
         try (Executable exe = engine.load(program, LoadOptions.defaults())) {
             List<CodeRegion> chain = chainFunctions(exe);
             List<String> symbols = chain.stream().map(CodeRegion::symbol).toList();
             ChainAccuracy accuracy = new ChainAccuracy(chain);
-            WorkloadThread workload = new WorkloadThread(exe, SubprogramChain.ITERATIONS_PER_RUN, settings.durationNanos(), Long.MAX_VALUE);
+            WorkloadThread workload = new WorkloadThread(exe, SubprogramChain.ITERATIONS_PER_RUN, settings.durationNanos(), Long.MAX_VALUE, nativeCall);
             try {
                 if (settings.javaStacks()) return fallback(engine, symbols, settings, workload, null);
                 Profiler profiler = Profiler.ofProcess(settings.sampler(), accuracy).preferThread(workload.tid());

@@ -21,10 +21,27 @@ public final class SubprogramChain {
     /** Outer iterations per run: about 300 instructions each, far inside the default budget. */
     public static final long ITERATIONS_PER_RUN = 100;
 
+    /** The name of {@link #probeProgram()}. */
+    public static final String PROBE_NAME = "demo_probe";
+    /** Outer iterations per probe hit of {@link #probeProgram()}. */
+    public static final int ITERATIONS_PER_HIT = 25;
+
     public static Program program() {
-        return new ProgramBuilder()
-                // main(n): r7 = sum of sub1(i) for i = n .. 1
-                .mov64(R6, R1).mov64(R7, 0)
+        return build(new ProgramBuilder().mov64(R6, R1), NAME);
+    }
+
+    /**
+     * The same chain for a native probe: there r1 is the traced function's pt_regs, so main runs a
+     * fixed {@link #ITERATIONS_PER_HIT} iterations instead; the subprograms are the same code.
+     */
+    public static Program probeProgram() {
+        return build(new ProgramBuilder().mov64(R6, ITERATIONS_PER_HIT), PROBE_NAME);
+    }
+
+    private static Program build(ProgramBuilder withR6, String name) {
+        return withR6
+                // main(n = r6): r7 = sum of sub1(i) for i = n .. 1
+                .mov64(R7, 0)
                 .label("main_loop")
                 .mov64(R1, R6).callLocal("sub1").add64(R7, R0)
                 .sub64(R6, 1).jne(R6, 0, "main_loop")
@@ -46,6 +63,6 @@ public final class SubprogramChain {
                 .label("sub3")
                 .mov64(R0, R1).mul64(R0, 0x5bd1e995).rsh64(R1, 13).xor64(R0, R1)
                 .exit()
-                .build(NAME);
+                .build(name);
     }
 }

@@ -11,7 +11,8 @@ import java.util.concurrent.CountDownLatch;
 /**
  * Runs a loaded program from Java in a loop on its own thread ("bpf4j-workload"): created first
  * and parked, so that a sampler started next finds it in its first scan, then released by
- * {@link #go} for a fixed time or a fixed number of runs.
+ * {@link #go} for a fixed time or a fixed number of runs; the demo also calls its native library
+ * after each run.
  */
 final class WorkloadThread {
     private final Thread thread;
@@ -24,6 +25,11 @@ final class WorkloadThread {
 
     /** Runs {@code exe} with r1 = {@code arg} until {@code nanos} have passed or {@code maxRuns} runs are done. */
     WorkloadThread(Executable exe, long arg, long nanos, long maxRuns) {
+        this(exe, arg, nanos, maxRuns, null);
+    }
+
+    /** As above; after each run also calls {@code native} (the demo's native library), when not null. */
+    WorkloadThread(Executable exe, long arg, long nanos, long maxRuns, NativeChainProbe nativeCall) {
         RunContext ctx = RunContext.builder().arg(1, arg).build();
         this.thread = new Thread(() -> {
             try {
@@ -32,6 +38,7 @@ final class WorkloadThread {
                 long start = System.nanoTime(), end = start + nanos, n = 0, acc = 0;
                 while (n < maxRuns && System.nanoTime() < end) {
                     acc += exe.run(ctx);
+                    if (nativeCall != null) acc += nativeCall.call();
                     n++;
                 }
                 elapsedNanos = System.nanoTime() - start;

@@ -29,6 +29,10 @@ final class PerfSys {
     private static final long MUNMAP = symbol("munmap");
     private static final long IOCTL = symbol("ioctl");
     private static final long CLOSE = symbol("close");
+    private static final long POLL = symbol("poll");
+    private static final long EVENTFD = symbol("eventfd");
+    private static final long READ = symbol("read");
+    private static final long WRITE = symbol("write");
     private static final CallContext L1 = ctx(1), L2 = ctx(2), L3 = ctx(3), L6 = ctx(6);
 
     private static long symbol(String name) {
@@ -62,6 +66,16 @@ final class PerfSys {
     static int ioctl(int fd, long request, long arg) { return (int) INVOKER.invokeN3(L3, IOCTL, fd, request, arg); }
 
     static int close(int fd) { return (int) INVOKER.invokeN1(L1, CLOSE, fd); }
+
+    /** poll(fds, nfds, timeoutMillis): the number of ready fds, 0 on timeout, -1 with errno set. */
+    static int poll(long fds, int nfds, int timeoutMillis) { return (int) INVOKER.invokeN3(L3, POLL, fds, nfds, timeoutMillis); }
+
+    /** eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK): a new fd, or -1. */
+    static int eventfd() { return (int) INVOKER.invokeN2(L2, EVENTFD, 0, 02000000 | 04000); }
+
+    static long read(int fd, long buf, long count) { return INVOKER.invokeN3(L3, READ, fd, buf, count); }
+
+    static long write(int fd, long buf, long count) { return INVOKER.invokeN3(L3, WRITE, fd, buf, count); }
 
     static int errno() { return LastError.getInstance().get(); }
 

@@ -3,7 +3,8 @@ package dev.bpf4j.unwind.sampling;
 /**
  * How to sample: the event ({@link PerfEventAttr}), ring data pages per thread (a power of two;
  * the ring must hold at least two of the largest records, or the kernel stops writing to it for
- * good), how often the reader drains the rings and looks for new threads.
+ * good), how often the reader drains every ring (besides the wake-ups of rings past their
+ * watermark) and looks for new threads.
  */
 public record SamplerOptions(PerfEventAttr attr, int dataPages, long drainMillis, long rescanMillis) {
     public static final int DEFAULT_DATA_PAGES = 64;
@@ -34,16 +35,16 @@ public record SamplerOptions(PerfEventAttr attr, int dataPages, long drainMillis
     public static final long DEFAULT_RESCAN_MILLIS = 250;
 
     /**
-     * How often to drain: three times while one busy thread fills its ring at the event's frequency
-     * (at most 100 ms, at least 1 ms; 5 ms for a period, whose rate is not known). Each wake-up
-     * costs the reader ≈0.15 ms of CPU in this VM, so waking no more often than needed is most of
-     * its cost at low rates: 53 ms at 99 Hz, 5 ms at 999 Hz with 16 KiB stacks and 64 pages.
+     * How often every ring is drained whatever its fill: the reader sleeps in poll(2) until a ring
+     * is past its wake-up watermark (half full), so this only bounds how long a sample of a rarely
+     * sampled thread waits in its ring. Each wake-up costs the reader ≈0.1–0.15 ms of CPU in this VM,
+     * so the old timer (three drains per ring fill: every 53 ms at 99 Hz) was most of its cost.
      */
+    public static final long DEFAULT_DRAIN_MILLIS = 250;
+
+    /** {@link #DEFAULT_DRAIN_MILLIS}, whatever the event: the watermark wakes the reader in time. */
     public static long drainMillisFor(PerfEventAttr attr, int dataPages) {
-        if (!attr.frequency()) return 5;
-        double records = dataPages * MappedRing.PAGE_SIZE / (double) attr.format().maxRecordSize();
-        long ms = (long) (records / attr.rate() * 1000 / 3);
-        return Math.max(1, Math.min(100, ms));
+        return DEFAULT_DRAIN_MILLIS;
     }
 
     public SamplerOptions withFormat(SampleFormat format) {

@@ -43,6 +43,8 @@ final class ThreadEvent implements AutoCloseable {
         return new ThreadEvent(tid, fd, ring, format);
     }
 
+    int fd() { return fd; }
+
     @Override public void close() {
         PerfSys.ioctl(fd, PerfAbi.PERF_EVENT_IOC_DISABLE);
         ring.unmap();

@@ -29,10 +29,10 @@ class SamplingRefusedExceptionTest {
     }
 
     @Test
-    void drainingKeepsUpWithTheRateAndRescansAreSpaced() {
-        assertThat(SamplerOptions.atFrequency(99).drainMillis()).isEqualTo(53);
-        assertThat(SamplerOptions.atFrequency(999).drainMillis()).isEqualTo(5);
-        assertThat(SamplerOptions.atFrequency(1).drainMillis()).isEqualTo(100);
+    void timedDrainsAndRescansAreSpaced() {
+        // The watermark wakes the reader when a ring needs it (SamplerLiveTest): timed drains are rare at any rate.
+        assertThat(SamplerOptions.atFrequency(99).drainMillis()).isEqualTo(250);
+        assertThat(SamplerOptions.atFrequency(999).drainMillis()).isEqualTo(250);
         assertThat(SamplerOptions.atFrequency(99).rescanMillis()).isEqualTo(250);
     }
 }
