@@ -43,9 +43,10 @@ class JitDumpInjectTest {
         PerfTool.Result inject = PerfTool.exec(dir, 30, "perf", "inject", "--jit", "-i", data.toString(), "-o", injected.toString());
         assertThat(inject.status()).as("perf inject:\n%s", inject.output()).isZero();
         try (var files = Files.list(dumps)) {
-            // 4 functions + the stub block: one ELF image per JIT_CODE_LOAD.
+            // 4 functions + the stub block + the process's test-run loop (bpf4j_test_run, mapped when the
+            // JIT's entry binds): one ELF image per JIT_CODE_LOAD.
             assertThat(files.map(p -> p.getFileName().toString()).filter(n -> n.matches("jitted-" + pid.group(1) + "-\\d+\\.so")))
-                    .hasSize(5);
+                    .hasSize(6);
         }
         PerfTool.Result script = PerfTool.exec(dir, 30, "perf", "script", "-i", injected.toString(), "-F", "ip,sym,dso");
         assertThat(script.status()).as("perf script:\n%s", PerfTool.firstLine(script.output())).isZero();
