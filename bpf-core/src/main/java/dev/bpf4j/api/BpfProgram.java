@@ -31,6 +31,8 @@ public final class BpfProgram implements AutoCloseable {
     private final LoadOptions loadOptions;
     private final ObjectLoadOptions objectOptions;
     private final MapTable maps;
+    /** Whether any helper call may move the packet between runs: then runs go one at a time. */
+    private final boolean callsHelpers;
     private final Map<String, Executable> executables = new ConcurrentHashMap<>();
     private volatile boolean closed;
     /** What the verifier found: the engines load it (its facts keep non-stack accesses out of frames). */
@@ -45,6 +47,7 @@ public final class BpfProgram implements AutoCloseable {
         this.maps = maps;
         this.spec = spec;
         this.program = relocated;
+        this.callsHelpers = callsHelpers(relocated);
         this.loadOptions = loadOptions;
         this.objectOptions = objectOptions;
         try {
@@ -107,7 +110,7 @@ public final class BpfProgram implements AutoCloseable {
             PacketBuffer packet = frame.packetBuffer();
             long r0 = 0;
             long start = System.nanoTime();
-            if (packet == null || !callsHelpers()) {
+            if (packet == null || !callsHelpers) {
                 r0 = runRepeated(exe, context, options.repeat()); // nothing can move the packet: the engine may loop itself
             } else {
                 int version = packet.version();
@@ -129,7 +132,7 @@ public final class BpfProgram implements AutoCloseable {
     }
 
     /** True when the program calls any helper (one of them may move the packet between runs). */
-    private boolean callsHelpers() {
+    private static boolean callsHelpers(Program program) {
         for (dev.bpf4j.isa.Insn i : program.insns()) {
             if (i.cls() == dev.bpf4j.isa.Opcodes.JMP && dev.bpf4j.isa.Opcodes.op(i.opcode()) == dev.bpf4j.isa.Opcodes.CALL
                     && i.src() != dev.bpf4j.isa.Opcodes.PSEUDO_CALL) return true;
