@@ -31,9 +31,9 @@ class ParseProofTest {
             if (insns[pc].isLddw()) pc++;
         }
         assertThat(loads).as("parse reads the packet byte by byte").hasSizeGreaterThanOrEqualTo(20);
-        assertThat(c.guardedOffset()).as("main has a guarded copy").isPositive();
-        assertThat(c.guardedPcs()).as("loads left unchecked in the guarded copy").containsExactly(loads.stream().mapToInt(Integer::intValue).toArray());
-        assertThat(c.uncheckedPcs()).as("the checked body keeps every check").isEmpty();
+        assertThat(c.proofs().guardedOffset()).as("main has a guarded copy").isPositive();
+        assertThat(c.proofs().guardedPcs()).as("loads left unchecked in the guarded copy").containsExactly(loads.stream().mapToInt(Integer::intValue).toArray());
+        assertThat(c.proofs().uncheckedPcs()).as("the checked body keeps every check").isEmpty();
     }
 
     @Test
@@ -41,8 +41,8 @@ class ParseProofTest {
         CompiledProgram c = new JitEngine().compile(Workload.PARSE.program(), LoadOptions.defaults().withEntryArgs(2));
         // the ethertype and the IPv4 total length (be16), both addresses as one be64 (clang ors
         // saddr << 32 with daddr), the two ports as one be32: as gcc -O2 compiles the C version
-        assertThat(c.guardedCombinedPcs()).as("wide loads in the guarded copy, at each field's last byte load")
+        assertThat(c.proofs().guardedCombinedPcs()).as("wide loads in the guarded copy, at each field's last byte load")
                 .containsExactly(4, 20, 55, 68);
-        assertThat(c.combinedPcs()).as("the checked body's loads are checked one by one").isEmpty();
+        assertThat(c.proofs().combinedPcs()).as("the checked body's loads are checked one by one").isEmpty();
     }
 }

@@ -2,6 +2,7 @@ package dev.bpf4j.jit;
 
 import dev.bpf4j.isa.Insn;
 import dev.bpf4j.isa.Opcodes;
+import dev.bpf4j.jit.compiler.CompileOptions;
 import dev.bpf4j.jit.compiler.CompiledProgram;
 import dev.bpf4j.jit.compiler.JitCompiler;
 import dev.bpf4j.jit.runtime.JitExecutable;
@@ -68,8 +69,8 @@ public final class JitEngine implements Engine {
     private JitExecutable load(Program program, LoadOptions options, InsnAux aux, boolean elideBudget) {
         Map<Integer, HelperSpec> javaHelpers = new HashMap<>();
         Map<Integer, HelperBinding> bindings = bindHelpers(program, options, javaHelpers);
-        CompiledProgram compiled = JitCompiler.compile(program, bindings, options.entryArgs(), options.legacyPacketLoads(),
-                options.packetContext(), aux, elideBudget);
+        CompiledProgram compiled = JitCompiler.compile(program, compileOptions(bindings, options)
+                .withAux(aux).withElideBudget(elideBudget));
         // Perf writers listen to the code map, so they are on before this program's regions register.
         if (options.perfMap()) PerfInterop.enablePerfMap();
         if (PerfInterop.jitDumpRequested()) PerfInterop.enableJitDump();
@@ -78,8 +79,12 @@ public final class JitEngine implements Engine {
 
     /** Compiles without mapping the code: the machine code and its layout (for disassemblers and tests). */
     public CompiledProgram compile(Program program, LoadOptions options) {
-        return JitCompiler.compile(program, bindHelpers(program, options, new HashMap<>()), options.entryArgs(),
-                options.legacyPacketLoads(), options.packetContext());
+        return JitCompiler.compile(program, compileOptions(bindHelpers(program, options, new HashMap<>()), options));
+    }
+
+    private static CompileOptions compileOptions(Map<Integer, HelperBinding> bindings, LoadOptions options) {
+        return CompileOptions.of(bindings, options.entryArgs()).withLegacyPacketLoads(options.legacyPacketLoads())
+                .withPacketContext(options.packetContext());
     }
 
     /** The target of every helper the program calls; Java helpers are also collected into {@code javaHelpers}. */

@@ -38,7 +38,7 @@ class CtxProofTest {
 
     private static CompiledProgram compiled(Program p, LoadOptions o) { return Jit.ENGINE.compile(p, o); }
 
-    private static int[] guarded(Program p) { return compiled(p, OPTIONS).guardedPcs(); }
+    private static int[] guarded(Program p) { return compiled(p, OPTIONS).proofs().guardedPcs(); }
 
     /** r2 = ctx->data_end; r1 = ctx->data; r3 = data + n; if r3 REL r2 goto out; r0 = byte at data + at; exit; out: r0 = 7. */
     private static Program tested(String name, int rel, int n, int at) {
@@ -50,14 +50,14 @@ class CtxProofTest {
     void theXdpTestAgainstDataEndProvesTheBytesBelowIt() {
         Program p = tested("xdp", JGT, 14, 13);
         assertThat(guarded(p)).as("both ctx fields and the packet byte").containsExactly(0, 1, 5);
-        assertThat(compiled(p, OPTIONS).uncheckedPcs()).as("the checked body keeps every check").isEmpty();
+        assertThat(compiled(p, OPTIONS).proofs().uncheckedPcs()).as("the checked body keeps every check").isEmpty();
         List<String> o = runs.same(p);
         assertThat(o).contains("r0=7", "r0=6c"); // byte 13 of the packet
         // len 14 at packet + 60 passes the program's test but not the guard: checked, fails
         assertThat(o).contains("OUT_OF_BOUNDS@5 addr=base+73");
         // a ctx region too short for data_end: the guard refuses, the load fails like the interpreter's
         assertThat(o).contains("OUT_OF_BOUNDS@0 addr=base+-124");
-        assertThat(compiled(p, LoadOptions.defaults()).guardedOffset()).as("no packet context: no copy").isEqualTo(-1);
+        assertThat(compiled(p, LoadOptions.defaults()).proofs().guardedOffset()).as("no packet context: no copy").isEqualTo(-1);
     }
 
     @Test
@@ -69,7 +69,7 @@ class CtxProofTest {
         List<String> body = new java.util.ArrayList<>(), copy = new java.util.ArrayList<>();
         for (X86Listing.Insn i : X86Listing.disassemble(c.code())) {
             if (i.text().startsWith("pop")) break; // main's epilogue: the stubs follow
-            (i.offset() >= c.guardedOffset() ? copy : body).add(i.text());
+            (i.offset() >= c.proofs().guardedOffset() ? copy : body).add(i.text());
         }
         assertThat(body).as("the guard").contains("mov    (%rdi),%esi", "mov    0x4(%rdi),%eax", "mov    %rsi,0x80(%r12)", "mov    %rax,0x88(%r12)");
         assertThat(copy).contains("mov    0x88(%r12),%rsi", "mov    0x80(%r12),%rdi")
@@ -124,13 +124,13 @@ class CtxProofTest {
     void fieldsReadAfterAHelperCallAreUnknown() {
         Program after = prog("after", mov64r(6, 1), call(1000), ldx(W, 2, 6, 4), ldx(W, 1, 6, 0), mov64r(3, 1), alu64(ADD, 3, 14),
                 jmpr(JGT, 3, 2, 2), ldx(B, 0, 1, 13), exit(), mov64(0, 7), exit());
-        assertThat(compiled(after, MOVING).guardedPcs()).as("the ctx loads only").containsExactly(2, 3);
+        assertThat(compiled(after, MOVING).proofs().guardedPcs()).as("the ctx loads only").containsExactly(2, 3);
         List<String> o = runs.same(after, false, MOVING);
         assertThat(o).as("the helper moved the packet past its region").contains("OUT_OF_BOUNDS@7 addr=base+73");
         // values loaded before the call keep what the guard checked
         Program before = prog("before", ldx(W, 2, 1, 4), ldx(W, 1, 1, 0), mov64r(6, 1), mov64r(7, 2), call(1000),
                 mov64r(3, 6), alu64(ADD, 3, 14), jmpr(JGT, 3, 7, 2), ldx(B, 0, 6, 13), exit(), mov64(0, 7), exit());
-        assertThat(compiled(before, MOVING).guardedPcs()).containsExactly(0, 1, 8);
+        assertThat(compiled(before, MOVING).proofs().guardedPcs()).containsExactly(0, 1, 8);
         runs.same(before, false, MOVING);
     }
 

@@ -22,9 +22,9 @@ final class ProofTally {
             return null;
         }
         CompiledProgram c = Jit.ENGINE.compile(p, options);
-        if (c.guardedOffset() >= 0) withCopy++;
-        unchecked += c.guardedPcs().length;
-        combined += c.guardedCombinedPcs().length;
+        if (c.proofs().guardedOffset() >= 0) withCopy++;
+        unchecked += c.proofs().guardedPcs().length;
+        combined += c.proofs().guardedCombinedPcs().length;
         return c;
     }
 

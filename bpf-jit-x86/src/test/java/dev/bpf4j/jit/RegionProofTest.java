@@ -34,7 +34,7 @@ class RegionProofTest {
 
     private static CompiledProgram compiled(Program p) { return Jit.ENGINE.compile(p, OPTIONS); }
 
-    private static int[] guarded(Program p) { return compiled(p).guardedPcs(); }
+    private static int[] guarded(Program p) { return compiled(p).proofs().guardedPcs(); }
 
     /** r4 = end; r3 = data + n; if r3 REL r4 goto out; r0 = byte at data + at; exit; out: r0 = 7. */
     private static Program tested(String name, int rel, int n, int at) {
@@ -46,11 +46,11 @@ class RegionProofTest {
     void aTestAgainstTheEndProvesTheBytesBelowIt() {
         Program p = tested("ok", JGT, 14, 13);
         assertThat(guarded(p)).containsExactly(5);
-        assertThat(compiled(p).uncheckedPcs()).as("the checked body keeps the check").isEmpty();
-        assertThat(compiled(p).guardedOffset()).isPositive();
+        assertThat(compiled(p).proofs().uncheckedPcs()).as("the checked body keeps the check").isEmpty();
+        assertThat(compiled(p).proofs().guardedOffset()).isPositive();
         int[] copy = compiled(p).layout().guardedPcOffsets();
         assertThat(copy).as("the copy's slots, then its end").hasSize(p.insns().size() + 1);
-        assertThat(copy[0]).isEqualTo(compiled(p).guardedOffset());
+        assertThat(copy[0]).isEqualTo(compiled(p).proofs().guardedOffset());
         assertThat(copy).isSorted();
         assertThat(copy[0]).isGreaterThan(compiled(p).layout().nativeOffset(p.insns().size() - 1));
         assertThat(compiled(p).layout().pcOffsets()).doesNotContain(copy[5]);
@@ -79,7 +79,7 @@ class RegionProofTest {
     void offByOneWrongDirectionSignedAnd32BitComparesKeepTheirChecks() {
         Program offByOne = tested("off1", JGT, 13, 13);
         assertThat(guarded(offByOne)).isEmpty();
-        assertThat(compiled(offByOne).guardedOffset()).as("nothing proven: no copy").isEqualTo(-1);
+        assertThat(compiled(offByOne).proofs().guardedOffset()).as("nothing proven: no copy").isEqualTo(-1);
         assertThat(same(offByOne)).contains("OUT_OF_BOUNDS@5 addr=base+64"); // data + 13 = the region's end
         Program wrongWay = tested("wrong", JLT, 14, 13);
         assertThat(guarded(wrongWay)).isEmpty();

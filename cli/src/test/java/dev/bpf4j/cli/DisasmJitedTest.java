@@ -123,7 +123,7 @@ class DisasmJitedTest {
         Path f = dir.resolve("guarded.data");
         Files.writeString(f, "-- asm\n" + GUARDED + "-- mem\n" + "00 ".repeat(16).trim() + "\n-- result\n0x0\n");
         CompiledProgram c = new JitEngine().compile(Assembler.assembleProgram("guarded", GUARDED), ConformanceHelpers.loadOptions());
-        assertThat(c.guardedOffset()).as("the program has a guarded copy").isPositive();
+        assertThat(c.proofs().guardedOffset()).as("the program has a guarded copy").isPositive();
         System.setProperty(ObjdumpX86.PROPERTY, "none");
         CliRunner r = CliRunner.run("disasm", "--jited", f.toString());
         assertThat(r.status()).as(r.err()).isZero();
@@ -137,7 +137,7 @@ class DisasmJitedTest {
         }
         // the copy's pc 0 comes right after the header, at the offset the compiler placed it
         assertThat(copy).startsWith(header + "; pc 0: ")
-                .containsPattern("^" + java.util.regex.Pattern.quote(header) + "; pc 0: [^\n]*\n\\s*" + Integer.toHexString(c.guardedOffset()) + ":\t");
+                .containsPattern("^" + java.util.regex.Pattern.quote(header) + "; pc 0: [^\n]*\n\\s*" + Integer.toHexString(c.proofs().guardedOffset()) + ":\t");
         assertThat(codeBytes(out)).isEqualTo(c.code());
     }
 

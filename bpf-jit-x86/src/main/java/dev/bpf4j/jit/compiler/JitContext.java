@@ -22,6 +22,8 @@ import java.util.Map;
  * the previous pass, which every jump uses to pick its size (the kernel's {@code addrs[]}).
  */
 final class JitContext {
+    /** What the compile found before emitting: the same for every pass. */
+    final CompileFacts facts;
     final String programName;
     final Insn[] insns;
     final List<FunctionSpan> functions;
@@ -53,10 +55,8 @@ final class JitContext {
 
     /** True for a load or store proven inside the current frame (StackProof): emitted unchecked. */
     boolean[] unchecked;
-    private final boolean[] checkedUnchecked;
     /** The byte loads merged into wide loads in the variant being emitted (the copy's while in it). */
     LoadCombining.Plan combining;
-    private final LoadCombining.Plan checkedCombining;
     /** True while the guarded copy is being emitted (the arrays above are the copy's). */
     boolean inCopy;
 
@@ -66,10 +66,10 @@ final class JitContext {
     /** Slots a backward jump targets, which start on a {@link LoopHeads#ALIGNMENT} boundary (none when turned off). */
     final boolean[] loopHeads;
 
-    /** r1 at helper calls where a constant set it (array lookups are inlined there), once per compile. */
+    /** r1 at helper calls where a constant set it (array lookups are inlined there). */
     final CallSiteConstants callR1;
 
-    /** Bytes of the main frame its prologue zeroes ({@link MainFrameZeroing}), once per compile. */
+    /** Bytes of the main frame its prologue zeroes ({@link MainFrameZeroing}). */
     final int mainZeroed;
 
     /** The function being translated. */
@@ -81,45 +81,30 @@ final class JitContext {
      * No budget events are counted: the verifier bounded the program's events and the runtime enters
      * this code only with at least that much budget (JitExecutable's counting twin takes the rest).
      */
-    boolean elideBudget;
+    final boolean elideBudget;
 
     /** True when the checked access at {@code pc} may touch a live frame: the verifier typed its base as a stack pointer. */
-    boolean touchesFrames(int pc) { return aux == null || aux.touchesFrames(pc); }
+    boolean touchesFrames(int pc) { return facts.touchesFrames(pc); }
 
-    JitContext(String programName, Insn[] insns, List<FunctionSpan> functions, FunctionFrame[] frames,
-               Map<Integer, HelperBinding> helpers,
-               boolean forceLongJumps, JitContext previous) {
-        this(programName, insns, functions, frames, helpers, forceLongJumps, previous, null, null,
-                LoadCombining.Plan.empty(insns.length), null);
-    }
-
-    JitContext(String programName, Insn[] insns, List<FunctionSpan> functions, FunctionFrame[] frames,
-               Map<Integer, HelperBinding> helpers, boolean forceLongJumps, JitContext previous,
-               boolean[] unchecked, GuardedCopy guarded, LoadCombining.Plan combining, dev.bpf4j.verifier.InsnAux aux) {
-        this.aux = aux;
-        this.unchecked = unchecked;
-        this.checkedUnchecked = unchecked;
-        this.combining = combining;
-        this.checkedCombining = combining;
-        this.guarded = guarded;
-        this.programName = programName;
-        this.insns = insns;
-        this.functions = functions;
-        this.helpers = helpers;
-        this.frames = frames;
+    /** One pass over {@code facts}; jumps are sized from {@code previous}'s offsets (null: the first pass). */
+    JitContext(CompileFacts facts, boolean forceLongJumps, JitContext previous) {
+        this.facts = facts;
+        this.programName = facts.programName;
+        this.insns = facts.insns;
+        this.functions = facts.functions;
+        this.helpers = facts.options.helpers();
+        this.frames = facts.frames;
+        this.aux = facts.options.aux();
+        this.elideBudget = facts.options.elideBudget();
+        this.unchecked = facts.unchecked;
+        this.combining = facts.combining;
+        this.guarded = facts.guarded;
         this.forceLongJumps = forceLongJumps;
-        this.entryTrampoline = Subprograms.mainIsCalled(insns);
-        // once per compile: every later pass takes the first pass's, so all passes pad alike
-        this.loopHeads = previous != null ? previous.loopHeads
-                : LoopHeads.enabled() ? LoopHeads.of(insns) : new boolean[insns.length + 1];
-        this.callR1 = previous != null ? previous.callR1
-                : CallSiteConstants.of(insns, functions.stream().mapToInt(FunctionSpan::startPc).toArray());
-        this.mainZeroed = previous != null ? previous.mainZeroed
-                : MainFrameZeroing.bytes(insns, functions.get(0).endPc(), id -> HelperBinding.forwardArguments(helpers, id));
-        this.secondSlot = new boolean[insns.length + 1];
-        for (int pc = 0; pc < insns.length; pc++) {
-            if (insns[pc].isLddw()) secondSlot[++pc] = true;
-        }
+        this.entryTrampoline = facts.entryTrampoline;
+        this.loopHeads = facts.loopHeads;
+        this.callR1 = facts.callR1;
+        this.mainZeroed = facts.mainZeroed;
+        this.secondSlot = facts.secondSlot;
         int n = insns.length;
         start = new int[n + 1];
         end = new int[n + 1];
@@ -181,8 +166,8 @@ final class JitContext {
         t = prevStart; prevStart = prevCopyStart; prevCopyStart = t;
         t = prevEnd; prevEnd = prevCopyEnd; prevCopyEnd = t;
         inCopy = !inCopy;
-        unchecked = inCopy ? guarded.unchecked() : checkedUnchecked;
-        combining = inCopy ? guarded.combining() : checkedCombining;
+        unchecked = inCopy ? guarded.unchecked() : facts.unchecked;
+        combining = inCopy ? guarded.combining() : facts.combining;
     }
 
     /** Offset of the guarded copy's first slot, per the previous pass. */

@@ -40,10 +40,10 @@ class PacketProofCorpusTest {
             assertThat(describe(insns[8])).isEqualTo("ldxb r2 = [r7 + 12]");
             assertThat(describe(insns[9])).isEqualTo("ldxb r1 = [r7 + 13]");
             CompiledProgram code = compiled(p);
-            assertThat(code.guardedOffset()).as("a guarded copy").isPositive();
-            assertThat(code.guardedPcs()).as("ctx->data_end, ctx->data, both bytes of h_proto").containsExactly(1, 2, 8, 9);
-            assertThat(code.uncheckedPcs()).as("the checked body keeps them").doesNotContain(1, 2, 8, 9);
-            assertThat(code.guardedCombinedPcs()).as("h_proto read as one 2-byte load").containsExactly(9);
+            assertThat(code.proofs().guardedOffset()).as("a guarded copy").isPositive();
+            assertThat(code.proofs().guardedPcs()).as("ctx->data_end, ctx->data, both bytes of h_proto").containsExactly(1, 2, 8, 9);
+            assertThat(code.proofs().uncheckedPcs()).as("the checked body keeps them").doesNotContain(1, 2, 8, 9);
+            assertThat(code.proofs().guardedCombinedPcs()).as("h_proto read as one 2-byte load").containsExactly(9);
         }
         assertThat(CorpusDifferentialTest.outcome(c, Engines.byName("jit"))).isEqualTo(CorpusDifferentialTest.outcome(c, Engines.byName("interp")));
     }
@@ -59,13 +59,13 @@ class PacketProofCorpusTest {
                 CompiledProgram code = compiled(p);
                 Insn[] insns = p.program().toArray();
                 long n = Arrays.stream(insns).filter(PacketProofCorpusTest::isAccess).count();
-                long more = Arrays.stream(code.guardedPcs()).filter(pc -> Arrays.stream(code.uncheckedPcs()).noneMatch(u -> u == pc)).count();
+                long more = Arrays.stream(code.proofs().guardedPcs()).filter(pc -> Arrays.stream(code.proofs().uncheckedPcs()).noneMatch(u -> u == pc)).count();
                 System.out.printf("packet proofs: %-34s %-9s %3d accesses, %3d unchecked in the guarded copy (%d in the body)%n",
-                        c, p.type(), n, more, code.uncheckedPcs().length);
+                        c, p.type(), n, more, code.proofs().uncheckedPcs().length);
                 programs++;
                 accesses += (int) n;
                 proven += (int) more;
-                if (code.guardedOffset() >= 0) withCopy++;
+                if (code.proofs().guardedOffset() >= 0) withCopy++;
             }
         }
         System.out.printf("packet proofs: %d programs, %d with a guarded copy, %d of %d accesses unchecked there%n", programs, withCopy, proven, accesses);
