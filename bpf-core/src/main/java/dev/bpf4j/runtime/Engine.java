@@ -3,12 +3,12 @@ package dev.bpf4j.runtime;
 import dev.bpf4j.program.Program;
 
 /**
- * The one seam every execution backend implements (interpreter, JIT, later the kernel). An engine
- * turns a validated program into an {@link Executable}; both engines must agree bit for bit on
+ * The one seam every execution backend implements (interpreter, JIT, the Linux kernel through
+ * bpf-kernel). An engine turns a verified program into an {@link Executable}; engines must agree bit for bit on
  * results, memory effects and errors (kind + pc).
  */
 public interface Engine {
-    /** Short name used by the CLI: {@code interp}, {@code jit}. */
+    /** Short name used by the CLI: {@code interp}, {@code jit}, {@code kernel}. */
     String name();
 
     /**

@@ -25,7 +25,8 @@ import java.util.Optional;
 /**
  * The x86-64 JIT engine ("jit"): compiles a validated program to native code with a real rbp
  * frame per function, maps it W^X and registers every function with the code map. Java helpers
- * are called through one jffi closure; {@link #withNativeHelper} binds a helper id to native code
+ * are called through a generated JNI upcall ({@code HelperUpcall}), or the jffi closure where JNI
+ * cannot be reached; {@link #withNativeHelper} binds a helper id to native code
  * instead (hot helpers, tests that inspect the machine state).
  *
  * <p>Perf interop: {@link LoadOptions#perfMap()} starts the process's {@code /tmp/perf-<pid>.map};

@@ -12,7 +12,8 @@
  *       instruction shape (ALU, div/mod, shifts, memory, atomics, jumps, calls), one translate loop,
  *       jump sizes converging over passes and a final pass that checks every slot's offset.</li>
  *   <li>{@code runtime}: W^X executable memory, the per-run env block (status, budget, depth,
- *       region table), the jffi entry call and the one jffi closure that calls Java helpers.</li>
+ *       region table), the entry call (JNI where it can be bound, else jffi) and the upcall into Java
+ *       helpers (generated JNI code, else the jffi closure).</li>
  * </ol>
  *
  * <p>ABI (DESIGN.md): {@code long fn(void *ctx, void *env)}; R0..R10 = rax, rdi, rsi, rdx, rcx, r8,

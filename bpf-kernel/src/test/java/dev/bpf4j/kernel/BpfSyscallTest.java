@@ -129,20 +129,4 @@ class BpfSyscallTest {
         assertThat(new String(BpfSyscall.objName("a-b.c_d/0123456789xyz")).trim())
                 .isEqualTo("a_b.c_d_0123456");
     }
-
-    @Test void bpffsIsMountedAfterEnsureMounted() throws Exception {
-        assertThat(BpfFs.isMounted(BpfFs.ensureMounted())).isTrue();
-        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("bpf4j-bpffs");
-        try {
-            assertThat(BpfFs.isMounted(dir)).isFalse();
-            BpfFs.ensureMounted(dir);
-            assertThat(BpfFs.isMounted(dir)).isTrue();
-            assertThat(BpfFs.ensureMounted(dir)).isEqualTo(dir); // already there: no second mount
-            BpfFs.unmount(dir);
-            assertThat(BpfFs.isMounted(dir)).isFalse();
-        } finally {
-            if (BpfFs.isMounted(dir)) BpfFs.unmount(dir);
-            java.nio.file.Files.delete(dir);
-        }
-    }
 }

@@ -10,7 +10,8 @@ import com.kenai.jffi.ClosureManager;
 import com.kenai.jffi.Type;
 
 /**
- * The one jffi closure through which JIT code calls Java helpers: {@code long bridge(r1, r2, r3,
+ * The dispatch through which JIT code calls Java helpers, entered by the generated JNI upcall or,
+ * where JNI cannot be reached, as a jffi closure: {@code long bridge(r1, r2, r3,
  * r4, r5, env)} — BPF r1-r5 are already the first five SysV argument registers, the JIT passes its
  * env block (r12) in r9 and stores the helper id in the block. The closure finds the run — the
  * thread's current one for a Java {@code run}, or through {@link DirectRuns} when native code built

@@ -6,7 +6,7 @@
  * {@code JitExecutable} (jffi entry call, code-map registration, safe close: runs publish the
  * program in a hazard slot of their thread, close waits for the slots of every thread in
  * {@code RunRegistry} after a {@code Membarrier}) and
- * {@code HelperBridge} (one jffi closure that dispatches Java helpers by id to the thread's
+ * {@code HelperBridge} (the upcall, through JNI or a jffi closure, that dispatches Java helpers by id to the thread's
  * current {@code JitRun}, or, for a block native code built, to a {@code JitRun} over that block:
  * {@code DirectRuns}).
  */
