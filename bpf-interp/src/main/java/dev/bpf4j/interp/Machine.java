@@ -6,6 +6,8 @@ import dev.bpf4j.runtime.Helper;
 import dev.bpf4j.runtime.HelperCall;
 import dev.bpf4j.runtime.HelperSpec;
 import dev.bpf4j.runtime.Limits;
+import dev.bpf4j.runtime.RunRules;
+import dev.bpf4j.runtime.RunScopedHelperCall;
 import dev.bpf4j.runtime.MemoryRegion;
 import dev.bpf4j.runtime.NativeMemory;
 import dev.bpf4j.runtime.RunContext;
@@ -27,7 +29,7 @@ import static dev.bpf4j.isa.Opcodes.STX;
  * and what a helper sees ({@link HelperCall}). One machine serves one run at a time; executables
  * pool them so concurrent runs each get their own.
  */
-final class Machine implements HelperCall {
+final class Machine implements RunScopedHelperCall.Run {
     /** The program this machine's executable loaded; each run starts with it. */
     private final DecodedProgram home;
     /** The running program: {@link #home}, or the target of the last tail call. */
@@ -57,7 +59,7 @@ final class Machine implements HelperCall {
     private long packetAddress, packetLength;
     private RunContext context;
     /**
-     * Moves on after each run that handed out a {@link RunHelperCall}: views carry the generation of
+     * Moves on after each run that handed out a {@link RunScopedHelperCall}: views carry the generation of
      * their run, so a view kept past it fails. A number and a flag, not the view itself: storing a
      * fresh object into this long-lived one would pay G1's card-marking barrier (a fence, here).
      */
@@ -325,11 +327,9 @@ final class Machine implements HelperCall {
         DecodedProgram p = prog;
         int callPc = helperPc;
         int target = p.callbackPc(handle);
-        if (target < 0) {
-            throw badArgument(String.format("callback 0x%x is not a function address (lddw src=4) of program '%s'", handle, p.name));
-        }
-        if (--budgetLeft < 0) throw overBudget(callPc); // budget before depth, as call local
-        if (depth == Limits.MAX_CALL_FRAMES) throw BpfRuntimeException.callDepthExceeded(p.name, callPc, Limits.MAX_CALL_FRAMES);
+        RunRules.checkCallbackHandle(this, target >= 0, handle);
+        RunRules.checkFrameOpen(p.name, callPc, budgetLeft, budgetLimit, depth);
+        budgetLeft--;
         long r6 = regs[6], r7 = regs[7], r8 = regs[8], r9 = regs[9], r10 = regs[10];
         int outer = depth;
         regs[1] = r1; regs[2] = r2; regs[3] = r3; regs[4] = r4; regs[5] = r5;
@@ -349,22 +349,13 @@ final class Machine implements HelperCall {
     }
 
     @Override public boolean tailCall(Object target) {
-        if (depth != 1) {
-            throw new BpfRuntimeException(ErrorKind.HELPER_FAILED, prog.name, helperPc, 0, "bpf_tail_call from frame depth " + depth
-                    + " (a subprogram or callback): bpf4j allows tail calls only from the main program's frame");
-        }
+        RunRules.checkTailCallDepth(prog.name, helperPc, depth);
         if (tailCalls >= Limits.MAX_TAIL_CALLS) return false;
         tailCalls++; // an empty slot counts too, as in the kernel
         if (target == null) return false;
-        if (!(target instanceof InterpretedExecutable)) {
-            throw new BpfRuntimeException(ErrorKind.HELPER_FAILED, prog.name, helperPc, 0, "bpf_tail_call: the prog-array slot holds "
-                    + target.getClass().getName() + ", not a program loaded by the interp engine (fill prog arrays with executables of the engine that runs them)");
-        }
+        if (!(target instanceof InterpretedExecutable)) throw RunRules.foreignTailCallTarget(prog.name, helperPc, target, "interp");
         InterpretedExecutable next = (InterpretedExecutable) target;
-        if (next.isClosed()) {
-            throw new BpfRuntimeException(ErrorKind.HELPER_FAILED, prog.name, helperPc, 0,
-                    "bpf_tail_call: target program '" + next.program().name() + "' was closed while still in a prog array");
-        }
+        if (next.isClosed()) throw RunRules.closedTailCallTarget(prog.name, helperPc, next.program().name());
         pendingTailCall = next.decoded();
         stop = true;
         return true;
@@ -383,9 +374,7 @@ final class Machine implements HelperCall {
     }
 
     @Override public long scratch(int size) {
-        if (size < 1 || size > Limits.STACK_SIZE) {
-            throw badArgument("scratch buffer of " + size + " bytes (1 to " + Limits.STACK_SIZE + ")");
-        }
+        RunRules.checkScratchSize(this, size);
         scratchLive |= 1 << depth;
         return stack.scratch(depth);
     }
@@ -416,9 +405,9 @@ final class Machine implements HelperCall {
     // ---- HelperCall ----
 
     /** A HelperCall view of this run (a small object per helper call, live until the run returns). */
-    private RunHelperCall helperCall() {
+    private RunScopedHelperCall helperCall() {
         if (!callMade) callMade = true;
-        return new RunHelperCall(this, callGeneration, home.name);
+        return new RunScopedHelperCall(this, callGeneration, home.name);
     }
 
     /** The run using this machine has returned: the views its helpers got (and may have kept) go dead. */
@@ -430,7 +419,7 @@ final class Machine implements HelperCall {
     }
 
     /** Whether a view of run generation {@code generation} belongs to the run in progress. */
-    boolean isCurrentRun(int generation) { return generation == callGeneration; }
+    @Override public boolean isCurrentRun(int generation) { return generation == callGeneration; }
 
     /** The running program's name (a tail call changes it). */
     @Override public String programName() { return prog.name; }

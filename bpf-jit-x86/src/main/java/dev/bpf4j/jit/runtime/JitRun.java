@@ -9,18 +9,20 @@ import dev.bpf4j.runtime.ErrorKind;
 import dev.bpf4j.runtime.HelperCall;
 import dev.bpf4j.runtime.HelperSpec;
 import dev.bpf4j.runtime.Limits;
+import dev.bpf4j.runtime.RunRules;
+import dev.bpf4j.runtime.RunScopedHelperCall;
 import dev.bpf4j.runtime.MemoryRegion;
 import dev.bpf4j.runtime.NativeMemory;
 import dev.bpf4j.runtime.RunContext;
 
 /**
  * One run of a JIT program as Java sees it: what helpers get as their {@link HelperCall} (through a
- * {@link RunHelperCall} view, made for each helper call), and how the run's outcome is
+ * {@link RunScopedHelperCall} view, made for each helper call), and how the run's outcome is
  * read back from the env block. The current run of a thread is found through a thread-local (the
  * helper bridge closure receives only registers). One JitRun belongs to each env block and serves
  * its runs one after the other: a run without helper calls allocates nothing.
  */
-final class JitRun implements HelperCall {
+final class JitRun implements RunScopedHelperCall.Run {
     /**
      * The loaded program and the running one (the last tail call's target). Like {@link #context},
      * kept after the run until the next run of this block: a run of the same program with the same
@@ -87,19 +89,15 @@ final class JitRun implements HelperCall {
             viewMade = true;
             rare = true;
         }
-        return new RunHelperCall(this, generation, programName());
+        return new RunScopedHelperCall(this, generation, programName());
     }
 
     /**
-     * Throws when the view of {@code runGeneration} outlived its run: a run that made a view moves
+     * False once the view of {@code runGeneration} outlived its run: a run that made a view moves
      * the generation on as it ends, so no later run (and no ended one) matches. The view is the
      * only way helpers reach this run, so this is the one check.
      */
-    void checkGeneration(int runGeneration, String name) {
-        if (runGeneration != generation) {
-            throw new IllegalStateException("the run of '" + name + "' this HelperCall belonged to has ended");
-        }
-    }
+    @Override public boolean isCurrentRun(int runGeneration) { return runGeneration == generation; }
 
     /** The innermost Java run in progress on this thread, or null. */
     static JitRun current() { return ThreadRuns.get().current(); }
@@ -272,14 +270,11 @@ final class JitRun implements HelperCall {
      */
     @Override public long callSubprogram(long handle, long r1, long r2, long r3, long r4, long r5) {
         JitExecutable p = running;
-        if (!p.isCallbackHandle(handle)) {
-            throw badArgument(String.format("callback 0x%x is not a function address (lddw src=4) of program '%s'", handle, programName()));
-        }
+        RunRules.checkCallbackHandle(this, p.isCallbackHandle(handle), handle);
         int callPc = pc();
         long budget = env.get(EnvLayout.BUDGET);
-        if (budget <= 0) throw BpfRuntimeException.budgetExceeded(programName(), callPc, context().budget());
         long depth = env.get(EnvLayout.DEPTH);
-        if (depth >= Limits.MAX_CALL_FRAMES) throw BpfRuntimeException.callDepthExceeded(programName(), callPc, Limits.MAX_CALL_FRAMES);
+        RunRules.checkFrameOpen(programName(), callPc, budget, context().budget(), depth);
         env.set(EnvLayout.BUDGET, budget - 1);
         long exitRbp = env.get(EnvLayout.EXIT_RBP), exitRsp = env.get(EnvLayout.EXIT_RSP), curRbp = env.get(EnvLayout.CUR_RBP);
         long[] args = {r1, r2, r3, r4, r5};
@@ -307,9 +302,7 @@ final class JitRun implements HelperCall {
 
     /** The buffer of the current frame depth, readable by the program until this helper returns. */
     @Override public long scratch(int size) {
-        if (size < 1 || size > Limits.STACK_SIZE) {
-            throw badArgument("scratch buffer of " + size + " bytes (1 to " + Limits.STACK_SIZE + ")");
-        }
+        RunRules.checkScratchSize(this, size);
         long depth = env.get(EnvLayout.DEPTH);
         env.set(EnvLayout.SCRATCH_LIVE, env.get(EnvLayout.SCRATCH_LIVE) | (1L << depth));
         return env.get(EnvLayout.SCRATCH_BASE) + (depth - 1) * Limits.STACK_SIZE;
@@ -318,26 +311,17 @@ final class JitRun implements HelperCall {
     /** As the interpreter: main frame only, 33 per run (empty slots count), same-engine targets that are open. */
     @Override public boolean tailCall(Object target) {
         long depth = env.get(EnvLayout.DEPTH);
-        if (depth != 1) {
-            throw new BpfRuntimeException(ErrorKind.HELPER_FAILED, programName(), pc(), 0, "bpf_tail_call from frame depth " + depth
-                    + " (a subprogram or callback): bpf4j allows tail calls only from the main program's frame");
-        }
+        RunRules.checkTailCallDepth(programName(), pc(), depth);
         if (tailCalls == null) {
             tailCalls = new TailCalls();
             rare = true;
         }
         if (!tailCalls.count()) return false;
         if (target == null) return false;
-        if (!(target instanceof JitExecutable)) {
-            throw new BpfRuntimeException(ErrorKind.HELPER_FAILED, programName(), pc(), 0, "bpf_tail_call: the prog-array slot holds "
-                    + target.getClass().getName() + ", not a program loaded by the jit engine (fill prog arrays with executables of the engine that runs them)");
-        }
+        if (!(target instanceof JitExecutable)) throw RunRules.foreignTailCallTarget(programName(), pc(), target, "jit");
         // The budget left (stored before every helper call) decides whether the target's code may skip counting it.
         JitExecutable next = ((JitExecutable) target).forBudget(env.get(EnvLayout.BUDGET));
-        if (!tailCalls.pin(next)) {
-            throw new BpfRuntimeException(ErrorKind.HELPER_FAILED, programName(), pc(), 0,
-                    "bpf_tail_call: target program '" + next.program().name() + "' was closed while still in a prog array");
-        }
+        if (!tailCalls.pin(next)) throw RunRules.closedTailCallTarget(programName(), pc(), next.program().name());
         return true;
     }
 
@@ -347,7 +331,7 @@ final class JitRun implements HelperCall {
      * binds its own context's regions again, as the lists differ.
      */
     @Override public void replaceRegion(MemoryRegion old, MemoryRegion now) {
-        if (env.boundRegions() == null) HelperCall.super.replaceRegion(old, now); // a probe's run: no packet to move
+        if (env.boundRegions() == null) RunScopedHelperCall.Run.super.replaceRegion(old, now); // a probe's run: no packet to move
         java.util.List<MemoryRegion> rs = new java.util.ArrayList<>(env.boundRegions());
         int i = rs.indexOf(old);
         if (i < 0) throw new IllegalStateException("region " + old + " is not in this run's table");
