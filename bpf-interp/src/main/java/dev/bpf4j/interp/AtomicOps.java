@@ -15,14 +15,6 @@ public final class AtomicOps {
 
     static final int ADD = Opcodes.ADD, OR = Opcodes.OR, AND = Opcodes.AND, XOR = Opcodes.XOR;
 
-    /** True when {@code imm} is one of the atomic operations RFC 9669 defines. */
-    public static boolean isValid(int imm) {
-        switch (imm & ~Opcodes.FETCH) {
-            case ADD: case OR: case AND: case XOR: return true;
-            default: return imm == Opcodes.XCHG || imm == Opcodes.CMPXCHG;
-        }
-    }
-
     /** add/or/and/xor/xchg on a 64-bit word; returns the old value. */
     public static long rmw64(long addr, int imm, long src) {
         switch (imm & ~Opcodes.FETCH) {

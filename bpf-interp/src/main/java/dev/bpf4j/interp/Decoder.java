@@ -3,6 +3,7 @@ package dev.bpf4j.interp;
 import dev.bpf4j.isa.Insn;
 import dev.bpf4j.program.Program;
 import dev.bpf4j.program.StackUse;
+import dev.bpf4j.program.EngineGuard;
 import dev.bpf4j.runtime.BpfLoadException;
 import dev.bpf4j.runtime.HelperSpec;
 import dev.bpf4j.runtime.LoadOptions;
@@ -62,19 +63,15 @@ final class Decoder {
     private DecodedProgram run(boolean fuse) {
         if (insns.length == 0) throw error(0, "empty program");
         if (insns.length >= 1 << DecodedProgram.PC_BITS) throw error(0, "program of " + insns.length + " slots is too large");
+        EngineGuard.check(program.name(), insns, options.legacyPacketLoads()); // what follows decodes a well-formed program
         for (int pc = 0; pc < insns.length; pc++) {
             if (secondSlot[pc]) continue;
             decode(pc, insns[pc]);
         }
         code[insns.length] = word(InsnCode.TRAP, 0, 0, 0);
-        for (int pc = 0; pc < insns.length; pc++) {
-            if (!secondSlot[pc]) checkTarget(pc, insns[pc]);
-        }
         boolean[] callbackTarget = new boolean[insns.length];
         for (int pc = 0; pc < insns.length; pc++) {
-            if (funcTarget[pc] < 0) continue;
-            checkInside(pc, funcTarget[pc], "function address (lddw src=4) target");
-            callbackTarget[(int) funcTarget[pc]] = true;
+            if (funcTarget[pc] >= 0) callbackTarget[(int) funcTarget[pc]] = true;
         }
         LookupInlining.Target[] inlineMaps = MapHelperInlining.targets(insns, helpers, functionStarts(), aux);
         for (int pc = 0; pc < insns.length; pc++) {
@@ -125,7 +122,6 @@ final class Decoder {
 
     private void decode(int pc, Insn in) {
         int op = in.opcode();
-        if (in.dst() > 10 || in.src() > 10) throw error(pc, "register number past r10");
         imm[pc] = in.imm();
         int opcode = op;
         switch (cls(op)) {
@@ -140,15 +136,10 @@ final class Decoder {
     }
 
     private void decodeLd(int pc, Insn in) {
-        if (in.opcode() != LDDW) {
-            decodeLegacyLoad(pc, in);
+        if (in.opcode() != LDDW) { // LD ABS/IND B/H/W: they write r0
+            code[pc] = word(in.opcode(), 0, in.src(), 0);
             return;
         }
-        if (in.src() != PSEUDO_IMM64 && in.src() != PSEUDO_FUNC) {
-            throw error(pc, "lddw with src " + in.src() + " (map/BTF reference) must be relocated before loading");
-        }
-        if (pc + 1 >= insns.length || insns[pc + 1].opcode() != 0) throw error(pc, "lddw without its second slot");
-        writesReg(pc, in.dst());
         if (in.src() == PSEUDO_FUNC) funcTarget[pc] = pc + 1L + in.imm(); // resolved to a handle once decoded
         else wide[pc] = in.imm64(insns[pc + 1]);
         code[pc] = word(LDDW, in.dst(), 0, 0);
@@ -156,42 +147,20 @@ final class Decoder {
         secondSlot[pc + 1] = true;
     }
 
-    /** LD ABS/IND B/H/W: only when the load options allow them; they write r0. */
-    private void decodeLegacyLoad(int pc, Insn in) {
-        int op = in.opcode();
-        if ((mode(op) != ABS && mode(op) != IND) || size(op) == DW) throw error(pc, String.format("unknown LD opcode 0x%02x", op));
-        if (!options.legacyPacketLoads()) {
-            throw error(pc, String.format("opcode 0x%02x: legacy packet loads (LD ABS/IND) need LoadOptions.withLegacyPacketLoads(true)", op));
-        }
-        code[pc] = word(op, 0, in.src(), 0);
-    }
-
     private int decodeLdx(int pc, Insn in) {
         int op = in.opcode();
-        writesReg(pc, in.dst());
-        if (mode(op) == MEMSX) {
-            if (size(op) == DW) throw error(pc, "MEMSX load of 8 bytes is not defined");
-            return op;
-        }
-        if (mode(op) != MEM) throw error(pc, String.format("unknown LDX mode in opcode 0x%02x", op));
+        if (mode(op) == MEMSX) return op;
         return stackFast(pc, in.src(), in.off(), sizeBytes(op)) ? LDX | size(op) : op;
     }
 
     private int decodeSt(int pc, Insn in) {
         int op = in.opcode();
-        if (mode(op) != MEM) throw error(pc, String.format("unknown ST mode in opcode 0x%02x", op));
         return stackFast(pc, in.dst(), in.off(), sizeBytes(op)) ? ST | size(op) : op;
     }
 
     private int decodeStx(int pc, Insn in) {
         int op = in.opcode();
-        if (mode(op) == ATOMIC) {
-            if (size(op) != W && size(op) != DW) throw error(pc, "atomic operations are 32 or 64 bits wide");
-            if (!AtomicOps.isValid(in.imm())) throw error(pc, String.format("unknown atomic operation 0x%x", in.imm()));
-            if ((in.imm() & FETCH) != 0 && in.imm() != CMPXCHG) writesReg(pc, in.src());
-            return op;
-        }
-        if (mode(op) != MEM) throw error(pc, String.format("unknown STX mode in opcode 0x%02x", op));
+        if (mode(op) == ATOMIC) return op;
         return stackFast(pc, in.dst(), in.off(), sizeBytes(op)) ? STX | size(op) : op;
     }
 
@@ -205,102 +174,32 @@ final class Decoder {
         return (base == 10 && off >= -Limits.STACK_SIZE && off + size <= 0) || (aux != null && aux.stackOnly(pc));
     }
 
+    /** ALU: only movsx has an opcode of its own in the decoded form. */
     private int decodeAlu(int pc, Insn in) {
         int op = in.opcode();
-        boolean is64 = cls(op) == ALU64;
-        writesReg(pc, in.dst());
-        switch (op(op)) {
-            case ADD: case SUB: case MUL: case OR: case AND: case LSH: case RSH: case XOR: case ARSH:
-                return op;
-            case DIV: case MOD:
-                if (in.off() != 0 && in.off() != 1) throw error(pc, "div/mod offset must be 0 (unsigned) or 1 (signed)");
-                return op;
-            case NEG:
-                if (source(op) != K) throw error(pc, "neg takes no source register");
-                return op;
-            case MOV:
-                if (in.off() == 0 || source(op) == K) return op;
-                if (in.off() != 8 && in.off() != 16 && !(is64 && in.off() == 32)) {
-                    throw error(pc, is64 ? "movsx offset must be 8, 16 or 32" : "ALU movsx offset must be 8 or 16");
-                }
-                return is64 ? InsnCode.MOVSX64 : InsnCode.MOVSX32;
-            case END:
-                if (is64 && source(op) != TO_LE) throw error(pc, "ALU64 byte swap must use source 0 (bswap)");
-                if (in.imm() != 16 && in.imm() != 32 && in.imm() != 64) throw error(pc, "byte swap width must be 16, 32 or 64");
-                return op;
-            default:
-                throw error(pc, String.format("unknown ALU opcode 0x%02x", op));
-        }
+        if (op(op) != MOV || in.off() == 0 || source(op) == K) return op;
+        return cls(op) == ALU64 ? InsnCode.MOVSX64 : InsnCode.MOVSX32;
     }
 
     private int decodeJmp(int pc, Insn in) {
         int op = in.opcode();
-        boolean is32 = cls(op) == JMP32;
-        switch (op(op)) {
-            case JA:
-                if (source(op) != K) throw error(pc, "ja takes no source register");
-                if (is32) imm[pc] = pc + 1L + in.imm(); // gotol: 32-bit offset in imm
-                return op;
-            case CALL:
-                if (is32) throw error(pc, String.format("unknown jump opcode 0x%02x", op));
-                if (source(op) == X) { // callx: the helper is looked up by the id in dst when it runs
-                    if (in.src() != 0 || in.off() != 0 || in.imm() != 0) throw error(pc, "callx takes only its dst register");
-                    return op;
-                }
-                decodeCall(pc, in);
-                return op;
-            case EXIT:
-                if (is32 || source(op) != K) throw error(pc, String.format("unknown jump opcode 0x%02x", op));
-                return op;
-            case JEQ: case JGT: case JGE: case JSET: case JNE: case JSGT: case JSGE:
-            case JLT: case JLE: case JSLT: case JSLE:
-                return op;
-            default:
-                throw error(pc, String.format("unknown jump opcode 0x%02x", op));
-        }
+        if (op == (JMP32 | JA)) imm[pc] = pc + 1L + in.imm(); // gotol: 32-bit offset in imm
+        if (op(op) == CALL && source(op) == K) decodeCall(pc, in); // callx looks its helper up by the id in dst when it runs
+        return op;
     }
 
     private void decodeCall(int pc, Insn in) {
         if (in.src() == CALL_HELPER) {
             helpers[pc] = options.helpers().lookup(in.imm()).orElseThrow(() ->
                     error(pc, "call to unknown helper id " + in.imm() + " (not in LoadOptions.helpers())"));
-        } else if (in.src() == PSEUDO_CALL) {
+        } else { // PSEUDO_CALL (EngineGuard refused the others)
             imm[pc] = pc + 1L + in.imm();
-        } else {
-            throw error(pc, "call with src " + in.src() + " (kfunc) is not supported");
         }
-    }
-
-    /** Every jump and local call must land on the first slot of an instruction inside the program. */
-    private void checkTarget(int pc, Insn in) {
-        int op = in.opcode();
-        if (!isJmp(op)) return;
-        long target;
-        if (op(op) == CALL) {
-            if (in.src() != PSEUDO_CALL) return;
-            target = imm[pc];
-        } else if (op(op) == EXIT) {
-            return;
-        } else if (op == (JMP32 | JA)) {
-            target = imm[pc];
-        } else {
-            target = pc + 1L + in.off();
-        }
-        checkInside(pc, target, "jump target");
-    }
-
-    private void checkInside(int pc, long target, String what) {
-        if (target < 0 || target >= insns.length) throw error(pc, what + " " + target + " is outside the program");
-        if (secondSlot[(int) target]) throw error(pc, what + " " + target + " is the second slot of an lddw");
     }
 
     /** The low 32 bits of a packed word (the imm half is added at the end). */
     private static int word(int opcode, int dst, int src, int off) {
         return (int) InsnCode.pack(opcode, dst, src, off, 0);
-    }
-
-    private void writesReg(int pc, int reg) {
-        if (reg == 10) throw error(pc, "r10 is read-only");
     }
 
     private BpfLoadException error(int pc, String reason) {

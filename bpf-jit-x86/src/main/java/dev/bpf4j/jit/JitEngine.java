@@ -6,6 +6,7 @@ import dev.bpf4j.jit.compiler.CompileOptions;
 import dev.bpf4j.jit.compiler.CompiledProgram;
 import dev.bpf4j.jit.compiler.JitCompiler;
 import dev.bpf4j.jit.runtime.JitExecutable;
+import dev.bpf4j.program.EngineGuard;
 import dev.bpf4j.program.Program;
 import dev.bpf4j.runtime.BpfLoadException;
 import dev.bpf4j.runtime.Engine;
@@ -90,6 +91,8 @@ public final class JitEngine implements Engine {
 
     /** The target of every helper the program calls; Java helpers are also collected into {@code javaHelpers}. */
     private Map<Integer, HelperBinding> bindHelpers(Program program, LoadOptions options, Map<Integer, HelperSpec> javaHelpers) {
+        // the engines' shared load rules come first, so a program with several faults fails alike in each
+        EngineGuard.check(program.name(), program.toArray(), options.legacyPacketLoads());
         Map<Integer, HelperBinding> bindings = new HashMap<>();
         List<Insn> insns = program.insns();
         for (int pc = 0; pc < insns.size(); pc++) {

@@ -8,6 +8,7 @@ import dev.bpf4j.jit.analysis.LoadCombining;
 import dev.bpf4j.jit.analysis.RegionProof;
 import dev.bpf4j.jit.analysis.StackProof;
 import dev.bpf4j.program.CallSiteConstants;
+import dev.bpf4j.program.EngineGuard;
 import dev.bpf4j.program.Program;
 import dev.bpf4j.runtime.BpfLoadException;
 import dev.bpf4j.runtime.PacketContext;

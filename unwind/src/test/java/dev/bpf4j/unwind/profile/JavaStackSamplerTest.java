@@ -16,7 +16,8 @@ class JavaStackSamplerTest {
 
     @Test
     void samplesTheTargetThreadsJavaStackRootFirst() throws InterruptedException {
-        Thread busy = new Thread(() -> spin(400_000_000L), "busy");
+        // long enough for 20 samples at 200 Hz even when other builds load both cores
+        Thread busy = new Thread(() -> spin(1_500_000_000L), "busy");
         JavaStackSampler s = new JavaStackSampler(busy, 200);
         busy.start();
         s.start();
