@@ -8,8 +8,8 @@ import java.util.Optional;
 import java.util.ServiceLoader;
 
 /**
- * The BPF engines on the class path, found by name through {@link ServiceLoader}, so the benchmarks
- * compile and run whether or not the JIT ({@code jit}) has landed yet. {@link #names()} lists the
+ * The BPF engines on the class path, found through {@link ServiceLoader} by their {@link Engine#name()}
+ * ({@code interp}, {@code jit}), the names the benchmark parameters use. {@link #names()} lists the
  * in-process engines JMH times; the kernel engine is timed by the kernel itself ({@link KernelTimings}).
  */
 public final class Engines {

@@ -11,7 +11,7 @@ import java.util.Optional;
  * the native offset of every slot ({@code pcOffsets[pc]}; {@code pcOffsets[length]} is the end of
  * the last function), the shared stub block with its unwind rows (relative to stubOffset) and, when
  * the main program is itself a call target, the entry trampoline at offset 0 (index -1, no slots).
- * When main has a guarded copy of its body ({@code CompiledProgram.guardedOffset}),
+ * When main has a guarded copy of its body ({@link ProofSites#guardedOffset}),
  * {@code guardedPcOffsets[pc]} is where the copy's code for main's slot {@code pc} starts, and its
  * last entry (index main's endPc) where the copy ends; empty when there is no copy.
  */

@@ -10,7 +10,8 @@
  * (traced function, then the trampoline) so frame-pointer walks from inside keep the parent, runs
  * each attached program with ctx = &amp;pt_regs — a JIT program by a direct call of its entry with
  * an env block built on the stack (its Java helpers find the run from that block through
- * {@code DirectRuns}), the interpreter and tail-calling JIT code through one jffi upcall closure that
+ * {@code DirectRuns}), the interpreter and tail-calling JIT code through one upcall into Java
+ * ({@code Upcall}: a generated JNI call, or the jffi closure for threads the JVM does not know) that
  * runs it with {@code RunContext} registers = the pt_regs — then restores every
  * register and flag and returns to the function. It is registered in the code map with rows
  * exact at every instruction, and the patched call site with the entry rule.

@@ -3,7 +3,7 @@
  * {@code EnvBlock} (the off-heap per-run state r12 points at, one per thread and nesting level in
  * {@code ThreadRuns} together with its reusable {@code JitRun}: a run allocates nothing unless it
  * calls a helper, which gets a {@code RunScopedHelperCall} view),
- * {@code JitExecutable} (jffi entry call, code-map registration, safe close: runs publish the
+ * {@code JitExecutable} (the entry call through {@code JniEntry}, or jffi where JNI cannot be bound; code-map registration, safe close: runs publish the
  * program in a hazard slot of their thread, close waits for the slots of every thread in
  * {@code RunRegistry} after a {@code Membarrier}) and
  * {@code HelperBridge} (the upcall, through JNI or a jffi closure, that dispatches Java helpers by id to the thread's
