@@ -42,7 +42,7 @@ final class FrameEmitter {
     /**
      * Sets an env word to a register unless it already holds it: runs entered from the same Java
      * frame depth find their frame words in place, and a compare costs less than a store that the
-     * return through jffi must drain (measured: docs/jit-performance.md, "Entering a run").
+     * return into the JVM must drain (docs/jit-performance.md, "Entering a run from Java").
      */
     private static void storeIfChanged(X86Encoder e, int field, Reg r) {
         e.aluMR(AluOp.CMP, true, JitContext.env(field), r, false); /* cmp [r12 + field], r */
