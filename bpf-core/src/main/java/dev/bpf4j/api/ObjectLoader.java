@@ -11,13 +11,11 @@ import dev.bpf4j.maps.ProgArrayMap;
 import dev.bpf4j.object.BpfObjectSpec;
 import dev.bpf4j.object.MapSpec;
 import dev.bpf4j.object.ProgramSpec;
-import dev.bpf4j.object.ProgramType;
 import dev.bpf4j.runtime.BpfLoadException;
 import dev.bpf4j.runtime.HelperRegistry;
 import dev.bpf4j.runtime.EntryRegisters;
 import dev.bpf4j.runtime.LoadOptions;
 import dev.bpf4j.runtime.MapShapes;
-import dev.bpf4j.runtime.PacketContext;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -43,7 +41,7 @@ final class ObjectLoader {
             Map<String, SpinLockCheck.Target> lockTargets = lockTargets(spec);
             for (ProgramSpec p : spec.programs()) {
                 if (!p.autoload()) continue;
-                LoadOptions loadOptions = new LoadOptions(helpers, 1, false, legacyPacketLoads(p.type()), packetContext(p.type()), EntryRegisters.CONTEXT,
+                LoadOptions loadOptions = new LoadOptions(helpers, 1, false, p.type().legacyPacketLoads(), p.type().packetContext(), EntryRegisters.CONTEXT,
                         shapes(maps));
                 programs.add(new BpfProgram(p, MapRelocator.relocate(p, maps), maps, loadOptions, options, lockTargets));
             }
@@ -60,21 +58,6 @@ final class ObjectLoader {
     private static MapShapes shapes(MapTable maps) {
         return handle -> maps.find(handle)
                 .map(m -> new MapShapes.Shape(m.keySize(), m.type().isMapInMap() ? -1 : m.valueSize())).orElse(null);
-    }
-
-    /** Where the run's ctx ({@link ProgramContexts}) holds the packet pointers, for engines that prove packet accesses. */
-    private static PacketContext packetContext(ProgramType t) {
-        switch (t) {
-            case XDP: return PacketContext.XDP_MD;
-            case SCHED_CLS: case SCHED_ACT: case LWT_XMIT: case SOCKET_FILTER: case CGROUP_SKB: case LWT_IN: case LWT_OUT:
-                return PacketContext.SK_BUFF; // SkbFrame fills data and data_end for each of these
-            default: return null;
-        }
-    }
-
-    /** The kernel's may_access_skb: LD ABS/IND only in socket filters and tc programs. */
-    private static boolean legacyPacketLoads(ProgramType t) {
-        return t == ProgramType.SOCKET_FILTER || t == ProgramType.SCHED_CLS || t == ProgramType.SCHED_ACT;
     }
 
     /** libbpf's init_prog_array_slots: each {@code .values} entry of a prog array gets the loaded program. */

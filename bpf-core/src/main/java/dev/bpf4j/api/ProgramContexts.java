@@ -3,7 +3,7 @@ package dev.bpf4j.api;
 import dev.bpf4j.object.ProgramType;
 
 /**
- * Which context a program type gets in a test run, with the layouts of include/uapi/linux/bpf.h and
+ * The context a program type gets in a test run ({@link ProgramType#context()}), with the layouts of include/uapi/linux/bpf.h and
  * arch/x86/include/uapi/asm/ptrace.h (x86-64).
  */
 final class ProgramContexts {
@@ -17,30 +17,23 @@ final class ProgramContexts {
     static RunFrame frame(String program, ProgramType type, RunOptions o) {
         byte[] data = o.dataIn();
         byte[] ctx = o.ctxIn();
-        switch (type) {
-            case XDP:
+        switch (type.context()) {
+            case XDP_MD:
                 return new XdpFrame(program, data, ctx);
-            case SCHED_CLS:
-            case SCHED_ACT:
-            case LWT_XMIT:
+            case SK_BUFF_L2:
                 return new SkbFrame(program, data, ctx, true);
-            case SOCKET_FILTER:
-            case CGROUP_SKB:
-            case LWT_IN:
-            case LWT_OUT:
+            case SK_BUFF:
                 return new SkbFrame(program, data, ctx, false);
-            case KPROBE:
+            case PT_REGS:
                 noData(program, type, data);
                 return BlobFrame.struct(program, "pt_regs", PT_REGS_SIZE, ctx);
-            case PERF_EVENT:
+            case PERF_EVENT_DATA:
                 noData(program, type, data);
                 return BlobFrame.struct(program, "bpf_perf_event_data", PERF_EVENT_DATA_SIZE, ctx);
-            case RAW_TRACEPOINT:
-            case RAW_TRACEPOINT_WRITABLE:
-            case TRACING:
+            case RAW_ARGS:
                 noData(program, type, data);
                 return BlobFrame.args(program, ctx);
-            case SYSCALL:
+            case SYSCALL_USER:
                 noData(program, type, data);
                 return BlobFrame.user(program, ctx);
             default:

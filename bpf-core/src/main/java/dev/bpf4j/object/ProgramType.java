@@ -1,15 +1,94 @@
 package dev.bpf4j.object;
 
-/** {@code enum bpf_prog_type} of {@code include/uapi/linux/bpf.h}, with the kernel's numbers. */
+import dev.bpf4j.runtime.PacketContext;
+
+/**
+ * {@code enum bpf_prog_type} of {@code include/uapi/linux/bpf.h}, with the kernel's numbers, and
+ * bpf4j's one table of what each type means (the kernel's {@code bpf_prog_types}): the context a
+ * test run hands it, whether it may use LD ABS/IND, and how the kernel's BPF_PROG_TEST_RUN runs it.
+ * Section names map to types in {@link SectionDef}, as libbpf's {@code section_defs}.
+ */
 public enum ProgramType {
-    UNSPEC(0), SOCKET_FILTER(1), KPROBE(2), SCHED_CLS(3), SCHED_ACT(4), TRACEPOINT(5), XDP(6), PERF_EVENT(7),
-    CGROUP_SKB(8), CGROUP_SOCK(9), LWT_IN(10), LWT_OUT(11), LWT_XMIT(12), SOCK_OPS(13), SK_SKB(14),
-    CGROUP_DEVICE(15), SK_MSG(16), RAW_TRACEPOINT(17), CGROUP_SOCK_ADDR(18), LWT_SEG6LOCAL(19), LIRC_MODE2(20),
-    SK_REUSEPORT(21), FLOW_DISSECTOR(22), CGROUP_SYSCTL(23), RAW_TRACEPOINT_WRITABLE(24), CGROUP_SOCKOPT(25),
-    TRACING(26), STRUCT_OPS(27), EXT(28), LSM(29), SK_LOOKUP(30), SYSCALL(31), NETFILTER(32);
+    UNSPEC(0),
+    SOCKET_FILTER(1, Context.SK_BUFF, KernelTestRun.SKB, true),
+    KPROBE(2, Context.PT_REGS, KernelTestRun.NONE, false),
+    SCHED_CLS(3, Context.SK_BUFF_L2, KernelTestRun.SKB, true),
+    SCHED_ACT(4, Context.SK_BUFF_L2, KernelTestRun.SKB, true),
+    TRACEPOINT(5),
+    XDP(6, Context.XDP_MD, KernelTestRun.XDP, false),
+    PERF_EVENT(7, Context.PERF_EVENT_DATA, KernelTestRun.NONE, false),
+    CGROUP_SKB(8, Context.SK_BUFF, KernelTestRun.SKB, false),
+    CGROUP_SOCK(9), LWT_IN(10, Context.SK_BUFF, KernelTestRun.SKB, false), LWT_OUT(11, Context.SK_BUFF, KernelTestRun.SKB, false),
+    LWT_XMIT(12, Context.SK_BUFF_L2, KernelTestRun.SKB, false),
+    SOCK_OPS(13), SK_SKB(14), CGROUP_DEVICE(15), SK_MSG(16),
+    RAW_TRACEPOINT(17, Context.RAW_ARGS, KernelTestRun.CTX, false),
+    CGROUP_SOCK_ADDR(18), LWT_SEG6LOCAL(19), LIRC_MODE2(20), SK_REUSEPORT(21), FLOW_DISSECTOR(22), CGROUP_SYSCTL(23),
+    RAW_TRACEPOINT_WRITABLE(24, Context.RAW_ARGS, KernelTestRun.NONE, false),
+    CGROUP_SOCKOPT(25),
+    TRACING(26, Context.RAW_ARGS, KernelTestRun.NONE, false),
+    STRUCT_OPS(27), EXT(28), LSM(29), SK_LOOKUP(30),
+    SYSCALL(31, Context.SYSCALL_USER, KernelTestRun.CTX, false),
+    NETFILTER(32);
+
+    /** The context a bpf4j test run builds for a type ({@code api.ProgramContexts}); NONE: bpf4j cannot test-run it. */
+    public enum Context {
+        NONE,
+        /** {@code struct xdp_md} over the packet. */
+        XDP_MD,
+        /** {@code struct __sk_buff}, the packet starting at the network header (socket filter, cgroup_skb, lwt in/out). */
+        SK_BUFF,
+        /** {@code struct __sk_buff}, the packet starting at the Ethernet header (tc, lwt_xmit). */
+        SK_BUFF_L2,
+        /** {@code struct pt_regs} (x86-64). */
+        PT_REGS,
+        /** {@code struct bpf_perf_event_data}: pt_regs, sample_period, addr. */
+        PERF_EVENT_DATA,
+        /** An array of u64 arguments (raw tracepoints, fentry/fexit). */
+        RAW_ARGS,
+        /** A user-supplied block the program may write back (BPF_PROG_TYPE_SYSCALL). */
+        SYSCALL_USER
+    }
+
+    /** How the kernel's BPF_PROG_TEST_RUN runs the type, as bpf4j drives it (bpf-kernel). */
+    public enum KernelTestRun {
+        /** No test run bpf4j drives (kprobe and perf_event have none in the kernel). */
+        NONE,
+        /** data_in/data_out, ctx {@code struct xdp_md}. */
+        XDP,
+        /** data_in/data_out, ctx in and out as {@code struct __sk_buff}. */
+        SKB,
+        /** ctx_in only (raw_tp, syscall). */
+        CTX
+    }
 
     /** The kernel's {@code BPF_PROG_TYPE_*} value. */
     public final int id;
+    private final Context context;
+    private final KernelTestRun kernelTestRun;
+    private final boolean legacyPacketLoads;
 
-    ProgramType(int id) { this.id = id; }
+    ProgramType(int id) { this(id, Context.NONE, KernelTestRun.NONE, false); }
+
+    ProgramType(int id, Context context, KernelTestRun kernelTestRun, boolean legacyPacketLoads) {
+        this.id = id;
+        this.context = context;
+        this.kernelTestRun = kernelTestRun;
+        this.legacyPacketLoads = legacyPacketLoads;
+    }
+
+    public Context context() { return context; }
+
+    public KernelTestRun kernelTestRun() { return kernelTestRun; }
+
+    /** The kernel's may_access_skb: LD ABS/IND only in socket filters and tc programs. */
+    public boolean legacyPacketLoads() { return legacyPacketLoads; }
+
+    /** Where the test-run ctx holds the packet pointers, for engines and the verifier that prove packet accesses; null: no packet. */
+    public PacketContext packetContext() {
+        return switch (context) {
+            case XDP_MD -> PacketContext.XDP_MD;
+            case SK_BUFF, SK_BUFF_L2 -> PacketContext.SK_BUFF;
+            default -> null;
+        };
+    }
 }

@@ -8,8 +8,6 @@ import dev.bpf4j.kernel.TestRunResult;
 import dev.bpf4j.object.ProgramType;
 
 import java.util.Arrays;
-import java.util.EnumSet;
-import java.util.Set;
 
 /**
  * {@link RunOptions} onto BPF_PROG_TEST_RUN, giving the {@link RunResult} bpf4j's object layer gives
@@ -26,14 +24,8 @@ final class KernelTestRun {
     /** Room for a packet bpf_xdp_adjust_tail grew to its limit (a 4096-byte frame less headroom and tailroom). */
     static final int XDP_FRAME = 4096;
 
-    private static final Set<ProgramType> SKB = EnumSet.of(ProgramType.SCHED_CLS, ProgramType.SCHED_ACT,
-            ProgramType.SOCKET_FILTER, ProgramType.CGROUP_SKB, ProgramType.LWT_IN, ProgramType.LWT_OUT, ProgramType.LWT_XMIT);
-    private static final Set<ProgramType> RUNNABLE = EnumSet.of(ProgramType.XDP, ProgramType.SCHED_CLS, ProgramType.SCHED_ACT,
-            ProgramType.SOCKET_FILTER, ProgramType.CGROUP_SKB, ProgramType.LWT_IN, ProgramType.LWT_OUT, ProgramType.LWT_XMIT,
-            ProgramType.RAW_TRACEPOINT, ProgramType.SYSCALL);
-
     /** Whether the kernel has a BPF_PROG_TEST_RUN for this type that bpf4j drives (kprobe and perf_event have none). */
-    static boolean runnable(ProgramType t) { return RUNNABLE.contains(t); }
+    static boolean runnable(ProgramType t) { return t.kernelTestRun() != ProgramType.KernelTestRun.NONE; }
 
     static RunResult run(int fd, ProgramType type, RunOptions o) {
         if (o.dataIn() == null) {
@@ -50,7 +42,7 @@ final class KernelTestRun {
             return new RunResult(r.retvalUnsigned(), null, back ? r.ctxIn() : null, total / o.repeat());
         }
         byte[] data = o.dataIn();
-        boolean skb = SKB.contains(type);
+        boolean skb = type.kernelTestRun() == ProgramType.KernelTestRun.SKB;
         TestRunResult r = BpfSyscall.progTestRun(fd, new TestRunRequest(data, Math.max(data.length, XDP_FRAME) + DATA_OUT_SLACK, o.ctxIn(),
                 skb ? SKB_SIZE : 0, o.repeat()));
         byte[] out = r.dataOut();
