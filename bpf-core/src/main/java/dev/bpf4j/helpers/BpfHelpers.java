@@ -46,6 +46,8 @@ public final class BpfHelpers {
         StringHelpers.register(b);
         TimeHelpers.register(b);
         SkbHelpers.register(b);
+        SkbResizeHelpers.register(b);
+        VlanHelpers.register(b);
         XdpHelpers.register(b);
         CsumDiffHelper.register(b);
         RedirectHelper.register(b);

@@ -45,6 +45,8 @@ public final class HelperIds {
     public static final int SKB_STORE_BYTES = 9;
     public static final int L3_CSUM_REPLACE = 10;
     public static final int L4_CSUM_REPLACE = 11;
+    public static final int SKB_VLAN_PUSH = 18;
+    public static final int SKB_VLAN_POP = 19;
     public static final int REDIRECT = 23;
     public static final int SKB_LOAD_BYTES = 26;
     public static final int CSUM_DIFF = 28;
@@ -79,7 +81,7 @@ public final class HelperIds {
         switch (id) {
             case SKB_STORE_BYTES: case L3_CSUM_REPLACE: case L4_CSUM_REPLACE: case SKB_CHANGE_TAIL: case SKB_PULL_DATA:
             case SKB_CHANGE_HEAD: case XDP_ADJUST_HEAD: case SKB_ADJUST_ROOM: case XDP_ADJUST_META: case XDP_ADJUST_TAIL:
-            case 18: case 19: case 31: // skb_vlan_push/pop, skb_change_proto
+            case SKB_VLAN_PUSH: case SKB_VLAN_POP: case 31: // skb_change_proto
                 return true;
             default:
                 return false;
