@@ -40,6 +40,7 @@ public final class BpfHelpers {
         MapHelpers.register(b, maps);
         RingBufHelpers.register(b, maps);
         TaskHelpers.register(b);
+        ProcessHelpers.register(b, mem);
         ProbeHelpers.register(b, mem);
         PrintkHelpers.register(b, mem, options.traceSink());
         CallbackHelpers.register(b, maps);

@@ -31,12 +31,40 @@ final class SkbResizeHelpers {
     /** BPF_F_ADJ_ROOM_MASK: every flag bpf_skb_adjust_room knows, the inner L2 length in the top byte included. */
     static final long ADJ_ROOM_MASK = ADJ_ROOM_FIXED_GSO | ENCAP_L3_MASK | ENCAP_L4_GRE | ENCAP_L4_UDP | ENCAP_L2_ETH
             | (0xffL << ENCAP_L2_SHIFT) | DECAP_L3_MASK;
-    static final int BPF_ADJ_ROOM_NET = 0, BPF_ADJ_ROOM_MAC = 1;
+    static final int BPF_ADJ_ROOM_NET = 0, BPF_ADJ_ROOM_MAC = 1, PACKET_OTHERHOST = 3;
+
+    /**
+     * bpf_skb_change_proto(skb, __be16 proto, u64 flags): IPv4 to IPv6 inserts 20 zero bytes after the mac header,
+     * IPv6 to IPv4 removes 20 there (the program rewrites the header); skb->protocol follows, the hash is cleared.
+     */
+    static long changeProto(HelperCall call, long r1, long r2, long r3, long r4, long r5) {
+        PacketBuffer p = Packets.writable(call, "bpf_skb_change_proto", r1);
+        if (r3 != 0) return EINVAL;
+        int from = Packets.protocol(p), to = Short.reverseBytes((short) r2) & 0xffff;
+        long off = p.skb().networkHeader() - p.skb().macHeader(), diff = IPV6_HLEN - IPV4_HLEN;
+        boolean ok;
+        if (from == ETH_P_IP && to == ETH_P_IPV6) ok = netHdrPush(call, p, off, diff);
+        else if (from == ETH_P_IPV6 && to == ETH_P_IP) ok = netHdrPop(call, p, off, diff);
+        else return ENOTSUPP;
+        if (!ok) return ENOMEM;
+        Packets.setProtocol(p, to);
+        NativeMemory.putInt(p.ctx() + SkbHelpers.SKB_HASH, 0); // skb_clear_hash
+        return 0;
+    }
 
     static void register(HelperRegistry.Builder b) {
         b.addForward(HelperIds.SKB_CHANGE_HEAD, "bpf_skb_change_head", SkbResizeHelpers::changeHead);
         b.addForward(HelperIds.SKB_CHANGE_TAIL, "bpf_skb_change_tail", SkbResizeHelpers::changeTail);
         b.addForward(HelperIds.SKB_ADJUST_ROOM, "bpf_skb_adjust_room", SkbResizeHelpers::adjustRoom);
+        b.addForward(HelperIds.SKB_CHANGE_PROTO, "bpf_skb_change_proto", SkbResizeHelpers::changeProto);
+        // bpf_skb_change_type(skb, u32 pkt_type): only between PACKET_HOST .. PACKET_OTHERHOST (skb_pkt_type_ok)
+        b.addForward(HelperIds.SKB_CHANGE_TYPE, "bpf_skb_change_type", (call, r1, r2, r3, r4, r5) -> {
+            PacketBuffer p = Packets.writable(call, "bpf_skb_change_type", r1);
+            long now = NativeMemory.getInt(p.ctx() + Packets.SKB_PKT_TYPE) & 0xffffffffL, to = r2 & 0xffffffffL;
+            if (now > PACKET_OTHERHOST || to > PACKET_OTHERHOST) return EINVAL;
+            NativeMemory.putInt(p.ctx() + Packets.SKB_PKT_TYPE, (int) to);
+            return 0;
+        });
     }
 
     /** bpf_skb_change_head(skb, u32 head_room, u64 flags): head_room zero bytes in front; the mac header starts there. */
@@ -122,17 +150,10 @@ final class SkbResizeHelpers {
             macLen = s.networkHeader() - s.macHeader();
             if (innerMacLen > len) return EINVAL;
         }
-        long old = p.data(), data = old - len;
-        if (!Packets.moveSkb(call, p, data, p.dataEnd())) return ENOMEM;
-        byte[] head = NativeMemory.read(old, (int) off); // bpf_skb_generic_push: memmove the first off bytes down
-        NativeMemory.write(data, head, 0, head.length);
-        NativeMemory.setMemory(data + off, len, (byte) 0);
-        boolean transSame = s.transportHeader() == s.networkHeader();
-        long network = s.networkHeader() - len;
-        s.setHeaders(s.macHeader() - len, network, transSame ? network : s.transportHeader());
+        if (!netHdrPush(call, p, off, len)) return ENOMEM;
         if (encap) {
             s.setEncapsulation(true);
-            network = data + macLen; // skb_set_network_header(skb, mac_len)
+            long network = p.data() + macLen; // skb_set_network_header(skb, mac_len)
             long transport = s.transportHeader();
             if ((flags & (ENCAP_L4_GRE | ENCAP_L4_UDP)) != 0) {
                 transport = network + ((flags & ENCAP_L3_IPV6) != 0 ? IPV6_HLEN : IPV4_HLEN);
@@ -144,18 +165,41 @@ final class SkbResizeHelpers {
         return 0;
     }
 
+    /**
+     * bpf_skb_net_hdr_push: len zero bytes at off (the first off bytes move down), the mac and network headers
+     * with them (the transport header too while it equals the network header); false when the frame is full.
+     */
+    static boolean netHdrPush(HelperCall call, PacketBuffer p, long off, long len) {
+        long old = p.data();
+        if (!Packets.moveSkb(call, p, old - len, p.dataEnd())) return false;
+        byte[] head = NativeMemory.read(old, (int) off);
+        NativeMemory.write(p.data(), head, 0, head.length);
+        NativeMemory.setMemory(p.data() + off, len, (byte) 0);
+        shiftHeaders(p.skb(), -len);
+        return true;
+    }
+
+    /** bpf_skb_net_hdr_pop: removes len bytes at off; false (-ENOMEM: pskb_may_pull) when off + len is past the packet. */
+    static boolean netHdrPop(HelperCall call, PacketBuffer p, long off, long len) {
+        if (off + len > p.length()) return false;
+        long old = p.data();
+        byte[] head = NativeMemory.read(old, (int) off);
+        Packets.moveSkb(call, p, old + len, p.dataEnd()); // shorter: always fits
+        NativeMemory.write(p.data(), head, 0, head.length);
+        shiftHeaders(p.skb(), len);
+        return true;
+    }
+
+    private static void shiftHeaders(SkbState s, long by) {
+        boolean transSame = s.transportHeader() == s.networkHeader();
+        long network = s.networkHeader() + by;
+        s.setHeaders(s.macHeader() + by, network, transSame ? network : s.transportHeader());
+    }
+
     /** bpf_skb_net_shrink: bpf_skb_net_hdr_pop of len bytes at off; the decap flags set skb->protocol. */
     private static long shrink(HelperCall call, PacketBuffer p, long off, long len, long flags, int proto) {
         if ((flags & ~(ADJ_ROOM_FIXED_GSO | DECAP_L3_MASK | NO_CSUM_RESET)) != 0) return EINVAL;
-        if (off + len > p.length()) return ENOMEM; // pskb_may_pull
-        SkbState s = p.skb();
-        long old = p.data();
-        byte[] head = NativeMemory.read(old, (int) off);
-        if (!Packets.moveSkb(call, p, old + len, p.dataEnd())) return ENOMEM;
-        NativeMemory.write(p.data(), head, 0, head.length);
-        boolean transSame = s.transportHeader() == s.networkHeader();
-        long network = s.networkHeader() + len;
-        s.setHeaders(s.macHeader() + len, network, transSame ? network : s.transportHeader());
+        if (!netHdrPop(call, p, off, len)) return ENOMEM;
         if (proto == ETH_P_IP && (flags & DECAP_L3_IPV6) != 0) Packets.setProtocol(p, ETH_P_IPV6);
         else if (proto == ETH_P_IPV6 && (flags & DECAP_L3_IPV4) != 0) Packets.setProtocol(p, ETH_P_IP);
         return 0;

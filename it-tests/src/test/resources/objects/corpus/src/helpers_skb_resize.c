@@ -1,6 +1,7 @@
 /*
  * The tc helpers that make the sk_buff longer or shorter or move VLAN tags: bpf_skb_change_head,
- * bpf_skb_change_tail, bpf_skb_adjust_room, bpf_skb_vlan_push and bpf_skb_vlan_pop. Their arguments come
+ * bpf_skb_change_tail, bpf_skb_adjust_room, bpf_skb_vlan_push, bpf_skb_vlan_pop and bpf_skb_change_proto;
+ * and bpf_skb_change_type. Their arguments come
  * from the last 96 bytes of the packet (struct resize_args), so the packet's front may be any header and
  * fuzzed packets reach every bound. Each run records, per step, the result and what the ctx says of the
  * skb afterwards; then reads the packet again through freshly loaded data/data_end (the helpers moved it).
@@ -8,8 +9,8 @@
 #include "common.h"
 
 struct step {
-	__u32 op;		/* 1 change_head, 2 change_tail, 3 adjust_room, 4 vlan_push, 5 vlan_pop */
-	__s32 a;		/* head_room / new_len / len_diff / vlan_proto (network order) */
+	__u32 op;		/* 1 change_head, 2 change_tail, 3 adjust_room, 4 vlan_push, 5 vlan_pop, 6 change_proto, 7 change_type */
+	__s32 a;		/* head_room / new_len / len_diff / vlan_proto or proto (network order) / pkt_type */
 	__u32 b;		/* adjust_room mode / vlan_tci */
 	__u32 pad;
 	__u64 flags;
@@ -53,6 +54,8 @@ static __always_inline long step(struct __sk_buff *skb, struct step *s)
 	case 3: return bpf_skb_adjust_room(skb, s->a, s->b, s->flags);
 	case 4: return bpf_skb_vlan_push(skb, s->a, s->b);
 	case 5: return bpf_skb_vlan_pop(skb);
+	case 6: return bpf_skb_change_proto(skb, s->a, s->flags);
+	case 7: return bpf_skb_change_type(skb, s->a);
 	default: return 0;
 	}
 }
@@ -71,7 +74,7 @@ int tc_resize(struct __sk_buff *skb)
 	for (int i = 0; i < 4; i++) {
 		put(3 * i, step(skb, &a.step[i]));
 		put(3 * i + 1, (__u64)skb->len << 32 | skb->protocol);
-		put(3 * i + 2, (__u64)skb->vlan_present << 32 | skb->vlan_proto << 16 | skb->vlan_tci);
+		put(3 * i + 2, (__u64)skb->pkt_type << 40 | (__u64)skb->vlan_present << 32 | skb->vlan_proto << 16 | skb->vlan_tci);
 	}
 	__u8 buf[8] = {};
 	long r = bpf_skb_load_bytes_relative(skb, 0, buf, sizeof(buf), BPF_HDR_START_NET);

@@ -139,6 +139,7 @@ final class Corpus {
         List<CorpusCase> all = new java.util.ArrayList<>(base);
         all.addAll(HelperCases.all());
         all.addAll(SkbResizeCases.all());
+        all.addAll(TaskCases.all());
         return all;
     }
 

@@ -25,7 +25,9 @@ final class SkbResizeCases {
     static final long SEED = 0x30_b2026L;
     static final int FUZZ_RUNS = 48;
     static final int MAX = 16384 - 320, ARGS = 96;
-    static final int HEAD = 1, TAIL = 2, ROOM = 3, PUSH = 4, POP = 5;
+    static final int HEAD = 1, TAIL = 2, ROOM = 3, PUSH = 4, POP = 5, PROTO = 6, TYPE = 7;
+    /** bpf_htons of ETH_P_IP, ETH_P_IPV6, ETH_P_ARP: bpf_skb_change_proto's __be16. */
+    static final int IP = 0x0008, IP6 = 0xdd86, ARP = 0x0608;
     static final int NET = 0, MAC = 1;
     static final long ENCAP_IPV4 = 2, ENCAP_IPV6 = 4, ENCAP_GRE = 8, ENCAP_UDP = 16, NO_CSUM_RESET = 32, ENCAP_ETH = 64,
             DECAP_IPV4 = 128, DECAP_IPV6 = 256;
@@ -40,6 +42,8 @@ final class SkbResizeCases {
     static Step room(int diff, int mode, long flags) { return new Step(ROOM, diff, mode, flags); }
     static Step push(int proto, int tci) { return new Step(PUSH, proto, tci, 0); }
     static Step pop() { return new Step(POP, 0, 0, 0); }
+    static Step proto(int proto, long flags) { return new Step(PROTO, proto, 0, flags); }
+    static Step type(int pktType) { return new Step(TYPE, pktType, 0, 0); }
 
     static List<CorpusCase> all() {
         Random rnd = new Random(SEED);
@@ -85,12 +89,17 @@ final class SkbResizeCases {
                 run(vlan(vlan(udp, 0x8100, 0x0456), 0x88a8, 0x0789), pop(), pop(), room(34, MAC, ENCAP_IPV4 | ENCAP_ETH | (14L << 56)),
                         room(-34, NET, 0)),
                 // 10: the extremes of every argument
-                run(udp, head(Integer.MIN_VALUE, -1), tail(-1, 0), room(Integer.MIN_VALUE, MAC, 0), room(0xfff, -1, NO_CSUM_RESET)));
+                run(udp, head(Integer.MIN_VALUE, -1), tail(-1, 0), room(Integer.MIN_VALUE, MAC, 0), room(0xfff, -1, NO_CSUM_RESET)),
+                // 11: pkt_type to PACKET_BROADCAST, past PACKET_OTHERHOST; IPv4 to IPv6 (20 bytes more) and back
+                run(udp, type(1), type(4), proto(IP6, 0), proto(IP, 0)),
+                // 12: IPv6: a flag, ARP, to IPv4 (20 bytes less), then adjust_room sees IPv4
+                run(Packets.ipv6(17, 64), proto(IP, 1), proto(ARP, 0), proto(IP, 0), room(8, NET, 0)));
         return new CorpusCase("helpers_skb_resize", "tc_resize", runs, o -> {
             long[][] results = {
                 {0, EINVAL, 0, EINVAL}, {EINVAL, EINVAL, 0, EINVAL}, {0, 0, EFAULT, ENOTSUPP}, {0, EALREADY, ENOTSUPP, 0},
                 {EINVAL, EINVAL, ENOTSUPP, EINVAL}, {0, 0, 0, 0}, {0, 0, 0, 0}, {ENOTSUPP, 0, 0, ENOTSUPP},
-                {0, EINVAL, EINVAL, 0}, {0, 0, 0, 0}, {EINVAL, EINVAL, EFAULT, ENOTSUPP}};
+                {0, EINVAL, EINVAL, 0}, {0, 0, 0, 0}, {EINVAL, EINVAL, EFAULT, ENOTSUPP}, {0, EINVAL, 0, 0},
+                {EINVAL, ENOTSUPP, 0, 0}};
             for (int run = 0; run < results.length; run++) {
                 for (int s = 0; s < 4; s++) {
                     assertThat(HelperCases.res(o, "skb_res", run, 3 * s)).as("run %d step %d", run, s).isEqualTo(hexLe(results[run][s]));
@@ -98,9 +107,12 @@ final class SkbResizeCases {
             }
             assertThat(HelperCases.res(o, "skb_res", 0, 1)).isEqualTo(hexLe((long) MAX << 32 | 0x0008));
             // run 5: after the second push the packet holds 81 00 00 05 after the MACs; the tag out of band is 88a8/0x1007
-            assertThat(HelperCases.res(o, "skb_res", 5, 5)).isEqualTo(hexLe(1L << 32 | 0xa888L << 16 | 0x1007));
+            assertThat(HelperCases.res(o, "skb_res", 5, 5)).isEqualTo(hexLe(3L << 40 | 1L << 32 | 0xa888L << 16 | 0x1007));
             assertThat(HelperCases.res(o, "skb_res", 5, 4)).isEqualTo(hexLe((long) (len + 4) << 32 | 0x0081));
-            assertThat(HelperCases.res(o, "skb_res", 5, 8)).isEqualTo(hexLe(1L << 32 | 0x0081L << 16 | 5));
+            assertThat(HelperCases.res(o, "skb_res", 5, 8)).isEqualTo(hexLe(3L << 40 | 1L << 32 | 0x0081L << 16 | 5));
+            // run 11: PACKET_BROADCAST, then IPv6 with 20 more bytes
+            assertThat(HelperCases.res(o, "skb_res", 11, 2)).isEqualTo(hexLe(1L << 40));
+            assertThat(HelperCases.res(o, "skb_res", 11, 7)).isEqualTo(hexLe((long) (len + 20) << 32 | IP6));
         }, null);
     }
 
@@ -113,12 +125,14 @@ final class SkbResizeCases {
                 DECAP_IPV4, DECAP_IPV6, NO_CSUM_RESET, 1, 1 << 9, -1};
         Step[] steps = new Step[4];
         for (int i = 0; i < 4; i++) {
-            int op = r.nextInt(6);
+            int op = r.nextInt(8);
             int a = op == PUSH ? new int[] {Q, AD, r.nextInt(0x10000)}[r.nextInt(3)]
+                    : op == PROTO ? new int[] {IP, IP6, ARP, r.nextInt(0x10000)}[r.nextInt(4)]
+                    : op == TYPE ? r.nextInt(6)
                     : r.nextBoolean() ? sizes[r.nextInt(sizes.length)] : r.nextInt(400) - 200;
             if (op == TAIL && r.nextBoolean()) a = 14 + r.nextInt(300);
             int b = op == PUSH ? r.nextInt(0x10000) : r.nextInt(5) == 0 ? r.nextInt(4) : r.nextInt(2);
-            long f = op == HEAD || op == TAIL ? (r.nextInt(6) == 0 ? 1 : 0) : flags[r.nextInt(flags.length)];
+            long f = op == HEAD || op == TAIL || op == PROTO ? (r.nextInt(6) == 0 ? 1 : 0) : flags[r.nextInt(flags.length)];
             steps[i] = new Step(op, a, b, f);
         }
         return run(frames[r.nextInt(frames.length)], steps);
