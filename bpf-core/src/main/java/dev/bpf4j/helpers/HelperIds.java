@@ -46,6 +46,7 @@ public final class HelperIds {
     public static final int RINGBUF_QUERY = 134;
     public static final int FOR_EACH_MAP_ELEM = 164;
     public static final int SNPRINTF = 165;
+    public static final int TRACE_VPRINTK = 177;
     public static final int LOOP = 181;
     public static final int STRNCMP = 182;
 

@@ -1,6 +1,7 @@
 /*
  * The current task's helpers a JVM thread answers as the kernel does for it (the thread that runs a test run
- * is the kernel's current): uid/gid, pid namespace, cgroup v2 ids, bpf_copy_from_user from its memory; and
+ * is the kernel's current): uid/gid, pid namespace, cgroup v2 ids, bpf_copy_from_user from its memory,
+ * bpf_trace_vprintk's results (bpf_printk with more than three arguments); and
  * the skb's cgroup (a test run's skb belongs to a socket the calling task allocated). A syscall program
  * takes its arguments from and writes its results to struct task_args (ctx_out); the tc one to task_res.
  */
@@ -23,6 +24,9 @@ struct task_args {
 	__u8 copied[16];
 	__s64 copy_const_ret;
 	__u8 copied_const[8];
+	__s64 vprintk_ret;	/* bpf_printk with five arguments: bpf_trace_vprintk */
+	__s64 vprintk_bad_len;
+	__s64 vprintk_no_nul;
 };
 
 SEC("syscall")
@@ -47,6 +51,12 @@ int task_ids(struct task_args *a)
 	__u8 eight[8];
 	a->copy_const_ret = bpf_copy_from_user(eight, sizeof(eight), a);
 	__builtin_memcpy(a->copied_const, eight, sizeof(eight));
+	a->vprintk_ret = bpf_printk("task_ids %d %u %x %lld %c", (int)a->level, a->copy_len, a->copy_len, a->ns_ino, 'j');
+	static const char fmt[] = "%d %d\n";
+	__u64 two[2] = {a->level, a->copy_len};
+	a->vprintk_bad_len = bpf_trace_vprintk(fmt, sizeof(fmt), two, 12);
+	char no_nul[4] = {'a', 'b', 'c', 'd'};
+	a->vprintk_no_nul = bpf_trace_vprintk(no_nul, sizeof(no_nul), NULL, 0);
 	return 0;
 }
 

@@ -23,7 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 final class TaskCases {
     private TaskCases() {}
 
-    static final int ARGS = 144;
+    static final int ARGS = 168;
     static final long EFAULT = -14, EINVAL = -22;
     /** 16 bytes of user memory: 0x10, 0x11, ... 0x1f (never freed: cases are built once per JVM). */
     static final long USER = userMemory();
@@ -44,6 +44,10 @@ final class TaskCases {
                 assertThat(out.getLong(136)).isZero();
             }
             ByteBuffer ok = ctxOut(o, 0);
+            // "task_ids 2 15 f <ino> j": the formatted length; data_len 12 (not a multiple of 8) and a format without NUL: -EINVAL
+            assertThat(ok.getLong(144)).isEqualTo(("task_ids 2 15 f " + ok.getLong(8) + " j").length());
+            assertThat(ok.getLong(152)).isEqualTo(EINVAL);
+            assertThat(ok.getLong(160)).isEqualTo(EINVAL);
             assertThat(ok.getInt(88)).as("pid in its namespace is the tid").isEqualTo((int) ok.getLong(40));
             assertThat(ok.getInt(92)).as("tgid").isEqualTo((int) (ok.getLong(40) >>> 32));
             assertThat(ok.getLong(104)).isZero();
