@@ -49,6 +49,7 @@ public final class BpfHelpers {
         SkbHelpers.register(b);
         SkbResizeHelpers.register(b);
         VlanHelpers.register(b);
+        EcnHelper.register(b);
         XdpHelpers.register(b);
         CsumDiffHelper.register(b);
         RedirectHelper.register(b);

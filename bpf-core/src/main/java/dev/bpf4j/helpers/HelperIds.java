@@ -31,6 +31,7 @@ public final class HelperIds {
     public static final int SKB_CGROUP_ID = 79;
     public static final int GET_CURRENT_CGROUP_ID = 80;
     public static final int SKB_ANCESTOR_CGROUP_ID = 83;
+    public static final int SKB_ECN_SET_CE = 97;
     public static final int PROBE_READ_USER = 112;
     public static final int GET_NS_CURRENT_PID_TGID = 120;
     public static final int GET_CURRENT_ANCESTOR_CGROUP_ID = 123;

@@ -77,6 +77,7 @@ final class SkbResizeHelpers {
         NativeMemory.setMemory(data, room, (byte) 0);
         SkbState s = p.skb();
         s.setHeaders(data, s.networkHeader(), s.transportHeader()); // skb_reset_mac_header
+        s.resetMacLen();
         return 0;
     }
 

@@ -30,12 +30,19 @@ final class VlanHelpers {
     /** bpf_skb_vlan_push(skb, __be16 vlan_proto, u16 vlan_tci): a protocol other than 802.1Q/802.1ad means 802.1Q. */
     static long push(HelperCall call, long r1, long r2, long r3, long r4, long r5) {
         PacketBuffer p = Packets.writable(call, "bpf_skb_vlan_push", r1);
-        SkbState s = p.skb();
         int proto = Short.reverseBytes((short) r2) & 0xffff;
         if (proto != ETH_P_8021Q && proto != ETH_P_8021AD) proto = ETH_P_8021Q;
+        long ret = skbVlanPush(call, p, proto, (int) r3);
+        p.skb().resetMacLen(); // whatever skb_vlan_push returned
+        return ret;
+    }
+
+    /** skb_vlan_push: a tag already out of band goes into the packet first (__vlan_insert_tag). */
+    private static long skbVlanPush(HelperCall call, PacketBuffer p, int proto, int tci) {
+        SkbState s = p.skb();
         if (s.vlanPresent()) {
             if (p.data() != s.macHeader()) return EINVAL;
-            long old = p.data(), data = old - VLAN_HLEN; // __vlan_insert_tag
+            long old = p.data(), data = old - VLAN_HLEN;
             if (!Packets.moveSkb(call, p, data, p.dataEnd())) return ENOMEM;
             byte[] macs = NativeMemory.read(old, 2 * ETH_ALEN);
             NativeMemory.write(data, macs, 0, macs.length);
@@ -44,7 +51,7 @@ final class VlanHelpers {
             Packets.setProtocol(p, s.vlanProto());
             s.setHeaders(s.macHeader() - VLAN_HLEN, s.networkHeader() - VLAN_HLEN, s.transportHeader());
         }
-        putTag(p, true, proto, (int) r3);
+        putTag(p, true, proto, tci);
         return 0;
     }
 
@@ -85,6 +92,7 @@ final class VlanHelpers {
         long mac = s.macHeader() + VLAN_HLEN;
         long network = s.networkHeader() - p.data() < Packets.ETH_HLEN ? p.data() + Packets.ETH_HLEN : s.networkHeader();
         s.setHeaders(mac, network, s.transportHeader());
+        s.resetMacLen();
         return 0;
     }
 

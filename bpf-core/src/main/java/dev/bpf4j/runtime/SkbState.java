@@ -9,6 +9,8 @@ package dev.bpf4j.runtime;
  */
 public final class SkbState {
     private long macHeader, networkHeader, transportHeader;
+    /** skb->mac_len: 0 in a test run's skb until a helper calls skb_reset_mac_len. */
+    private int macLen;
     private boolean encapsulation;
     private boolean vlanPresent;
     private int vlanTci, vlanProto;
@@ -23,6 +25,10 @@ public final class SkbState {
     /** 0 while unset. */
     public long transportHeader() { return transportHeader; }
     public boolean encapsulation() { return encapsulation; }
+    public int macLen() { return macLen; }
+
+    /** skb_reset_mac_len: network header less mac header. */
+    public void resetMacLen() { macLen = (int) (networkHeader - macHeader); }
     public boolean vlanPresent() { return vlanPresent; }
     /** The hardware-accelerated tag's TCI (host order). */
     public int vlanTci() { return vlanTci; }

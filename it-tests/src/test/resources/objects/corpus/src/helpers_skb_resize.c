@@ -1,7 +1,7 @@
 /*
  * The tc helpers that make the sk_buff longer or shorter or move VLAN tags: bpf_skb_change_head,
  * bpf_skb_change_tail, bpf_skb_adjust_room, bpf_skb_vlan_push, bpf_skb_vlan_pop and bpf_skb_change_proto;
- * and bpf_skb_change_type. Their arguments come
+ * and bpf_skb_change_type and bpf_skb_ecn_set_ce. Their arguments come
  * from the last 96 bytes of the packet (struct resize_args), so the packet's front may be any header and
  * fuzzed packets reach every bound. Each run records, per step, the result and what the ctx says of the
  * skb afterwards; then reads the packet again through freshly loaded data/data_end (the helpers moved it).
@@ -9,7 +9,8 @@
 #include "common.h"
 
 struct step {
-	__u32 op;		/* 1 change_head, 2 change_tail, 3 adjust_room, 4 vlan_push, 5 vlan_pop, 6 change_proto, 7 change_type */
+	__u32 op;		/* 1 change_head, 2 change_tail, 3 adjust_room, 4 vlan_push, 5 vlan_pop, 6 change_proto, 7 change_type,
+				   8 ecn_set_ce */
 	__s32 a;		/* head_room / new_len / len_diff / vlan_proto or proto (network order) / pkt_type */
 	__u32 b;		/* adjust_room mode / vlan_tci */
 	__u32 pad;
@@ -56,6 +57,7 @@ static __always_inline long step(struct __sk_buff *skb, struct step *s)
 	case 5: return bpf_skb_vlan_pop(skb);
 	case 6: return bpf_skb_change_proto(skb, s->a, s->flags);
 	case 7: return bpf_skb_change_type(skb, s->a);
+	case 8: return bpf_skb_ecn_set_ce(skb);
 	default: return 0;
 	}
 }

@@ -25,7 +25,7 @@ final class SkbResizeCases {
     static final long SEED = 0x30_b2026L;
     static final int FUZZ_RUNS = 48;
     static final int MAX = 16384 - 320, ARGS = 96;
-    static final int HEAD = 1, TAIL = 2, ROOM = 3, PUSH = 4, POP = 5, PROTO = 6, TYPE = 7;
+    static final int HEAD = 1, TAIL = 2, ROOM = 3, PUSH = 4, POP = 5, PROTO = 6, TYPE = 7, ECN = 8;
     /** bpf_htons of ETH_P_IP, ETH_P_IPV6, ETH_P_ARP: bpf_skb_change_proto's __be16. */
     static final int IP = 0x0008, IP6 = 0xdd86, ARP = 0x0608;
     static final int NET = 0, MAC = 1;
@@ -44,6 +44,7 @@ final class SkbResizeCases {
     static Step pop() { return new Step(POP, 0, 0, 0); }
     static Step proto(int proto, long flags) { return new Step(PROTO, proto, 0, flags); }
     static Step type(int pktType) { return new Step(TYPE, pktType, 0, 0); }
+    static Step ecn() { return new Step(ECN, 0, 0, 0); }
 
     static List<CorpusCase> all() {
         Random rnd = new Random(SEED);
@@ -93,13 +94,19 @@ final class SkbResizeCases {
                 // 11: pkt_type to PACKET_BROADCAST, past PACKET_OTHERHOST; IPv4 to IPv6 (20 bytes more) and back
                 run(udp, type(1), type(4), proto(IP6, 0), proto(IP, 0)),
                 // 12: IPv6: a flag, ARP, to IPv4 (20 bytes less), then adjust_room sees IPv4
-                run(Packets.ipv6(17, 64), proto(IP, 1), proto(ARP, 0), proto(IP, 0), room(8, NET, 0)));
+                run(Packets.ipv6(17, 64), proto(IP, 1), proto(ARP, 0), proto(IP, 0), room(8, NET, 0)),
+                // 13-15: bpf_skb_ecn_set_ce on IPv4 Not-ECT (0), ECT(0) (1, checksum updated), CE (1); IPv6 ECT(1); 802.1Q, ARP
+                run(ecn(Packets.udp(53, 10), 0), ecn(), type(0), ecn()),
+                run(ecn(Packets.udp(53, 10), 2), ecn(), ecn()),
+                run(ecn(Packets.ipv6(6, 3), 1), ecn(), pop(), ecn()),
+                run(vlan(ecn(Packets.udp(53, 10), 1), 0x8100, 3), ecn(), pop(), ecn()),
+                run(Packets.arp(), ecn()));
         return new CorpusCase("helpers_skb_resize", "tc_resize", runs, o -> {
             long[][] results = {
                 {0, EINVAL, 0, EINVAL}, {EINVAL, EINVAL, 0, EINVAL}, {0, 0, EFAULT, ENOTSUPP}, {0, EALREADY, ENOTSUPP, 0},
                 {EINVAL, EINVAL, ENOTSUPP, EINVAL}, {0, 0, 0, 0}, {0, 0, 0, 0}, {ENOTSUPP, 0, 0, ENOTSUPP},
                 {0, EINVAL, EINVAL, 0}, {0, 0, 0, 0}, {EINVAL, EINVAL, EFAULT, ENOTSUPP}, {0, EINVAL, 0, 0},
-                {EINVAL, ENOTSUPP, 0, 0}};
+                {EINVAL, ENOTSUPP, 0, 0}, {0, 0, 0, 0}, {1, 1, 0, 0}, {1, 0, 1, 0}, {1, 0, 1, 0}, {0, 0, 0, 0}};
             for (int run = 0; run < results.length; run++) {
                 for (int s = 0; s < 4; s++) {
                     assertThat(HelperCases.res(o, "skb_res", run, 3 * s)).as("run %d step %d", run, s).isEqualTo(hexLe(results[run][s]));
@@ -110,6 +117,13 @@ final class SkbResizeCases {
             assertThat(HelperCases.res(o, "skb_res", 5, 5)).isEqualTo(hexLe(3L << 40 | 1L << 32 | 0xa888L << 16 | 0x1007));
             assertThat(HelperCases.res(o, "skb_res", 5, 4)).isEqualTo(hexLe((long) (len + 4) << 32 | 0x0081));
             assertThat(HelperCases.res(o, "skb_res", 5, 8)).isEqualTo(hexLe(3L << 40 | 1L << 32 | 0x0081L << 16 | 5));
+            // run 14: ECT(0) to CE: tos 0x02 -> 0x03, the header checksum one less (one's complement), the rest untouched
+            byte[] sent = ecn(Packets.udp(53, 10), 2);
+            int check = (sent[24] & 0xff) << 8 | (sent[25] & 0xff), less = check == 1 ? 0xffff : check - 1;
+            String out = o.runs().get(14);
+            String ip = out.substring(out.indexOf("data_out=") + 9 + 28, out.indexOf("data_out=") + 9 + 68);
+            assertThat(ip.substring(0, 4)).isEqualTo("4503");
+            assertThat(ip.substring(20, 24)).isEqualTo(String.format("%04x", less));
             // run 11: PACKET_BROADCAST, then IPv6 with 20 more bytes
             assertThat(HelperCases.res(o, "skb_res", 11, 2)).isEqualTo(hexLe(1L << 40));
             assertThat(HelperCases.res(o, "skb_res", 11, 7)).isEqualTo(hexLe((long) (len + 20) << 32 | IP6));
@@ -117,7 +131,8 @@ final class SkbResizeCases {
     }
 
     private static RunOptions randomRun(Random r) {
-        byte[][] frames = {Packets.udp(53, 10), Packets.ipv6(6, 3), Packets.arp(), vlan(Packets.udp(80, 4), 0x8100, r.nextInt(0x10000)),
+        byte[][] frames = {ecn(Packets.udp(53, 10), r.nextInt(4)), ecn(Packets.ipv6(6, 3), r.nextInt(4)), Packets.arp(),
+                vlan(ecn(Packets.udp(80, 4), r.nextInt(4)), 0x8100, r.nextInt(0x10000)),
                 vlan(vlan(Packets.tcp(22, 9), 0x8100, 1), 0x88a8, 2)};
         int[] sizes = {0, 1, 4, 8, 13, 14, 20, 28, 34, 40, 0xfff, 0x1000, MAX, MAX + 1, -1, -4, -8, -20, -28, -40, -100,
                 Integer.MIN_VALUE, Integer.MAX_VALUE};
@@ -125,7 +140,7 @@ final class SkbResizeCases {
                 DECAP_IPV4, DECAP_IPV6, NO_CSUM_RESET, 1, 1 << 9, -1};
         Step[] steps = new Step[4];
         for (int i = 0; i < 4; i++) {
-            int op = r.nextInt(8);
+            int op = r.nextInt(9);
             int a = op == PUSH ? new int[] {Q, AD, r.nextInt(0x10000)}[r.nextInt(3)]
                     : op == PROTO ? new int[] {IP, IP6, ARP, r.nextInt(0x10000)}[r.nextInt(4)]
                     : op == TYPE ? r.nextInt(6)
@@ -136,6 +151,14 @@ final class SkbResizeCases {
             steps[i] = new Step(op, a, b, f);
         }
         return run(frames[r.nextInt(frames.length)], steps);
+    }
+
+    /** The IPv4 or IPv6 frame with ECN codepoint {@code ecn} (0 Not-ECT, 1 ECT(1), 2 ECT(0), 3 CE). */
+    static byte[] ecn(byte[] frame, int ecn) {
+        byte[] f = frame.clone();
+        if (f[12] == 0x08 && f[13] == 0x00) f[15] = (byte) (f[15] & ~3 | ecn);
+        else f[15] = (byte) (f[15] & ~0x30 | ecn << 4);
+        return f;
     }
 
     /** The frame with an 802.1Q/802.1ad tag inserted after the MAC addresses. */
