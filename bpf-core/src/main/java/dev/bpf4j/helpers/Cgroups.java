@@ -44,7 +44,7 @@ final class Cgroups {
     }
 
     /** cgroup_id of the thread's cgroup. */
-    static long currentId() { return ancestorId(Integer.MAX_VALUE); }
+    static long currentId() { return idOf(path()); }
 
     /**
      * cgroup_id of the thread's ancestor at {@code level} (0: the root), the cgroup itself when that is its
@@ -52,9 +52,13 @@ final class Cgroups {
      */
     static long ancestorId(long level) {
         List<String> path = path();
-        if (level > path.size() && level != Integer.MAX_VALUE) return 0;
+        return level > path.size() ? 0 : idOf(path.subList(0, (int) level));
+    }
+
+    /** The inode number of the cgroup directory at {@code path} below the cgroup2 mount. */
+    private static long idOf(List<String> path) {
         Path dir = mount();
-        for (String part : path.subList(0, (int) Math.min(level, path.size()))) dir = dir.resolve(part);
+        for (String part : path) dir = dir.resolve(part);
         try {
             return ((Number) Files.getAttribute(dir, "unix:ino")).longValue();
         } catch (IOException | UnsupportedOperationException e) {

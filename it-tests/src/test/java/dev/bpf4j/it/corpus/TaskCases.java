@@ -32,7 +32,7 @@ final class TaskCases {
         long[] ns = pidNamespace();
         List<RunOptions> runs = List.of(
                 args(ns[0], ns[1], USER, 15, 2),                       // 0: the thread's own namespace; 15 bytes of user memory
-                args(ns[0], ns[1] + 1, 0, 8, 0),                       // 1: another namespace inode; a NULL user pointer
+                args(ns[0], ns[1] + 1, 0, 8, Integer.MAX_VALUE),       // 1: another namespace inode; a NULL user pointer
                 args(ns[0] | 1L << 32, ns[1], 0xffffffff81000000L, 9, 100)); // 2: dev past dev_t; a kernel address
         return List.of(new CorpusCase("helpers_task", "task_ids", runs, o -> {
             for (int run = 0; run < 3; run++) {
@@ -55,6 +55,7 @@ final class TaskCases {
             assertThat(ctxOut(o, 1).getLong(104)).isEqualTo(EFAULT);
             assertThat(ctxOut(o, 2).getLong(104)).isEqualTo(EFAULT);
             assertThat(ctxOut(o, 2).getLong(72)).as("no ancestor 100 levels down").isZero();
+            assertThat(ctxOut(o, 1).getLong(72)).as("nor 2^31 - 1 levels down").isZero();
         }, null), new CorpusCase("helpers_task", "tc_cgroup", List.of(RunOptions.packet(Packets.udp(53, 10))), o ->
                 assertThat(o.entry("task_res", "00000000")).isNotEqualTo("0000000000000000"), null));
     }
