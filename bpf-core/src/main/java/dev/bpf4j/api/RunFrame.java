@@ -20,7 +20,7 @@ abstract class RunFrame implements AutoCloseable {
         this.size = Math.max(8, size);
         this.low = low;
         this.base = low ? LowMemory.allocate(this.size) : NativeMemory.allocate(this.size);
-        NativeMemory.setMemory(base, this.size, (byte) 0);
+        if (!low) NativeMemory.setMemory(base, this.size, (byte) 0); // a fresh anonymous mapping is zero already
     }
 
     protected final long base() { return base; }

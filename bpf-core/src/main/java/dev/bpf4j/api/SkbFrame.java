@@ -22,7 +22,13 @@ final class SkbFrame extends RunFrame {
     static final int LEN = 0, PKT_TYPE = 4, MARK = 8, PROTOCOL = 16, PRIORITY = 32, INGRESS_IFINDEX = 36,
             IFINDEX = 40, CB = 48, CB_END = 68, DATA = 76, DATA_END = 80, DATA_META = 140, TSTAMP = 152,
             WIRE_LEN = 160, GSO_SEGS = 164, GSO_SIZE = 176, TSTAMP_TYPE = 180, HWTSTAMP = 184;
-    private static final int ETH_HLEN = 14, HEADROOM = 256, CTX_AREA = 256, GSO_MAX_SEGS = 65535,
+    /**
+     * BPF_SKB_MAX_LEN (SKB_MAX_ALLOC: 16 KiB less the skb_shared_info): how long bpf_skb_change_head/_tail and
+     * bpf_skb_adjust_room may make the packet. The kernel reallocates the skb head to grow it; here the frame
+     * has that much headroom and tailroom from the start (untouched pages of the mapping cost nothing).
+     */
+    static final int MAX_LEN = 16384 - 320;
+    private static final int ETH_HLEN = 14, HEADROOM = MAX_LEN + 256, CTX_AREA = 256, GSO_MAX_SEGS = 65535,
             GSO_LEGACY_MAX_SIZE = 65536, LOOPBACK_IFINDEX = 1;
     private static final int PACKET_HOST = 0, PACKET_MULTICAST = 2, PACKET_OTHERHOST = 3;
     private final int size;
@@ -30,7 +36,7 @@ final class SkbFrame extends RunFrame {
     private final PacketBuffer buffer;
 
     SkbFrame(String program, byte[] data, byte[] ctxIn, boolean l2) {
-        super(CTX_AREA + HEADROOM + checkData(program, data).length, true);
+        super(CTX_AREA + HEADROOM + checkData(program, data).length + MAX_LEN, true);
         this.size = data.length;
         this.l2 = l2;
         long packet = packet();
@@ -62,8 +68,8 @@ final class SkbFrame extends RunFrame {
         putU32(ctx + GSO_SIZE, c.u32(GSO_SIZE));
         NativeMemory.putLong(ctx + HWTSTAMP, c.u64(HWTSTAMP));
         // mac header at the Ethernet header, network header after it (eth_type_trans, skb_reset_network_header)
-        buffer = new PacketBuffer(PacketBuffer.Kind.SKB, ctx, PacketContext.SK_BUFF, base() + CTX_AREA, packet + size, start,
-                packet + size, l2, packet, packet + ETH_HLEN);
+        buffer = new PacketBuffer(PacketBuffer.Kind.SKB, ctx, PacketContext.SK_BUFF, base() + CTX_AREA, packet + size + MAX_LEN,
+                start, packet + size, l2, packet, packet + ETH_HLEN);
     }
 
     private static byte[] checkData(String program, byte[] data) {
@@ -113,9 +119,10 @@ final class SkbFrame extends RunFrame {
 
     @Override long ctx() { return base(); }
 
-    @Override long packetStart() { return l2 ? packet() : packet() + ETH_HLEN; }
+    /** skb->data and skb->len as the run left them (tc helpers may move the packet). */
+    @Override long packetStart() { return buffer.data(); }
 
-    @Override long packetLength() { return l2 ? size : size - ETH_HLEN; }
+    @Override long packetLength() { return buffer.length(); }
 
     @Override List<MemoryRegion> regions() {
         return List.of(new MemoryRegion("__sk_buff", base(), SIZE, true), buffer.region());
@@ -123,9 +130,11 @@ final class SkbFrame extends RunFrame {
 
     @Override PacketBuffer packetBuffer() { return buffer; }
 
+    /** tc: skb->data for skb->len bytes; socket filters cannot move their packet. */
     @Override byte[] dataOut() {
+        if (l2) return NativeMemory.read(buffer.data(), (int) buffer.length());
         byte[] out = NativeMemory.read(packet(), size);
-        if (!l2) java.util.Arrays.fill(out, 0, ETH_HLEN, (byte) 0);
+        java.util.Arrays.fill(out, 0, ETH_HLEN, (byte) 0);
         return out;
     }
 

@@ -40,12 +40,16 @@ public final class BpfHelpers {
         MapHelpers.register(b, maps);
         RingBufHelpers.register(b, maps);
         TaskHelpers.register(b);
+        ProcessHelpers.register(b, mem);
         ProbeHelpers.register(b, mem);
         PrintkHelpers.register(b, mem, options.traceSink());
         CallbackHelpers.register(b, maps);
         StringHelpers.register(b);
         TimeHelpers.register(b);
         SkbHelpers.register(b);
+        SkbResizeHelpers.register(b);
+        VlanHelpers.register(b);
+        EcnHelper.register(b);
         XdpHelpers.register(b);
         CsumDiffHelper.register(b);
         RedirectHelper.register(b);

@@ -17,6 +17,7 @@ public final class HelperIds {
     public static final int GET_SMP_PROCESSOR_ID = 8;
     public static final int TAIL_CALL = 12;
     public static final int GET_CURRENT_PID_TGID = 14;
+    public static final int GET_CURRENT_UID_GID = 15;
     public static final int GET_CURRENT_COMM = 16;
     public static final int GET_STACKID = 27;
     public static final int GET_NUMA_NODE_ID = 42;
@@ -27,7 +28,14 @@ public final class HelperIds {
     public static final int MAP_PUSH_ELEM = 87;
     public static final int MAP_POP_ELEM = 88;
     public static final int MAP_PEEK_ELEM = 89;
+    public static final int SKB_CGROUP_ID = 79;
+    public static final int GET_CURRENT_CGROUP_ID = 80;
+    public static final int SKB_ANCESTOR_CGROUP_ID = 83;
+    public static final int SKB_ECN_SET_CE = 97;
     public static final int PROBE_READ_USER = 112;
+    public static final int GET_NS_CURRENT_PID_TGID = 120;
+    public static final int GET_CURRENT_ANCESTOR_CGROUP_ID = 123;
+    public static final int COPY_FROM_USER = 148;
     public static final int PROBE_READ_KERNEL = 113;
     public static final int PROBE_READ_USER_STR = 114;
     public static final int PROBE_READ_KERNEL_STR = 115;
@@ -39,16 +47,21 @@ public final class HelperIds {
     public static final int RINGBUF_QUERY = 134;
     public static final int FOR_EACH_MAP_ELEM = 164;
     public static final int SNPRINTF = 165;
+    public static final int TRACE_VPRINTK = 177;
     public static final int LOOP = 181;
     public static final int STRNCMP = 182;
 
     public static final int SKB_STORE_BYTES = 9;
     public static final int L3_CSUM_REPLACE = 10;
     public static final int L4_CSUM_REPLACE = 11;
+    public static final int SKB_VLAN_PUSH = 18;
+    public static final int SKB_VLAN_POP = 19;
     public static final int REDIRECT = 23;
     public static final int SKB_LOAD_BYTES = 26;
     public static final int CSUM_DIFF = 28;
     public static final int CSUM_UPDATE = 40;
+    public static final int SKB_CHANGE_PROTO = 31;
+    public static final int SKB_CHANGE_TYPE = 32;
     public static final int SKB_CHANGE_TAIL = 38;
     public static final int SKB_PULL_DATA = 39;
     public static final int SKB_CHANGE_HEAD = 43;
@@ -79,7 +92,7 @@ public final class HelperIds {
         switch (id) {
             case SKB_STORE_BYTES: case L3_CSUM_REPLACE: case L4_CSUM_REPLACE: case SKB_CHANGE_TAIL: case SKB_PULL_DATA:
             case SKB_CHANGE_HEAD: case XDP_ADJUST_HEAD: case SKB_ADJUST_ROOM: case XDP_ADJUST_META: case XDP_ADJUST_TAIL:
-            case 18: case 19: case 31: // skb_vlan_push/pop, skb_change_proto
+            case SKB_VLAN_PUSH: case SKB_VLAN_POP: case SKB_CHANGE_PROTO:
                 return true;
             default:
                 return false;

@@ -21,21 +21,16 @@ final class PrintkHelpers {
     static final int MAX_FMT = 1 << 16;
 
     static void register(HelperRegistry.Builder b, ProbeMemory mem, Consumer<String> sink) {
-        b.add(HelperIds.TRACE_PRINTK, "bpf_trace_printk", (call, r1, r2, r3, r4, r5) -> {
-            long fmtSize = r2 & 0xffffffffL;
-            call.checkArgument(1, "bpf_trace_printk fmt (r1)", r1, fmtSize, false);
-            byte[] fmt = NativeMemory.read(r1, (int) Math.min(fmtSize, Integer.MAX_VALUE - 8));
-            int nul = indexOfNul(fmt);
-            if (nul < 0) return -Errno.EINVAL; // the format must end with NUL within fmt_size
-            byte[] text;
-            try {
-                text = Bprintf.format(java.util.Arrays.copyOf(fmt, nul), new long[] {r3, r4, r5}, memory(call, mem));
-            } catch (Bprintf.FormatError e) {
-                return -e.errno;
-            }
-            int shown = Math.min(text.length, Bprintf.MAX_BUF - 1);
-            sink.accept(new String(text, 0, shown, StandardCharsets.UTF_8));
-            return text.length;
+        b.add(HelperIds.TRACE_PRINTK, "bpf_trace_printk",
+                (call, r1, r2, r3, r4, r5) -> tracePrintk(call, mem, sink, "bpf_trace_printk", r1, r2, new long[] {r3, r4, r5}));
+        // bpf_trace_vprintk(fmt, u32 fmt_size, const void *args, u32 data_len): bpf_printk with more than three arguments
+        b.add(HelperIds.TRACE_VPRINTK, "bpf_trace_vprintk", (call, r1, r2, r3, r4, r5) -> {
+            long dataLen = r4 & 0xffffffffL;
+            if (dataLen % 8 != 0 || dataLen > Bprintf.MAX_VARARGS * 8L || (dataLen != 0 && r3 == 0)) return -Errno.EINVAL;
+            call.checkArgument(3, "bpf_trace_vprintk args (r3)", r3, dataLen, false);
+            long[] args = new long[(int) (dataLen / 8)];
+            for (int i = 0; i < args.length; i++) args[i] = NativeMemory.getLong(r3 + 8L * i);
+            return tracePrintk(call, mem, sink, "bpf_trace_vprintk", r1, r2, args);
         });
         b.add(HelperIds.SNPRINTF, "bpf_snprintf", (call, r1, r2, r3, r4, r5) -> {
             long strSize = r2 & 0xffffffffL, dataLen = r5 & 0xffffffffL;
@@ -58,6 +53,25 @@ final class PrintkHelpers {
             }
             return text.length + 1L;
         });
+    }
+
+    /** Formats fmt (NUL-terminated within fmt_size) with args to the sink; returns the formatted length or -errno. */
+    private static long tracePrintk(HelperCall call, ProbeMemory mem, Consumer<String> sink, String helper, long fmtAddr, long fmtSizeArg,
+                                    long[] args) {
+        long fmtSize = fmtSizeArg & 0xffffffffL;
+        call.checkArgument(1, helper + " fmt (r1)", fmtAddr, fmtSize, false);
+        byte[] fmt = NativeMemory.read(fmtAddr, (int) Math.min(fmtSize, Integer.MAX_VALUE - 8));
+        int nul = indexOfNul(fmt);
+        if (nul < 0) return -Errno.EINVAL; // the format must end with NUL within fmt_size
+        byte[] text;
+        try {
+            text = Bprintf.format(java.util.Arrays.copyOf(fmt, nul), args, memory(call, mem));
+        } catch (Bprintf.FormatError e) {
+            return -e.errno;
+        }
+        int shown = Math.min(text.length, Bprintf.MAX_BUF - 1);
+        sink.accept(new String(text, 0, shown, StandardCharsets.UTF_8));
+        return text.length;
     }
 
     /** The NUL-terminated format at {@code fmt}: every byte up to the NUL must be readable by the program. */

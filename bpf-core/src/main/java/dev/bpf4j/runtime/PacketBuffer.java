@@ -19,8 +19,7 @@ public final class PacketBuffer {
     private final long hardStart;
     private final long hardEnd;
     private final boolean writable;
-    private final long macHeader;
-    private final long networkHeader;
+    private final SkbState skb;
     private long data, dataEnd, dataMeta;
     private MemoryRegion region;
     private int version;
@@ -44,8 +43,7 @@ public final class PacketBuffer {
         this.hardStart = hardStart;
         this.hardEnd = hardEnd;
         this.writable = writable;
-        this.macHeader = macHeader;
-        this.networkHeader = networkHeader;
+        this.skb = kind == Kind.SKB ? new SkbState(macHeader, networkHeader) : null;
         this.data = data;
         this.dataEnd = dataEnd;
         this.dataMeta = data;
@@ -62,8 +60,11 @@ public final class PacketBuffer {
     /** {@code skb->len} / the XDP packet's length: {@code data_end - data}. */
     public long length() { return dataEnd - data; }
     public boolean writable() { return writable; }
-    public long macHeader() { return macHeader; }
-    public long networkHeader() { return networkHeader; }
+    /** sk_buff only (0 for XDP). */
+    public long macHeader() { return skb == null ? 0 : skb.macHeader(); }
+    public long networkHeader() { return skb == null ? 0 : skb.networkHeader(); }
+    /** The sk_buff's header offsets, encapsulation and VLAN tag; null for XDP. */
+    public SkbState skb() { return skb; }
     public int ipSummed() { return ipSummed; }
     public int csumLevel() { return csumLevel; }
 

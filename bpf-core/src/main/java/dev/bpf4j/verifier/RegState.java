@@ -24,6 +24,8 @@ final class RegState {
      * proved inside the packet on this path (the kernel's {@code reg->range}, here counted from data).
      */
     long range;
+    /** NOT_INIT since the helper call at this pc moved the packet it pointed into (-1: not so); for the log only. */
+    int packetMovedAt = -1;
 
     static RegState notInit() { return new RegState(); }
 
@@ -60,6 +62,7 @@ final class RegState {
         r.target = target;
         r.memSize = memSize;
         r.range = range;
+        r.packetMovedAt = packetMovedAt;
         return r;
     }
 
@@ -75,6 +78,15 @@ final class RegState {
         target = 0;
         memSize = -1;
         range = 0;
+        packetMovedAt = -1;
+    }
+
+    /** __mark_reg_not_init: unreadable, as a register never written; {@code movedAt} says why in the log. */
+    void markNotInit(int movedAt) {
+        markUnknown();
+        type = RegType.NOT_INIT;
+        smin = smax = umin = umax = 0;
+        packetMovedAt = movedAt;
     }
 
     void markConst(long v) {
@@ -142,10 +154,11 @@ final class RegState {
 
     /** Pointers a program may compare: those of {@link #sameRegion}, and packet against packet end. */
     boolean comparableWith(RegState o) {
-        return (isPacket(type) && isPacket(o.type)) || sameRegion(o);
+        return (isPacketPointer(type) && isPacketPointer(o.type)) || sameRegion(o);
     }
 
-    private static boolean isPacket(RegType t) {
+    /** reg_is_pkt_pointer_any: packet, packet end or packet metadata. */
+    static boolean isPacketPointer(RegType t) {
         return t == RegType.PTR_TO_PACKET || t == RegType.PTR_TO_PACKET_END || t == RegType.PTR_TO_PACKET_META;
     }
 

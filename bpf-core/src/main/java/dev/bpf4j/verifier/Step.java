@@ -94,11 +94,15 @@ final class Step {
     /** The register's state, or {@code R%d !read_ok} when no path wrote it. */
     RegState read(VerifierState st, int pc, int r) {
         RegState s = st.reg(r);
-        if (s.type == RegType.NOT_INIT) throw reject.at(pc, "R" + r + " !read_ok" + readHint(st, r));
+        if (s.type == RegType.NOT_INIT) throw reject.at(pc, "R" + r + " !read_ok" + readHint(st, r, s));
         return s;
     }
 
-    private String readHint(VerifierState st, int r) {
+    private String readHint(VerifierState st, int r, RegState s) {
+        if (s.packetMovedAt >= 0) {
+            return " (a packet pointer from before the call at pc " + s.packetMovedAt
+                    + ", which can move the packet; load data and data_end from the ctx again)";
+        }
         if (r == 0) return " (r0 is read but not set on this path; set r0 before exit)";
         if (r >= 1 && r <= 5) {
             String entry = st.frames.size() > 1 ? "a subprogram gets only the r1-r5 its caller set; " : "";
@@ -389,6 +393,7 @@ final class Step {
         HelperProto proto = HelperProto.forName(spec.name());
         HelperArgs.Checked args = helperArgs.check(st, pc, spec.name(), proto);
         if (spec.name().equals("bpf_tail_call")) runsOtherCode = true;
+        if (dev.bpf4j.helpers.HelperIds.changesPacketData(helperId)) clearAllPacketPointers(st, pc);
         if (args.callback() >= 0) {
             runsOtherCode = true;
             VerifierState inCallback = st.copy();
@@ -396,6 +401,19 @@ final class Step {
             pending.push(inCallback);
         }
         return finishHelperCall(st, proto, args);
+    }
+
+    /**
+     * clear_all_pkt_pointers: the helper may have moved the packet, so every packet pointer of every frame,
+     * in a register or spilled, stops being one; the program must load data/data_end from the ctx again.
+     * As mark_reg_invalid: unreadable without allow_ptr_leaks, else an unknown scalar.
+     */
+    private void clearAllPacketPointers(VerifierState st, int pc) {
+        st.forEachReg(r -> {
+            if (!RegState.isPacketPointer(r.type)) return;
+            if (policy.allowPtrLeaks()) r.markUnknown();
+            else r.markNotInit(pc);
+        });
     }
 
     /** After any helper call: r1-r5 unreadable, r0 what the prototype returns. */

@@ -23,6 +23,8 @@ final class KernelTestRun {
     static final int DATA_OUT_SLACK = 256;
     /** Room for a packet bpf_xdp_adjust_tail grew to its limit (a 4096-byte frame less headroom and tailroom). */
     static final int XDP_FRAME = 4096;
+    /** Room for an skb that bpf_skb_change_head/_tail or bpf_skb_adjust_room grew to BPF_SKB_MAX_LEN (16 KiB less the shared info). */
+    static final int SKB_MAX_LEN = 16384;
 
     /** Whether the kernel has a BPF_PROG_TEST_RUN for this type that bpf4j drives (kprobe and perf_event have none). */
     static boolean runnable(ProgramType t) { return t.kernelTestRun() != ProgramType.KernelTestRun.NONE; }
@@ -43,7 +45,7 @@ final class KernelTestRun {
         }
         byte[] data = o.dataIn();
         boolean skb = type.kernelTestRun() == ProgramType.KernelTestRun.SKB;
-        TestRunResult r = BpfSyscall.progTestRun(fd, new TestRunRequest(data, Math.max(data.length, XDP_FRAME) + DATA_OUT_SLACK, o.ctxIn(),
+        TestRunResult r = BpfSyscall.progTestRun(fd, new TestRunRequest(data, Math.max(data.length, skb ? SKB_MAX_LEN : XDP_FRAME) + DATA_OUT_SLACK, o.ctxIn(),
                 skb ? SKB_SIZE : 0, o.repeat()));
         byte[] out = r.dataOut();
         if (o.dataSizeOut() > 0 && out.length > o.dataSizeOut()) out = Arrays.copyOf(out, o.dataSizeOut());

@@ -138,6 +138,8 @@ final class Corpus {
             c("callbacks_loop", "each_square", List.of(RunOptions.defaults()), ANY));
         List<CorpusCase> all = new java.util.ArrayList<>(base);
         all.addAll(HelperCases.all());
+        all.addAll(SkbResizeCases.all());
+        all.addAll(TaskCases.all());
         return all;
     }
 

@@ -48,7 +48,11 @@ class PacketProofCorpusTest {
         assertThat(CorpusDifferentialTest.outcome(c, Engines.byName("jit"))).isEqualTo(CorpusDifferentialTest.outcome(c, Engines.byName("interp")));
     }
 
-    /** Every XDP and tc program of the corpus: its accesses, and how many the guarded copy leaves unchecked. */
+    /**
+     * Every XDP and tc program of the corpus: its accesses, and how many the guarded copy leaves unchecked. A
+     * program that calls a helper that may move the packet gets no packet proofs by design (the JIT's proofs
+     * assume the entry's bounds): those are listed, not counted.
+     */
     @Test
     void packetProgramsOfTheCorpusGetProofs() {
         int programs = 0, withCopy = 0, accesses = 0, proven = 0;
@@ -58,6 +62,10 @@ class PacketProofCorpusTest {
                 if (p.type() != ProgramType.XDP && p.type() != ProgramType.SCHED_CLS) continue;
                 CompiledProgram code = compiled(p);
                 Insn[] insns = p.program().toArray();
+                if (Arrays.stream(insns).anyMatch(PacketProofCorpusTest::movesPacket)) {
+                    System.out.printf("packet proofs: %-34s %-9s calls a helper that moves the packet: none by design%n", c, p.type());
+                    continue;
+                }
                 long n = Arrays.stream(insns).filter(PacketProofCorpusTest::isAccess).count();
                 long more = Arrays.stream(code.proofs().guardedPcs()).filter(pc -> Arrays.stream(code.proofs().uncheckedPcs()).noneMatch(u -> u == pc)).count();
                 System.out.printf("packet proofs: %-34s %-9s %3d accesses, %3d unchecked in the guarded copy (%d in the body)%n",
@@ -77,6 +85,11 @@ class PacketProofCorpusTest {
     private static java.util.function.Predicate<CorpusCase> distinctPrograms() {
         java.util.Set<String> seen = new java.util.HashSet<>();
         return k -> seen.add(k.toString());
+    }
+
+    private static boolean movesPacket(Insn i) {
+        return i.cls() == Opcodes.JMP && Opcodes.op(i.opcode()) == Opcodes.CALL && i.src() == 0
+                && dev.bpf4j.helpers.HelperIds.changesPacketData(i.imm());
     }
 
     private static boolean isAccess(Insn i) {
