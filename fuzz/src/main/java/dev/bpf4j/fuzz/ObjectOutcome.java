@@ -11,12 +11,14 @@ import dev.bpf4j.object.BpfObjectSpec;
 import dev.bpf4j.object.LoadPhase;
 import dev.bpf4j.runtime.BpfException;
 import dev.bpf4j.runtime.Engine;
+import dev.bpf4j.runtime.MemoryRegion;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.regex.Pattern;
 
 /**
  * What one engine shows of one opened object: the load error (engine name removed), or, per loaded program
@@ -59,7 +61,7 @@ public record ObjectOutcome(String engine, boolean loaded, List<String> lines, S
             for (BpfProgram p : obj.programs()) {
                 RunOptions run = input(p);
                 for (int i = 0; i < 2; i++) {
-                    String r = runOnce(p, run);
+                    String r = runOnce(p, run, obj.mapTable().regions());
                     if (r.startsWith("crash")) return new ObjectOutcome(engine.name(), true, lines, p.name() + ": " + r, ran);
                     lines.add(p.name() + " run " + i + ": " + r);
                     if (!r.startsWith("not runnable")) ran++;
@@ -83,13 +85,13 @@ public record ObjectOutcome(String engine, boolean loaded, List<String> lines, S
         };
     }
 
-    private static String runOnce(BpfProgram p, RunOptions o) {
+    private static String runOnce(BpfProgram p, RunOptions o, List<MemoryRegion> maps) {
         try {
             RunResult r = p.run(o);
             return "retval=" + r.retval() + (r.dataOut() == null ? "" : " data_out=" + HEX.formatHex(r.dataOut()))
                     + (r.ctxOut() == null ? "" : " ctx_out=" + HEX.formatHex(r.ctxOut()));
         } catch (BpfException e) {
-            return "error " + e.getClass().getSimpleName() + ": " + e.getMessage();
+            return "error " + e.getClass().getSimpleName() + ": " + nameAddresses(String.valueOf(e.getMessage()), maps);
         } catch (IllegalArgumentException e) {
             // BpfProgram.run's documented refusal of a type it cannot test-run
             if (String.valueOf(e.getMessage()).contains("cannot test-run")) return "not runnable: " + e.getMessage();
@@ -97,6 +99,20 @@ public record ObjectOutcome(String engine, boolean loaded, List<String> lines, S
         } catch (RuntimeException | StackOverflowError | LinkageError | AssertionError e) {
             return "crash: " + e;
         }
+    }
+
+    private static final Pattern NATIVE_ADDRESS = Pattern.compile("0x[0-9a-f]{9,16}\\b");
+
+    /**
+     * Each native address in an error message named so that it compares between loads: {@code map+0x10}
+     * inside a map's memory, else {@code native} (packet, context and stack lie where each load put them).
+     */
+    static String nameAddresses(String message, List<MemoryRegion> maps) {
+        return NATIVE_ADDRESS.matcher(message).replaceAll(m -> {
+            long a = Long.parseUnsignedLong(m.group().substring(2), 16);
+            for (MemoryRegion r : maps) if (a >= r.start() && a < r.end()) return r.name() + "+0x" + Long.toHexString(a - r.start());
+            return "native";
+        });
     }
 
     /** "key=value" per entry ("value" alone for queues, stacks and ring buffers). */
