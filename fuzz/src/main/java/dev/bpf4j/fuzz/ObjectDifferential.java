@@ -33,7 +33,10 @@ public final class ObjectDifferential {
 
     public List<Engine> engines() { return engines; }
 
-    public ObjectReport run(byte[] elf, String origin) {
+    /** Every engine's runs on one CPU ({@link CpuPin}): a CPU number or per-CPU slot a program uses is then the same for all. */
+    public ObjectReport run(byte[] elf, String origin) { return CpuPin.onThisCpu(() -> runPinned(elf, origin)); }
+
+    private ObjectReport runPinned(byte[] elf, String origin) {
         BpfObjectSpec spec;
         try {
             spec = BpfObjectSpec.parse(elf, "fuzz.o");
