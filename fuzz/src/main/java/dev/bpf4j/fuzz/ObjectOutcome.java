@@ -40,7 +40,8 @@ public record ObjectOutcome(String engine, boolean loaded, List<String> lines, S
 
     static ObjectOutcome of(BpfObjectSpec spec, Engine engine) {
         List<String> trace = new ArrayList<>();
-        ObjectLoadOptions options = ObjectLoadOptions.engine(engine).withBudget(BUDGET).withTraceSink(line -> {
+        ObjectLoadOptions options = ObjectLoadOptions.engine(engine).withBudget(BUDGET).withHelperExtras(SteadyHelpers.forEachLoad())
+                .withTraceSink(line -> {
             synchronized (trace) {
                 if (trace.size() < 64) trace.add(line);
             }
@@ -101,11 +102,12 @@ public record ObjectOutcome(String engine, boolean loaded, List<String> lines, S
         }
     }
 
-    private static final Pattern NATIVE_ADDRESS = Pattern.compile("0x[0-9a-f]{9,16}\\b");
+    private static final Pattern NATIVE_ADDRESS = Pattern.compile("0x[0-9a-f]{5,16}\\b");
 
     /**
-     * Each native address in an error message named so that it compares between loads: {@code map+0x10}
-     * inside a map's memory, else {@code native} (packet, context and stack lie where each load put them).
+     * Each address from 0x10000 up in an error message named so that it compares between loads: {@code map+0x10}
+     * inside a map's memory, else {@code native} (packet, context and stack lie where each load put them;
+     * packets below 4 GiB, as xdp_md holds 32-bit pointers).
      */
     static String nameAddresses(String message, List<MemoryRegion> maps) {
         return NATIVE_ADDRESS.matcher(message).replaceAll(m -> {
@@ -118,7 +120,13 @@ public record ObjectOutcome(String engine, boolean loaded, List<String> lines, S
     /** "key=value" per entry ("value" alone for queues, stacks and ring buffers). */
     private static List<String> entries(BpfMap m) {
         List<String> out = new ArrayList<>();
-        for (MapDump.Entry e : MapDump.entries(m)) {
+        List<MapDump.Entry> dump;
+        try {
+            dump = MapDump.entries(m);
+        } catch (BpfException e) { // e.g. a map the object made BPF_F_WRONLY cannot be read from user space
+            return List.of("unreadable: " + e.getMessage());
+        }
+        for (MapDump.Entry e : dump) {
             String key = e.key() == null ? "" : HEX.formatHex(e.key()) + "=";
             out.add(key + (e.innerMap() != null ? e.innerMap() : HEX.formatHex(m.type().isPercpu() ? sum(e.values()) : e.values().get(0))));
         }
