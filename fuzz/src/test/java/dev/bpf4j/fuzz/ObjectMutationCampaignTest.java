@@ -23,12 +23,12 @@ class ObjectMutationCampaignTest {
     static final int COUNT = 2000;
 
     /**
-     * Seeds left out of the CI campaign while a bug they expose is open, so that the campaign fails only on new
-     * bugs: globals.o's use_globals multiplies by a global-data address after one swapped instruction (about 1
-     * mutant in 4000; {@link ObjectFindingsTest#aGlobalDataAddressInArithmeticIsRefused}). {@code bpf4j fuzz
-     * --mode mutate-objects} keeps every object.
+     * Seeds left out of the CI campaign while the verifier bugs their mutants expose are open ({@link ObjectFindingsTest}:
+     * global-data and packet addresses reaching maps or r0, a dead register printed), so that the campaign fails on new
+     * bugs only: in the 100k campaign of docs/fuzzing.md these five objects gave all 14 mismatches, about 1 in 7000.
+     * {@code bpf4j fuzz --mode mutate-objects} keeps every object.
      */
-    static final Set<String> OPEN_BUG_SEEDS = Set.of("globals.o");
+    static final Set<String> OPEN_BUG_SEEDS = Set.of("globals.o", "globals_data.o", "callbacks.o", "raw_tp.o", "xdp_swap_mac.o");
 
     static List<Path> objects(Path root) {
         try (Stream<Path> s = Files.walk(root)) {
