@@ -20,7 +20,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * changes the size). Every mutant fails to open with a reason, or loads, runs and agrees on both engines.
  */
 class ObjectMutationCampaignTest {
-    static final int COUNT = 2000;
+    static final int COUNT = 5000;
 
     /**
      * Seeds left out of the CI campaign while the verifier bugs their mutants expose are open ({@link ObjectFindingsTest}:
