@@ -39,6 +39,7 @@ final class FuzzCommand implements Command {
         Args args = new Args(argv, Set.of("--seed", "--count", "--time", "--mode", "--corpus", "--out", "--engines", "--jobs", "--minimise"),
                 Set.of("--frame-escapes"));
         if (!args.positionals().isEmpty()) throw new UsageException("unexpected argument " + args.positionals().get(0));
+        if (args.option("--mode").filter(ObjectFuzzCommand.MODE::equals).isPresent()) return ObjectFuzzCommand.run(args, out, err);
         long seed = args.option("--seed").map(s -> parseLong("--seed", s)).orElse(System.currentTimeMillis());
         Long count = args.option("--count").map(s -> parseLong("--count", s)).orElse(null);
         Duration time = args.option("--time").map(FuzzCommand::parseDuration).orElse(null);

@@ -1,0 +1,3 @@
+mov %r1, 1
+call %r3
+exit

@@ -1,0 +1,4 @@
+mov %r0, 9
+exit
+mov %r0, 1
+exit

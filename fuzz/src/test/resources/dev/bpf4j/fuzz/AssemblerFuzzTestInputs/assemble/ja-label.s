@@ -1,0 +1,5 @@
+mov %r0, 1
+ja done
+mov %r0, 2
+done:
+exit

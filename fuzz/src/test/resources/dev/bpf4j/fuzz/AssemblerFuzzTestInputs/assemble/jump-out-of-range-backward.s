@@ -1,0 +1,3 @@
+mov %r0, 0
+ja -3
+exit

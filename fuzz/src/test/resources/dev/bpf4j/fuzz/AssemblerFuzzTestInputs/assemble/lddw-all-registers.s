@@ -1,0 +1,20 @@
+lddw %r0, 0
+lddw %r1, 1
+lddw %r2, 2
+lddw %r3, 3
+lddw %r4, 4
+lddw %r5, 5
+lddw %r6, 6
+lddw %r7, 7
+lddw %r8, 8
+lddw %r9, 9
+add %r0, %r1
+add %r0, %r2
+add %r0, %r3
+add %r0, %r4
+add %r0, %r5
+add %r0, %r6
+add %r0, %r7
+add %r0, %r8
+add %r0, %r9
+exit

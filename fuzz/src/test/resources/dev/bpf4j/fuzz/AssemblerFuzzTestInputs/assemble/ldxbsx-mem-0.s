@@ -1,0 +1,2 @@
+ldxbsx %r0, [%r1+0]
+exit

@@ -1,0 +1,2 @@
+ldxhsx %r0, [%r1+0]
+exit

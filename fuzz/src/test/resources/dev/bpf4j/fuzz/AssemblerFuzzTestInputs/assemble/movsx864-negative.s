@@ -1,0 +1,4 @@
+lddw %r1, 0x1234567890abcd80
+lddw %r0, 0x5555555555555555
+movsx864 %r0, %r1
+exit

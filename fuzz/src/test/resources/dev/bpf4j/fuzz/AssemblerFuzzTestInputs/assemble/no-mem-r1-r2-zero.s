@@ -1,0 +1,3 @@
+mov %r0, %r1
+or %r0, %r2
+exit

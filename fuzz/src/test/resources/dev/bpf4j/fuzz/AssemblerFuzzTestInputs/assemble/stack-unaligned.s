@@ -1,0 +1,3 @@
+stdw [%r10-16], 0
+ldxdw %r0, [%r10-12]
+exit

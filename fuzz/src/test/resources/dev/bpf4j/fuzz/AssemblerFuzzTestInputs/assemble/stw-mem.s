@@ -1,0 +1,3 @@
+stw [%r1+4], -2
+ldxdw %r0, [%r1+0]
+exit
