@@ -31,15 +31,16 @@ final class FuzzCommand implements Command {
     @Override public String summary() { return "differential fuzzing of the engines, with minimised .data reproducers"; }
     @Override public String usage() {
         return "bpf4j fuzz [--seed S] [--count N | --time T] [--mode grammar|bytes|mutate|replay] [--frame-escapes] [--corpus DIR] "
-                + "[--out DIR] [--engines interp,jit[,kernel]] [--jobs N] [--minimise N] [--objects PERCENT]   (T: 90s, 10m, 1h; "
+                + "[--out DIR] [--engines interp,jit[,kernel]] [--jobs N] [--minimise N] [--objects PERCENT] [--no-pin]   (T: 90s, 10m, 1h; "
                 + "--frame-escapes: also the issue-21 classes; replay: each .data file of --corpus once, as it is; --minimise: "
                 + "reproducers per mismatch class, default 5; --objects: share of grammar programs that are tc objects with maps, "
-                + "default 50; kernel: Linux's verifier verdict and results too, skipped with the reason where bpf() is refused)";
+                + "default 50; kernel: Linux's verifier verdict and results too, skipped with the reason where bpf() is refused; "
+                + "--no-pin: workers not pinned to a CPU, which shows per-CPU updates split by a migration mid-run)";
     }
 
     @Override public int run(List<String> argv, PrintStream out, PrintStream err) {
         Args args = new Args(argv, Set.of("--seed", "--count", "--time", "--mode", "--corpus", "--out", "--engines", "--jobs", "--minimise", "--objects"),
-                Set.of("--frame-escapes"));
+                Set.of("--frame-escapes", "--no-pin"));
         if (!args.positionals().isEmpty()) throw new UsageException("unexpected argument " + args.positionals().get(0));
         long seed = args.option("--seed").map(s -> parseLong("--seed", s)).orElse(System.currentTimeMillis());
         Long count = args.option("--count").map(s -> parseLong("--count", s)).orElse(null);
@@ -63,7 +64,7 @@ final class FuzzCommand implements Command {
         out.println("fuzz " + generator.name() + " seed " + seed + " on " + harness.engines().stream().map(Engine::name).toList()
                 + (count != null ? ", " + count + " programs" : ", " + time.toSeconds() + " s") + ", " + jobs + " job(s)");
         Campaign.Result r = new Campaign(harness, err::println)
-                .run(new Campaign.Plan(generator, seed, count, time, jobs, outDir, minimise));
+                .run(new Campaign.Plan(generator, seed, count, time, jobs, outDir, minimise, !args.flag("--no-pin")));
         for (Campaign.Finding f : r.findings()) {
             out.println("mismatch " + f.minimised().mismatchClass() + " (" + f.origin() + ")"
                     + (f.file() == null ? "" : ": " + f.file()));

@@ -173,7 +173,7 @@ public final class Campaign {
         java.util.Set<String> kinds = kinds(r);
         // Linux does not zero stack: a kernel difference must not shrink into a read of never-written stack
         Map<Integer, Integer> frameWrites = frameWrites(r.fuzzCase());
-        boolean kernel = cls.startsWith(Oracle.KERNEL);
+        boolean kernel = cls.contains(Oracle.KERNEL);
         Minimiser m = new Minimiser(c -> {
             if (kernel && !covers(frameWrites(c), frameWrites)) return false;
             DifferentialReport x = harness.run(c);

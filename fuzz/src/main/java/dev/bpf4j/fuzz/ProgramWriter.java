@@ -355,6 +355,8 @@ final class ProgramWriter {
         boolean refusedR10 = viaR10 && rnd.nextInt(40) == 0;
         // so are accesses past a map value or the checked packet range
         boolean refusedRegion = (k == PTR_TO_MAP_VALUE || k == PTR_TO_PACKET) && rnd.nextInt(30) == 0;
+        // refused means past 512 bytes: a smaller kernel-comparable frame has unwritten stack below it that Linux reads as garbage
+        if (refusedR10) lo = -FRAME;
         boolean mayLeave = k == PTR_TO_MEM || refusedR10 || refusedRegion || opt.frameEscapes() && !viaR10;
         int t;
         if (rnd.nextInt(4) == 0) {
