@@ -355,8 +355,9 @@ final class ProgramWriter {
         boolean refusedR10 = viaR10 && rnd.nextInt(40) == 0;
         // so are accesses past a map value or the checked packet range
         boolean refusedRegion = (k == PTR_TO_MAP_VALUE || k == PTR_TO_PACKET) && rnd.nextInt(30) == 0;
-        // refused means past 512 bytes: a smaller kernel-comparable frame has unwritten stack below it that Linux reads as garbage
-        if (refusedR10) lo = -FRAME;
+        // just below the 512 bytes or across r10 (not merely below a smaller kernel-comparable frame: Linux would
+        // read the unwritten stack there as garbage)
+        if (refusedR10) return rnd.nextBoolean() ? -FRAME - 1 - rnd.nextInt(bytes) : -bytes + 1 + rnd.nextInt(bytes);
         boolean mayLeave = k == PTR_TO_MEM || refusedR10 || refusedRegion || opt.frameEscapes() && !viaR10;
         int t;
         if (rnd.nextInt(4) == 0) {
