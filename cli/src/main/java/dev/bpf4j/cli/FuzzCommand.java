@@ -82,7 +82,7 @@ final class FuzzCommand implements Command {
         if (frames && !mode.equals("grammar")) throw new UsageException("--frame-escapes applies to --mode grammar only");
         return switch (mode) {
             case "grammar" -> new GrammarGenerator(GrammarOptions.defaults().withFrameEscapes(frames).withKernelComparable(kernel)
-                    .withObjectPercent(args.option("--objects").map(v -> (int) parseLong("--objects", v)).orElse(50)));
+                    .withObjectPercent(objectPercent(args)));
             case "bytes" -> new RawBytesGenerator();
             case "mutate", "replay" -> {
                 Path corpus = Path.of(args.option("--corpus").orElse(DEFAULT_CORPUS));
@@ -91,6 +91,12 @@ final class FuzzCommand implements Command {
             }
             default -> throw new UsageException("unknown mode '" + mode + "' (expected grammar, bytes, mutate or replay)");
         };
+    }
+
+    private static int objectPercent(Args args) {
+        long p = args.option("--objects").map(v -> parseLong("--objects", v)).orElse(50L);
+        if (p < 0 || p > 100) throw new UsageException("--objects is a percentage (0 to 100), not " + p);
+        return (int) p;
     }
 
     /** The engines named in {@code --engines}, in order (the first is the reference). */

@@ -52,6 +52,7 @@ class FuzzCommandTest {
         assertThat(CliRunner.run("fuzz", "--engines", "interp,nope").err()).contains("unknown or unavailable engine 'nope'");
         assertThat(CliRunner.run("fuzz", "--mode", "bytes", "--frame-escapes").status()).isEqualTo(2);
         assertThat(CliRunner.run("fuzz", "--time", "-3s").status()).isEqualTo(2);
+        assertThat(CliRunner.run("fuzz", "--objects", "150").err()).contains("--objects is a percentage");
     }
 
     /**
