@@ -6,7 +6,8 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * The printf dialect of {@code bpf_trace_printk} and {@code bpf_snprintf}, checked as the kernel's
- * {@code bpf_bprintf_prepare} checks it and rendered as its {@code bstr_printf}: printable ASCII only;
+ * {@code bpf_bprintf_prepare} checks it and rendered as its {@code bstr_printf}: no ASCII control characters
+ * (bytes from 0x80 up are text and copied as they are);
  * conversions {@code %d %i %u %x %X} with optional {@code l}/{@code ll}, {@code %c}, {@code %s},
  * {@code %p} (also {@code %pK %px %ps %pS %pB}), {@code %pks %pus}, {@code %pi4 %pI4 %pi6 %pI6};
  * flags {@code 0 + - space} and a width; {@code %%}. Anything else, or more conversions than arguments,
@@ -47,7 +48,8 @@ final class Bprintf {
         int strRoom = MAX_BUF;
         for (int i = 0; i < fmt.length; i++) {
             int c = fmt[i] & 0xff;
-            if (c >= 0x80 || (!isPrint(c) && !isSpace(c))) throw new FormatError(Errno.EINVAL, String.format("byte 0x%02x at %d is not printable ASCII", c, i));
+            // Linux 6.18 refuses ASCII control characters but lets bytes >= 0x80 (UTF-8 text) through, copied as they are
+            if (c < 0x80 && !isPrint(c) && !isSpace(c)) throw new FormatError(Errno.EINVAL, String.format("byte 0x%02x at %d is a control character", c, i));
             if (c != '%') {
                 out.append((char) c);
                 continue;

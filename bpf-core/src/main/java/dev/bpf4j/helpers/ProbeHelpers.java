@@ -6,7 +6,9 @@ import dev.bpf4j.runtime.HelperRegistry;
  * {@code bpf_probe_read}, {@code _user}, {@code _kernel} and their {@code _str} forms (r1 = dst,
  * r2 = u32 size, r3 = unsafe source). bpf4j runs in one address space, so user and kernel variants read
  * the same way, through {@link ProbeMemory}: a source the run may access is copied, any other is read
- * fault-free by the kernel or refused, and a failed read returns {@code -EFAULT} with dst zero-filled.
+ * fault-free by the kernel or refused, and a failed read returns {@code -EFAULT} with dst zero-filled. The
+ * {@code _kernel} forms return {@code -ERANGE} for a source Linux never reads (NULL, small numbers,
+ * non-canonical), as {@code copy_from_kernel_nofault} does.
  */
 final class ProbeHelpers {
     private ProbeHelpers() {}
@@ -14,10 +16,18 @@ final class ProbeHelpers {
     static void register(HelperRegistry.Builder b, ProbeMemory mem) {
         plain(b, HelperIds.PROBE_READ, "bpf_probe_read", mem);
         plain(b, HelperIds.PROBE_READ_USER, "bpf_probe_read_user", mem);
-        plain(b, HelperIds.PROBE_READ_KERNEL, "bpf_probe_read_kernel", mem);
+        b.add(HelperIds.PROBE_READ_KERNEL, "bpf_probe_read_kernel", (call, r1, r2, r3, r4, r5) -> {
+            long size = r2 & 0xffffffffL;
+            call.checkArgument(1, "bpf_probe_read_kernel dst (r1)", r1, size, true);
+            return mem.readKernel(call, 3, r1, size, r3);
+        });
         str(b, HelperIds.PROBE_READ_STR, "bpf_probe_read_str", mem);
         str(b, HelperIds.PROBE_READ_USER_STR, "bpf_probe_read_user_str", mem);
-        str(b, HelperIds.PROBE_READ_KERNEL_STR, "bpf_probe_read_kernel_str", mem);
+        b.add(HelperIds.PROBE_READ_KERNEL_STR, "bpf_probe_read_kernel_str", (call, r1, r2, r3, r4, r5) -> {
+            long size = r2 & 0xffffffffL;
+            call.checkArgument(1, "bpf_probe_read_kernel_str dst (r1)", r1, size, true);
+            return mem.readKernelStr(call, 3, r1, size, r3);
+        });
     }
 
     private static void plain(HelperRegistry.Builder b, int id, String name, ProbeMemory mem) {

@@ -34,12 +34,42 @@ public final class ProbeMemory {
     /** As above, {@code src} being argument register {@code srcReg} (1-5; 0 when it is no argument, e.g. a %s pointer). */
     public boolean copy(HelperCall call, int srcReg, long dst, long src, long size) {
         if (size == 0) return true;
-        if (srcReg == 0 ? call.accessible(src, size, false) : call.accessible(srcReg, src, size, false)) {
-            NativeMemory.copy(src, dst, size);
+        if (accessible(call, srcReg, src, size)) {
+            copyForward(dst, src, size);
             return true;
         }
         return mode == Mode.PROCESS && Libc.readProcessMemory(dst, src, size);
     }
+
+    private static boolean accessible(HelperCall call, int srcReg, long src, long size) {
+        return srcReg == 0 ? call.accessible(src, size, false) : call.accessible(srcReg, src, size, false);
+    }
+
+    /**
+     * Linux's copy_from_kernel_nofault order: u64 words from the start, then a u32, u16 and u8 tail, each
+     * read before it is written. Where dst overlaps src the result is what Linux gives (a memmove would not be).
+     */
+    static void copyForward(long dst, long src, long size) {
+        long n = 0;
+        for (; size - n >= 8; n += 8) NativeMemory.putLong(dst + n, NativeMemory.getLong(src + n));
+        for (; size - n >= 4; n += 4) NativeMemory.putInt(dst + n, NativeMemory.getInt(src + n));
+        for (; size - n >= 2; n += 2) NativeMemory.putShort(dst + n, NativeMemory.getShort(src + n));
+        for (; size - n >= 1; n += 1) NativeMemory.putByte(dst + n, NativeMemory.getByte(src + n));
+    }
+
+    /**
+     * Whether Linux's {@code copy_from_kernel_nofault_allowed} would let a {@code _kernel} read start at
+     * {@code src}: never below {@link #MMAP_MIN_ADDR} (NULL and small numbers: {@code -ERANGE}) nor at a
+     * non-canonical address. (Linux refuses every user address; bpf4j's "kernel" memory is this process's,
+     * so only what can never be memory on either side is refused this way.)
+     */
+    static boolean kernelReadAllowed(long src) {
+        boolean canonical = (src >> 47) == 0 || (src >> 47) == -1;
+        return Long.compareUnsigned(src, MMAP_MIN_ADDR) >= 0 && canonical;
+    }
+
+    /** Linux's default {@code vm.mmap_min_addr}: nothing is ever mapped below it. */
+    static final long MMAP_MIN_ADDR = 0x10000;
 
     /** {@code bpf_probe_read*}: 0, or {@code -EFAULT} with {@code dst} zero-filled. */
     public int read(HelperCall call, long dst, long size, long src) { return read(call, 0, dst, size, src); }
@@ -49,6 +79,20 @@ public final class ProbeMemory {
         if (copy(call, srcReg, dst, src, size)) return 0;
         NativeMemory.setMemory(dst, size, (byte) 0);
         return -Errno.EFAULT;
+    }
+
+    /** {@code bpf_probe_read_kernel}: as {@link #read}, but {@code -ERANGE} (dst zero-filled) for a source Linux refuses, whatever the size. */
+    public int readKernel(HelperCall call, int srcReg, long dst, long size, long src) {
+        if (kernelReadAllowed(src)) return read(call, srcReg, dst, size, src);
+        NativeMemory.setMemory(dst, size, (byte) 0);
+        return -Errno.ERANGE;
+    }
+
+    /** {@code bpf_probe_read_kernel_str}: as {@link #readStr}, but {@code -ERANGE} for a source Linux refuses (size 0 still gives 0). */
+    public int readKernelStr(HelperCall call, int srcReg, long dst, long size, long src) {
+        if (size == 0 || kernelReadAllowed(src)) return readStr(call, srcReg, dst, size, src);
+        NativeMemory.setMemory(dst, size, (byte) 0);
+        return -Errno.ERANGE;
     }
 
     /**
@@ -62,6 +106,16 @@ public final class ProbeMemory {
     /** As above, {@code src} being argument register {@code srcReg}. */
     public int readStr(HelperCall call, int srcReg, long dst, long size, long src) {
         if (size == 0) return 0;
+        if (accessible(call, srcReg, src, size)) {
+            // strncpy_from_kernel_nofault: byte after byte, each read after the previous one is written (overlaps as in Linux)
+            for (long n = 0; n < size; n++) {
+                byte b = NativeMemory.getByte(src + n);
+                NativeMemory.putByte(dst + n, b);
+                if (b == 0) return (int) (n + 1);
+            }
+            NativeMemory.putByte(dst + size - 1, (byte) 0);
+            return (int) size;
+        }
         long n = 0;
         // like strncpy_from_kernel_nofault: read byte after byte until NUL or size bytes (the last becomes NUL).
         // Each chunk goes through a scratch page first: dst gets the string and its NUL, never the bytes after

@@ -18,6 +18,8 @@ public final class Errno {
     public static final int EEXIST = 17;
     public static final int EINVAL = 22;
     public static final int ENOSPC = 28;
+    /** Out of range: what copy_from_kernel_nofault returns for an address it never reads. */
+    public static final int ERANGE = 34;
     public static final int EOPNOTSUPP = 95;
     /** Kernel-internal "operation not supported" (ringbuf lookup/update/delete return it). */
     public static final int ENOTSUPP = 524;
@@ -30,6 +32,7 @@ public final class Errno {
             case E2BIG: return "E2BIG";
             case EBADF: return "EBADF";
             case EAGAIN: return "EAGAIN";
+            case ERANGE: return "ERANGE";
             case ENOMEM: return "ENOMEM";
             case EFAULT: return "EFAULT";
             case EBUSY: return "EBUSY";

@@ -6,6 +6,7 @@ import dev.bpf4j.fuzz.DataFileMutator;
 import dev.bpf4j.fuzz.DifferentialHarness;
 import dev.bpf4j.fuzz.GrammarGenerator;
 import dev.bpf4j.fuzz.GrammarOptions;
+import dev.bpf4j.fuzz.Oracle;
 import dev.bpf4j.fuzz.ProgramGenerator;
 import dev.bpf4j.fuzz.RawBytesGenerator;
 import dev.bpf4j.runtime.Engine;
@@ -19,7 +20,7 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * {@code bpf4j fuzz}: a differential campaign between engines (interpreter = reference, JIT) over
+ * {@code bpf4j fuzz}: a differential campaign between engines (interpreter = reference, JIT, Linux) over
  * generated, random or mutated programs; minimised {@code .data} reproducers of every mismatch class
  * go to {@code --out}. Exit 1 on any mismatch, crash or hang.
  */
@@ -30,14 +31,16 @@ final class FuzzCommand implements Command {
     @Override public String summary() { return "differential fuzzing of the engines, with minimised .data reproducers"; }
     @Override public String usage() {
         return "bpf4j fuzz [--seed S] [--count N | --time T] [--mode grammar|bytes|mutate|replay] [--frame-escapes] [--corpus DIR] "
-                + "[--out DIR] [--engines interp,jit] [--jobs N] [--minimise N]   (T: 90s, 10m, 1h; --frame-escapes: also the "
-                + "issue-21 classes; replay: each .data file of --corpus once, as it is; --minimise: reproducers per mismatch class, "
-                + "default 5)";
+                + "[--out DIR] [--engines interp,jit[,kernel]] [--jobs N] [--minimise N] [--objects PERCENT] [--no-pin]   (T: 90s, 10m, 1h; "
+                + "--frame-escapes: also the issue-21 classes; replay: each .data file of --corpus once, as it is; --minimise: "
+                + "reproducers per mismatch class, default 5; --objects: share of grammar programs that are tc objects with maps, "
+                + "default 50; kernel: Linux's verifier verdict and results too, skipped with the reason where bpf() is refused; "
+                + "--no-pin: workers not pinned to a CPU, which shows per-CPU updates split by a migration mid-run)";
     }
 
     @Override public int run(List<String> argv, PrintStream out, PrintStream err) {
-        Args args = new Args(argv, Set.of("--seed", "--count", "--time", "--mode", "--corpus", "--out", "--engines", "--jobs", "--minimise"),
-                Set.of("--frame-escapes"));
+        Args args = new Args(argv, Set.of("--seed", "--count", "--time", "--mode", "--corpus", "--out", "--engines", "--jobs", "--minimise", "--objects"),
+                Set.of("--frame-escapes", "--no-pin"));
         if (!args.positionals().isEmpty()) throw new UsageException("unexpected argument " + args.positionals().get(0));
         if (args.option("--mode").filter(ObjectFuzzCommand.MODE::equals).isPresent()) return ObjectFuzzCommand.run(args, out, err);
         long seed = args.option("--seed").map(s -> parseLong("--seed", s)).orElse(System.currentTimeMillis());
@@ -48,34 +51,39 @@ final class FuzzCommand implements Command {
         int jobs = (int) args.option("--jobs").map(s -> parseLong("--jobs", s)).orElse(1L).longValue();
         int minimise = (int) args.option("--minimise").map(s -> parseLong("--minimise", s)).orElse(5L).longValue();
         if (jobs < 1 || minimise < 0) throw new UsageException("--jobs must be at least 1 and --minimise not negative");
-        ProgramGenerator generator = generator(args);
+        List<Engine> engines = engines(args.option("--engines").orElse("interp,jit"));
+        boolean kernel = engines.stream().anyMatch(e -> e.name().equals(Oracle.KERNEL));
+        ProgramGenerator generator = generator(args, kernel);
         if (generator instanceof DataFileMutator m && generator.name().equals("replay")) {
             if (args.option("--count").isPresent() || time != null) throw new UsageException("replay runs every file once: no --count or --time");
             seed = 0;
             count = (long) m.corpusSize();
         }
-        DifferentialHarness harness = new DifferentialHarness(engines(args.option("--engines").orElse("interp,jit")));
+        DifferentialHarness harness = new DifferentialHarness(engines);
         Path outDir = args.option("--out").map(Path::of).orElse(null);
 
         out.println("fuzz " + generator.name() + " seed " + seed + " on " + harness.engines().stream().map(Engine::name).toList()
                 + (count != null ? ", " + count + " programs" : ", " + time.toSeconds() + " s") + ", " + jobs + " job(s)");
         Campaign.Result r = new Campaign(harness, err::println)
-                .run(new Campaign.Plan(generator, seed, count, time, jobs, outDir, minimise));
+                .run(new Campaign.Plan(generator, seed, count, time, jobs, outDir, minimise, !args.flag("--no-pin")));
         for (Campaign.Finding f : r.findings()) {
             out.println("mismatch " + f.minimised().mismatchClass() + " (" + f.origin() + ")"
                     + (f.file() == null ? "" : ": " + f.file()));
             out.print(f.minimised().describe().indent(2));
         }
         out.printf("fuzz %s seed %d: %s in %.1f s%n", generator.name(), seed, r.stats().line(), r.stats().seconds());
+        out.print(r.stats().summary());
         return r.stats().mismatches() + r.stats().crashes() + r.stats().hangs() > 0 ? 1 : 0;
     }
 
-    private static ProgramGenerator generator(Args args) {
+    /** With the kernel among the engines, grammar programs are written so that Linux defines their results too. */
+    private static ProgramGenerator generator(Args args, boolean kernel) {
         String mode = args.option("--mode").orElse("grammar");
         boolean frames = args.flag("--frame-escapes");
         if (frames && !mode.equals("grammar")) throw new UsageException("--frame-escapes applies to --mode grammar only");
         return switch (mode) {
-            case "grammar" -> new GrammarGenerator(GrammarOptions.defaults().withFrameEscapes(frames));
+            case "grammar" -> new GrammarGenerator(GrammarOptions.defaults().withFrameEscapes(frames).withKernelComparable(kernel)
+                    .withObjectPercent(objectPercent(args)));
             case "bytes" -> new RawBytesGenerator();
             case "mutate", "replay" -> {
                 Path corpus = Path.of(args.option("--corpus").orElse(DEFAULT_CORPUS));
@@ -86,13 +94,18 @@ final class FuzzCommand implements Command {
         };
     }
 
+    private static int objectPercent(Args args) {
+        long p = args.option("--objects").map(v -> parseLong("--objects", v)).orElse(50L);
+        if (p < 0 || p > 100) throw new UsageException("--objects is a percentage (0 to 100), not " + p);
+        return (int) p;
+    }
+
     /** The engines named in {@code --engines}, in order (the first is the reference). */
     static List<Engine> engines(String list) {
         List<Engine> available = Engines.available();
         List<Engine> out = new ArrayList<>();
         for (String name : list.split(",")) {
             String n = name.trim();
-            if (n.equals("kernel")) throw new UsageException("fuzz does not run the kernel engine yet (use interp,jit)");
             Engine e = available.stream().filter(x -> x.name().equals(n)).findFirst()
                     .orElseThrow(() -> new UsageException("unknown or unavailable engine '" + n + "' in --engines"));
             out.add(e);

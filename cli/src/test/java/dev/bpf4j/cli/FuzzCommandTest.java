@@ -21,6 +21,16 @@ class FuzzCommandTest {
                 .containsPattern("fuzz grammar seed 5: 150 programs, \\d+/s, accepted \\d+\\.\\d%, mismatches 0, crashes 0, hangs 0(, slow loads \\d+)? in ");
     }
 
+    /** Linux as third engine: the verdict table and the coverage table are printed; skipped where bpf() is refused. */
+    @Test void theKernelEngineAddsVerdictsAndTheSummaryCoverage() {
+        dev.bpf4j.kernel.KernelBpf.Availability k = dev.bpf4j.kernel.KernelBpf.availability();
+        org.junit.jupiter.api.Assumptions.assumeTrue(k.available(), () -> "fuzz --engines ...,kernel needs bpf(): " + k.reason());
+        CliRunner r = CliRunner.run("fuzz", "--seed", "11", "--count", "60", "--engines", "interp,jit,kernel", "--minimise", "0");
+        assertThat(r.out()).as(r.out() + r.err()).contains("fuzz grammar seed 11 on [interp, jit, kernel], 60 programs")
+                .contains("coverage (class: programs / accepted):").contains("map-lookup").contains("kernel verdicts: both accept ");
+        assertThat(r.status()).isIn(0, 1);
+    }
+
     @Test void twoJobsRunTheSameNumberOfPrograms() {
         CliRunner r = CliRunner.run("fuzz", "--seed", "9", "--count", "100", "--jobs", "2", "--engines", "interp,jit");
         assertThat(r.status()).as(r.out() + r.err()).isZero();
@@ -42,6 +52,7 @@ class FuzzCommandTest {
         assertThat(CliRunner.run("fuzz", "--engines", "interp,nope").err()).contains("unknown or unavailable engine 'nope'");
         assertThat(CliRunner.run("fuzz", "--mode", "bytes", "--frame-escapes").status()).isEqualTo(2);
         assertThat(CliRunner.run("fuzz", "--time", "-3s").status()).isEqualTo(2);
+        assertThat(CliRunner.run("fuzz", "--objects", "150").err()).contains("--objects is a percentage");
     }
 
     /**

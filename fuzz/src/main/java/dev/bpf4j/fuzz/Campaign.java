@@ -23,12 +23,19 @@ public final class Campaign {
     /** A load (gate + engine) slower than this is reported, with the program's origin, and counted. */
     public static final Duration SLOW_LOAD = Duration.ofMillis(500);
 
-    /** What to run. {@code count} or {@code time} (either may be null, not both). */
+    /**
+     * What to run. {@code count} or {@code time} (either may be null, not both). {@code pinned}: each worker
+     * thread stays on one CPU ({@link CpuPin}), as Linux keeps a test run on one.
+     */
     public record Plan(ProgramGenerator generator, long seed, Long count, Duration time, int jobs, Path outDir,
-                       int minimisePerClass) {
+                       int minimisePerClass, boolean pinned) {
         public Plan {
             if (count == null && time == null) throw new IllegalArgumentException("a campaign needs a count or a time");
             if (jobs < 1) throw new IllegalArgumentException("jobs must be at least 1");
+        }
+
+        public Plan(ProgramGenerator generator, long seed, Long count, Duration time, int jobs, Path outDir, int minimisePerClass) {
+            this(generator, seed, count, time, jobs, outDir, minimisePerClass, true);
         }
     }
 
@@ -57,6 +64,7 @@ public final class Campaign {
         for (int j = 0; j < plan.jobs(); j++) {
             int job = j;
             Thread t = new Thread(() -> {
+                if (plan.pinned() && !CpuPin.pin(job)) CpuPin.pin(dev.bpf4j.maps.Cpus.current());
                 while (System.nanoTime() < deadline) {
                     long i = next.getAndIncrement();
                     if (plan.count() != null && i >= plan.count()) break;
@@ -131,6 +139,22 @@ public final class Campaign {
         return out;
     }
 
+    /** How often each {@code stdw [r10+off], imm} (what writes a frame before it is read) occurs, by offset. */
+    static Map<Integer, Integer> frameWrites(FuzzCase c) {
+        Map<Integer, Integer> out = new HashMap<>();
+        for (dev.bpf4j.isa.Insn i : c.insns()) {
+            if (i.opcode() == (dev.bpf4j.isa.Opcodes.ST | dev.bpf4j.isa.Opcodes.MEM | dev.bpf4j.isa.Opcodes.DW) && i.dst() == 10) {
+                out.merge((int) i.off(), 1, Integer::sum);
+            }
+        }
+        return out;
+    }
+
+    private static boolean covers(Map<Integer, Integer> have, Map<Integer, Integer> need) {
+        for (var e : need.entrySet()) if (have.getOrDefault(e.getKey(), 0) < e.getValue()) return false;
+        return true;
+    }
+
     private static boolean claim(Map<String, Integer> perClass, String cls, int limit) {
         synchronized (perClass) {
             int n = perClass.getOrDefault(cls, 0);
@@ -147,7 +171,11 @@ public final class Campaign {
     private Finding minimise(DifferentialReport r, Path outDir) {
         String cls = r.mismatchClass();
         java.util.Set<String> kinds = kinds(r);
+        // Linux does not zero stack: a kernel difference must not shrink into a read of never-written stack
+        Map<Integer, Integer> frameWrites = frameWrites(r.fuzzCase());
+        boolean kernel = cls.contains(Oracle.KERNEL);
         Minimiser m = new Minimiser(c -> {
+            if (kernel && !covers(frameWrites(c), frameWrites)) return false;
             DifferentialReport x = harness.run(c);
             return cls.equals(x.mismatchClass()) && kinds.equals(kinds(x));
         }, 3000);

@@ -1,26 +1,52 @@
 package dev.bpf4j.fuzz;
 
+import java.util.EnumMap;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
 
 /**
  * Counts of one campaign, updated by its workers: programs, rejected loads, mismatches by class, crashes,
- * hangs, and loads slower than {@link Campaign#SLOW_LOAD} (not a failure: a finding about the gate or an engine).
+ * hangs, loads slower than {@link Campaign#SLOW_LOAD} (not a failure: a finding about the gate or an
+ * engine), programs and accepted programs per {@link Coverage} class, and with the kernel among the
+ * engines the {@link KernelVerdict} counts, why Linux refused what bpf4j accepts, and why it was skipped.
  */
 public final class CampaignStats {
     private final long startNanos = System.nanoTime();
     private long programs, rejected, mismatches, crashes, hangs, slowLoads;
     private final Map<String, Long> byClass = new TreeMap<>();
+    private final Map<String, long[]> coverage = new TreeMap<>();
+    private final Map<KernelVerdict, Long> verdicts = new EnumMap<>(KernelVerdict.class);
+    private final Map<String, Long> linuxOnlyReasons = new TreeMap<>();
+    private final Map<String, Long> skipReasons = new TreeMap<>();
 
     synchronized void add(DifferentialReport r) {
         programs++;
-        if (r.rejected()) rejected++;
+        boolean accepted = !r.rejected();
+        if (!accepted) rejected++;
         if (!r.agree()) {
             mismatches++;
             byClass.merge(r.mismatchClass(), 1L, Long::sum);
         }
         if (r.crashed()) crashes++;
+        for (String c : Coverage.classes(r.fuzzCase())) {
+            long[] n = coverage.computeIfAbsent(c, k -> new long[2]);
+            n[0]++;
+            if (accepted) n[1]++;
+        }
+        KernelVerdict v = r.kernelVerdict();
+        if (v != null) {
+            verdicts.merge(v, 1L, Long::sum);
+            if (v == KernelVerdict.NOT_COMPARABLE && r.kernelSkipReason() != null) skipReasons.merge(shorten(r.kernelSkipReason()), 1L, Long::sum);
+            if (v == KernelVerdict.ONLY_LINUX_REJECTS) linuxOnlyReasons.merge(shorten(Oracle.kernel(r.outcomes()).first().message()), 1L, Long::sum);
+        }
+    }
+
+    /** A reason without its numbers (registers, offsets, sizes), so that the same reason is counted once. */
+    static String shorten(String reason) {
+        String s = reason == null ? "" : reason.lines().findFirst().orElse("");
+        s = s.replaceAll("-?\\b(0x)?[0-9a-f]*[0-9][0-9a-f]*\\b", "N");
+        return s.length() > 100 ? s.substring(0, 100) + "..." : s;
     }
 
     synchronized void hang() { hangs++; }
@@ -36,6 +62,15 @@ public final class CampaignStats {
     public synchronized long slowLoads() { return slowLoads; }
     public synchronized Map<String, Long> byClass() { return new TreeMap<>(byClass); }
 
+    /** Per coverage class: {programs, accepted programs}. */
+    public synchronized Map<String, long[]> coverage() {
+        Map<String, long[]> out = new TreeMap<>();
+        coverage.forEach((k, v) -> out.put(k, v.clone()));
+        return out;
+    }
+
+    public synchronized Map<KernelVerdict, Long> kernelVerdicts() { return new EnumMap<>(verdicts); }
+
     public double seconds() { return (System.nanoTime() - startNanos) / 1e9; }
 
     public synchronized double acceptedPercent() { return programs == 0 ? 0 : 100.0 * (programs - rejected) / programs; }
@@ -48,5 +83,30 @@ public final class CampaignStats {
         return String.format("%d programs, %.0f/s, accepted %.1f%%, mismatches %d%s, crashes %d, hangs %d%s",
                 programs, s > 0 ? programs / s : 0, acceptedPercent(), mismatches, classes, crashes, hangs,
                 slowLoads == 0 ? "" : ", slow loads " + slowLoads);
+    }
+
+    /** The coverage table and, with the kernel, the verdict table, skip reasons and Linux's extra refusals. */
+    public synchronized String summary() {
+        StringBuilder sb = new StringBuilder("coverage (class: programs / accepted):\n");
+        int col = 0;
+        for (var e : coverage.entrySet()) {
+            sb.append(String.format("  %-20s %8d / %-8d", e.getKey(), e.getValue()[0], e.getValue()[1]));
+            if (++col % 3 == 0) sb.append('\n');
+        }
+        if (col % 3 != 0) sb.append('\n');
+        if (!verdicts.isEmpty()) {
+            sb.append("kernel verdicts: ").append(verdicts.entrySet().stream().map(e -> e.getKey().label + " " + e.getValue())
+                    .collect(Collectors.joining(", "))).append('\n');
+            top(sb, "only Linux rejects (expected: Linux is stricter)", linuxOnlyReasons);
+            top(sb, "kernel skipped (not comparable)", skipReasons);
+        }
+        return sb.toString();
+    }
+
+    private static void top(StringBuilder sb, String title, Map<String, Long> counts) {
+        if (counts.isEmpty()) return;
+        sb.append(title).append(":\n");
+        counts.entrySet().stream().sorted((a, b) -> Long.compare(b.getValue(), a.getValue())).limit(12)
+                .forEach(e -> sb.append(String.format("  %7d  %s%n", e.getValue(), e.getKey())));
     }
 }

@@ -6,11 +6,13 @@ import jnr.ffi.LibraryLoader;
 import java.util.function.Supplier;
 
 /**
- * Runs a body with the calling thread pinned to the CPU it is on ({@code sched_setaffinity}), then gives
- * the thread its affinity back. Per-CPU maps and {@code bpf_get_smp_processor_id} then answer the same for
- * every engine's runs of one object: which CPUs a program touched is the scheduler's choice, not the
- * engine's (a program that sets its CPU's slot to 1 sums to 1 or 2 depending on a migration). Where the
- * affinity cannot be set the body runs unpinned.
+ * Pins threads to one CPU ({@code sched_setaffinity}). Linux runs a test run with migration disabled,
+ * so a program's per-CPU map accesses all land in one CPU's slot; bpf4j asks for the CPU at each
+ * access, and a JVM thread that migrates in the middle of a run splits its updates over two slots (a
+ * known difference, docs/fuzzing.md). Campaign workers pin themselves ({@link #pin}) so that a
+ * campaign is replayable and that difference does not drown the others ({@code --no-pin} shows it);
+ * an object's differential runs pin for their duration ({@link #onThisCpu}), so which CPUs a program
+ * touched is the scheduler's choice, not the engine's. Where the affinity cannot be set, nothing is pinned.
  */
 final class CpuPin {
     private CpuPin() {}
@@ -35,14 +37,25 @@ final class CpuPin {
         }
     }
 
+    private static long[] only(int cpu) {
+        long[] one = new long[WORDS];
+        int c = Math.floorMod(cpu, Math.max(1, Math.min(Cpus.possible(), WORDS * 64)));
+        one[c >>> 6] = 1L << (c & 63);
+        return one;
+    }
+
+    /** Pins the calling thread to CPU {@code cpu % possible}; false when that is not possible here. */
+    static boolean pin(int cpu) {
+        LibC c = Lib.C;
+        return c != null && c.sched_setaffinity(0, WORDS * 8L, only(cpu)) == 0;
+    }
+
+    /** Runs {@code body} pinned to the CPU the thread is on, then gives the thread its affinity back. */
     static <T> T onThisCpu(Supplier<T> body) {
         LibC c = Lib.C;
         long[] saved = new long[WORDS];
         if (c == null || c.sched_getaffinity(0, WORDS * 8L, saved) != 0) return body.get();
-        int cpu = Cpus.current();
-        long[] one = new long[WORDS];
-        one[(cpu >>> 6) % WORDS] = 1L << (cpu & 63);
-        if (c.sched_setaffinity(0, WORDS * 8L, one) != 0) return body.get();
+        if (c.sched_setaffinity(0, WORDS * 8L, only(Cpus.current())) != 0) return body.get();
         try {
             return body.get();
         } finally {

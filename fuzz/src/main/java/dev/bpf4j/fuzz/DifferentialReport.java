@@ -14,8 +14,17 @@ public record DifferentialReport(FuzzCase fuzzCase, List<EngineOutcome> outcomes
 
     public boolean agree() { return differences.isEmpty(); }
 
-    /** Every engine refused the load (nothing to compare). */
-    public boolean rejected() { return outcomes.stream().allMatch(o -> o.verdict() == Observation.Verdict.REJECTED); }
+    /** The reference engine (bpf4j's verifier) refused the load. */
+    public boolean rejected() { return !outcomes.isEmpty() && outcomes.get(0).verdict() == Observation.Verdict.REJECTED; }
+
+    /** bpf4j's verdict against Linux's, or null when the kernel was not among the engines. */
+    public KernelVerdict kernelVerdict() { return outcomes.isEmpty() ? null : KernelVerdict.of(outcomes.get(0), Oracle.kernel(outcomes)); }
+
+    /** Why the kernel gave no verdict (bpf() refused, helper not comparable, ...), or null. */
+    public String kernelSkipReason() {
+        EngineOutcome k = outcomes.isEmpty() ? null : Oracle.kernel(outcomes);
+        return k != null && k.verdict() == Observation.Verdict.SKIPPED ? k.first().message() : null;
+    }
 
     public boolean crashed() { return differences.stream().anyMatch(d -> d.kind().startsWith("crash")); }
 

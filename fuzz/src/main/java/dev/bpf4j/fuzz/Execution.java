@@ -2,6 +2,7 @@ package dev.bpf4j.fuzz;
 
 import dev.bpf4j.runtime.Bpf;
 import dev.bpf4j.runtime.BpfException;
+import dev.bpf4j.runtime.BpfLoadException;
 import dev.bpf4j.runtime.BpfRuntimeException;
 import dev.bpf4j.runtime.Engine;
 import dev.bpf4j.runtime.Executable;
@@ -28,6 +29,8 @@ public final class Execution {
     public static EngineOutcome run(Engine engine, FuzzCase c) { return run(engine, c, FuzzConventions.loadOptions()); }
 
     public static EngineOutcome run(Engine engine, FuzzCase c, LoadOptions options) {
+        if (engine.verifiesItself()) return KernelExecution.run(engine, c, options);
+        if (c.isObject()) return ObjectExecution.run(engine, c);
         Executable exe;
         long start = System.nanoTime();
         try {
@@ -70,6 +73,8 @@ public final class Execution {
                 return Observation.returned(r0, contents(base, len));
             } catch (BpfRuntimeException e) {
                 return Observation.failed(e.kind(), e.pc(), Addresses.describe(e.address(), base, len), contents(base, len), e.getMessage());
+            } catch (BpfLoadException e) { // an engine that verifies at the first run (the kernel) refused it
+                return Observation.rejected(e.getClass().getSimpleName() + ": " + e.getMessage());
             } catch (BpfException e) {
                 return Observation.failedOtherwise(e, contents(base, len));
             } catch (RuntimeException | LinkageError | StackOverflowError | AssertionError e) {

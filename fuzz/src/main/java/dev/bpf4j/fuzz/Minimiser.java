@@ -192,8 +192,9 @@ public final class Minimiser {
         return pc - removed;
     }
 
-    /** Target slot of a jump or bpf-to-bpf call, or -1. */
+    /** Target slot of a jump, a bpf-to-bpf call or a callback's lddw, or -1. */
     static int target(Insn i, int pc) {
+        if (i.opcode() == LDDW && i.src() == PSEUDO_FUNC) return pc + 1 + i.imm();
         int cls = cls(i.opcode());
         if (cls != JMP && cls != JMP32) return -1;
         int op = op(i.opcode());
@@ -203,7 +204,7 @@ public final class Minimiser {
     }
 
     private static Insn retarget(Insn i, int rel) {
-        boolean viaImm = op(i.opcode()) == CALL || i.opcode() == (JMP32 | JA);
+        boolean viaImm = op(i.opcode()) == CALL || i.opcode() == (JMP32 | JA) || i.opcode() == LDDW;
         if (viaImm) return InsnChoices.withImm(i, rel);
         if (rel < Short.MIN_VALUE || rel > Short.MAX_VALUE) return null;
         return InsnChoices.withOff(i, rel);

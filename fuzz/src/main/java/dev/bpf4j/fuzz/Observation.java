@@ -4,13 +4,16 @@ import dev.bpf4j.runtime.ErrorKind;
 
 import java.util.Arrays;
 import java.util.HexFormat;
+import java.util.List;
 
 /**
  * What one run of one engine showed: how it ended ({@link Verdict}), r0, the error's kind, pc and
- * address (as {@link Addresses} describes it), and the memory block afterwards. {@link #observable()}
+ * address (as {@link Addresses} describes it), the memory block (an object's packet) afterwards, and
+ * for objects {@code state}: ctx_out and every map's contents. {@link #observable()}
  * is everything two engines must agree on, as one line.
  */
-public record Observation(Verdict verdict, long r0, ErrorKind kind, int pc, String address, byte[] memAfter, String message) {
+public record Observation(Verdict verdict, long r0, ErrorKind kind, int pc, String address, byte[] memAfter, String message,
+                          List<String> state) {
     public enum Verdict {
         /** Ran to {@code exit}: r0 is the result. */
         RETURNED,
@@ -19,12 +22,22 @@ public record Observation(Verdict verdict, long r0, ErrorKind kind, int pc, Stri
         /** The load was refused (validator/verifier or the engine): no run. */
         REJECTED,
         /** An exception that is not a bpf4j error: always an engine bug. */
-        CRASHED
+        CRASHED,
+        /** The engine gives no verdict (the kernel where bpf() is refused, or a helper id it means otherwise): not comparable. */
+        SKIPPED
     }
 
     public Observation {
         memAfter = memAfter == null ? new byte[0] : memAfter.clone();
+        state = state == null ? List.of() : List.copyOf(state);
     }
+
+    public Observation(Verdict verdict, long r0, ErrorKind kind, int pc, String address, byte[] memAfter, String message) {
+        this(verdict, r0, kind, pc, address, memAfter, message, List.of());
+    }
+
+    /** The same with what an object run leaves besides its packet: ctx_out and every map, one line each. */
+    public Observation withState(List<String> lines) { return new Observation(verdict, r0, kind, pc, address, memAfter, message, lines); }
 
     @Override public byte[] memAfter() { return memAfter.clone(); }
 
@@ -41,6 +54,8 @@ public record Observation(Verdict verdict, long r0, ErrorKind kind, int pc, Stri
 
     public static Observation rejected(String message) { return new Observation(Verdict.REJECTED, 0, null, -1, null, null, message); }
 
+    public static Observation skipped(String reason) { return new Observation(Verdict.SKIPPED, 0, null, -1, null, null, reason); }
+
     public static Observation crashed(Throwable t) {
         return new Observation(Verdict.CRASHED, 0, null, -1, null, null, t.toString());
     }
@@ -52,12 +67,14 @@ public record Observation(Verdict verdict, long r0, ErrorKind kind, int pc, Stri
             case FAILED -> kind == null ? message : kind + " at pc " + pc + (address == null ? "" : " (address " + address + ")");
             case REJECTED -> "rejected";
             case CRASHED -> "crashed: " + message;
+            case SKIPPED -> "skipped: " + message;
         };
     }
 
     /** Everything compared between engines and between runs, as one line. */
     public String observable() {
-        return ending() + (memAfter.length == 0 ? "" : "; mem " + HexFormat.of().formatHex(memAfter));
+        return ending() + (memAfter.length == 0 ? "" : "; mem " + HexFormat.of().formatHex(memAfter))
+                + (state.isEmpty() ? "" : "; " + String.join("; ", state));
     }
 
     public boolean sameMemory(Observation o) { return Arrays.equals(memAfter, o.memAfter); }

@@ -1,5 +1,6 @@
 package dev.bpf4j.fuzz;
 
+import dev.bpf4j.helpers.HelperIds;
 import dev.bpf4j.isa.Insn;
 
 import java.util.ArrayDeque;
@@ -21,38 +22,67 @@ import static dev.bpf4j.fuzz.RegKind.*;
  * arguments, and loads/stores/atomics at and around the bounds of every frame and of the memory block.
  */
 final class ProgramWriter {
-    static final int MAX_FUNCTIONS = 8;
+    static final int MAX_FUNCTIONS = 16;
     /** Call chains go past the kernel's 8 frames now and then (CALL_DEPTH_EXCEEDED must agree). */
     static final int MAX_GENERATED_DEPTH = 10;
     static final int FRAME = 512;
     static final int FNV_PRIME = 0x01000193;
 
-    private record FunctionSpec(int index, int depth, RegState entry) {}
+    /** What a function is: a bpf-to-bpf subprogram, or a callback whose r0 Linux bounds ({@code bpf_loop}: 0 or 1; hash-map for_each: always 0). */
+    enum Role { MAIN, SUBPROG, CALLBACK, ORDERLESS_CALLBACK }
 
-    private final Random rnd;
+    /** {@code orderless}: called (maybe indirectly) from a hash map's for_each callback, whose order Linux does not define. */
+    private record FunctionSpec(int index, int depth, RegState entry, Role role, boolean orderless) {}
+
+    final Random rnd;
     private final GrammarOptions opt;
     private final int memLen;
-    private final List<Insn> code = new ArrayList<>();
+    /** The object around a tc program, or null for a program over the memory block. */
+    final ObjectShape object;
+    /** An object program with LD_ABS/LD_IND: Linux refuses them next to bpf-to-bpf calls, so it has no functions. */
+    final boolean ldAbs;
+    private final ObjectStatements objectStatements;
+    final List<Insn> code = new ArrayList<>();
     private final List<int[]> callFixups = new ArrayList<>();
     private final int[] functionStart = new int[MAX_FUNCTIONS];
     private final Deque<FunctionSpec> pending = new ArrayDeque<>();
     private int functions = 1;
+    /** Depth a chain of calls made at each function's start reaches (0: none). */
+    private int chainTo;
 
     // the function being written
-    private RegState st;
-    private int depth;
+    RegState st;
+    int depth;
     private int steps;
     private int nesting;
     private boolean inLoop;
     private int loopCounter = -1;
+    /** The function being written may not touch maps: see {@link FunctionSpec#orderless}. */
+    boolean orderless;
+    /** Bytes of the function's frame the program uses: 512 each, or what fits Linux's 512 for the whole chain. */
+    int frame;
 
-    ProgramWriter(Random rnd, GrammarOptions opt, int memLen) {
+    ProgramWriter(Random rnd, GrammarOptions opt, int memLen) { this(rnd, opt, memLen, null, false); }
+
+    ProgramWriter(Random rnd, GrammarOptions opt, int memLen, ObjectShape object, boolean ldAbs) {
         this.rnd = rnd;
         this.opt = opt;
-        this.memLen = memLen;
+        this.memLen = object == null ? memLen : 0;
+        this.object = object;
+        this.ldAbs = ldAbs;
+        this.objectStatements = object == null ? null : new ObjectStatements(this, memLen);
+    }
+
+    private boolean kernelComparable() { return opt.kernelComparable() || object != null; }
+
+    private int frameFor(int functionDepth) {
+        if (!kernelComparable()) return FRAME;
+        return functionDepth == 1 ? (object != null ? 192 : 256) : 32;
     }
 
     List<Insn> write() {
+        // now and then a chain that goes straight to Linux's 8 frames and past them
+        chainTo = rnd.nextInt(12) == 0 ? 7 + rnd.nextInt(MAX_GENERATED_DEPTH - 6) : 0;
         writeMain();
         while (!pending.isEmpty()) {
             FunctionSpec f = pending.poll();
@@ -60,7 +90,8 @@ final class ProgramWriter {
             writeSubprogram(f);
         }
         for (int[] fix : callFixups) {
-            code.set(fix[0], new Insn(JMP | CALL, 0, PSEUDO_CALL, 0, functionStart[fix[1]] - fix[0] - 1));
+            Insn at = code.get(fix[0]);
+            code.set(fix[0], new Insn(at.opcode(), at.dst(), at.src(), 0, functionStart[fix[1]] - fix[0] - 1));
         }
         return code;
     }
@@ -70,42 +101,58 @@ final class ProgramWriter {
     private void writeMain() {
         st = new RegState();
         depth = 1;
-        st.set(1, memLen > 0 ? PTR_TO_MEM : SCALAR, 0);
-        st.scalar(2);
-        st.set(10, PTR_TO_STACK, 0);
-        emit(new Insn(ALU64 | MOV | X, 6, 1, 0, 0));
-        st.set(6, st.kind[1], 0);
+        frame = frameFor(1);
+        st.set(10, PTR_TO_STACK, 0, frame);
+        if (object != null) {
+            // r6 = the context for good: LD_ABS, LD_IND and tail calls need it there
+            st.set(6, PTR_TO_CTX, 0, 0);
+            emit(new Insn(ALU64 | MOV | X, 6, 1, 0, 0));
+            setScalar(1);
+            setScalar(2);
+        } else {
+            st.set(1, memLen > 0 ? PTR_TO_MEM : SCALAR, 0, memLen);
+            st.scalar(2);
+            emit(new Insn(ALU64 | MOV | X, 6, 1, 0, 0));
+            st.set(6, st.kind[1], 0, memLen);
+        }
         for (int r : new int[] {0, 3, 4, 5, 7, 8, 9}) {
             if (opt.frameEscapes() && rnd.nextInt(20) == 0) st.scalar(r); // read although never written
             else setScalar(r);
         }
         initFrame();
+        if (depth < chainTo && !ldAbs) call(true);
         steps = 10 + rnd.nextInt(Math.max(1, opt.maxBody()));
         block();
-        epilogue(true);
+        epilogue(Role.MAIN);
     }
 
     private void writeSubprogram(FunctionSpec f) {
         st = f.entry().copy();
         depth = f.depth();
+        orderless = f.orderless();
+        frame = frameFor(depth);
+        st.set(10, PTR_TO_STACK, 0, frame);
         nesting = 0;
         initFrame();
+        if (depth < chainTo && f.role() == Role.SUBPROG) call(true);
         steps = 3 + rnd.nextInt(Math.max(1, opt.maxBody() / 3));
         block();
-        epilogue(false);
+        epilogue(f.role());
     }
 
     /**
      * A quarter of the functions write their whole frame first; the others read never-written bytes of
-     * their own frame, which the kernel allows privileged programs (both engines must read zeros there).
+     * their own frame, which the kernel allows privileged programs (both of bpf4j's engines must read
+     * zeros there; Linux reads whatever was there, so kernel-comparable functions always write it).
      */
     private void initFrame() {
-        if (rnd.nextInt(4) != 0) return;
-        for (int slot = -8; slot >= -FRAME; slot -= 8) emit(new Insn(ST | MEM | DW, 10, 0, slot, InsnChoices.imm(rnd)));
+        if (!kernelComparable() && rnd.nextInt(4) != 0) return;
+        for (int slot = -8; slot >= -frame; slot -= 8) emit(new Insn(ST | MEM | DW, 10, 0, slot, InsnChoices.imm(rnd)));
     }
 
-    /** r0 = a hash of every scalar register (and, in main, of two frame slots); exit. */
-    private void epilogue(boolean main) {
+    /** r0 = a hash of every scalar register (and, in main, of two frame slots), bounded as Linux wants a callback's; exit. */
+    private void epilogue(Role role) {
+        boolean main = role == Role.MAIN;
         if (!st.is(0, SCALAR)) setScalar(0);
         for (int r = 1; r <= 9; r++) {
             if (!st.is(r, SCALAR)) continue;
@@ -114,10 +161,12 @@ final class ProgramWriter {
         }
         if (main) {
             for (int i = 0; i < 2; i++) {
-                emit(new Insn(LDX | MEM | DW, 1, 10, -8 * (1 + rnd.nextInt(FRAME / 8)), 0));
+                emit(new Insn(LDX | MEM | DW, 1, 10, -8 * (1 + rnd.nextInt(frame / 8)), 0));
                 emit(new Insn(ALU64 | XOR | X, 0, 1, 0, 0));
             }
         }
+        if (role == Role.CALLBACK) emit(new Insn(ALU64 | AND | K, 0, 0, 0, 1));
+        if (role == Role.ORDERLESS_CALLBACK) emit(new Insn(ALU64 | MOV | K, 0, 0, 0, 0));
         emit(new Insn(JMP | EXIT, 0, 0, 0, 0));
     }
 
@@ -139,6 +188,10 @@ final class ProgramWriter {
     }
 
     private void statement() {
+        if (object != null && !inLoop && rnd.nextInt(5) == 0) {
+            objectStatements.statement();
+            return;
+        }
         int p = rnd.nextInt(100);
         if (p < 22) aluImm();
         else if (p < 36) aluReg();
@@ -147,14 +200,14 @@ final class ProgramWriter {
         else if (p < 64) memoryAccess();
         else if (p < 72 && nesting < 3) conditionalBlock();
         else if (p < 76 && !inLoop && nesting < 3) loop();
-        else if (p < 83 && !inLoop) call();
+        else if (p < 83 && !inLoop && !ldAbs) call(false);
         else if (p < 89 && !inLoop) helperCall();
         else if (p < 95 && !inLoop) derivePointer();
         else if (p < 97 && nesting < 3 && rnd.nextInt(4) == 0) jumpOverDeadBlock(); // Linux refuses unreachable code: rare
         else aluImm();
     }
 
-    private void conditionalBlock() {
+    void conditionalBlock() {
         int a = scalarReg();
         if (a < 0) return;
         int b = scalarReg();
@@ -240,10 +293,14 @@ final class ProgramWriter {
 
     private void memoryAccess() {
         int base = pointerReg();
-        if (base < 0) return;
+        if (base >= 0) memoryAccess(base);
+    }
+
+    /** A load, store or atomic through pointer register {@code base}, at or around a bound of what it points into. */
+    void memoryAccess(int base) {
         int size = InsnChoices.SIZES[rnd.nextInt(4)];
         int bytes = InsnChoices.bytes(size);
-        int target = target(st.kind[base], bytes, base == 10);
+        int target = target(base, bytes);
         int off = target - st.off[base];
         if (off < Short.MIN_VALUE || off > Short.MAX_VALUE) return;
         int form = rnd.nextInt(10);
@@ -260,6 +317,8 @@ final class ProgramWriter {
             if (src < 0) return;
             emit(new Insn(STX | MEM | size, base, src, off, 0));
         } else {
+            // Linux has no atomics on packets: rare there, so that most such programs still load
+            if (st.is(base, PTR_TO_PACKET) && rnd.nextInt(10) != 0) return;
             atomic(base, off - target + alignDown(target, rnd.nextInt(6) == 0 && base != 10 ? 1 : 8));
         }
     }
@@ -287,17 +346,24 @@ final class ProgramWriter {
      * start of what it points into: mostly inside and aligned, often right at or across a bound. Frames
      * are left only through r10 itself (the validator refuses that) or when frame escapes are on.
      */
-    private int target(RegKind k, int bytes, boolean viaR10) {
+    private int target(int base, int bytes) {
+        RegKind k = st.kind[base];
+        boolean viaR10 = base == 10;
         int lo, hi;
-        if (k == PTR_TO_MEM) { lo = 0; hi = memLen; } else { lo = -FRAME; hi = 0; }
+        if (k.isStack()) { lo = -st.size[base]; hi = 0; } else { lo = 0; hi = st.size[base]; }
         // r10-relative accesses outside the frame or misaligned are refused at load: rare, or nothing would load
         boolean refusedR10 = viaR10 && rnd.nextInt(40) == 0;
-        boolean mayLeave = k == PTR_TO_MEM || refusedR10 || opt.frameEscapes() && !viaR10;
+        // so are accesses past a map value or the checked packet range
+        boolean refusedRegion = (k == PTR_TO_MAP_VALUE || k == PTR_TO_PACKET) && rnd.nextInt(30) == 0;
+        // just below the 512 bytes or across r10 (not merely below a smaller kernel-comparable frame: Linux would
+        // read the unwritten stack there as garbage)
+        if (refusedR10) return rnd.nextBoolean() ? -FRAME - 1 - rnd.nextInt(bytes) : -bytes + 1 + rnd.nextInt(bytes);
+        boolean mayLeave = k == PTR_TO_MEM || refusedR10 || refusedRegion || opt.frameEscapes() && !viaR10;
         int t;
         if (rnd.nextInt(4) == 0) {
             int bound = rnd.nextBoolean() ? lo : hi - bytes;
             t = bound + rnd.nextInt(2 * bytes + 1) - bytes;
-            if (opt.frameEscapes() && k != PTR_TO_MEM && rnd.nextInt(3) == 0) t = rnd.nextInt(1200) - 600;
+            if (opt.frameEscapes() && k.isStack() && rnd.nextInt(3) == 0) t = rnd.nextInt(1200) - 600;
         } else {
             t = lo + rnd.nextInt(Math.max(1, hi - lo - bytes + 1));
             if (rnd.nextInt(5) != 0 || viaR10 && !refusedR10) t = alignDown(t, bytes);
@@ -317,32 +383,58 @@ final class ProgramWriter {
         for (int r = 0; r <= 10; r++) if (st.kind[r].isPointer()) sources.add(r);
         int src = sources.get(rnd.nextInt(sources.size()));
         RegKind k = st.kind[src];
+        int size = st.size[src];
         int target;
-        if (k == PTR_TO_MEM) target = rnd.nextInt(memLen + 1);
-        else target = opt.frameEscapes() && rnd.nextInt(4) == 0 ? rnd.nextInt(1200) - 600 : -rnd.nextInt(FRAME + 1);
+        if (!k.isStack()) target = rnd.nextInt(size + 1);
+        else target = opt.frameEscapes() && rnd.nextInt(4) == 0 ? rnd.nextInt(1200) - 600 : -rnd.nextInt(size + 1);
         int delta = target - st.off[src];
         if (dst != src) emit(new Insn(ALU64 | MOV | X, dst, src, 0, 0));
         emit(new Insn(ALU64 | ADD | K, dst, 0, 0, delta));
-        st.set(dst, k, target);
+        st.set(dst, k, target, size);
     }
 
     // ---- calls -------------------------------------------------------------------------------
 
-    private void call() {
-        if (functions >= MAX_FUNCTIONS || depth >= MAX_GENERATED_DEPTH || rnd.nextInt(depth) > 1) return;
+    private void call() { call(false); }
+
+    /** {@code call local} to a new function, passing scalars and pointers into this frame; {@code force}: whatever the depth. */
+    private void call(boolean force) {
+        if (functions >= MAX_FUNCTIONS || depth >= MAX_GENERATED_DEPTH || !force && (chainTo > 0 || rnd.nextInt(depth) > 1)) return;
         int nargs = rnd.nextInt(6);
         RegState entry = new RegState();
-        entry.set(10, PTR_TO_STACK, 0);
         for (int a = 1; a <= nargs; a++) passArgument(a, entry);
         if (opt.frameEscapes()) {
             // rarely each: the validator refuses most never-written reads, and one refusal wastes the program
             for (int r : new int[] {0, 6, 7, 8, 9}) if (rnd.nextInt(10) == 0) entry.scalar(r);
             for (int r = nargs + 1; r <= 5; r++) if (rnd.nextInt(10) == 0) entry.scalar(r);
         }
-        int index = functions++;
-        pending.add(new FunctionSpec(index, depth + 1, entry));
+        int index = function(entry, Role.SUBPROG);
         callFixups.add(new int[] {emit(new Insn(JMP | CALL, 0, PSEUDO_CALL, 0, 0)), index});
         afterCall();
+    }
+
+    /** Whether another function (subprogram or callback) may be added here. */
+    boolean mayAddFunction() { return functions < MAX_FUNCTIONS && depth < MAX_GENERATED_DEPTH && !ldAbs; }
+
+    /** Queues a function one frame deeper, entered with {@code entry}; returns its index. */
+    int function(RegState entry, Role role) {
+        int index = functions++;
+        pending.add(new FunctionSpec(index, depth + 1, entry, role, orderless || role == Role.ORDERLESS_CALLBACK));
+        return index;
+    }
+
+    /** {@code lddw dst, <function index>} as a callback (BPF_PSEUDO_FUNC), aimed once the function is placed. */
+    void loadFunction(int dst, int index) {
+        callFixups.add(new int[] {emit(new Insn(LDDW, dst, PSEUDO_FUNC, 0, 0)), index});
+        emit(new Insn(0, 0, 0, 0, 0));
+        st.clobber(dst);
+    }
+
+    /** {@code lddw dst, map[index]} (BPF_PSEUDO_MAP_FD with the map's index, which the loader resolves). */
+    void loadMap(int dst, int index) {
+        emit(new Insn(LDDW, dst, PSEUDO_MAP_FD, 0, index));
+        emit(new Insn(0, 0, 0, 0, 0));
+        st.clobber(dst);
     }
 
     /** r{@code a} = a scalar, a pointer into this frame, or a memory/outer pointer this function holds. */
@@ -351,13 +443,10 @@ final class ProgramWriter {
         int from = -1;
         for (int r : new int[] {6, 7, 8, 9, 0}) if (st.kind[r] == PTR_TO_MEM || st.kind[r] == PTR_TO_OUTER_STACK) from = r;
         if (choice == 0) {
-            int k = -8 * (1 + rnd.nextInt(FRAME / 8));
-            emit(new Insn(ALU64 | MOV | X, a, 10, 0, 0));
-            emit(new Insn(ALU64 | ADD | K, a, 0, 0, k));
-            callee.set(a, PTR_TO_OUTER_STACK, k);
+            callee.set(a, PTR_TO_OUTER_STACK, framePointer(a), frame);
         } else if (choice == 1 && from >= 0) {
             emit(new Insn(ALU64 | MOV | X, a, from, 0, 0));
-            callee.set(a, st.kind[from] == PTR_TO_MEM ? PTR_TO_MEM : PTR_TO_OUTER_STACK, st.off[from]);
+            callee.set(a, st.kind[from] == PTR_TO_MEM ? PTR_TO_MEM : PTR_TO_OUTER_STACK, st.off[from], st.size[from]);
         } else {
             emit(new Insn(ALU64 | MOV | K, a, 0, 0, InsnChoices.imm(rnd)));
             callee.scalar(a);
@@ -365,17 +454,29 @@ final class ProgramWriter {
         st.scalar(a);
     }
 
+    /** {@code r = r10 - 8k} (a slot of this frame); returns the offset. */
+    int framePointer(int r) {
+        int k = -8 * (1 + rnd.nextInt(frame / 8));
+        emit(new Insn(ALU64 | MOV | X, r, 10, 0, 0));
+        emit(new Insn(ALU64 | ADD | K, r, 0, 0, k));
+        st.scalar(r);
+        return k;
+    }
+
     /** r0 is the result; r1-r5 are clobbered (with frame escapes: still read now and then). */
-    private void afterCall() {
+    void afterCall() {
         st.scalar(0);
         for (int r = 1; r <= 5; r++) {
             if (opt.frameEscapes() && rnd.nextInt(10) == 0) st.scalar(r);
-            else st.set(r, NOT_INIT, 0);
+            else st.clobber(r);
         }
     }
 
     private void helperCall() {
-        int id = rnd.nextInt(200) == 0 ? 1000 + rnd.nextInt(10) : FuzzConventions.HELPERS.get(rnd.nextInt(FuzzConventions.HELPERS.size()));
+        List<Integer> ids = object != null ? List.of(HelperIds.PROBE_READ_KERNEL, HelperIds.PROBE_READ_KERNEL_STR)
+                : kernelComparable() ? FuzzConventions.HELPERS.stream().filter(h -> h != FuzzConventions.UNWIND).toList()
+                : FuzzConventions.HELPERS;
+        int id = rnd.nextInt(200) == 0 ? 1000 + rnd.nextInt(10) : ids.get(rnd.nextInt(ids.size()));
         switch (id) {
             case FuzzConventions.UNWIND -> setArg(1, rnd.nextInt(4) == 0 ? 0 : InsnChoices.imm(rnd));
             case 113, 115 -> { // probe_read_kernel(_str)(dst, size, src)
@@ -416,12 +517,10 @@ final class ProgramWriter {
             emit(new Insn(ALU64 | MOV | X, a, 6, 0, 0));
             emit(new Insn(ALU64 | ADD | K, a, 0, 0, o - st.off[6]));
             st.scalar(a);
-            return new Room(memLen - o, true);
+            // past the block's end bpf4j's helpers fail (-EFAULT) where Linux reads on into the map value's neighbour
+            return new Room(memLen - o, !kernelComparable());
         }
-        int k = -8 * (1 + rnd.nextInt(FRAME / 8));
-        emit(new Insn(ALU64 | MOV | X, a, 10, 0, 0));
-        emit(new Insn(ALU64 | ADD | K, a, 0, 0, k));
-        st.scalar(a);
+        int k = framePointer(a);
         return opt.frameEscapes() ? new Room(1024, true) : new Room(-k, false);
     }
 
@@ -438,14 +537,14 @@ final class ProgramWriter {
         };
     }
 
-    private void setArg(int r, int v) {
+    void setArg(int r, int v) {
         emit(new Insn(ALU64 | MOV | K, r, 0, 0, v));
         st.scalar(r);
     }
 
     // ---- registers ---------------------------------------------------------------------------
 
-    private void setScalar(int r) {
+    void setScalar(int r) {
         if (rnd.nextBoolean()) emit(new Insn(ALU64 | MOV | K, r, 0, 0, InsnChoices.imm(rnd)));
         else {
             long v = InsnChoices.imm64(rnd);
@@ -456,7 +555,7 @@ final class ProgramWriter {
     }
 
     /** A register holding a scalar on every path, or -1. */
-    private int scalarReg() {
+    int scalarReg() {
         int[] rs = st.all(SCALAR, 0, 9);
         return rs.length == 0 ? -1 : rs[rnd.nextInt(rs.length)];
     }
@@ -473,10 +572,10 @@ final class ProgramWriter {
      * already holds a scalar (the body must leave every register's kind as it found it); pointers are
      * overwritten rarely ({@code mostlyScalar}: prefer registers that hold a scalar).
      */
-    private int writableReg(boolean mostlyScalar) {
+    int writableReg(boolean mostlyScalar) {
         for (int attempt = 0; attempt < 8; attempt++) {
             int r = rnd.nextInt(10);
-            if (r == loopCounter) continue;
+            if (r == loopCounter || st.is(r, PTR_TO_CTX)) continue;
             if (inLoop && !st.is(r, SCALAR)) continue;
             if (st.kind[r].isPointer() && rnd.nextInt(mostlyScalar ? 8 : 4) != 0) continue;
             return r;
@@ -484,7 +583,7 @@ final class ProgramWriter {
         return -1;
     }
 
-    private int emit(Insn i) {
+    int emit(Insn i) {
         code.add(i);
         return code.size() - 1;
     }

@@ -25,6 +25,32 @@ import java.util.List;
 public final class Reproducer {
     private Reproducer() {}
 
+    /**
+     * The section that makes a case an object ({@link ObjectShape#describe()}: its maps and tail target);
+     * {@code -- mem} is then its packet. The conformance runner skips files with it; {@link #read} runs them.
+     */
+    public static final String OBJECT_SECTION = "fuzz-object";
+
+    /** A reproducer (or any {@code .data} file) as a case: program, memory block, and the object when it has a {@code -- fuzz-object} section. */
+    public static FuzzCase read(Path file) {
+        try {
+            String text = Files.readString(file, StandardCharsets.UTF_8);
+            dev.bpf4j.conformance.DataFile d = dev.bpf4j.conformance.DataFile.parse(file.toString(), text);
+            List<Insn> insns = d.asm().isPresent() ? Assembler.assemble(d.asm().get()) : List.of(Insn.decodeAll(d.rawBytes().orElseThrow()));
+            String marker = "-- " + OBJECT_SECTION + "\n";
+            int at = text.indexOf(marker);
+            ObjectShape shape = null;
+            if (at >= 0) {
+                String rest = text.substring(at + marker.length());
+                int end = rest.indexOf("\n-- ");
+                shape = ObjectShape.parse(end < 0 ? rest : rest.substring(0, end));
+            }
+            return new FuzzCase(file.getFileName().toString(), insns, d.mem().orElse(null), shape);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + file + ": " + e.getMessage(), e);
+        }
+    }
+
     public static String text(DifferentialReport r, String originalOrigin, int originalLength) {
         FuzzCase c = r.fuzzCase();
         StringBuilder sb = new StringBuilder();
@@ -45,6 +71,7 @@ public final class Reproducer {
         }
         byte[] mem = c.mem();
         if (mem != null) sb.append("-- mem\n").append(HexFormat.ofDelimiter(" ").formatHex(mem)).append('\n');
+        if (c.isObject()) sb.append("-- ").append(OBJECT_SECTION).append('\n').append(c.object().describe());
         Observation ref = r.outcomes().get(0).first();
         switch (ref.verdict()) {
             case RETURNED -> sb.append(String.format("-- result%n0x%x%n", ref.r0()));

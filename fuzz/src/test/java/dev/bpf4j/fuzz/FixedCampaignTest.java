@@ -8,7 +8,8 @@ import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The CI campaign: a fixed seed per mode (override with {@code -Dbpf4j.fuzz.seed}; printed either way).
+ * The CI campaign: the seed rotates with the date (override with {@code -Dbpf4j.fuzz.seed}; printed either way).
+ * Half the grammar programs are tc objects (maps, callbacks, tail calls, packet, LD_ABS).
  *
  * <p>The grammar without frame escapes must show no mismatch at all: it writes none of the program
  * classes of issue 21. Raw bytes and mutated {@code .data} files do write them (pointers used as
@@ -17,12 +18,19 @@ import static org.assertj.core.api.Assertions.assertThat;
  * mode to zero mismatches once the verifier is the gate.
  */
 class FixedCampaignTest {
-    static final long SEED = Long.getLong("bpf4j.fuzz.seed", 20261204L);
+    /** Today's date (UTC) as yyyymmdd unless {@code -Dbpf4j.fuzz.seed} says otherwise: each day's CI run covers new programs. */
+    static final long SEED = Long.getLong("bpf4j.fuzz.seed", Long.parseLong(java.time.LocalDate.now(java.time.ZoneOffset.UTC)
+            .format(java.time.format.DateTimeFormatter.BASIC_ISO_DATE)));
+
+    static {
+        System.out.println("FixedCampaignTest seed " + SEED + " (replay a failure with -Dbpf4j.fuzz.seed=" + SEED + ")");
+    }
 
     static Campaign.Result run(ProgramGenerator g, long count) {
         Campaign.Result r = new Campaign(DifferentialHarness.interpAndJit(), System.out::println)
                 .run(new Campaign.Plan(g, SEED, count, null, 1, null, 1));
         System.out.println("fuzz " + g.name() + " seed " + SEED + ": " + r.stats().line());
+        System.out.print(r.stats().summary());
         return r;
     }
 
@@ -33,8 +41,8 @@ class FixedCampaignTest {
     }
 
     @Test void grammarProgramsShowNoMismatch() {
-        Campaign.Result r = run(new GrammarGenerator(), 2000);
-        assertThat(r.stats().programs()).isEqualTo(2000);
+        Campaign.Result r = run(new GrammarGenerator(), 1500);
+        assertThat(r.stats().programs()).isEqualTo(1500);
         assertThat(r.stats().mismatches()).as(describe(r)).isZero();
         assertThat(r.stats().crashes()).isZero();
         assertThat(r.stats().hangs()).isZero();

@@ -51,6 +51,44 @@ class GeneratorTest {
         for (int h : FuzzConventions.HELPERS) assertThat(seen).contains("helper-" + h);
     }
 
+    /** Object programs: maps of every kind, every map helper, callbacks, tail calls, LD_ABS/LD_IND, packet and context, deep chains. */
+    @Test void objectProgramsCoverWhatOnlyObjectsHave() {
+        Set<String> seen = new java.util.TreeSet<>();
+        GrammarGenerator g = new GrammarGenerator(GrammarOptions.defaults().withObjectPercent(100));
+        for (long seed = 0; seed < 400; seed++) {
+            FuzzCase c = g.generate(seed);
+            assertThat(c.isObject()).isTrue();
+            assertThat(c.mem().length).as("a packet holds an Ethernet header").isGreaterThanOrEqualTo(14);
+            seen.addAll(Coverage.classes(c));
+        }
+        assertThat(seen).contains("map-array", "map-hash", "map-percpu_array", "map-percpu_hash", "map-lru_hash", "map-lru_percpu_hash",
+                "map-ringbuf", "map-prog_array", "map-lookup", "map-update", "map-delete", "ringbuf-output", "ringbuf-reserve",
+                "bpf_loop", "for_each_map_elem", "lddw-func", "lddw-map", "tail_call", "ld_abs", "ld_ind", "packet-direct",
+                "ctx-load", "ctx-store", "call-depth-8", "call-depth>8", "atomic-cmpxchg", "atomic-xchg", "atomic-fetch",
+                "ldxsx8", "ldxsx16", "ldxsx32", "movsx64", "bswap");
+    }
+
+    @Test void objectShapesSurviveTheirReproducerSection() {
+        GrammarGenerator g = new GrammarGenerator(GrammarOptions.defaults().withObjectPercent(100));
+        for (long seed = 0; seed < 50; seed++) {
+            ObjectShape shape = g.generate(seed).object();
+            assertThat(ObjectShape.parse(shape.describe())).isEqualTo(shape);
+        }
+    }
+
+    /** Every function of an object case gets func_info at its first instruction, as Linux wants for callbacks. */
+    @Test void objectSpecsNameEveryFunction() {
+        GrammarGenerator g = new GrammarGenerator(GrammarOptions.defaults().withObjectPercent(100));
+        for (long seed = 0; seed < 100; seed++) {
+            FuzzCase c = g.generate(seed);
+            var p = ObjectSpecs.of(c).program(ObjectSpecs.PROGRAM);
+            assertThat(p.funcInfos()).hasSameSizeAs(p.functions());
+            for (int f = 0; f < p.functions().size(); f++) assertThat(p.funcInfos().get(f).insnIndex()).isEqualTo(p.functions().get(f).pc());
+            int lddwMaps = (int) c.insns().stream().filter(i -> i.opcode() == LDDW && i.src() == PSEUDO_MAP_FD).count();
+            assertThat(p.mapReferences()).hasSize(lddwMaps);
+        }
+    }
+
     static Set<String> shapes(Insn i, int pc) {
         Set<String> s = new HashSet<>();
         int cls = cls(i.opcode()), op = op(i.opcode());
