@@ -30,9 +30,9 @@ final class FuzzCommand implements Command {
     @Override public String name() { return "fuzz"; }
     @Override public String summary() { return "differential fuzzing of the engines, with minimised .data reproducers"; }
     @Override public String usage() {
-        return "bpf4j fuzz [--seed S] [--count N | --time T] [--mode grammar|bytes|mutate|replay] [--frame-escapes] [--corpus DIR] "
+        return "bpf4j fuzz [--seed S] [--count N | --time T] [--mode grammar|bytes|mutate|replay|mutate-objects] [--frame-escapes] [--corpus DIR] "
                 + "[--out DIR] [--engines interp,jit[,kernel]] [--jobs N] [--minimise N] [--objects PERCENT] [--no-pin]   (T: 90s, 10m, 1h; "
-                + "--frame-escapes: also the issue-21 classes; replay: each .data file of --corpus once, as it is; --minimise: "
+                + "--frame-escapes: also the issue-21 classes; replay: each .data file of --corpus once, as it is; mutate-objects: structure-aware mutants of the .o files of --corpus; --minimise: "
                 + "reproducers per mismatch class, default 5; --objects: share of grammar programs that are tc objects with maps, "
                 + "default 50; kernel: Linux's verifier verdict and results too, skipped with the reason where bpf() is refused; "
                 + "--no-pin: workers not pinned to a CPU, which shows per-CPU updates split by a migration mid-run)";
