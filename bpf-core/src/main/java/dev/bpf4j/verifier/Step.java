@@ -40,13 +40,13 @@ final class Step {
         this.aux = aux;
     }
 
-    VerifierState entryState(int prunePoints) {
+    VerifierState entryState(int loopHeads) {
         FuncState main = new FuncState(0, 0, -1, false);
         for (int r = 1; r <= policy.entryArgs(); r++) main.regs[r] = RegState.unknown();
         if (policy.ctxEntry()) main.regs[1] = RegState.pointer(RegType.PTR_TO_CTX, 0);
         List<FuncState> frames = new ArrayList<>();
         frames.add(main);
-        return new VerifierState(frames, 0, prunePoints);
+        return new VerifierState(frames, 0, loopHeads);
     }
 
     /** Runs the instruction at {@code st.pc}; returns the state to continue with, or null when the path ended. */
