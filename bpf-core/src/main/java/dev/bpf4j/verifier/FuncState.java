@@ -25,18 +25,23 @@ final class FuncState {
     final boolean callback;
 
     FuncState(int frameno, int subprogStart, int callsite, boolean callback) {
-        this.frameno = frameno;
-        this.subprogStart = subprogStart;
-        this.callsite = callsite;
-        this.callback = callback;
+        this(frameno, subprogStart, callsite, callback, false);
         for (int i = 0; i < regs.length; i++) regs[i] = RegState.notInit();
         RegState fp = RegState.pointer(RegType.PTR_TO_STACK, 0);
         fp.frameno = frameno;
         regs[10] = fp;
     }
 
+    /** A frame whose registers its caller fills (a copy: every state copy makes one per frame). */
+    private FuncState(int frameno, int subprogStart, int callsite, boolean callback, boolean unused) {
+        this.frameno = frameno;
+        this.subprogStart = subprogStart;
+        this.callsite = callsite;
+        this.callback = callback;
+    }
+
     FuncState copy() {
-        FuncState f = new FuncState(frameno, subprogStart, callsite, callback);
+        FuncState f = new FuncState(frameno, subprogStart, callsite, callback, false);
         for (int i = 0; i < regs.length; i++) f.regs[i] = regs[i].copy();
         System.arraycopy(stack, 0, f.stack, 0, stack.length);
         for (int i = 0; i < SLOTS; i++) if (spilled[i] != null) f.spilled[i] = spilled[i].copy();

@@ -28,24 +28,25 @@ final class Step {
     private final InsnAuxRecorder aux;
     private int nextId = 1;
 
-    Step(Reject reject, Insn[] insns, InsnForm[] forms, HelperRegistry helpers, VerifierPolicy policy, InsnAuxRecorder aux) {
+    Step(Reject reject, Insn[] insns, InsnForm[] forms, HelperRegistry helpers, VerifierPolicy policy, InsnAuxRecorder aux,
+         StackDepth depths) {
         this.reject = reject;
         this.insns = insns;
         this.forms = forms;
         this.helpers = helpers;
         this.policy = policy;
-        this.memory = new MemoryAccess(reject, policy);
+        this.memory = new MemoryAccess(reject, policy, depths);
         this.helperArgs = new HelperArgs(reject, policy, memory, aux);
         this.aux = aux;
     }
 
-    VerifierState entryState(int prunePoints) {
+    VerifierState entryState(int loopHeads) {
         FuncState main = new FuncState(0, 0, -1, false);
         for (int r = 1; r <= policy.entryArgs(); r++) main.regs[r] = RegState.unknown();
         if (policy.ctxEntry()) main.regs[1] = RegState.pointer(RegType.PTR_TO_CTX, 0);
         List<FuncState> frames = new ArrayList<>();
         frames.add(main);
-        return new VerifierState(frames, 0, prunePoints);
+        return new VerifierState(frames, 0, loopHeads);
     }
 
     /** Runs the instruction at {@code st.pc}; returns the state to continue with, or null when the path ended. */
@@ -343,19 +344,25 @@ final class Step {
         return st;
     }
 
+    /**
+     * {@code BPF_EXIT}: the main program's r0 must be set (the kernel's {@code check_return_code});
+     * a subprogram's r0 goes back to its caller as it is, set or not ({@code prepare_func_exit}), so
+     * only a caller that reads it is refused; a callback's must be a number.
+     */
     private VerifierState exit(VerifierState st, int pc) {
-        RegState r0 = read(st, pc, 0);
         if (st.frames.size() == 1) {
+            RegState r0 = read(st, pc, 0);
             if (r0.type.isPointer()) leak(pc, "R0 leaks addr as return value");
             return null;
         }
         FuncState callee = st.frames.remove(st.frames.size() - 1);
-        if (r0.type == RegType.PTR_TO_STACK && r0.frameno == callee.frameno) {
+        RegState r0 = callee.regs[0];
+        if (r0.type == RegType.PTR_TO_STACK) { // any frame's, as Linux: conservative
             throw reject.at(pc, "cannot return stack pointer to the caller");
         }
         RegState[] regs = st.cur().regs;
         if (callee.callback) {
-            if (r0.type.isPointer()) throw reject.at(pc, "At callback return the register R0 is not a known value (" + r0.type.logName + ")");
+            if (r0.type != RegType.SCALAR) throw reject.at(pc, "R0 not a scalar value (a callback returns a number)");
             regs[0] = RegState.unknown();
         } else {
             regs[0] = r0.copy();

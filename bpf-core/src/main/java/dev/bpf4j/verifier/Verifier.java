@@ -19,6 +19,8 @@ import java.util.List;
 final class Verifier {
     /** The kernel's BPF_COMPLEXITY_LIMIT_INSNS: instructions processed over all paths. */
     static final int COMPLEXITY_LIMIT = 1_000_000;
+    /** The kernel's BPF_COMPLEXITY_LIMIT_JMP_SEQ: branches pushed and not yet explored. */
+    static final int JMP_SEQ_LIMIT = 8192;
     /** States kept per instruction, and in all; past that, new ones are checked but not kept. */
     static final int MAX_STATES_PER_INSN = 8192, MAX_STATES = 65536;
 
@@ -26,15 +28,20 @@ final class Verifier {
     private final Insn[] insns;
     private final InsnForm[] forms;
     private final boolean[] prunePoint;
-    /** Each prune point's index into {@link VerifierState#visits}. */
-    private final int[] pruneIndex;
-    private final int prunePointCount;
+    /**
+     * Each loop head's index into {@link VerifierState#visits}, -1 elsewhere. A loop head is the
+     * target of a jump back (every cycle holds one), the only place a path's rounds are counted and
+     * widened: a count per prune point would make every state copy as long as the program.
+     */
+    private final int[] loopIndex;
+    private final int loopHeadCount;
     /** Per instruction: the states kept there, grouped by {@link StatePruning#shape}. */
     private final java.util.Map<Long, List<StatePruning.Kept>>[] explored;
     /** Per instruction: the state kept there last, what a loop's next round is widened against. */
     private final VerifierState[] lastKept;
     private final Step step;
     private final InsnAuxRecorder aux;
+    private final StackDepth depths = new StackDepth();
     private int processed, totalStates, maxStatesPerInsn;
 
     @SuppressWarnings("unchecked")
@@ -43,19 +50,19 @@ final class Verifier {
         this.insns = insns;
         this.forms = forms;
         this.prunePoint = prunePoints(insns, forms);
-        this.pruneIndex = new int[insns.length];
+        this.loopIndex = loopHeads(insns, forms);
         int n = 0;
-        for (int pc = 0; pc < insns.length; pc++) if (prunePoint[pc]) pruneIndex[pc] = n++;
-        this.prunePointCount = n;
+        for (int pc = 0; pc < insns.length; pc++) if (loopIndex[pc] >= 0) loopIndex[pc] = n++;
+        this.loopHeadCount = n;
         this.explored = new java.util.Map[insns.length];
         this.lastKept = new VerifierState[insns.length];
         this.aux = new InsnAuxRecorder(reject, insns.length);
-        this.step = new Step(reject, insns, forms, helpers, policy, aux);
+        this.step = new Step(reject, insns, forms, helpers, policy, aux, depths);
     }
 
     VerifierStats verify(VerifierPolicy policy) {
         Deque<VerifierState> pending = new ArrayDeque<>();
-        pending.push(step.entryState(prunePointCount));
+        pending.push(step.entryState(loopHeadCount));
         while (!pending.isEmpty()) {
             VerifierState st = pending.pop();
             while (st != null) {
@@ -66,8 +73,12 @@ final class Verifier {
                     pathEnded(st);
                     break;
                 }
-                int before = pending.size();
+                int before = pending.size(), pc = st.pc;
                 VerifierState next = step.execute(st, pending);
+                if (pending.size() > JMP_SEQ_LIMIT) {
+                    throw reject.at(pc, "The sequence of " + pending.size() + " jumps is too complex. (at most " + JMP_SEQ_LIMIT
+                            + " branches may wait to be explored, as in Linux)");
+                }
                 if (st.lastKept != null) st.lastKept.branches += pending.size() - before; // forks carry st's lastKept
                 if (next == null) pathEnded(st);
                 st = next;
@@ -93,13 +104,16 @@ final class Verifier {
         if (st.lastKept != null) st.lastKept.pathEnded();
     }
 
+    /** How deep each function's frame was used on the paths {@link #verify} explored. */
+    StackDepth stackDepths() { return depths; }
+
     /** The per-instruction facts of the paths {@link #verify} explored. */
     InsnAux aux() { return aux.build(); }
 
     private boolean pruned(VerifierState st) {
         java.util.Map<Long, List<StatePruning.Kept>> atPc = explored[st.pc];
         if (atPc == null) explored[st.pc] = atPc = new java.util.HashMap<>();
-        int rounds = ++st.visits[pruneIndex[st.pc]];
+        int rounds = loopIndex[st.pc] >= 0 ? ++st.visits[loopIndex[st.pc]] : 0;
         List<StatePruning.Kept> seen = atPc.computeIfAbsent(StatePruning.shape(st), k -> new ArrayList<>());
         if (coveredBy(StatePruning.covering(seen, st))) return true;
         if (rounds > StatePruning.WIDEN_AFTER && lastKept[st.pc] != null) {
@@ -118,6 +132,18 @@ final class Verifier {
             maxStatesPerInsn = Math.max(maxStatesPerInsn, seen.size());
         }
         return false;
+    }
+
+    /** 0 at every target of a jump to itself or backwards, -1 elsewhere. */
+    private static int[] loopHeads(Insn[] insns, InsnForm[] forms) {
+        int[] heads = new int[insns.length];
+        java.util.Arrays.fill(heads, -1);
+        for (int pc = 0; pc < insns.length; pc++) {
+            if (!forms[pc].isJump()) continue;
+            long t = ControlFlow.target(pc, forms[pc], insns[pc]);
+            if (t >= 0 && t <= pc) heads[(int) t] = 0;
+        }
+        return heads;
     }
 
     /** Jump targets and the slots after conditional jumps, where paths meet (the kernel's prune points), and function starts. */

@@ -10,12 +10,12 @@ import java.util.List;
 final class VerifierState {
     final List<FuncState> frames;
     int pc;
-    /** How often this path has come back to each prune point (by its index): a loop's rounds so far. */
+    /** How often this path has come back to each loop head (by its index): a loop's rounds so far. */
     int[] visits;
     /** The state this path kept last (the kernel's {@code parent}), for branch counts; null before the first. */
     StatePruning.Kept lastKept;
 
-    VerifierState(List<FuncState> frames, int pc, int prunePoints) { this(frames, pc, new int[prunePoints]); }
+    VerifierState(List<FuncState> frames, int pc, int loopHeads) { this(frames, pc, new int[loopHeads]); }
 
     private VerifierState(List<FuncState> frames, int pc, int[] visits) {
         this.frames = frames;

@@ -42,4 +42,19 @@ class LimitsTest {
                 .isInstanceOf(VerifierException.class)
                 .hasMessage("program 'named' rejected: 1: unknown opcode 0xff");
     }
+
+    @Test
+    void branchesWaitingToBeExploredAreLimitedAsInLinux() {
+        // r2 = a number; then n times "if r2 == i goto next": each pushes its taken branch before the
+        // fall-through path ends. Linux 6.18 refuses 8193 of them with these words, at the 8193rd jump
+        List<Insn> insns = new ArrayList<>();
+        insns.add(mov(0, 0));
+        for (int i = 0; i < 8193; i++) insns.add(jeq(2, i, 0));
+        insns.add(EXIT);
+        dev.bpf4j.runtime.LoadOptions twoArgs = OPTIONS.withEntryArgs(2);
+        rejected(new Program("jumps", insns), twoArgs, ValidatorFeatures.DEFAULT, 8193, "The sequence of 8193 jumps is too complex.");
+        List<Insn> fewer = new ArrayList<>(insns.subList(0, 101));
+        fewer.add(EXIT);
+        accepted(new Program("jumps", fewer), twoArgs, ValidatorFeatures.DEFAULT);
+    }
 }

@@ -90,7 +90,24 @@ class RegisterInitTest {
         rejected(prog(callLocal(1), EXIT, movReg(0, 5), EXIT), 2, "R5 !read_ok", "a subprogram gets only the r1-r5 its caller set");
         accepted(prog(mov(5, 7), callLocal(1), EXIT, movReg(0, 5), EXIT));
         rejected(prog(callLocal(1), EXIT, movReg(0, 6), EXIT), 2, "R6 !read_ok");
-        rejected(prog(callLocal(1), EXIT, EXIT), 2, "R0 !read_ok");
+    }
+
+    @Test
+    void aSubprogramMayExitWithR0UnsetWhenItsCallerDoesNotReadIt() {
+        // Linux 6.18 (prepare_func_exit) hands r0 back as it is: only a read of it is refused
+        accepted(prog(callLocal(2), mov(0, 0), EXIT, EXIT));
+        rejected(prog(callLocal(1), EXIT, EXIT), 1, "R0 !read_ok");
+        rejected(prog(callLocal(2), new Insn(0x07, 0, 0, 0, 1), EXIT, EXIT), 1, "R0 !read_ok");
+        // two levels: the unset r0 passes through a subprogram that returns it unread
+        accepted(prog(callLocal(2), mov(0, 0), EXIT, callLocal(1), EXIT, EXIT));
+        rejected(prog(callLocal(1), EXIT, callLocal(1), EXIT, EXIT), 1, "R0 !read_ok");
+    }
+
+    @Test
+    void noFramePointerIsReturnedToACaller() {
+        // Linux refuses any stack pointer in r0 at a subprogram's exit, the caller's own included
+        rejected(prog(movReg(1, 10), new Insn(0x07, 1, 0, 0, -8), new Insn(0x7a, 1, 0, 0, 0), callLocal(2),
+                new Insn(0x79, 0, 0, 0, 0), EXIT, movReg(0, 1), EXIT), 7, "cannot return stack pointer to the caller");
     }
 
     @Test

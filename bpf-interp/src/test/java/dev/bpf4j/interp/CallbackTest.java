@@ -121,6 +121,16 @@ class CallbackTest {
     }
 
     @Test
+    void aCallbackReturnsANumber() {
+        // a subprogram may leave r0 unset for a caller that never reads it; a callback may not (prepare_func_exit)
+        ProgramBuilder main = new ProgramBuilder().mov64(R1, 1);
+        func(main, R2, 0).mov64(R3, 0).mov64(R4, 0).call(HelperIds.LOOP).exit();
+        rejectedAt(link("test", main, new ProgramBuilder().exit()), 7, "R0 not a scalar value");
+        ProgramBuilder returnsFp = new ProgramBuilder().mov64(R0, R10).exit();
+        rejectedAt(link("test", main, returnsFp), 8, "cannot return stack pointer to the caller");
+    }
+
+    @Test
     void callbacksOpenFramesUpToTheLimit() {
         // cb: bpf_loop(1, cb, 0, 0) again: the 8th frame's call would open a 9th
         ProgramBuilder main = new ProgramBuilder().mov64(R1, 1);

@@ -77,6 +77,10 @@ class VerifierReproducersTest {
                         "stxdw [%r10-8], %r10\nldxw %r0, [%r10-8]\nexit", 1, "invalid size of register fill"),
                 new Rejected("callee returns its own frame",
                         "call local f\nldxdw %r0, [%r0-8]\nexit\nf:\nmov %r0, %r10\nexit", 4, "cannot return stack pointer to the caller"),
+                new Rejected("callee returns its caller's frame",
+                        "mov %r1, %r10\nadd %r1, -8\nstdw [%r1+0], 0\ncall local f\nldxdw %r0, [%r0+0]\nexit\nf:\nmov %r0, %r1\nexit", 7,
+                        "cannot return stack pointer to the caller"),
+                new Rejected("caller reads the r0 a subprogram left unset", "call local f\nexit\nf:\nexit", 1, "R0 !read_ok"),
                 new Rejected("callee frame pointer spilled into the caller",
                         "mov %r1, %r10\nadd %r1, -8\ncall local f\nmov %r0, 0\nexit\nf:\nstxdw [%r1+0], %r10\nexit", 5,
                         "cannot spill pointers to stack into stack frame of the caller"));
@@ -116,6 +120,8 @@ class VerifierReproducersTest {
                         "stdw [%r10-16], 9\nmov %r1, %r10\nadd %r1, -16\nstxdw [%r10-8], %r1\nldxdw %r2, [%r10-8]\nldxdw %r0, [%r2+0]\nexit", 9),
                 new Accepted("never-written stack reads as zero on both engines",
                         "call local f\nexit\nf:\nldxdw %r0, [%r10-504]\nexit", 0),
+                new Accepted("a subprogram exits with r0 unset, its caller sets r0 (as Linux 6.18)",
+                        "call local f\nmov %r0, 7\nexit\nf:\nexit", 7),
                 new Accepted("r0 set on every path the bounds allow",
                         "mov %r3, 4\njgt %r3, 3, set\nexit\nset:\nmov %r0, 42\nexit", 42));
     }
