@@ -46,10 +46,10 @@ class FixedCampaignTest {
         assertThat(r.stats().mismatches()).as(describe(r)).isZero();
         assertThat(r.stats().crashes()).isZero();
         assertThat(r.stats().hangs()).isZero();
-        // 96% today; a kernel-style gate refuses some more (unreachable blocks, shifts past the width and
-        // divisions by an immediate 0, which bpf4j runs with the RFC's semantics): the bound only catches
-        // a generator whose programs no longer load
-        assertThat(r.stats().acceptedPercent()).as("programs the gate accepts").isGreaterThan(50);
+        // About half load: the tc objects leave out a null check, a release or a bound on purpose now and
+        // then, and call chains go past Linux's 8 frames; the bound only catches a generator whose programs
+        // no longer load (it was at 25% when frames of 512 bytes each broke the combined-stack rule)
+        assertThat(r.stats().acceptedPercent()).as("programs the gate accepts").isGreaterThan(40);
     }
 
     @Test void mutatedFilesAndRawBytesNeitherCrashNorHang() {
