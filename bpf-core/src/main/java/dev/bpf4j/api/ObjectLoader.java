@@ -1,6 +1,7 @@
 package dev.bpf4j.api;
 
 import dev.bpf4j.helpers.BpfHelpers;
+import dev.bpf4j.maps.ArrayMap;
 import dev.bpf4j.maps.BpfMap;
 import dev.bpf4j.maps.BpfMapException;
 import dev.bpf4j.btf.SpinLockField;
@@ -56,8 +57,23 @@ final class ObjectLoader {
 
     /** The key and value sizes behind each handle of {@code maps}, for the verifier (a map of maps has no plain value). */
     private static MapShapes shapes(MapTable maps) {
-        return handle -> maps.find(handle)
-                .map(m -> new MapShapes.Shape(m.keySize(), m.type().isMapInMap() ? -1 : m.valueSize())).orElse(null);
+        return new MapShapes() {
+            @Override public Shape of(long handle) { return maps.find(handle).map(ObjectLoader::shape).orElse(null); }
+
+            /** MapRelocator's BPF_PSEUDO_MAP_VALUE addresses: inside the one value of an ARRAY map (global data). */
+            @Override public Value valueAt(long address) {
+                for (BpfMap m : maps.maps()) {
+                    if (!(m instanceof ArrayMap a) || m.type() != dev.bpf4j.maps.MapType.ARRAY) continue;
+                    long base = a.valuesBase();
+                    if (address >= base && address - base < m.valueSize()) return new Value(maps.handle(m), shape(m), address - base);
+                }
+                return null;
+            }
+        };
+    }
+
+    private static MapShapes.Shape shape(BpfMap m) {
+        return new MapShapes.Shape(m.keySize(), m.type().isMapInMap() ? -1 : m.valueSize());
     }
 
     /** libbpf's init_prog_array_slots: each {@code .values} entry of a prog array gets the loaded program. */

@@ -14,6 +14,16 @@ public interface MapShapes {
     /** The shape of the map whose handle is {@code handle}, or null when no map has it. */
     Shape of(long handle);
 
+    /**
+     * A map value the object loader resolved to its address ({@code BPF_PSEUDO_MAP_VALUE}: global
+     * data): the map's handle and shape, and the offset into its value. The kernel's verifier types
+     * such an {@code lddw} PTR_TO_MAP_VALUE, so the address is never a number to the program.
+     */
+    record Value(long handle, Shape map, long offset) {}
+
+    /** The map value {@code address} lies in, or null (the default: no map values known). */
+    default Value valueAt(long address) { return null; }
+
     /** No map known: every constant stays a number. */
     MapShapes NONE = handle -> null;
 }

@@ -458,10 +458,15 @@ final class Step {
         } else if (insn.src() == Opcodes.PSEUDO_IMM64) {
             long imm = insn.imm64(insns[pc + 1]);
             MapShapes.Shape map = policy.maps().of(imm);
+            MapShapes.Value value = map == null ? policy.maps().valueAt(imm) : null;
             if (map != null) { // a map handle the object loader resolved: the kernel's CONST_PTR_TO_MAP
                 v = RegState.pointer(RegType.CONST_PTR_TO_MAP, 0);
                 v.target = imm;
                 v.memSize = map.valueSize();
+            } else if (value != null) { // a global-data address it resolved (BPF_PSEUDO_MAP_VALUE)
+                v = RegState.pointer(RegType.PTR_TO_MAP_VALUE, value.offset());
+                v.target = value.handle();
+                v.memSize = value.map().valueSize();
             } else {
                 v = RegState.constant(imm);
             }
