@@ -40,10 +40,12 @@ final class ObjectLoader {
             BpfHelpers.register(b, maps, BpfHelpers.Options.defaults().withTraceSink(options.traceSink()));
             options.helperExtras().accept(b);
             HelperRegistry helpers = b.build();
+            // perf_event runs stand for the sampled thread: the task helpers must see the run's CurrentTask
+            HelperRegistry sampledTask = helpers.toBuilder().withoutNativeForms(BpfHelpers.OF_CURRENT_TASK).build();
             Map<String, SpinLockCheck.Target> lockTargets = lockTargets(spec);
             for (ProgramSpec p : spec.programs()) {
                 if (!p.autoload()) continue;
-                LoadOptions loadOptions = new LoadOptions(helpers, 1, false, legacyPacketLoads(p.type()), packetContext(p.type()), EntryRegisters.CONTEXT,
+                LoadOptions loadOptions = new LoadOptions(p.type() == ProgramType.PERF_EVENT ? sampledTask : helpers, 1, false, legacyPacketLoads(p.type()), packetContext(p.type()), EntryRegisters.CONTEXT,
                         shapes(maps));
                 programs.add(new BpfProgram(p, MapRelocator.relocate(p, maps), maps, loadOptions, options, lockTargets));
             }

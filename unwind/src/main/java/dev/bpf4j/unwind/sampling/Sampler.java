@@ -217,6 +217,8 @@ public final class Sampler implements AutoCloseable {
                 if (e != null) {
                     events.put(tid, e);
                     threads++;
+                    // a perf_event program may ask a sample for its thread's name after the thread is gone
+                    if (options.attr().format().programRegs()) TaskComms.shared().comm(processId(), tid);
                 }
             } catch (SamplingRefusedException ex) {
                 // The first refusal, before any thread is sampled, is the answer for the whole process.
@@ -228,6 +230,8 @@ public final class Sampler implements AutoCloseable {
             }
         }
     }
+
+    private int processId() { return pid != 0 ? pid : (int) ProcessHandle.current().pid(); }
 
     private Set<Integer> tasks(boolean first) {
         Set<Integer> tids = new HashSet<>();
