@@ -33,6 +33,8 @@ public final class ProcessCode {
     /** {@code /proc/self} or {@code /proc/PID}: where {@code map_files} are. */
     private final String procDir;
     private final long minRescanNanos;
+    /** Another process's {@code /tmp/perf-PID.map} (null for this one: bpf4j's JIT is in {@link #jit}). */
+    private final PerfMapFile perfMap;
     private final Map<String, NativeModule> modules = new HashMap<>();
     private volatile Snapshot snapshot;
     private volatile long lastScan;
@@ -40,11 +42,12 @@ public final class ProcessCode {
 
     /** @param maps where mappings come from ({@link ProcMaps#read} for this process) */
     public ProcessCode(CodeMap jit, Supplier<List<ProcMaps.Mapping>> maps, long minRescanNanos) {
-        this(jit, maps, minRescanNanos, "/proc/self");
+        this(jit, maps, minRescanNanos, "/proc/self", null);
     }
 
-    private ProcessCode(CodeMap jit, Supplier<List<ProcMaps.Mapping>> maps, long minRescanNanos, String procDir) {
+    private ProcessCode(CodeMap jit, Supplier<List<ProcMaps.Mapping>> maps, long minRescanNanos, String procDir, PerfMapFile perfMap) {
         this.jit = jit;
+        this.perfMap = perfMap;
         this.maps = maps;
         this.minRescanNanos = minRescanNanos;
         this.procDir = procDir;
@@ -54,11 +57,15 @@ public final class ProcessCode {
      * The code of another process {@code pid}: its executable mappings from {@code /proc/PID/maps}
      * (no JIT regions: bpf4j's code map is this process's), re-read at most once per
      * {@code minRescanNanos}. Once the process has exited its maps cannot be read: the last ones
-     * read are kept, so its samples can still be named afterwards.
+     * read are kept, so its samples can still be named afterwards. Code without a file (a JVM's
+     * compiled Java) is named from the process's {@code /tmp/perf-PID.map} where it wrote one.
      */
     public static ProcessCode ofProcess(int pid, long minRescanNanos) {
-        return new ProcessCode(new CodeMap(), () -> ProcMaps.read(pid), minRescanNanos, "/proc/" + pid);
+        return new ProcessCode(new CodeMap(), () -> ProcMaps.read(pid), minRescanNanos, "/proc/" + pid, PerfMapFile.ofProcess(pid));
     }
+
+    /** The perf map naming the process's generated code: another process's {@code /tmp/perf-PID.map}. */
+    public Optional<PerfMapFile> perfMap() { return Optional.ofNullable(perfMap); }
 
     /** The process-wide view over {@link CodeMap#global()} and {@code /proc/self/maps}. */
     public static ProcessCode global() { return GLOBAL; }
