@@ -26,7 +26,11 @@ public final class ProcessCode {
         public long bias() { return module == null ? 0 : module.bias(mapping.start(), mapping.offset()); }
     }
 
-    private record Snapshot(long[] starts, long[] ends, NativeMapping[] mappings) {}
+    /** Executable mappings, and the ranges of every other mapping (data: where no code can be). */
+    private record Snapshot(long[] starts, long[] ends, NativeMapping[] mappings, long[] dataStarts, long[] dataEnds) {}
+
+    /** Below the first page a program may map ({@code vm.mmap_min_addr}) and above user space no code is. */
+    private static final long MIN_CODE = 0x10000, USER_END = 0x0000_8000_0000_0000L;
 
     private final CodeMap jit;
     private final Supplier<List<ProcMaps.Mapping>> maps;
@@ -79,13 +83,23 @@ public final class ProcessCode {
 
     public Optional<CodeRegion> jitRegion(long ip) { return jit.find(ip); }
 
-    /** The executable mapping holding {@code ip}, re-reading the maps once if none does. */
+    /**
+     * The executable mapping holding {@code ip}, re-reading the maps once if none does — unless
+     * {@code ip} cannot be new code: outside user space, or inside a known data mapping (the Java heap,
+     * a thread stack). Frame-pointer walks through Java frames meet such garbage return addresses
+     * on most samples, and each re-read of a JVM's maps costs about a millisecond.
+     */
     public Optional<NativeMapping> nativeMapping(long ip) {
         Snapshot s = snapshot;
         if (s == null) s = rescan();
         NativeMapping m = find(s, ip);
-        if (m == null && System.nanoTime() - lastScan >= minRescanNanos) m = find(rescan(), ip);
+        if (m == null && mayBeNewCode(s, ip) && System.nanoTime() - lastScan >= minRescanNanos) m = find(rescan(), ip);
         return Optional.ofNullable(m);
+    }
+
+    private static boolean mayBeNewCode(Snapshot s, long ip) {
+        if (Long.compareUnsigned(ip, MIN_CODE) < 0 || Long.compareUnsigned(ip, USER_END) >= 0) return false;
+        return indexOf(s.dataStarts, s.dataEnds, ip) < 0;
     }
 
     /** Re-reads the mappings now. */
@@ -98,14 +112,20 @@ public final class ProcessCode {
     public synchronized List<NativeModule> modules() { return new ArrayList<>(modules.values()); }
 
     private static NativeMapping find(Snapshot s, long ip) {
-        int lo = 0, hi = s.starts.length - 1;
+        int i = indexOf(s.starts, s.ends, ip);
+        return i < 0 ? null : s.mappings[i];
+    }
+
+    /** The range of sorted, disjoint {@code [starts[i], ends[i])} holding {@code ip}, or -1. */
+    private static int indexOf(long[] starts, long[] ends, long ip) {
+        int lo = 0, hi = starts.length - 1;
         while (lo <= hi) {
             int mid = (lo + hi) >>> 1;
-            if (Long.compareUnsigned(ip, s.starts[mid]) < 0) hi = mid - 1;
-            else if (Long.compareUnsigned(ip, s.ends[mid]) >= 0) lo = mid + 1;
-            else return s.mappings[mid];
+            if (Long.compareUnsigned(ip, starts[mid]) < 0) hi = mid - 1;
+            else if (Long.compareUnsigned(ip, ends[mid]) >= 0) lo = mid + 1;
+            else return mid;
         }
-        return null;
+        return -1;
     }
 
     private synchronized Snapshot rescan() {
@@ -119,8 +139,12 @@ public final class ProcessCode {
             return snapshot;
         }
         List<NativeMapping> exec = new ArrayList<>();
+        List<ProcMaps.Mapping> data = new ArrayList<>();
         for (ProcMaps.Mapping m : read) {
-            if (!m.executable()) continue;
+            if (!m.executable()) {
+                data.add(m);
+                continue;
+            }
             NativeModule module = null;
             if (m.fileBacked()) {
                 String mapFiles = String.format("%s/map_files/%x-%x", procDir, m.start(), m.end());
@@ -135,7 +159,10 @@ public final class ProcessCode {
             starts[i] = exec.get(i).mapping().start();
             ends[i] = exec.get(i).mapping().end();
         }
-        Snapshot s = new Snapshot(starts, ends, exec.toArray(new NativeMapping[0]));
+        data.sort((a, b) -> Long.compareUnsigned(a.start(), b.start()));
+        long[] dataStarts = data.stream().mapToLong(ProcMaps.Mapping::start).toArray();
+        long[] dataEnds = data.stream().mapToLong(ProcMaps.Mapping::end).toArray();
+        Snapshot s = new Snapshot(starts, ends, exec.toArray(new NativeMapping[0]), dataStarts, dataEnds);
         snapshot = s;
         lastScan = System.nanoTime();
         scans++;

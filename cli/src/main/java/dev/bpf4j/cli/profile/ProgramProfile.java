@@ -91,6 +91,9 @@ public final class ProgramProfile {
         }
     }
 
+    /** How often a command's threads are listed to follow the ones it starts. */
+    static final long COMMAND_RESCAN_MILLIS = 250;
+
     /**
      * Starts {@code command} stopped ({@link StoppedCommand}; its output goes to ours), opens one
      * event per thread of it, lets it run and samples it until it exits or {@code nanos} have passed
@@ -113,7 +116,9 @@ public final class ProgramProfile {
             throw e;
         }
         SampleQueue queue = queue(runner, check);
-        Sampler sampler = new Sampler(options, pid, queue::offer);
+        // a command starts its threads as it runs: look for them four times a second, not once
+        Sampler sampler = new Sampler(new SamplerOptions(options.attr(), options.dataPages(), options.drainMillis(),
+                Math.min(options.rescanMillis(), COMMAND_RESCAN_MILLIS)), pid, queue::offer);
         SamplerStats stats;
         Integer status;
         long start = System.nanoTime();
