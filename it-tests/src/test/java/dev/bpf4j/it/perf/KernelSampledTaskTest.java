@@ -20,7 +20,6 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
-import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -77,18 +76,13 @@ class KernelSampledTaskTest {
                     inKernel.add(KernelSampledProgram.attach(PerfEventAttr.cpuClockAtFrequency(499, new SampleFormat(false, 8)), tid,
                             kernel.programFd()));
                 }
-                sampler.start();
             } catch (SamplingRefusedException e) {
                 assumeTrue(false, "perf_event_open refused here: " + e.getMessage());
                 return;
             }
-            try (OutputStream go = child.getOutputStream()) {
-                go.write('\n');
-            }
             try {
-                assertThat(child.waitFor(100, TimeUnit.SECONDS)).isTrue();
+                SampledChild.sampleUntilExit(sampler, child);
             } finally {
-                sampler.stop();
                 inKernel.forEach(KernelSampledProgram::close);
             }
             TreeMap<String, Long> kernelTasks = SampledTasks.tasks(kernel.entries("tasks"));
@@ -125,8 +119,7 @@ class KernelSampledTaskTest {
      * each spins argv[1] rounds of about 3 ms.
      */
     private static Path threads(Path dir) throws IOException, InterruptedException {
-        Path src = dir.resolve("threads.c"), exe = dir.resolve("threads");
-        Files.writeString(src, """
+        return SampledChild.gcc(dir, "threads", """
                 #define _GNU_SOURCE
                 #include <pthread.h>
                 #include <stdio.h>
@@ -164,15 +157,6 @@ class KernelSampledTaskTest {
                     pthread_join(a, 0); pthread_join(b, 0);
                     return 0;
                 }
-                """);
-        Process gcc;
-        try {
-            gcc = new ProcessBuilder("gcc", "-O2", "-pthread", "-o", exe.toString(), src.toString()).inheritIO().start();
-        } catch (IOException e) {
-            assumeTrue(false, "gcc is not installed: " + e.getMessage());
-            return null;
-        }
-        assumeTrue(gcc.waitFor() == 0, "gcc failed");
-        return exe;
+                """, "-pthread");
     }
 }

@@ -10,13 +10,11 @@ import dev.bpf4j.unwind.profile.FrameNames;
 import dev.bpf4j.unwind.sampling.PerfRecord;
 import dev.bpf4j.unwind.sampling.Sampler;
 import dev.bpf4j.unwind.sampling.SamplerOptions;
-import dev.bpf4j.unwind.sampling.SamplingRefusedException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
-import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -49,21 +47,7 @@ class OtherJvmPerfMapTest {
             ProcessCode code = ProcessCode.ofProcess(pid, TimeUnit.MILLISECONDS.toNanos(100));
             code.refresh();
             List<PerfRecord.Sample> samples = Collections.synchronizedList(new ArrayList<>());
-            Sampler sampler = new Sampler(SamplerOptions.atFrequency(499), pid, samples::add);
-            try {
-                sampler.start();
-            } catch (SamplingRefusedException e) {
-                assumeTrue(false, "perf_event_open refused here: " + e.getMessage());
-                return;
-            }
-            try (OutputStream go = child.getOutputStream()) {
-                go.write('\n');
-            }
-            try {
-                assertThat(child.waitFor(100, TimeUnit.SECONDS)).isTrue();
-            } finally {
-                sampler.stop();
-            }
+            SampledChild.sampleUntilExit(new Sampler(SamplerOptions.atFrequency(499), pid, samples::add), child);
             assertThat(map).as("the child's perf map").exists();
             Unwinder unwinder = new Unwinder(code);
             Symbolizer names = new Symbolizer(code, SyntheticFrames.global());
