@@ -38,6 +38,14 @@ final class KernelProfileSide implements AutoCloseable {
         }
     }
 
+    /** Skips the calling test where bpf4j-kernel is off the class path or bpf() is refused, saying which. */
+    static void assumeUsable() {
+        org.junit.jupiter.api.Assumptions.assumeTrue(onClassPath(),
+                "bpf4j-kernel is not on this surefire execution's class path (see it-tests/pom.xml)");
+        String refused = unavailableReason();
+        org.junit.jupiter.api.Assumptions.assumeTrue(refused == null, () -> "bpf() is not permitted here: " + refused);
+    }
+
     /** Null when this process may use bpf(), else why not. */
     static String unavailableReason() {
         KernelBpf.Availability a = KernelBpf.availability();

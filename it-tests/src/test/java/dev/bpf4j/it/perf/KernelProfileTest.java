@@ -46,9 +46,7 @@ class KernelProfileTest {
     @Test
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void theKernelAndBothEnginesStoreTheSameStacksUnderTheSameIds(@TempDir Path dir) throws Exception {
-        assumeTrue(KernelProfileSide.onClassPath(), "bpf4j-kernel is not on this surefire execution's class path (see it-tests/pom.xml)");
-        String refused = KernelProfileSide.unavailableReason();
-        assumeTrue(refused == null, () -> "bpf() is not permitted here: " + refused);
+        KernelProfileSide.assumeUsable();
         Path exe = spin(dir);
         BpfObjectSpec spec;
         try (InputStream in = ProfileObject.class.getResourceAsStream("profile.o")) {

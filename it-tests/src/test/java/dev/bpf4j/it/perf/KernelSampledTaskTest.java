@@ -47,9 +47,7 @@ class KernelSampledTaskTest {
     @Test
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void theKernelAndBothEnginesSeeTheSampledThreads(@TempDir Path dir) throws Exception {
-        assumeTrue(KernelProfileSide.onClassPath(), "bpf4j-kernel is not on this surefire execution's class path (see it-tests/pom.xml)");
-        String refused = KernelProfileSide.unavailableReason();
-        assumeTrue(refused == null, () -> "bpf() is not permitted here: " + refused);
+        KernelProfileSide.assumeUsable();
         Path exe = threads(dir);
         BpfObjectSpec spec = BpfObjectSpec.read(SampledTasks.OBJECT);
         Process child = new ProcessBuilder(exe.toString(), "300", dir.toString()).redirectError(ProcessBuilder.Redirect.INHERIT).start();
