@@ -73,7 +73,7 @@ public final class SamplingOverheadTiming {
             // Overhead of a setting in a round = (its workload CPU - the unsampled workload CPU + the sampler threads' CPU)
             // / the unsampled workload CPU: what sampling added to the CPU the same work took.
             System.out.println("setting   workload CPU vs none: median (middle half) | mean +- sd   sampler threads / workload CPU: median | mean +- sd"
-                    + "   total overhead: median | mean +- sd   reader + unwinder ms/chunk   samples/chunk  lost");
+                    + "   total overhead: median | mean +- sd   reader + unwinder ms/chunk   of a CPU per wall second   µs per sample   samples/chunk  lost");
             for (int i = 1; i < RATES.length; i++) {
                 List<double[]> rows = results.get(i);
                 double[] change = new double[rounds], threadsShare = new double[rounds], total = new double[rounds];
@@ -83,8 +83,11 @@ public final class SamplingOverheadTiming {
                     threadsShare[r] = (rows.get(r)[5] + rows.get(r)[6]) / none;
                     total[r] = change[r] + threadsShare[r];
                 }
-                System.out.printf("%-8s  %s   %s   %s   %7.1f + %5.1f   %10.0f  %6.0f%n", RATES[i] + " Hz", spread(change, true), spread(threadsShare, false),
-                        spread(total, false), median(rows, 5) / 1e6, median(rows, 6) / 1e6, median(rows, 2), rows.stream().mapToDouble(r -> r[3]).sum());
+                double threadsNanos = median(rows, 5) + median(rows, 6);
+                System.out.printf("%-8s  %s   %s   %s   %7.1f + %5.1f   %6.2f%%   %6.1f   %10.0f  %6.0f%n", RATES[i] + " Hz", spread(change, true),
+                        spread(threadsShare, false), spread(total, false), median(rows, 5) / 1e6, median(rows, 6) / 1e6,
+                        100 * threadsNanos / median(rows, 0), threadsNanos / 1e3 / Math.max(1, median(rows, 2)), median(rows, 2),
+                        rows.stream().mapToDouble(r -> r[3]).sum());
             }
             System.out.println("workload CPU of every chunk (ms): ");
             for (int i = 0; i < RATES.length; i++) {

@@ -67,8 +67,8 @@ public final class ProgramProfile {
         try (Executable exe = workloadEngine.load(SubprogramChain.program(), LoadOptions.defaults())) {
             WorkloadThread workload = new WorkloadThread(exe, SubprogramChain.ITERATIONS_PER_RUN, nanos, Long.MAX_VALUE);
             try {
-                SampleQueue queue = queue(runner, check);
-                Sampler sampler = new Sampler(options, 0, queue::offer).preferThread(workload.tid());
+                SampleQueue queue = queue(runner, check).batched();
+                Sampler sampler = new Sampler(options, 0, queue::offer).onBatchEnd(queue::flush).preferThread(workload.tid());
                 SamplerStats stats;
                 try {
                     sampler.start();
@@ -115,10 +115,10 @@ public final class ProgramProfile {
             p.destroyForcibly();
             throw e;
         }
-        SampleQueue queue = queue(runner, check);
+        SampleQueue queue = queue(runner, check).batched();
         // a command starts its threads as it runs: look for them four times a second, not once
         Sampler sampler = new Sampler(new SamplerOptions(options.attr(), options.dataPages(), options.drainMillis(),
-                Math.min(options.rescanMillis(), COMMAND_RESCAN_MILLIS)), pid, queue::offer);
+                Math.min(options.rescanMillis(), COMMAND_RESCAN_MILLIS)), pid, queue::offer).onBatchEnd(queue::flush);
         SamplerStats stats;
         Integer status;
         long start = System.nanoTime();
