@@ -85,9 +85,9 @@ public final class ProcessCode {
 
     /**
      * The executable mapping holding {@code ip}, re-reading the maps once if none does — unless
-     * {@code ip} cannot be new code: outside user space, or inside a known data mapping (the Java heap,
-     * a thread stack). Frame-pointer walks through Java frames meet such garbage return addresses
-     * on most samples, and each re-read of a JVM's maps costs about a millisecond.
+     * {@code ip} cannot be code: outside user space (small integers, kernel addresses), which
+     * frame-pointer walks through Java frames meet as garbage return addresses; each re-read of a
+     * JVM's maps costs about a millisecond.
      */
     public Optional<NativeMapping> nativeMapping(long ip) {
         Snapshot s = snapshot;
@@ -97,9 +97,12 @@ public final class ProcessCode {
         return Optional.ofNullable(m);
     }
 
+    /**
+     * Only addresses outside user space are ruled out: a library loaded later may reuse the range of
+     * a data mapping the last read saw (freed arenas, thread stacks), so those must still re-read.
+     */
     private static boolean mayBeNewCode(Snapshot s, long ip) {
-        if (Long.compareUnsigned(ip, MIN_CODE) < 0 || Long.compareUnsigned(ip, USER_END) >= 0) return false;
-        return indexOf(s.dataStarts, s.dataEnds, ip) < 0;
+        return Long.compareUnsigned(ip, MIN_CODE) >= 0 && Long.compareUnsigned(ip, USER_END) < 0;
     }
 
     /** Re-reads the mappings now. */

@@ -41,9 +41,7 @@ class ProcessCodeTest {
     void garbageReturnAddressesDoNotMakeItReReadTheMaps() {
         ProcessCode eager = new ProcessCode(new CodeMap(), ProcMaps::read, 0);
         eager.refresh();
-        ProcMaps.Mapping data = ProcMaps.read().stream().filter(m -> !m.executable() && m.end() - m.start() > 16).findFirst().orElseThrow();
         int before = eager.scans();
-        assertThat(eager.isCode(data.start() + 8)).isFalse();          // a heap or stack address
         assertThat(eager.isCode(0x1234)).isFalse();                    // below mmap_min_addr
         assertThat(eager.isCode(0xffff_8000_0000_1000L)).isFalse();    // kernel space
         assertThat(eager.scans()).isEqualTo(before);
