@@ -18,7 +18,9 @@ sym() { sed -n "s/^  $1 *= \(bpf_prog_[0-9a-f]*_[A-Za-z_]*\)$/\1/p" <<<"$out"; }
 main="$(sym main)" sub1="$(sym sub1)" sub2="$(sym sub2)" sub3="$(sym sub3)"
 [ -n "$main" ] && [ -n "$sub3" ] || { echo "check_flame_html: the demo printed no chain symbols" >&2; exit 1; }
 
-dom() { timeout 120 "$browser" --headless --no-sandbox --disable-gpu --dump-dom "file://$dir/flame.html$1" 2>/dev/null; }
+# A new profile per run; without the background-networking flags Chromium keeps trying to reach Google's hosts.
+dom() { timeout 120 "$browser" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking \
+    --disable-component-update --disable-sync --user-data-dir="$(mktemp -d)" --dump-dom "file://$dir/flame.html$1" 2>/dev/null; }
 # One line per frame group: title, rect width, display and the label the script drew.
 frames() { python3 -c '
 import re, sys

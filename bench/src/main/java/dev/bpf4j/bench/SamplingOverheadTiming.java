@@ -22,7 +22,9 @@ import java.util.List;
  * sample handling and stack copies in its context) against the unsampled chunk of the same round
  * (median of the per-round ratios: a loaded machine changes CPU times by tens of percent within a
  * minute); the CPU of the sampler's reader and unwinder threads, also per second of wall time;
- * samples and lost samples. Wall times are not compared: other processes take the cores.
+ * samples and lost samples. Wall times are not compared: other processes take the cores. The total
+ * overhead of a round adds the workload's change and the sampler threads' CPU, both over the
+ * unsampled chunk's workload CPU; printed as median and mean with the standard deviation over rounds.
  * <pre>java -cp bench/target/benchmarks.jar dev.bpf4j.bench.SamplingOverheadTiming [ROUNDS] [CHUNK_SECONDS]</pre>
  */
 public final class SamplingOverheadTiming {
@@ -68,17 +70,24 @@ public final class SamplingOverheadTiming {
                 }
             }
             // Paired by round: chunks of one round ran within seconds of each other, under the same load from other processes.
-            System.out.println("setting   workload CPU vs none (median of per-round ratios)   reader + unwinder CPU   of a CPU per wall second   samples/chunk  lost");
-            for (int i = 0; i < RATES.length; i++) {
+            // Overhead of a setting in a round = (its workload CPU - the unsampled workload CPU + the sampler threads' CPU)
+            // / the unsampled workload CPU: what sampling added to the CPU the same work took.
+            System.out.println("setting   workload CPU vs none: median (middle half) | mean +- sd   sampler threads / workload CPU: median | mean +- sd"
+                    + "   total overhead: median | mean +- sd   reader + unwinder ms/chunk   of a CPU per wall second   µs per sample   samples/chunk  lost");
+            for (int i = 1; i < RATES.length; i++) {
                 List<double[]> rows = results.get(i);
-                double[] ratio = new double[rounds];
-                for (int r = 0; r < rounds; r++) ratio[r] = rows.get(r)[4] / results.get(0).get(r)[4] - 1;
-                Arrays.sort(ratio);
-                double sampler = median(rows, 5) + median(rows, 6);
-                System.out.printf("%-8s  %+6.2f%% (middle half %+6.2f%% .. %+6.2f%%)   %7.1f + %5.1f ms   %6.2f%%   %10.0f  %6.0f%n",
-                        RATES[i] == 0 ? "none" : RATES[i] + " Hz", 100 * ratio[rounds / 2], 100 * ratio[rounds / 4], 100 * ratio[rounds - 1 - rounds / 4],
-                        median(rows, 5) / 1e6, median(rows, 6) / 1e6, 100 * sampler / median(rows, 0),
-                        median(rows, 2), rows.stream().mapToDouble(r -> r[3]).sum());
+                double[] change = new double[rounds], threadsShare = new double[rounds], total = new double[rounds];
+                for (int r = 0; r < rounds; r++) {
+                    double none = results.get(0).get(r)[4];
+                    change[r] = rows.get(r)[4] / none - 1;
+                    threadsShare[r] = (rows.get(r)[5] + rows.get(r)[6]) / none;
+                    total[r] = change[r] + threadsShare[r];
+                }
+                double threadsNanos = median(rows, 5) + median(rows, 6);
+                System.out.printf("%-8s  %s   %s   %s   %7.1f + %5.1f   %6.2f%%   %6.1f   %10.0f  %6.0f%n", RATES[i] + " Hz", spread(change, true),
+                        spread(threadsShare, false), spread(total, false), median(rows, 5) / 1e6, median(rows, 6) / 1e6,
+                        100 * threadsNanos / median(rows, 0), threadsNanos / 1e3 / Math.max(1, median(rows, 2)), median(rows, 2),
+                        rows.stream().mapToDouble(r -> r[3]).sum());
             }
             System.out.println("workload CPU of every chunk (ms): ");
             for (int i = 0; i < RATES.length; i++) {
@@ -86,6 +95,17 @@ public final class SamplingOverheadTiming {
                         + Arrays.toString(results.get(i).stream().mapToLong(r -> Math.round(r[4] / 1e6)).toArray()));
             }
         }
+    }
+
+    /** "median (middle half) | mean +- sd" of per-round shares, in percent. */
+    private static String spread(double[] values, boolean quartiles) {
+        double[] v = values.clone();
+        Arrays.sort(v);
+        double mean = Arrays.stream(v).average().orElse(0);
+        double sd = Math.sqrt(Arrays.stream(v).map(x -> (x - mean) * (x - mean)).sum() / Math.max(1, v.length - 1));
+        double med = v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+        String q = quartiles ? String.format(" (%+.2f%% .. %+.2f%%)", 100 * v[v.length / 4], 100 * v[v.length - 1 - v.length / 4]) : "";
+        return String.format("%+.2f%%%s | %+.2f%% +- %.2f%%", 100 * med, q, 100 * mean, 100 * sd);
     }
 
     /** CPU time of the live thread called {@code name}, 0 when there is none. */

@@ -14,7 +14,9 @@ import dev.bpf4j.unwind.Unwinder;
  * attached to a perf event ({@code bpf_overflow_handler}): r1 = a read-only
  * {@code struct bpf_perf_event_data}, and {@code bpf_get_stackid}/{@code bpf_get_stack} unwind the
  * <em>sample's</em> registers over its stack copy — never the stack of the thread that runs the
- * program — so the same samples give the same stack ids and maps on every engine.
+ * program — so the same samples give the same stack ids and maps on every engine. The helpers about
+ * the current task describe the sampled thread ({@link PerfEventSample#task()}), as in Linux, where the
+ * program runs on that thread.
  *
  * <p>One context block is reused for every run: call {@link #run} from one thread at a time.
  */
@@ -60,7 +62,7 @@ public final class PerfEventProgram implements AutoCloseable {
         sample.write(ctx);
         RunContext.Builder b = RunContext.builder().arg(1, ctx).region(ctxRegion)
                 .registers(sample.regs()).stackSnapshot(new SnapshotMemoryView(sample.regs().sp(), sample.stack()))
-                .unwinder(unwinder).budget(program.budget());
+                .unwinder(unwinder).task(sample.task()).budget(program.budget());
         for (MemoryRegion r : object.mapTable().regions()) b.region(r);
         runs++;
         try {

@@ -34,6 +34,13 @@ public final class BpfHelpers {
         public Options withProbeMode(ProbeMemory.Mode mode) { return new Options(traceSink, mode); }
     }
 
+    /**
+     * Helpers about the current task ({@code bpf_get_current_pid_tgid}, {@code bpf_get_current_comm},
+     * the CPU and its node): a program whose runs carry a {@link dev.bpf4j.runtime.CurrentTask} of
+     * their own must call them by their Java bodies ({@link HelperRegistry.Builder#withoutNativeForms}).
+     */
+    public static final java.util.Set<Integer> OF_CURRENT_TASK = TaskHelpers.OF_CURRENT_TASK;
+
     /** Adds every helper to {@code b}; map helpers use {@code maps}. */
     public static HelperRegistry.Builder register(HelperRegistry.Builder b, MapTable maps, Options options) {
         ProbeMemory mem = new ProbeMemory(options.probeMode());

@@ -1,7 +1,9 @@
 package dev.bpf4j.helpers;
 
 import dev.bpf4j.maps.Cpus;
+import dev.bpf4j.runtime.CurrentTask;
 import dev.bpf4j.runtime.Helper;
+import dev.bpf4j.runtime.HelperCall;
 import dev.bpf4j.runtime.HelperRegistry;
 import dev.bpf4j.runtime.NativeForm;
 import dev.bpf4j.runtime.NativeMemory;
@@ -10,17 +12,39 @@ import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * Helpers about time, CPU and the current task. "Current task" is the calling Java thread: its kernel
- * tid and the process id, its {@code comm} (the native thread name the JVM sets, from
- * {@code prctl(PR_GET_NAME)}).
+ * Helpers about time, CPU and the current task. "Current task" is the run's {@link CurrentTask} when it
+ * has one (a perf_event program's sampled thread, as Linux runs the program on that thread), else the
+ * calling Java thread: its kernel tid and the process id, its {@code comm} (the native thread name the
+ * JVM sets, from {@code prctl(PR_GET_NAME)}) and the CPU it runs on.
  */
 final class TaskHelpers {
     private TaskHelpers() {}
 
     private static final int[] NODE_OF_CPU = readNodes();
+
+    /**
+     * The helpers whose answer depends on the current task: a run with a {@link CurrentTask} of its own
+     * needs their Java bodies, since their native forms ask the calling thread.
+     */
+    static final Set<Integer> OF_CURRENT_TASK = Set.of(HelperIds.GET_SMP_PROCESSOR_ID, HelperIds.GET_NUMA_NODE_ID,
+            HelperIds.GET_CURRENT_PID_TGID, HelperIds.GET_CURRENT_COMM);
+
+    /** The run's own task, or null for the calling thread. */
+    private static CurrentTask task(HelperCall call) {
+        var ctx = call.runContext();
+        return ctx == null ? null : ctx.task().orElse(null);
+    }
+
+    /** {@code Cpus.current}, or the task's CPU (0 when unknown, as Cpus.current answers an error). */
+    private static int cpu(HelperCall call) {
+        CurrentTask t = task(call);
+        if (t == null) return Cpus.current();
+        return t.cpu() >= 0 && t.cpu() < Cpus.possible() ? t.cpu() : 0;
+    }
 
     /** A helper with its native form where this machine has one, else the Java body alone. */
     private static void add(HelperRegistry.Builder b, int id, String name, Helper body, NativeForm form) {
@@ -35,17 +59,21 @@ final class TaskHelpers {
         add(b, HelperIds.KTIME_GET_BOOT_NS, "bpf_ktime_get_boot_ns", (call, r1, r2, r3, r4, r5) -> Libc.bootTimeNs(), Libc.bootTimeForm());
         add(b, HelperIds.GET_PRANDOM_U32, "bpf_get_prandom_u32",
                 (call, r1, r2, r3, r4, r5) -> ThreadLocalRandom.current().nextInt() & 0xffffffffL, Libc.prandom());
-        add(b, HelperIds.GET_SMP_PROCESSOR_ID, "bpf_get_smp_processor_id", (call, r1, r2, r3, r4, r5) -> Cpus.current(),
+        add(b, HelperIds.GET_SMP_PROCESSOR_ID, "bpf_get_smp_processor_id", (call, r1, r2, r3, r4, r5) -> cpu(call),
                 Cpus.currentFunction() == 0 ? null : new NativeForm.CurrentCpu(Cpus.currentFunction(), Cpus.possible()));
-        b.add(HelperIds.GET_NUMA_NODE_ID, "bpf_get_numa_node_id", (call, r1, r2, r3, r4, r5) -> numaNode(Cpus.current()));
+        b.add(HelperIds.GET_NUMA_NODE_ID, "bpf_get_numa_node_id", (call, r1, r2, r3, r4, r5) -> numaNode(cpu(call)));
         add(b, HelperIds.GET_CURRENT_PID_TGID, "bpf_get_current_pid_tgid",
-                (call, r1, r2, r3, r4, r5) -> Libc.getpid() << 32 | (Libc.gettid() & 0xffffffffL), Libc.pidTgid());
+                (call, r1, r2, r3, r4, r5) -> {
+                    CurrentTask t = task(call);
+                    return t != null ? t.pidTgid() : Libc.getpid() << 32 | (Libc.gettid() & 0xffffffffL);
+                }, Libc.pidTgid());
         b.add(HelperIds.GET_CURRENT_COMM, "bpf_get_current_comm", (call, r1, r2, r3, r4, r5) -> {
             long size = r2 & 0xffffffffL;
             call.checkArgument(1, "bpf_get_current_comm buf (r1)", r1, size, true);
             if (size == 0) return 0;
             // strscpy_pad: at most size - 1 name bytes, then NUL padding to size
-            byte[] comm = Libc.comm();
+            CurrentTask t = task(call);
+            byte[] comm = t != null ? t.comm() : Libc.comm();
             int len = 0;
             while (len < comm.length && comm[len] != 0) len++;
             int n = (int) Math.min(len, size - 1);

@@ -58,6 +58,20 @@ public final class HelperRegistry {
             return this;
         }
 
+        /**
+         * Drops the native form of each of {@code ids} that is here: an engine then calls its Java body,
+         * which sees the run's context (a run whose {@link CurrentTask} is not the calling thread).
+         */
+        public Builder withoutNativeForms(java.util.Set<Integer> ids) {
+            for (int id : ids) {
+                HelperSpec h = byId.get(id);
+                if (h != null && h.nativeForm() != null) {
+                    byId.put(id, new HelperSpec(id, h.name(), h.body(), h.lookupInlining(), h.forwardArguments(), null));
+                }
+            }
+            return this;
+        }
+
         public HelperRegistry build() { return new HelperRegistry(new TreeMap<>(byId)); }
     }
 }

@@ -25,9 +25,10 @@ public final class RunContext {
     private final MemoryView stackSnapshot;
     private final Unwinder unwinder;
     private final PacketBuffer packetBuffer;
+    private final CurrentTask task;
 
     private RunContext(long[] args, List<MemoryRegion> regions, long budget, long packetAddress, long packetLength,
-                       PtRegs registers, MemoryView stackSnapshot, Unwinder unwinder, PacketBuffer packetBuffer) {
+                       PtRegs registers, MemoryView stackSnapshot, Unwinder unwinder, PacketBuffer packetBuffer, CurrentTask task) {
         this.args = args;
         this.regions = List.copyOf(regions);
         this.budget = budget;
@@ -37,6 +38,7 @@ public final class RunContext {
         this.stackSnapshot = stackSnapshot;
         this.unwinder = unwinder;
         this.packetBuffer = packetBuffer;
+        this.task = task;
     }
 
     public static Builder builder() { return new Builder(); }
@@ -75,6 +77,9 @@ public final class RunContext {
      */
     public PacketBuffer packetBuffer() { return packetBuffer; }
 
+    /** The task the run stands for (a perf_event program's sampled thread); empty: the calling thread. */
+    public Optional<CurrentTask> task() { return Optional.ofNullable(task); }
+
     public static final class Builder {
         private final long[] args = new long[5];
         private final List<MemoryRegion> regions = new ArrayList<>();
@@ -85,6 +90,7 @@ public final class RunContext {
         private MemoryView stackSnapshot;
         private Unwinder unwinder;
         private PacketBuffer packetBuffer;
+        private CurrentTask task;
 
         /** Sets r{@code reg} (1-5) at entry. */
         public Builder arg(int reg, long value) {
@@ -125,12 +131,15 @@ public final class RunContext {
         /** The packet the packet helpers work on; its {@link PacketBuffer#region()} should be one of the regions. */
         public Builder packetBuffer(PacketBuffer buffer) { this.packetBuffer = buffer; return this; }
 
+        /** The task the current-task helpers describe (null: the calling thread). */
+        public Builder task(CurrentTask task) { this.task = task; return this; }
+
         /** Fails when a snapshot is given without registers to start the unwind from. */
         public RunContext build() {
             if (stackSnapshot != null && registers == null) {
                 throw new IllegalStateException("a stack snapshot needs the registers (ip, sp, bp) to unwind it from");
             }
-            return new RunContext(args.clone(), regions, budget, packetAddress, packetLength, registers, stackSnapshot, unwinder, packetBuffer);
+            return new RunContext(args.clone(), regions, budget, packetAddress, packetLength, registers, stackSnapshot, unwinder, packetBuffer, task);
         }
     }
 }

@@ -14,7 +14,7 @@ public final class Fixtures {
 
     /** Objects that parse. */
     public static final String[] NAMES = {"xdp_multi", "subprog", "btf_maps", "legacy_maps", "globals", "tracing", "callbacks", "shared_subprog", "core_reloc",
-        "packet_moves"};
+        "packet_moves", "sampled_task"};
     /** Objects that libbpf, and so bpf4j, must reject. */
     public static final String[] INVALID = {"bad_map_field", "bad_static_prog"};
 

@@ -78,6 +78,10 @@ final class DemoCommand implements Command {
                 out.println(r.accuracy().describe());
                 if (r.accuracy().withCallchain() > 0) out.println(r.accuracy().describeCallchainByPlace());
             }
+            if (r.probeAccuracy() != null) {
+                out.println(r.probeAccuracy().describe("the probe's copy of the chain (trampoline, " + SubprogramChain.PROBE_NAME + ", its subprograms)"));
+                if (r.probeAccuracy().withCallchain() > 0) out.println(r.probeAccuracy().describeCallchainByPlace());
+            }
             if (engines.ran()) engines.describe(r.stacks(), 3).forEach(out::println);
             List<Path> written = ProfileOutput.write(dir, List.of(r), "bpf4j demo: " + SubprogramChain.NAME + " on the JIT, " + hz + " Hz", 1_000_000_000L / hz);
             for (Path p : written) out.println("wrote " + p);

@@ -26,13 +26,19 @@ public final class ProcessCode {
         public long bias() { return module == null ? 0 : module.bias(mapping.start(), mapping.offset()); }
     }
 
-    private record Snapshot(long[] starts, long[] ends, NativeMapping[] mappings) {}
+    /** Executable mappings, and the ranges of every other mapping (data: where no code can be). */
+    private record Snapshot(long[] starts, long[] ends, NativeMapping[] mappings, long[] dataStarts, long[] dataEnds) {}
+
+    /** Below the first page a program may map ({@code vm.mmap_min_addr}) and above user space no code is. */
+    private static final long MIN_CODE = 0x10000, USER_END = 0x0000_8000_0000_0000L;
 
     private final CodeMap jit;
     private final Supplier<List<ProcMaps.Mapping>> maps;
     /** {@code /proc/self} or {@code /proc/PID}: where {@code map_files} are. */
     private final String procDir;
     private final long minRescanNanos;
+    /** Another process's {@code /tmp/perf-PID.map} (null for this one: bpf4j's JIT is in {@link #jit}). */
+    private final PerfMapFile perfMap;
     private final Map<String, NativeModule> modules = new HashMap<>();
     private volatile Snapshot snapshot;
     private volatile long lastScan;
@@ -40,11 +46,12 @@ public final class ProcessCode {
 
     /** @param maps where mappings come from ({@link ProcMaps#read} for this process) */
     public ProcessCode(CodeMap jit, Supplier<List<ProcMaps.Mapping>> maps, long minRescanNanos) {
-        this(jit, maps, minRescanNanos, "/proc/self");
+        this(jit, maps, minRescanNanos, "/proc/self", null);
     }
 
-    private ProcessCode(CodeMap jit, Supplier<List<ProcMaps.Mapping>> maps, long minRescanNanos, String procDir) {
+    private ProcessCode(CodeMap jit, Supplier<List<ProcMaps.Mapping>> maps, long minRescanNanos, String procDir, PerfMapFile perfMap) {
         this.jit = jit;
+        this.perfMap = perfMap;
         this.maps = maps;
         this.minRescanNanos = minRescanNanos;
         this.procDir = procDir;
@@ -54,11 +61,15 @@ public final class ProcessCode {
      * The code of another process {@code pid}: its executable mappings from {@code /proc/PID/maps}
      * (no JIT regions: bpf4j's code map is this process's), re-read at most once per
      * {@code minRescanNanos}. Once the process has exited its maps cannot be read: the last ones
-     * read are kept, so its samples can still be named afterwards.
+     * read are kept, so its samples can still be named afterwards. Code without a file (a JVM's
+     * compiled Java) is named from the process's {@code /tmp/perf-PID.map} where it wrote one.
      */
     public static ProcessCode ofProcess(int pid, long minRescanNanos) {
-        return new ProcessCode(new CodeMap(), () -> ProcMaps.read(pid), minRescanNanos, "/proc/" + pid);
+        return new ProcessCode(new CodeMap(), () -> ProcMaps.read(pid), minRescanNanos, "/proc/" + pid, PerfMapFile.ofProcess(pid));
     }
+
+    /** The perf map naming the process's generated code: another process's {@code /tmp/perf-PID.map}. */
+    public Optional<PerfMapFile> perfMap() { return Optional.ofNullable(perfMap); }
 
     /** The process-wide view over {@link CodeMap#global()} and {@code /proc/self/maps}. */
     public static ProcessCode global() { return GLOBAL; }
@@ -72,13 +83,26 @@ public final class ProcessCode {
 
     public Optional<CodeRegion> jitRegion(long ip) { return jit.find(ip); }
 
-    /** The executable mapping holding {@code ip}, re-reading the maps once if none does. */
+    /**
+     * The executable mapping holding {@code ip}, re-reading the maps once if none does — unless
+     * {@code ip} cannot be code: outside user space (small integers, kernel addresses), which
+     * frame-pointer walks through Java frames meet as garbage return addresses; each re-read of a
+     * JVM's maps costs about a millisecond.
+     */
     public Optional<NativeMapping> nativeMapping(long ip) {
         Snapshot s = snapshot;
         if (s == null) s = rescan();
         NativeMapping m = find(s, ip);
-        if (m == null && System.nanoTime() - lastScan >= minRescanNanos) m = find(rescan(), ip);
+        if (m == null && mayBeNewCode(s, ip) && System.nanoTime() - lastScan >= minRescanNanos) m = find(rescan(), ip);
         return Optional.ofNullable(m);
+    }
+
+    /**
+     * Only addresses outside user space are ruled out: a library loaded later may reuse the range of
+     * a data mapping the last read saw (freed arenas, thread stacks), so those must still re-read.
+     */
+    private static boolean mayBeNewCode(Snapshot s, long ip) {
+        return Long.compareUnsigned(ip, MIN_CODE) >= 0 && Long.compareUnsigned(ip, USER_END) < 0;
     }
 
     /** Re-reads the mappings now. */
@@ -91,14 +115,20 @@ public final class ProcessCode {
     public synchronized List<NativeModule> modules() { return new ArrayList<>(modules.values()); }
 
     private static NativeMapping find(Snapshot s, long ip) {
-        int lo = 0, hi = s.starts.length - 1;
+        int i = indexOf(s.starts, s.ends, ip);
+        return i < 0 ? null : s.mappings[i];
+    }
+
+    /** The range of sorted, disjoint {@code [starts[i], ends[i])} holding {@code ip}, or -1. */
+    private static int indexOf(long[] starts, long[] ends, long ip) {
+        int lo = 0, hi = starts.length - 1;
         while (lo <= hi) {
             int mid = (lo + hi) >>> 1;
-            if (Long.compareUnsigned(ip, s.starts[mid]) < 0) hi = mid - 1;
-            else if (Long.compareUnsigned(ip, s.ends[mid]) >= 0) lo = mid + 1;
-            else return s.mappings[mid];
+            if (Long.compareUnsigned(ip, starts[mid]) < 0) hi = mid - 1;
+            else if (Long.compareUnsigned(ip, ends[mid]) >= 0) lo = mid + 1;
+            else return mid;
         }
-        return null;
+        return -1;
     }
 
     private synchronized Snapshot rescan() {
@@ -112,8 +142,12 @@ public final class ProcessCode {
             return snapshot;
         }
         List<NativeMapping> exec = new ArrayList<>();
+        List<ProcMaps.Mapping> data = new ArrayList<>();
         for (ProcMaps.Mapping m : read) {
-            if (!m.executable()) continue;
+            if (!m.executable()) {
+                data.add(m);
+                continue;
+            }
             NativeModule module = null;
             if (m.fileBacked()) {
                 String mapFiles = String.format("%s/map_files/%x-%x", procDir, m.start(), m.end());
@@ -128,7 +162,10 @@ public final class ProcessCode {
             starts[i] = exec.get(i).mapping().start();
             ends[i] = exec.get(i).mapping().end();
         }
-        Snapshot s = new Snapshot(starts, ends, exec.toArray(new NativeMapping[0]));
+        data.sort((a, b) -> Long.compareUnsigned(a.start(), b.start()));
+        long[] dataStarts = data.stream().mapToLong(ProcMaps.Mapping::start).toArray();
+        long[] dataEnds = data.stream().mapToLong(ProcMaps.Mapping::end).toArray();
+        Snapshot s = new Snapshot(starts, ends, exec.toArray(new NativeMapping[0]), dataStarts, dataEnds);
         snapshot = s;
         lastScan = System.nanoTime();
         scans++;

@@ -7,7 +7,9 @@ import java.util.Optional;
 /**
  * Names instruction pointers: synthetic Java frames first ({@link SyntheticFrames}), then the JIT's
  * regions ({@link CodeMap}: {@code module!bpf_prog_<tag>_<name>+0xoff}), then native modules
- * through their ELF symbols ({@code libc.so.6!malloc+0x1a}); anything else is {@code [unknown]}.
+ * through their ELF symbols ({@code libc.so.6!malloc+0x1a}), then code without a file through the
+ * process's perf map when it has one ({@link PerfMapFile}: another JVM's compiled Java); anything
+ * else is {@code [unknown]}.
  */
 public final class Symbolizer {
     private static final Symbolizer GLOBAL = new Symbolizer(ProcessCode.global(), SyntheticFrames.global());
@@ -32,8 +34,12 @@ public final class Symbolizer {
             return new Frame(ip, r.module(), r.symbol(), ip - r.start());
         }
         Optional<ProcessCode.NativeMapping> m = code.nativeMapping(ip);
+        NativeModule module = m.map(ProcessCode.NativeMapping::module).orElse(null);
+        if (module == null && code.perfMap().isPresent()) {
+            FunctionSymbols.Hit hit = code.perfMap().get().lookup(ip);
+            if (hit != null) return new Frame(ip, code.perfMap().get().path().getFileName().toString(), hit.name(), hit.offset());
+        }
         if (m.isEmpty()) return Frame.unknown(ip);
-        NativeModule module = m.get().module();
         if (module == null) {
             // Anonymous code (the JVM's code cache, [vdso]): name the mapping, offset from its start.
             String name = m.get().mapping().path().isEmpty() ? "[anon:exec]" : m.get().mapping().path();

@@ -38,6 +38,18 @@ class ProcessCodeTest {
     }
 
     @Test
+    void garbageReturnAddressesDoNotMakeItReReadTheMaps() {
+        ProcessCode eager = new ProcessCode(new CodeMap(), ProcMaps::read, 0);
+        eager.refresh();
+        int before = eager.scans();
+        assertThat(eager.isCode(0x1234)).isFalse();                    // below mmap_min_addr
+        assertThat(eager.isCode(0xffff_8000_0000_1000L)).isFalse();    // kernel space
+        assertThat(eager.scans()).isEqualTo(before);
+        assertThat(eager.isCode(0x7000_0000_0000L + 0x123_4000)).isFalse(); // unmapped user space: may be new code
+        assertThat(eager.scans()).isEqualTo(before + 1);
+    }
+
+    @Test
     void executableMappingsAreCodeOthersAreNot() {
         // One reading of the maps for both sides: the JVM commits code-cache pages while the test runs.
         List<ProcMaps.Mapping> maps = ProcMaps.read();

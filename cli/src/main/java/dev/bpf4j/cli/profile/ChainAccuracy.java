@@ -12,30 +12,45 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Consumer;
+import java.util.function.LongPredicate;
 
 /**
  * How exact the chains of samples in a program's JIT code are. The program is a call chain
  * {@code functions[0] (main) -> functions[1] -> ... }: a sample whose ip lies in {@code functions[k]}
  * is exact when its next k return addresses lie in {@code functions[k-1] ... functions[0]} in that
- * order and the one after leaves the program. Checked per sample for bpf4j's unwind, for the kernel's
+ * order, then come the {@code outer} frames in order (the native callers of a probe's trampoline;
+ * none for a program run from Java), and the one after leaves them all. Checked per sample for bpf4j's unwind, for the kernel's
  * own CALLCHAIN (when the sample has one) and for a plain frame-pointer walk of the same stack copy
  * (no unwind rows), to show what the rows buy.
  */
 public final class ChainAccuracy implements Consumer<UnwoundSample> {
     private final List<CodeRegion> functions;
+    private final List<LongPredicate> outer;
     private final FrameWalker naive = new FrameWalker(new CodeMap());
     private long inProgram, exact, withCallchain, callchainExact, naiveExact;
     /** Per place in a function (entry, after push rbp, in the frame, ret): samples with a callchain, and how many it got exact. */
     private final Map<String, long[]> callchainByPlace = new TreeMap<>();
 
     /** @param functions main first, then each callee of the chain */
-    public ChainAccuracy(List<CodeRegion> functions) { this.functions = List.copyOf(functions); }
+    public ChainAccuracy(List<CodeRegion> functions) { this(functions, List.of()); }
+
+    /**
+     * @param outer tests of the return addresses that must follow main, innermost first (each is
+     *              given the return address itself)
+     */
+    public ChainAccuracy(List<CodeRegion> functions, List<LongPredicate> outer) {
+        this.functions = List.copyOf(functions);
+        this.outer = List.copyOf(outer);
+    }
 
     public record Result(long inProgram, long exact, long withCallchain, long callchainExact, long naiveExact, Map<String, long[]> callchainByPlace) {
         static String pct(long n, long of) { return of == 0 ? "n/a" : String.format("%.2f%%", 100.0 * n / of); }
 
-        public String describe() {
-            return "samples in the chain's JIT code: " + inProgram
+        public String describe() { return describe("the chain's JIT code"); }
+
+        /** As {@link #describe()}, naming where the samples counted were ({@code subject}). */
+        public String describe(String subject) {
+            return "samples in " + subject + ": " + inProgram
                     + "; exact chains: bpf4j " + exact + " (" + pct(exact, inProgram) + ")"
                     + ", kernel CALLCHAIN " + (withCallchain == 0 ? "not recorded" : callchainExact + "/" + withCallchain + " (" + pct(callchainExact, withCallchain) + ")")
                     + ", frame pointers alone " + naiveExact + " (" + pct(naiveExact, inProgram) + ")";
@@ -87,11 +102,15 @@ public final class ChainAccuracy implements Consumer<UnwoundSample> {
         };
     }
 
-    /** Whether {@code ips} (innermost first) is the chain from {@code functions[level]} down to main, then out. */
+    /** Whether {@code ips} (innermost first) is the chain from {@code functions[level]} down to main, then the outer frames, then out. */
     boolean isExact(List<Long> ips, int level) {
-        if (ips.size() < level + 1 || level(ips.get(0), false) != level) return false;
+        int end = level + 1 + outer.size();
+        if (ips.size() < end || level(ips.get(0), false) != level) return false;
         for (int i = 1; i <= level; i++) if (level(ips.get(i), true) != level - i) return false;
-        return ips.size() == level + 1 || level(ips.get(level + 1), true) < 0;
+        for (int k = 0; k < outer.size(); k++) if (!outer.get(k).test(ips.get(level + 1 + k))) return false;
+        if (ips.size() == end) return true;
+        long next = ips.get(end);
+        return level(next, true) < 0 && (outer.isEmpty() || !outer.get(outer.size() - 1).test(next));
     }
 
     /** Which function holds {@code ip} (a return address is looked up at ip - 1); -1 for none. */

@@ -10,6 +10,9 @@ import dev.bpf4j.jit.probe.ProbeProgram;
 import dev.bpf4j.runtime.Engine;
 import dev.bpf4j.runtime.Executable;
 import dev.bpf4j.runtime.LoadOptions;
+import dev.bpf4j.unwind.CodeMap;
+import dev.bpf4j.unwind.CodeRegion;
+import dev.bpf4j.unwind.Symbolizer;
 import dev.bpf4j.unwind.profile.FoldedStacks;
 
 import java.io.IOException;
@@ -74,6 +77,27 @@ public final class NativeChainProbe implements AutoCloseable {
     public long hits() { return link.hits(); }
 
     public long errors() { return link.errors(); }
+
+    /**
+     * How exact the chains of samples in the probe's copy of the chain are: in the trampoline or in
+     * the probe program's main and subprograms (JIT only; null for other engines), each of which must
+     * unwind through the functions below it, the trampoline, {@value #PROBED} (the frame the
+     * trampoline builds for the traced function) and {@value #WORK}, then leave them.
+     */
+    public static ChainAccuracy accuracy(NativeChainProbe probe) {
+        List<CodeRegion> jit = ProfileSession.chainFunctions(probe.program());
+        if (jit.isEmpty()) return null;
+        CodeRegion trampoline = CodeMap.global().regions().stream().filter(r -> r.symbol().equals(trampolineFrame())).findFirst()
+                .orElseThrow(() -> new IllegalStateException("no code region " + trampolineFrame()));
+        List<CodeRegion> functions = new java.util.ArrayList<>();
+        functions.add(trampoline);
+        functions.addAll(jit);
+        return new ChainAccuracy(functions, List.of(returnsInto(PROBED), returnsInto(WORK)));
+    }
+
+    private static java.util.function.LongPredicate returnsInto(String symbol) {
+        return ra -> symbol.equals(Symbolizer.global().symbolizeReturnAddress(ra).symbol());
+    }
 
     /** The frame a sample through the probe has right below the program's main. */
     public static String trampolineFrame() { return "bpf_trampoline_" + PROBED; }

@@ -10,9 +10,16 @@ import java.util.List;
  * ran instead of perf_event_open: asked for, or as the fallback where perf_event_open was refused
  * ({@code refusal} says why); {@code chain}: the JIT symbols of main, sub1, sub2, sub3 (empty for other engines); {@code stats} and
  * {@code accuracy} are then null. {@code dropped}: samples read but not unwound (queue full).
+ * {@code probeAccuracy}: the same for the probe's copy of the chain reached from native code through
+ * a trampoline (null without a native probe).
  */
 public record ProfileReport(String engine, List<String> chain, FoldedStacks stacks, boolean perf, String refusal, SamplerStats stats,
-                            ChainAccuracy.Result accuracy, long dropped, long runs, long elapsedNanos) {
+                            ChainAccuracy.Result accuracy, long dropped, long runs, long elapsedNanos, ChainAccuracy.Result probeAccuracy) {
+    public ProfileReport(String engine, List<String> chain, FoldedStacks stacks, boolean perf, String refusal, SamplerStats stats,
+                         ChainAccuracy.Result accuracy, long dropped, long runs, long elapsedNanos) {
+        this(engine, chain, stacks, perf, refusal, stats, accuracy, dropped, runs, elapsedNanos, null);
+    }
+
     public String summary() {
         StringBuilder sb = new StringBuilder();
         sb.append(engine).append(": ").append(runs).append(" runs in ").append(String.format("%.2f s", elapsedNanos / 1e9)).append(", ");

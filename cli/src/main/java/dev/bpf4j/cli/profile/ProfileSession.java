@@ -54,10 +54,12 @@ public final class ProfileSession {
             List<CodeRegion> chain = chainFunctions(exe);
             List<String> symbols = chain.stream().map(CodeRegion::symbol).toList();
             ChainAccuracy accuracy = new ChainAccuracy(chain);
+            ChainAccuracy probeAccuracy = nativeCall == null ? null : NativeChainProbe.accuracy(nativeCall);
             WorkloadThread workload = new WorkloadThread(exe, SubprogramChain.ITERATIONS_PER_RUN, settings.durationNanos(), Long.MAX_VALUE, nativeCall);
             try {
                 if (settings.javaStacks()) return fallback(engine, symbols, settings, workload, null);
-                Profiler profiler = Profiler.ofProcess(settings.sampler(), accuracy).preferThread(workload.tid());
+                Profiler profiler = Profiler.ofProcess(settings.sampler(), probeAccuracy == null ? accuracy : accuracy.andThen(probeAccuracy))
+                        .preferThread(workload.tid());
                 if (settings.threadRoots()) profiler.withThreadRoots();
                 if (settings.tap() != null) profiler.alsoTo(settings.tap()::accept);
                 try {
@@ -75,7 +77,7 @@ public final class ProfileSession {
                 }
                 // Named before the program is closed: its JIT symbols leave the code map with it.
                 return new ProfileReport(engine.name(), symbols, profiler.stacks(), true, null, stats, accuracy.result(),
-                        profiler.dropped(), workload.runs(), workload.elapsedNanos());
+                        profiler.dropped(), workload.runs(), workload.elapsedNanos(), probeAccuracy == null ? null : probeAccuracy.result());
             } finally {
                 workload.cancel();
             }

@@ -67,8 +67,8 @@ public final class ProgramProfile {
         try (Executable exe = workloadEngine.load(SubprogramChain.program(), LoadOptions.defaults())) {
             WorkloadThread workload = new WorkloadThread(exe, SubprogramChain.ITERATIONS_PER_RUN, nanos, Long.MAX_VALUE);
             try {
-                SampleQueue queue = queue(runner, check);
-                Sampler sampler = new Sampler(options, 0, queue::offer).preferThread(workload.tid());
+                SampleQueue queue = queue(runner, check).batched();
+                Sampler sampler = new Sampler(options, 0, queue::offer).onBatchEnd(queue::flush).preferThread(workload.tid());
                 SamplerStats stats;
                 try {
                     sampler.start();
@@ -91,6 +91,9 @@ public final class ProgramProfile {
         }
     }
 
+    /** How often a command's threads are listed to follow the ones it starts. */
+    static final long COMMAND_RESCAN_MILLIS = 250;
+
     /**
      * Starts {@code command} stopped ({@link StoppedCommand}; its output goes to ours), opens one
      * event per thread of it, lets it run and samples it until it exits or {@code nanos} have passed
@@ -112,8 +115,10 @@ public final class ProgramProfile {
             p.destroyForcibly();
             throw e;
         }
-        SampleQueue queue = queue(runner, check);
-        Sampler sampler = new Sampler(options, pid, queue::offer);
+        SampleQueue queue = queue(runner, check).batched();
+        // a command starts its threads as it runs: look for them four times a second, not once
+        Sampler sampler = new Sampler(new SamplerOptions(options.attr(), options.dataPages(), options.drainMillis(),
+                Math.min(options.rescanMillis(), COMMAND_RESCAN_MILLIS)), pid, queue::offer).onBatchEnd(queue::flush);
         SamplerStats stats;
         Integer status;
         long start = System.nanoTime();

@@ -49,9 +49,30 @@ final class SampleQueue {
         worker.start();
     }
 
-    /** From the sampler's reader: never blocks. */
+    /** Samples the reader offered since its last {@link #flush()}. */
+    private final java.util.List<PerfRecord.Sample> pending = new java.util.ArrayList<>();
+
+    /** From the sampler's reader: never blocks. Queued at the next {@link #flush()} when {@code batched}. */
     void offer(PerfRecord.Sample s) {
-        if (!queue.offer(s)) dropped.incrementAndGet();
+        if (batched) pending.add(s);
+        else if (!queue.offer(s)) dropped.incrementAndGet();
+    }
+
+    private boolean batched;
+
+    /**
+     * Has the reader's samples queued together at the end of each of its wake-ups, so the worker wakes
+     * once per batch instead of once per sample: call {@code sampler.onBatchEnd(queue::flush)}.
+     */
+    SampleQueue batched() {
+        batched = true;
+        return this;
+    }
+
+    /** From the sampler's reader, at the end of a wake-up: queues what {@link #offer} kept. */
+    void flush() {
+        for (PerfRecord.Sample s : pending) if (!queue.offer(s)) dropped.incrementAndGet();
+        pending.clear();
     }
 
     long dropped() { return dropped.get(); }

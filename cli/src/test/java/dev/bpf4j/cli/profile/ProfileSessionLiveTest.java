@@ -56,6 +56,35 @@ class ProfileSessionLiveTest {
         printTop(r.stacks());
     }
 
+    /**
+     * Samples in the probe's copy of the chain — the trampoline, the probe program and its
+     * subprograms, reached Java → demo_native_work → demo_native_mix → trampoline — unwind exactly
+     * through all of them, checked per sample as the Java path's chain is, with the kernel's CALLCHAIN
+     * recorded beside.
+     */
+    @Test
+    void samplesInTheProbesCopyOfTheChainUnwindThroughTheTrampolineToTheNativeCaller() {
+        SamplerOptions options = SamplerOptions.atFrequency(999).withFormat(new SampleFormat(true, SampleFormat.DEFAULT_STACK_SIZE));
+        NativeChainProbe probe;
+        try {
+            probe = NativeChainProbe.attach(Engines.byName("jit"));
+        } catch (RuntimeException e) {
+            assumeTrue(false, "the native probe cannot be attached here: " + e.getMessage());
+            return;
+        }
+        try (probe) {
+            ProfileReport r = ProfileSession.run(Engines.byName("jit"), new ProfileSession.Settings(options, 2_000_000_000L, false, false), probe);
+            assumeTrue(r.perf(), () -> "perf_event_open refused here: " + r.refusal());
+            ChainAccuracy.Result a = r.probeAccuracy();
+            System.out.println(a.describe("the probe's copy of the chain"));
+            System.out.println(a.describeCallchainByPlace());
+            assertThat(a.inProgram()).as("samples in the trampoline and the probe's JIT code").isGreaterThan(30);
+            assertThat(a.exact()).as(a.describe()).isEqualTo(a.inProgram());
+            assertThat(a.withCallchain()).isEqualTo(a.inProgram());
+            assertThat(probe.errors()).isZero();
+        }
+    }
+
     private static void printTop(FoldedStacks stacks) {
         for (Map.Entry<List<String>, Long> e : stacks.top(8)) System.out.println(e.getValue() + "  " + String.join(";", e.getKey()));
     }

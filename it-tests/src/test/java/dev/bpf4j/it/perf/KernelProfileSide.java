@@ -15,14 +15,18 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * The bundled profile program loaded into the Linux kernel. Only this class touches bpf4j-kernel, so
+ * A perf_event program — the bundled profile program unless named — loaded into the Linux kernel. Only this class touches bpf4j-kernel, so
  * {@link KernelProfileTest} still loads (and skips) in the surefire execution that leaves
  * bpf4j-kernel off the class path.
  */
 final class KernelProfileSide implements AutoCloseable {
     private final KernelObject kernel;
+    private final String program;
 
-    private KernelProfileSide(KernelObject kernel) { this.kernel = kernel; }
+    private KernelProfileSide(KernelObject kernel, String program) {
+        this.kernel = kernel;
+        this.program = program;
+    }
 
     /** False in the default surefire execution, which leaves bpf4j-kernel off the class path. */
     static boolean onClassPath() {
@@ -34,15 +38,30 @@ final class KernelProfileSide implements AutoCloseable {
         }
     }
 
+    /** Skips the calling test where bpf4j-kernel is off the class path or bpf() is refused, saying which. */
+    static void assumeUsable() {
+        org.junit.jupiter.api.Assumptions.assumeTrue(onClassPath(),
+                "bpf4j-kernel is not on this surefire execution's class path (see it-tests/pom.xml)");
+        String refused = unavailableReason();
+        org.junit.jupiter.api.Assumptions.assumeTrue(refused == null, () -> "bpf() is not permitted here: " + refused);
+    }
+
     /** Null when this process may use bpf(), else why not. */
     static String unavailableReason() {
         KernelBpf.Availability a = KernelBpf.availability();
         return a.available() ? null : a.reason();
     }
 
-    static KernelProfileSide load(BpfObjectSpec spec) { return new KernelProfileSide(KernelObject.load(spec, List.of(ProfileObject.PROGRAM))); }
+    static KernelProfileSide load(BpfObjectSpec spec) { return load(spec, ProfileObject.PROGRAM); }
 
-    int programFd() { return kernel.programFd(ProfileObject.PROGRAM); }
+    static KernelProfileSide load(BpfObjectSpec spec, String program) {
+        return new KernelProfileSide(KernelObject.load(spec, List.of(program)), program);
+    }
+
+    int programFd() { return kernel.programFd(program); }
+
+    /** The entries of map {@code name} (not a stack map: the dump skips those). */
+    List<MapDump.Entry> entries(String name) { return dump().get(name); }
 
     /** counts: stack id → samples. */
     TreeMap<Integer, Long> counts() {

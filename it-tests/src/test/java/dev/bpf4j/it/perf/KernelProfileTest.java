@@ -46,9 +46,7 @@ class KernelProfileTest {
     @Test
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void theKernelAndBothEnginesStoreTheSameStacksUnderTheSameIds(@TempDir Path dir) throws Exception {
-        assumeTrue(KernelProfileSide.onClassPath(), "bpf4j-kernel is not on this surefire execution's class path (see it-tests/pom.xml)");
-        String refused = KernelProfileSide.unavailableReason();
-        assumeTrue(refused == null, () -> "bpf() is not permitted here: " + refused);
+        KernelProfileSide.assumeUsable();
         Path exe = spin(dir);
         BpfObjectSpec spec;
         try (InputStream in = ProfileObject.class.getResourceAsStream("profile.o")) {
@@ -113,22 +111,12 @@ class KernelProfileTest {
 
     /** main -> top -> mid -> leaf, frame pointers kept; argv[1] rounds of about 0.1 s of CPU each. */
     private static Path spin(Path dir) throws IOException, InterruptedException {
-        Path src = dir.resolve("spin.c"), exe = dir.resolve("spin");
-        Files.writeString(src, """
+        return SampledChild.gcc(dir, "spin", """
                 #include <stdlib.h>
                 __attribute__((noinline)) long leaf(long n) { volatile long a = 0; for (long i = 0; i < n; i++) a += i ^ (a >> 3); return a; }
                 __attribute__((noinline)) long mid(long n) { return leaf(n) + 1; }
                 __attribute__((noinline)) long top(long n) { long s = 0; for (int k = 0; k < 2000; k++) s += mid(n); return s; }
                 int main(int argc, char **argv) { long s = 0; for (int r = 0; r < atoi(argv[1]); r++) s += top(100000); return s == 42; }
-                """);
-        Process gcc;
-        try {
-            gcc = new ProcessBuilder("gcc", "-O2", "-fno-omit-frame-pointer", "-o", exe.toString(), src.toString()).inheritIO().start();
-        } catch (IOException e) {
-            assumeTrue(false, "gcc is not installed: " + e.getMessage());
-            return null;
-        }
-        assumeTrue(gcc.waitFor() == 0, "gcc failed");
-        return exe;
+                """, "-fno-omit-frame-pointer");
     }
 }

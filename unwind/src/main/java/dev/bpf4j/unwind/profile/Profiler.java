@@ -65,9 +65,14 @@ public final class Profiler implements AutoCloseable {
         this.symbolizer = symbolizer;
         this.threads = threads;
         this.observer = observer;
+        // Samples of one reader wake-up go to the unwinder together: it then wakes once per batch.
+        List<PerfRecord.Sample> batch = new java.util.ArrayList<>();
         this.sampler = new Sampler(options, s -> {
             tap.accept(s);
-            if (!queue.offer(s)) dropped.incrementAndGet();
+            batch.add(s);
+        }).onBatchEnd(() -> {
+            for (PerfRecord.Sample s : batch) if (!queue.offer(s)) dropped.incrementAndGet();
+            batch.clear();
         });
         worker.setDaemon(true);
     }

@@ -27,6 +27,7 @@ public final class PerfAbi {
     public static final long PERF_SAMPLE_TID = 1L << 1;
     public static final long PERF_SAMPLE_TIME = 1L << 2;
     public static final long PERF_SAMPLE_CALLCHAIN = 1L << 5;
+    public static final long PERF_SAMPLE_CPU = 1L << 7;
     public static final long PERF_SAMPLE_PERIOD = 1L << 8;
     public static final long PERF_SAMPLE_REGS_USER = 1L << 12;
     public static final long PERF_SAMPLE_STACK_USER = 1L << 13;

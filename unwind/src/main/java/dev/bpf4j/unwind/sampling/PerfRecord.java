@@ -9,9 +9,16 @@ public sealed interface PerfRecord {
      * (0 otherwise), its user registers indexed by perf register number ({@code PERF_REG_X86_*}; null
      * when the kernel had none, as for a sample taken in a kernel thread; registers not asked for are
      * 0), the copy of its user stack from {@code sp} up ({@code stack}: the dyn_size bytes actually
-     * copied) and, when asked for, the kernel's callchain (PERF_CONTEXT_* markers included).
+     * copied), when asked for, the kernel's callchain (PERF_CONTEXT_* markers included), and the CPU the
+     * thread ran on ({@code cpu}: -1 when not asked for).
      */
-    record Sample(int pid, int tid, long time, long ip, long period, long[] regs, byte[] stack, long[] callchain) implements PerfRecord {
+    record Sample(int pid, int tid, long time, long ip, long period, long[] regs, byte[] stack, long[] callchain, int cpu)
+            implements PerfRecord {
+        /** A sample without its CPU. */
+        public Sample(int pid, int tid, long time, long ip, long period, long[] regs, byte[] stack, long[] callchain) {
+            this(pid, tid, time, ip, period, regs, stack, callchain, -1);
+        }
+
         /** A sample with only the three registers a frame walk starts from. */
         public static Sample ofFrame(int pid, int tid, long time, long ip, long bp, long sp, long regIp, byte[] stack, long[] callchain) {
             long[] regs = new long[PerfAbi.PERF_REG_X86_64_MAX];

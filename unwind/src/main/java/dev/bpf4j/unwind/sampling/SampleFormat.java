@@ -6,14 +6,15 @@ import java.nio.ByteOrder;
 import static dev.bpf4j.unwind.sampling.PerfAbi.*;
 
 /**
- * What each PERF_RECORD_SAMPLE holds — IP | TID | TIME | [PERIOD] | [CALLCHAIN] | REGS_USER (bp, sp,
- * ip, or all of them) | STACK_USER — and how to read one back. The body is laid out in the order of
- * {@code perf_output_sample()}: ip, pid/tid, time, period, callchain, user regs, user stack.
+ * What each PERF_RECORD_SAMPLE holds — IP | TID | TIME | [CPU | PERIOD] | [CALLCHAIN] | REGS_USER (bp,
+ * sp, ip, or all of them) | STACK_USER — and how to read one back. The body is laid out in the order of
+ * {@code perf_output_sample()}: ip, pid/tid, time, cpu, period, callchain, user regs, user stack.
  *
  * @param callchain also ask for the kernel's own user callchain (to compare with our unwind)
  * @param stackSize bytes of user stack copied per sample, a multiple of 8 (16 KiB by default)
  * @param programRegs what a perf_event program needs besides: every user register (its
- *                    {@code pt_regs}) and PERF_SAMPLE_PERIOD (its {@code sample_period})
+ *                    {@code pt_regs}), PERF_SAMPLE_PERIOD (its {@code sample_period}) and
+ *                    PERF_SAMPLE_CPU (its {@code bpf_get_smp_processor_id})
  */
 public record SampleFormat(boolean callchain, int stackSize, boolean programRegs) {
     public static final int DEFAULT_STACK_SIZE = 16 * 1024;
@@ -33,7 +34,7 @@ public record SampleFormat(boolean callchain, int stackSize, boolean programRegs
 
     public long sampleType() {
         long t = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
-        if (programRegs) t |= PERF_SAMPLE_PERIOD;
+        if (programRegs) t |= PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
         return callchain ? t | PERF_SAMPLE_CALLCHAIN : t;
     }
 
@@ -45,7 +46,7 @@ public record SampleFormat(boolean callchain, int stackSize, boolean programRegs
     /** The largest record this format makes: header, fixed fields, the callchain at its cap, regs, stack. */
     public int maxRecordSize() {
         int callchainMax = callchain ? 8 + 8 * 128 : 0;
-        return HEADER_SIZE + 8 + 8 + 8 + (programRegs ? 8 : 0) + callchainMax + 8 + Long.bitCount(regsMask()) * 8 + 8 + stackSize + 8;
+        return HEADER_SIZE + 8 + 8 + 8 + (programRegs ? 16 : 0) + callchainMax + 8 + Long.bitCount(regsMask()) * 8 + 8 + stackSize + 8;
     }
 
     /**
@@ -60,6 +61,11 @@ public record SampleFormat(boolean callchain, int stackSize, boolean programRegs
             int pid = b.getInt();
             int tid = b.getInt();
             long time = b.getLong();
+            int cpu = -1;
+            if (programRegs) {
+                cpu = b.getInt();
+                b.getInt(); // res
+            }
             long period = programRegs ? b.getLong() : 0;
             long[] chain = new long[0];
             if (callchain) {
@@ -85,7 +91,7 @@ public record SampleFormat(boolean callchain, int stackSize, boolean programRegs
                 if (dynSize < 0 || dynSize > size) throw new IllegalArgumentException("user stack dyn_size " + dynSize + " > size " + size);
                 stack = java.util.Arrays.copyOfRange(record, at, at + (int) dynSize);
             }
-            return new PerfRecord.Sample(pid, tid, time, ip, period, regs, stack, chain);
+            return new PerfRecord.Sample(pid, tid, time, ip, period, regs, stack, chain, cpu);
         } catch (java.nio.BufferUnderflowException | IndexOutOfBoundsException e) {
             throw new IllegalArgumentException("PERF_RECORD_SAMPLE of " + length + " bytes is truncated (at byte " + b.position() + ")");
         }

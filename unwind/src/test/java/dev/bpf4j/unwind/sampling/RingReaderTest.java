@@ -101,14 +101,16 @@ class RingReaderTest {
     }
 
     @Test
-    void aSampleForAPerfEventProgramHasItsPeriodAndEveryUserRegister() {
+    void aSampleForAPerfEventProgramHasItsCpuPeriodAndEveryUserRegister() {
         SampleFormat f = new SampleFormat(false, 64, true);
         assertThat(f.regsMask()).isEqualTo(0xff0fffL);
         assertThat(f.sampleType() & PerfAbi.PERF_SAMPLE_PERIOD).isNotZero();
-        int size = 8 + 8 + 8 + 8 + 8 + 8 + 20 * 8 + 8 + 16 + 8;
+        assertThat(f.sampleType() & PerfAbi.PERF_SAMPLE_CPU).isNotZero();
+        int size = 8 + 8 + 8 + 8 + 8 + 8 + 8 + 20 * 8 + 8 + 16 + 8;
         ByteBuffer b = ByteRing.le(size);
         b.putInt(PerfAbi.PERF_RECORD_SAMPLE).putShort((short) 0).putShort((short) size);
-        b.putLong(0x401000).putInt(10).putInt(11).putLong(1234).putLong(10_101_010);   // ip, pid, tid, time, period
+        b.putLong(0x401000).putInt(10).putInt(11).putLong(1234);                       // ip, pid, tid, time
+        b.putInt(1).putInt(0).putLong(10_101_010);                                     // cpu, res, period
         b.putLong(2);                                                                  // PERF_SAMPLE_REGS_ABI_64
         for (int r = 0; r < 24; r++) if (r < 12 || r >= 16) b.putLong(0x100 + r);      // AX..SS, R8..R15 in bit order
         b.putLong(16).putLong(0x1111).putLong(0x2222).putLong(16);                     // stack: size, 16 bytes, dyn_size
@@ -116,6 +118,8 @@ class RingReaderTest {
         ring.write(b.array());
         PerfRecord.Sample s = (PerfRecord.Sample) drain(new RingReader(ring, f)).get(0);
         assertThat(s.period()).isEqualTo(10_101_010);
+        assertThat(s.cpu()).isEqualTo(1);
+        assertThat(new int[] {s.pid(), s.tid()}).containsExactly(10, 11);
         assertThat(s.reg(0)).isEqualTo(0x100);                       // ax
         assertThat(new long[] {s.bp(), s.sp(), s.regIp()}).containsExactly(0x106, 0x107, 0x108);
         assertThat(s.reg(11)).isEqualTo(0x10b);                      // ss

@@ -31,8 +31,8 @@ class SamplingRefusedExceptionTest {
     @Test
     void timedDrainsAndRescansAreSpaced() {
         // The watermark wakes the reader when a ring needs it (SamplerLiveTest): timed drains are rare at any rate.
-        assertThat(SamplerOptions.atFrequency(99).drainMillis()).isEqualTo(250);
-        assertThat(SamplerOptions.atFrequency(999).drainMillis()).isEqualTo(250);
-        assertThat(SamplerOptions.atFrequency(99).rescanMillis()).isEqualTo(250);
+        assertThat(SamplerOptions.atFrequency(99).drainMillis()).isEqualTo(1000);
+        assertThat(SamplerOptions.atFrequency(999).drainMillis()).isEqualTo(1000);
+        assertThat(SamplerOptions.atFrequency(99).rescanMillis()).isEqualTo(1000);
     }
 }
