@@ -16,6 +16,12 @@ public final class Main {
     private Main() {}
 
     public static void main(String[] args) {
+        // jffi reads native memory through sun.misc.Unsafe unless told not to, and JDK 24+ warns
+        // about that; on 22+ bpf4j's own memory goes through FFM, and jffi's through its JNI
+        // accessors (docs/jdk.md). Before any jffi class is loaded; an explicit -D wins.
+        if (Runtime.version().feature() >= 22 && System.getProperty("jffi.unsafe.disabled") == null) {
+            System.setProperty("jffi.unsafe.disabled", "true");
+        }
         System.exit(run(Arrays.asList(args), System.out, System.err));
     }
 
