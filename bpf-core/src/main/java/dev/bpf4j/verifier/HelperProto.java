@@ -108,6 +108,7 @@ record HelperProto(List<Arg> args, Ret ret) {
             Map.entry("bpf_redirect", p(INTEGER, ANYTHING, ANYTHING)),
             Map.entry("bpf_redirect_map", p(INTEGER, CONST_MAP_PTR, ANYTHING, ANYTHING)),
             Map.entry("bpf_set_hash_invalid", p(VOID, PTR_TO_CTX)),
+            Map.entry("bpf_get_hash_recalc", p(INTEGER, PTR_TO_CTX)),
             Map.entry("bpf_skb_pull_data", p(INTEGER, PTR_TO_CTX, ANYTHING)),
             Map.entry("bpf_xdp_get_buff_len", p(INTEGER, PTR_TO_CTX)),
             Map.entry("bpf_xdp_load_bytes", p(INTEGER, PTR_TO_CTX, ANYTHING, PTR_TO_UNINIT_MEM, CONST_SIZE)),
