@@ -39,7 +39,7 @@ public final class MapDump {
             return out;
         }
         switch (map.type()) {
-            case PROG_ARRAY: case STACK_TRACE: return List.of();
+            case PROG_ARRAY: case STACK_TRACE: case XSKMAP: return List.of();
             default: break;
         }
         List<byte[]> keys = new ArrayList<>(map.keyList());

@@ -59,7 +59,7 @@ public final class BpfHelpers {
         EcnHelper.register(b);
         XdpHelpers.register(b);
         CsumDiffHelper.register(b);
-        RedirectHelper.register(b);
+        RedirectHelper.register(b, maps);
         TailCallHelper.register(b, maps);
         dev.bpf4j.stack.StackHelpers.register(b, maps);
         return b;

@@ -66,7 +66,9 @@ public final class HelperIds {
     public static final int SKB_PULL_DATA = 39;
     public static final int SKB_CHANGE_HEAD = 43;
     public static final int XDP_ADJUST_HEAD = 44;
+    public static final int GET_HASH_RECALC = 34;
     public static final int SET_HASH_INVALID = 41;
+    public static final int REDIRECT_MAP = 51;
     public static final int SET_HASH = 48;
     public static final int SKB_ADJUST_ROOM = 50;
     public static final int XDP_ADJUST_META = 54;

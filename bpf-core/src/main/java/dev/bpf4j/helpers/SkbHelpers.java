@@ -51,13 +51,24 @@ final class SkbHelpers {
             return (r2 & 0xffffffffL) > p.length() ? ENOMEM : 0;
         });
         b.addForward(HelperIds.SET_HASH_INVALID, "bpf_set_hash_invalid", (call, r1, r2, r3, r4, r5) -> {
-            Packets.of(call, "bpf_set_hash_invalid", r1, PacketBuffer.Kind.SKB);
+            PacketBuffer p = Packets.of(call, "bpf_set_hash_invalid", r1, PacketBuffer.Kind.SKB);
             NativeMemory.putInt(r1 + SKB_HASH, 0); // skb_clear_hash
+            p.skb().setHashValid(false);
             return 0;
         });
+        // bpf_get_hash_recalc(skb): skb_get_hash, the flow hash computed once (FlowHash) unless one is set
+        b.addForward(HelperIds.GET_HASH_RECALC, "bpf_get_hash_recalc", (call, r1, r2, r3, r4, r5) -> {
+            PacketBuffer p = Packets.writable(call, "bpf_get_hash_recalc", r1);
+            if (!p.skb().hashValid()) {
+                NativeMemory.putInt(r1 + SKB_HASH, FlowHash.of(p, Packets.protocol(p)));
+                p.skb().setHashValid(true);
+            }
+            return Integer.toUnsignedLong(NativeMemory.getInt(r1 + SKB_HASH));
+        });
         b.addForward(HelperIds.SET_HASH, "bpf_set_hash", (call, r1, r2, r3, r4, r5) -> {
-            Packets.of(call, "bpf_set_hash", r1, PacketBuffer.Kind.SKB);
+            PacketBuffer p = Packets.of(call, "bpf_set_hash", r1, PacketBuffer.Kind.SKB);
             NativeMemory.putInt(r1 + SKB_HASH, (int) r2); // __skb_set_sw_hash(skb, hash, true)
+            p.skb().setHashValid(true);
             return 0;
         });
     }
@@ -106,7 +117,10 @@ final class SkbHelpers {
         // memmove: from may overlap the packet
         byte[] bytes = NativeMemory.read(r3, (int) len);
         NativeMemory.write(p.data() + offset, bytes, 0, bytes.length);
-        if ((r5 & BPF_F_INVALIDATE_HASH) != 0) NativeMemory.putInt(r1 + SKB_HASH, 0); // skb_clear_hash
+        if ((r5 & BPF_F_INVALIDATE_HASH) != 0) { // skb_clear_hash
+            NativeMemory.putInt(r1 + SKB_HASH, 0);
+            p.skb().setHashValid(false);
+        }
         return 0;
     }
 

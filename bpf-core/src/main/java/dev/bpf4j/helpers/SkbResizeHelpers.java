@@ -49,6 +49,7 @@ final class SkbResizeHelpers {
         if (!ok) return ENOMEM;
         Packets.setProtocol(p, to);
         NativeMemory.putInt(p.ctx() + SkbHelpers.SKB_HASH, 0); // skb_clear_hash
+        p.skb().setHashValid(false);
         return 0;
     }
 

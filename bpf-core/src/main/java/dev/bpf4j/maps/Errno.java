@@ -16,10 +16,12 @@ public final class Errno {
     public static final int EFAULT = 14;
     public static final int EBUSY = 16;
     public static final int EEXIST = 17;
+    public static final int ENODEV = 19;
     public static final int EINVAL = 22;
     public static final int ENOSPC = 28;
     /** Out of range: what copy_from_kernel_nofault returns for an address it never reads. */
     public static final int ERANGE = 34;
+    public static final int EOVERFLOW = 75;
     public static final int EOPNOTSUPP = 95;
     /** Kernel-internal "operation not supported" (ringbuf lookup/update/delete return it). */
     public static final int ENOTSUPP = 524;
@@ -37,8 +39,10 @@ public final class Errno {
             case EFAULT: return "EFAULT";
             case EBUSY: return "EBUSY";
             case EEXIST: return "EEXIST";
+            case ENODEV: return "ENODEV";
             case EINVAL: return "EINVAL";
             case ENOSPC: return "ENOSPC";
+            case EOVERFLOW: return "EOVERFLOW";
             case EOPNOTSUPP: return "EOPNOTSUPP";
             case ENOTSUPP: return "ENOTSUPP";
             default: return "errno " + Math.abs(errno);

@@ -12,8 +12,12 @@ public enum MapType {
     LRU_PERCPU_HASH(10),
     ARRAY_OF_MAPS(12),
     HASH_OF_MAPS(13),
+    DEVMAP(14),
+    CPUMAP(16),
+    XSKMAP(17),
     QUEUE(22),
     STACK(23),
+    DEVMAP_HASH(25),
     RINGBUF(27);
 
     private final int id;
@@ -29,6 +33,9 @@ public enum MapType {
 
     /** {@code ARRAY_OF_MAPS} or {@code HASH_OF_MAPS}: values are inner maps. */
     public boolean isMapInMap() { return this == ARRAY_OF_MAPS || this == HASH_OF_MAPS; }
+
+    /** The targets of {@code bpf_redirect_map}: DEVMAP, DEVMAP_HASH, CPUMAP, XSKMAP. */
+    public boolean isRedirect() { return this == DEVMAP || this == DEVMAP_HASH || this == CPUMAP || this == XSKMAP; }
 
     public boolean isLru() { return this == LRU_HASH || this == LRU_PERCPU_HASH; }
 

@@ -33,6 +33,10 @@ public final class Maps {
             case STACK: return new QueueStackMap(def);
             case RINGBUF: return new RingBufMap(def);
             case PROG_ARRAY: return new ProgArrayMap(def);
+            case DEVMAP:
+            case DEVMAP_HASH:
+            case CPUMAP:
+            case XSKMAP: return new RedirectMap(def);
             case STACK_TRACE: return new StackTraceMap(def);
             case ARRAY_OF_MAPS:
             case HASH_OF_MAPS: return new MapOfMaps(def);

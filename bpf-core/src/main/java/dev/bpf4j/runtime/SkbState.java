@@ -14,6 +14,7 @@ public final class SkbState {
     private boolean encapsulation;
     private boolean vlanPresent;
     private int vlanTci, vlanProto;
+    private boolean hashValid;
 
     SkbState(long macHeader, long networkHeader) {
         this.macHeader = macHeader;
@@ -48,4 +49,9 @@ public final class SkbState {
         this.vlanProto = present ? proto : 0;
         this.vlanTci = present ? tci & 0xffff : 0;
     }
+
+    /** skb->sw_hash || skb->l4_hash: skb->hash holds a hash (set or computed) that skb_get_hash returns as is. */
+    public boolean hashValid() { return hashValid; }
+
+    public void setHashValid(boolean valid) { this.hashValid = valid; }
 }

@@ -121,6 +121,7 @@ class MapHelpersTest {
         assertThat(reg.lookup(27).orElseThrow().name()).isEqualTo("bpf_get_stackid");
         assertThat(reg.lookup(67).orElseThrow().name()).isEqualTo("bpf_get_stack");
         assertThat(reg.lookup(182).orElseThrow().name()).isEqualTo("bpf_strncmp");
-        assertThat(reg.all()).hasSize(74); // every one under its kernel name: HelperTableTest
+        assertThat(reg.lookup(51).orElseThrow().name()).isEqualTo("bpf_redirect_map");
+        assertThat(reg.all()).hasSize(76); // every one under its kernel name: HelperTableTest
     }
 }

@@ -21,7 +21,7 @@ final class KernelMapDump {
 
     static List<MapDump.Entry> entries(MapSpec m, int fd) {
         switch (m.type()) {
-            case PROG_ARRAY: case STACK_TRACE: return List.of();
+            case PROG_ARRAY: case STACK_TRACE: case XSKMAP: return List.of(); // xskmap: lookups from user space are -EOPNOTSUPP
             case QUEUE: case STACK: return queueStack(m, fd);
             case RINGBUF: return KernelRingBuf.drain(fd, m.maxEntries()).stream().map(r -> new MapDump.Entry(null, List.of(r))).toList();
             default: break;

@@ -62,6 +62,20 @@ class KernelCorpusTest {
         assertThat(kernel).as("Linux refuses %s", program).isNotNull().contains("\n" + pc + ": ").contains(reg + " invalid mem access 'scalar'");
     }
 
+    /** bpf_redirect_map's verdicts, the redirect maps' update errnos and contents, and their creation checks, as Linux's. */
+    @org.junit.jupiter.api.Test
+    void redirectMapMatchesTheKernel() {
+        assumeTrue(KernelSide.onClassPath(), "bpf4j-kernel is not on this surefire execution's class path (see it-tests/pom.xml)");
+        String refused = KernelSide.unavailableReason();
+        assumeTrue(refused == null, () -> "bpf() is not permitted here: " + refused);
+        Outcome kernel = KernelSide.redirectMapOutcome();
+        RedirectMapCases.check(kernel);
+        assertThat(kernel).isEqualTo(RedirectMapCases.outcome(Engines.byName("interp")));
+        for (int[] c : RedirectMapObjectTest.CREATES) {
+            assertThat(KernelSide.createErrno(c)).as("Linux: create %s", java.util.Arrays.toString(c)).isEqualTo(c[5]);
+        }
+    }
+
     @ParameterizedTest(name = "{0}")
     @MethodSource("cases")
     void kernelAgrees(CorpusCase c) {

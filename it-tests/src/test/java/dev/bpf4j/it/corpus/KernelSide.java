@@ -57,6 +57,43 @@ final class KernelSide {
         }
     }
 
+    /** {@link RedirectMapCases} in Linux: the updates' errnos, the runs, the maps, as {@link RedirectMapCases#outcome}. */
+    static Outcome redirectMapOutcome() {
+        CorpusCase c = RedirectMapCases.CASE;
+        try (KernelObject k = KernelObject.load(BpfObjectSpec.read(c.path()), List.of(c.program()))) {
+            List<String> lines = new ArrayList<>();
+            for (var list : List.of(RedirectMapCases.TARGETS, RedirectMapCases.UPDATES)) {
+                for (RedirectMapCases.Update u : list) {
+                    int errno = 0;
+                    try {
+                        dev.bpf4j.kernel.BpfSyscall.mapUpdate(k.mapFd(u.map()), u.keyBytes(), u.value(), u.flags());
+                    } catch (BpfException e) { // not KernelBpfException: the verifier would load it with this class
+                        errno = ((dev.bpf4j.kernel.KernelBpfException) e).errno();
+                    }
+                    lines.add(RedirectMapCases.line(u, errno));
+                }
+            }
+            for (RunOptions o : c.runs()) {
+                RunResult r = k.run(c.program(), o);
+                lines.add("retval=" + r.retval() + (r.dataOut() == null ? "" : " data_out=" + HexFormat.of().formatHex(r.dataOut())));
+            }
+            Map<String, List<String>> maps = new LinkedHashMap<>();
+            k.dump().forEach((name, entries) -> maps.put(name, Outcome.lines(entries, false)));
+            return new Outcome(lines, maps);
+        }
+    }
+
+    /** BPF_MAP_CREATE's errno (0: created) for type, key_size, value_size, max_entries, map_flags. */
+    static int createErrno(int[] c) {
+        try {
+            int fd = dev.bpf4j.kernel.BpfSyscall.mapCreate(c[0], c[1], c[2], c[3], c[4], "m");
+            dev.bpf4j.kernel.BpfSyscall.close(fd);
+            return 0;
+        } catch (BpfException e) {
+            return ((dev.bpf4j.kernel.KernelBpfException) e).errno();
+        }
+    }
+
     /** The kernel's reason for refusing {@code program} (its verifier log), or null when it loads. */
     static String refusal(BpfObjectSpec spec, String program) {
         try (KernelObject k = KernelObject.load(spec, List.of(program))) {
