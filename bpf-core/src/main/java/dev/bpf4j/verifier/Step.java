@@ -28,14 +28,13 @@ final class Step {
     private final InsnAuxRecorder aux;
     private int nextId = 1;
 
-    Step(Reject reject, Insn[] insns, InsnForm[] forms, HelperRegistry helpers, VerifierPolicy policy, InsnAuxRecorder aux,
-         StackDepth depths) {
+    Step(Reject reject, Insn[] insns, InsnForm[] forms, HelperRegistry helpers, VerifierPolicy policy, InsnAuxRecorder aux) {
         this.reject = reject;
         this.insns = insns;
         this.forms = forms;
         this.helpers = helpers;
         this.policy = policy;
-        this.memory = new MemoryAccess(reject, policy, depths);
+        this.memory = new MemoryAccess(reject, policy);
         this.helperArgs = new HelperArgs(reject, policy, memory, aux);
         this.aux = aux;
     }
