@@ -35,6 +35,7 @@ final class TaskHelpers {
 
     /** The run's own task, or null for the calling thread. */
     private static CurrentTask task(HelperCall call) {
+        if (call == null) return null; // a body called directly, outside any run (tests)
         var ctx = call.runContext();
         return ctx == null ? null : ctx.task().orElse(null);
     }
