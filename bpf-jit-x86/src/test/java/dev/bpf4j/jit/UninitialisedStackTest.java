@@ -34,8 +34,8 @@ class UninitialisedStackTest {
             "exit");
 
     /**
-     * Fills a callee's frame the same way. A separate program: the verifier gives a call chain 512
-     * bytes in all, as Linux does, so one program cannot fill both frames.
+     * Fills a callee's frame the same way. A separate program: Linux gives a call chain 512
+     * bytes in all, so one program that fills both frames is not one Linux would load.
      */
     private static final String DIRTY_CALLEE = String.join("\n",
             "call local sub",

@@ -76,8 +76,8 @@ final class ProgramWriter {
     private boolean kernelComparable() { return opt.kernelComparable() || object != null; }
 
     /**
-     * The verifier, as Linux's, gives one call chain 512 bytes of stack in all: main uses half, each
-     * subprogram 32, so a chain of 8 frames fits. Only the frame-escape classes use whole frames.
+     * Linux gives one call chain 512 bytes of stack in all: main uses half, each subprogram 32, so a
+     * chain of 8 frames fits and programs stay comparable. Only the frame-escape classes use whole frames.
      */
     private int frameFor(int functionDepth) {
         if (opt.frameEscapes()) return FRAME;

@@ -48,7 +48,7 @@ class FixedCampaignTest {
         assertThat(r.stats().hangs()).isZero();
         // About half load: the tc objects leave out a null check, a release or a bound on purpose now and
         // then, and call chains go past Linux's 8 frames; the bound only catches a generator whose programs
-        // no longer load (it was at 25% when frames of 512 bytes each broke the combined-stack rule)
+        // no longer load (it was at 25% when frames of 512 bytes each met a combined-stack rule)
         assertThat(r.stats().acceptedPercent()).as("programs the gate accepts").isGreaterThan(40);
     }
 
