@@ -1,14 +1,12 @@
 package dev.bpf4j.cli;
 
+import dev.bpf4j.api.PerCpuValues;
 import dev.bpf4j.api.MapDump;
 import dev.bpf4j.api.RunResult;
 import dev.bpf4j.kernel.Errno;
 import dev.bpf4j.kernel.KernelBpfException;
 
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 
@@ -42,7 +40,7 @@ record EngineRun(List<String> lines, List<String> compared) {
             if (!percpu) {
                 compared.add(lines.get(lines.size() - 1));
             } else {
-                List<MapDump.Entry> summed = entries.stream().map(e -> new MapDump.Entry(e.key(), List.of(sum(e.values())))).toList();
+                List<MapDump.Entry> summed = entries.stream().map(e -> new MapDump.Entry(e.key(), List.of(PerCpuValues.sum(e.values())))).toList();
                 compared.add("summed over CPUs: " + MapDump.json(name, false, summed));
             }
             return this;
@@ -69,14 +67,4 @@ record EngineRun(List<String> lines, List<String> compared) {
         return new EngineRun(List.of("error: " + e.getMessage()), List.of(compared));
     }
 
-    /** Adds the values as little-endian u64 words (a short last word padded with zeros). */
-    static byte[] sum(List<byte[]> values) {
-        int n = values.get(0).length;
-        ByteBuffer acc = ByteBuffer.allocate((n + 7) & ~7).order(ByteOrder.LITTLE_ENDIAN);
-        for (byte[] v : values) {
-            ByteBuffer w = ByteBuffer.wrap(Arrays.copyOf(v, acc.capacity())).order(ByteOrder.LITTLE_ENDIAN);
-            for (int off = 0; off < acc.capacity(); off += 8) acc.putLong(off, acc.getLong(off) + w.getLong(off));
-        }
-        return Arrays.copyOf(acc.array(), n);
-    }
 }

@@ -51,9 +51,4 @@ class EngineRunTest {
         assertThat(EngineRun.error(new KernelBpfException("bpf(BPF_PROG_TEST_RUN)", Errno.EFAULT, null)).compared()).isNotEqualTo(ours.compared());
         assertThat(EngineRun.error(new KernelBpfException("bpf(BPF_MAP_CREATE)", Errno.EINVAL, null)).compared()).isNotEqualTo(ours.compared());
     }
-
-    @Test void sumsAddLittleEndianWordsIncludingAShortLastOne() {
-        assertThat(EngineRun.sum(List.of(new byte[] {(byte) 0xff, 0, 0, 0, 0, 0, 0, 0, 1, 2}, new byte[] {1, 0, 0, 0, 0, 0, 0, 0, 1, 0})))
-                .containsExactly(0, 1, 0, 0, 0, 0, 0, 0, 2, 2);
-    }
 }

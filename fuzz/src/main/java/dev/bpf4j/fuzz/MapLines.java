@@ -1,9 +1,8 @@
 package dev.bpf4j.fuzz;
 
+import dev.bpf4j.api.PerCpuValues;
 import dev.bpf4j.api.MapDump;
 
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -22,19 +21,9 @@ final class MapLines {
         List<String> entries = new ArrayList<>();
         for (MapDump.Entry e : dump) {
             String key = e.key() == null ? "" : HEX.formatHex(e.key()) + "=";
-            entries.add(key + HEX.formatHex(percpu ? sum(e.values()) : e.values().get(0)));
+            entries.add(key + HEX.formatHex(percpu ? PerCpuValues.sum(e.values()) : e.values().get(0)));
         }
         return name + ": " + String.join(" ", entries);
     }
 
-    static byte[] sum(List<byte[]> values) {
-        byte[] out = new byte[values.get(0).length];
-        ByteBuffer acc = ByteBuffer.wrap(out).order(ByteOrder.LITTLE_ENDIAN);
-        for (int off = 0; off + 8 <= out.length; off += 8) {
-            long s = 0;
-            for (byte[] v : values) s += ByteBuffer.wrap(v).order(ByteOrder.LITTLE_ENDIAN).getLong(off);
-            acc.putLong(off, s);
-        }
-        return out;
-    }
 }

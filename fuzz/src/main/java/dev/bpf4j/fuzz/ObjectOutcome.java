@@ -1,5 +1,6 @@
 package dev.bpf4j.fuzz;
 
+import dev.bpf4j.api.PerCpuValues;
 import dev.bpf4j.api.BpfObject;
 import dev.bpf4j.api.BpfProgram;
 import dev.bpf4j.api.MapDump;
@@ -13,8 +14,6 @@ import dev.bpf4j.runtime.BpfException;
 import dev.bpf4j.runtime.Engine;
 import dev.bpf4j.runtime.MemoryRegion;
 
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -128,20 +127,9 @@ public record ObjectOutcome(String engine, boolean loaded, List<String> lines, S
         }
         for (MapDump.Entry e : dump) {
             String key = e.key() == null ? "" : HEX.formatHex(e.key()) + "=";
-            out.add(key + (e.innerMap() != null ? e.innerMap() : HEX.formatHex(m.type().isPercpu() ? sum(e.values()) : e.values().get(0))));
+            out.add(key + (e.innerMap() != null ? e.innerMap() : HEX.formatHex(m.type().isPercpu() ? PerCpuValues.sum(e.values()) : e.values().get(0))));
         }
         return out;
     }
 
-    /** Per-CPU values summed as little-endian u64 words (a tail shorter than a word is the first CPU's). */
-    private static byte[] sum(List<byte[]> values) {
-        byte[] out = values.get(0).clone();
-        ByteBuffer acc = ByteBuffer.wrap(out).order(ByteOrder.LITTLE_ENDIAN);
-        for (int off = 0; off + 8 <= out.length; off += 8) {
-            long s = 0;
-            for (byte[] v : values) s += ByteBuffer.wrap(v).order(ByteOrder.LITTLE_ENDIAN).getLong(off);
-            acc.putLong(off, s);
-        }
-        return out;
-    }
 }

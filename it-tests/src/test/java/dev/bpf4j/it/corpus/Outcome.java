@@ -1,5 +1,6 @@
 package dev.bpf4j.it.corpus;
 
+import dev.bpf4j.api.PerCpuValues;
 import dev.bpf4j.api.BpfObject;
 import dev.bpf4j.api.MapDump;
 import dev.bpf4j.api.RunResult;
@@ -42,21 +43,11 @@ record Outcome(List<String> runs, Map<String, List<String>> maps) {
         for (MapDump.Entry e : dump) {
             String key = e.key() == null ? "" : HEX.formatHex(e.key()) + "=";
             // a map-in-map slot: its value is a map id, which differs between loads; compare the inner map's name
-            entries.add(key + (e.innerMap() != null ? e.innerMap() : HEX.formatHex(percpu ? sum(e.values()) : e.values().get(0))));
+            entries.add(key + (e.innerMap() != null ? e.innerMap() : HEX.formatHex(percpu ? PerCpuValues.sum(e.values()) : e.values().get(0))));
         }
         return entries;
     }
 
-    static byte[] sum(List<byte[]> values) {
-        byte[] out = new byte[values.get(0).length];
-        var acc = java.nio.ByteBuffer.wrap(out).order(java.nio.ByteOrder.LITTLE_ENDIAN);
-        for (int off = 0; off + 8 <= out.length; off += 8) {
-            long s = 0;
-            for (byte[] v : values) s += java.nio.ByteBuffer.wrap(v).order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong(off);
-            acc.putLong(off, s);
-        }
-        return out;
-    }
 
     /** The map's entry under {@code keyHex}, or null. */
     String entry(String map, String keyHex) {
