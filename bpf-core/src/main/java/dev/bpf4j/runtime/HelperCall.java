@@ -88,6 +88,16 @@ public interface HelperCall {
                 "this engine cannot move the packet (bpf_xdp_adjust_head/_tail/_meta)");
     }
 
+    /**
+     * The packet's linear data is {@code [data, data + length)} from now on: a helper moved it along
+     * with its region ({@link #replaceRegion}), and LD ABS/IND read it as the kernel's loads read
+     * {@code skb->data} and {@code skb->len} when they run, not as the run began.
+     */
+    default void packetDataMoved(long data, long length) {
+        throw new BpfRuntimeException(ErrorKind.HELPER_FAILED, programName(), pc(), 0,
+                "this engine cannot move the packet (bpf_skb_change_head/_tail, bpf_skb_adjust_room, ...)");
+    }
+
     /** Throws a {@link ErrorKind#BAD_HELPER_ARGUMENT} error naming this call. */
     default BpfRuntimeException badArgument(String reason) {
         return new BpfRuntimeException(ErrorKind.BAD_HELPER_ARGUMENT, programName(), pc(), 0, reason);

@@ -96,7 +96,10 @@ public final class PacketBuffer {
         NativeMemory.putInt(ctx + fields.dataOffset(), (int) newData);
         NativeMemory.putInt(ctx + fields.dataEndOffset(), (int) newDataEnd);
         if (fields.dataMetaOffset() >= 0) NativeMemory.putInt(ctx + fields.dataMetaOffset(), (int) newDataMeta);
-        if (call != null && !old.equals(region)) call.replaceRegion(old, region);
+        if (call != null && !old.equals(region)) {
+            call.replaceRegion(old, region);
+            call.packetDataMoved(newData, newDataEnd - newData);
+        }
     }
 
     private MemoryRegion regionOf(long from, long to) { return new MemoryRegion("packet", from, to - from, writable); }

@@ -46,6 +46,8 @@ public final class RunScopedHelperCall implements HelperCall {
 
     @Override public void replaceRegion(MemoryRegion old, MemoryRegion now) { live().replaceRegion(old, now); }
 
+    @Override public void packetDataMoved(long data, long length) { live().packetDataMoved(data, length); }
+
     @Override public long callSubprogram(long handle, long r1, long r2, long r3, long r4, long r5) {
         return live().callSubprogram(handle, r1, r2, r3, r4, r5);
     }

@@ -32,6 +32,9 @@ __u32 runs;
 
 static __u32 base;
 
+/* LD_ABS/LD_IND from C: classic BPF's packet loads, which read skb->data .. skb->len as they are now */
+unsigned long long load_byte(void *skb, unsigned long long off) asm("llvm.bpf.load.byte");
+
 static __always_inline void put(__u32 slot, __u64 v)
 {
 	__u32 key = base + slot;
@@ -88,6 +91,9 @@ int tc_resize(struct __sk_buff *skb)
 		put(14, word(data));
 		*(__u8 *)data ^= 0xff;
 	}
-	put(15, (__u64)(end - data));
-	return TC_ACT_OK;
+	/* LD_ABS reads the skb as the helpers left it: its last byte, then the byte past its end,
+	 * which ends the program with r0 = 0 (TC_ACT_OK); a stale window reads on or stops early */
+	__u32 n = skb->len;
+	put(15, load_byte(skb, n - 1) << 32 | (__u64)(end - data));
+	return load_byte(skb, n) | 0x100;
 }

@@ -91,9 +91,12 @@ final class EnvBlock {
     static boolean readsPacket(int words) { return (words & PACKET) != 0; }
 
     /** The packet words of {@code ctx} (prepare writes them only for programs that read them). */
-    void setPacket(RunContext ctx) {
-        set(EnvLayout.PKT_ADDR, ctx.packetAddress());
-        set(EnvLayout.PKT_LEN, ctx.packetLength());
+    void setPacket(RunContext ctx) { setPacket(ctx.packetAddress(), ctx.packetLength()); }
+
+    /** The packet words LD ABS/IND read. */
+    void setPacket(long address, long length) {
+        set(EnvLayout.PKT_ADDR, address);
+        set(EnvLayout.PKT_LEN, length);
     }
 
     /** The regions the table holds now. */

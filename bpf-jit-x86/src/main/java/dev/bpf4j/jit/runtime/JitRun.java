@@ -339,6 +339,11 @@ final class JitRun implements RunScopedHelperCall.Run {
         env.bind(java.util.List.copyOf(rs));
     }
 
+    /** LD ABS/IND read the env block's packet words: the packet as the helper left it (the next run's prepare writes its own). */
+    @Override public void packetDataMoved(long data, long length) {
+        env.setPacket(data, length);
+    }
+
     /** The memory-check rule: inside one region (writable for writes) or, when an argument of the call may be a stack pointer, one live BPF frame. */
     @Override public boolean accessible(long address, long size, boolean write) {
         return accessible(address, size, write, argTouchesFrames(0));
