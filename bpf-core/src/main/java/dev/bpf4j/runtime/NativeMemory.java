@@ -2,8 +2,6 @@ package dev.bpf4j.runtime;
 
 import sun.misc.Unsafe;
 
-import java.lang.reflect.Field;
-
 /**
  * The one door to off-heap memory (DESIGN.md "Memory model"). BPF pointers are real native
  * addresses; callers check bounds before they come here, because a wrong address is a JVM crash.
@@ -12,16 +10,7 @@ import java.lang.reflect.Field;
 public final class NativeMemory {
     private NativeMemory() {}
 
-    private static final Unsafe U;
-    static {
-        try {
-            Field f = Unsafe.class.getDeclaredField("theUnsafe");
-            f.setAccessible(true);
-            U = (Unsafe) f.get(null);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    private static final Unsafe U = TheUnsafe.get();
 
     public static long allocate(long bytes) {
         long a = U.allocateMemory(Math.max(1, bytes));

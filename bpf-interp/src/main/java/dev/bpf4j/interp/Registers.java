@@ -1,8 +1,8 @@
 package dev.bpf4j.interp;
 
+import dev.bpf4j.runtime.TheUnsafe;
 import sun.misc.Unsafe;
 
-import java.lang.reflect.Field;
 import java.nio.ByteOrder;
 
 /**
@@ -27,18 +27,11 @@ final class Registers {
     /** The budget passes in and out of {@link HotLoop#run} here, so that it needs no Machine. */
     static final int BUDGET = 15;
 
-    private static final Unsafe U;
+    private static final Unsafe U = TheUnsafe.get();
     private static final long BASE;
     /** Where a word's imm (its high 32 bits) sits, from the start of the word's slot. */
     private static final long IMM_OFFSET = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN ? 4 : 0;
     static {
-        try {
-            Field f = Unsafe.class.getDeclaredField("theUnsafe");
-            f.setAccessible(true);
-            U = (Unsafe) f.get(null);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
         BASE = U.arrayBaseOffset(long[].class);
         if (U.arrayIndexScale(long[].class) != 8) throw new ExceptionInInitializerError("long[] scale is not 8");
     }

@@ -1,8 +1,7 @@
 package dev.bpf4j.interp;
 
+import dev.bpf4j.runtime.TheUnsafe;
 import sun.misc.Unsafe;
-
-import java.lang.reflect.Field;
 
 /**
  * Reads and writes of the dispatch loop's two hot arrays, the register file and the decoded code:
@@ -38,16 +37,9 @@ final class Registers {
 
     /** Loaded only when {@link #UNCHECKED}: Unsafe's offset methods are memory-access methods too, and warn. */
     private static final class Raw {
-        static final Unsafe U;
+        static final Unsafe U = TheUnsafe.get();
         static final long BASE;
         static {
-            try {
-                Field f = Unsafe.class.getDeclaredField("theUnsafe");
-                f.setAccessible(true);
-                U = (Unsafe) f.get(null);
-            } catch (ReflectiveOperationException e) {
-                throw new ExceptionInInitializerError(e);
-            }
             BASE = U.arrayBaseOffset(long[].class);
             if (U.arrayIndexScale(long[].class) != 8) throw new ExceptionInInitializerError("long[] scale is not 8");
         }
