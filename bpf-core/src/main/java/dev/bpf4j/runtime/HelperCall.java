@@ -91,12 +91,10 @@ public interface HelperCall {
     /**
      * The packet's linear data is {@code [data, data + length)} from now on: a helper moved it along
      * with its region ({@link #replaceRegion}), and LD ABS/IND read it as the kernel's loads read
-     * {@code skb->data} and {@code skb->len} when they run, not as the run began.
+     * {@code skb->data} and {@code skb->len} when they run, not as the run began. Engines that run
+     * LD ABS/IND override it; for the others there is nothing to move.
      */
-    default void packetDataMoved(long data, long length) {
-        throw new BpfRuntimeException(ErrorKind.HELPER_FAILED, programName(), pc(), 0,
-                "this engine cannot move the packet (bpf_skb_change_head/_tail, bpf_skb_adjust_room, ...)");
-    }
+    default void packetDataMoved(long data, long length) {}
 
     /** Throws a {@link ErrorKind#BAD_HELPER_ARGUMENT} error naming this call. */
     default BpfRuntimeException badArgument(String reason) {
