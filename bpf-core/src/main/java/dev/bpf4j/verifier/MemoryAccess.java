@@ -74,6 +74,9 @@ final class MemoryAccess {
             markMisc(frame, lo, size);
             return;
         }
+        if (base.type == RegType.PTR_TO_PACKET || base.type == RegType.PTR_TO_PACKET_META) { // Linux: not on packets
+            throw reject.at(pc, "BPF_ATOMIC stores into R" + baseReg + " " + base.type.logName + " is not allowed");
+        }
         if (base.type == RegType.PTR_TO_CTX) {
             if (policy.ctxFixedOffsets()) throw reject.at(pc, "BPF_ATOMIC stores into R" + baseReg + " ctx is not allowed");
             checkCtx(pc, baseReg, base, off, size, true, false); // the suites' memory block: a plain buffer, as a map value is in Linux
@@ -231,7 +234,15 @@ final class MemoryAccess {
                 }
                 return;
             }
-            case PTR_TO_PACKET: case PTR_TO_PACKET_META: case PTR_TO_MEM:
+            case PTR_TO_PACKET:
+                // check_packet_access: at a fixed offset, the bytes a comparison with data_end proved; a variable
+                // offset is left to the run-time check (docs/verifier.md)
+                if (base.smin == 0 && base.smax == 0 && (base.off + off < 0 || base.off + off + size > base.range)) {
+                    throw reject.at(pc, "R" + baseReg + " offset is outside of the packet (off=" + (base.off + off) + " size=" + size
+                            + ", a comparison with data_end proved " + base.range + " bytes)");
+                }
+                return;
+            case PTR_TO_PACKET_META: case PTR_TO_MEM:
                 return; // checked at run time in both engines
             default:
                 throw reject.at(pc, "R" + baseReg + " invalid mem access '" + base.type.logName + "'");
