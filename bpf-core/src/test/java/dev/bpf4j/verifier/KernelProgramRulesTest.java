@@ -60,4 +60,14 @@ class KernelProgramRulesTest {
         String head = "mov %r0, 0\nldxw %r2, [%r1+76]\nldxw %r3, [%r1+80]\nmov %r4, %r2\nadd %r4, 8\njgt %r4, %r3, +1\n";
         refused(TC, head + "lock add [%r2+0], %r0\nexit", 6, "BPF_ATOMIC stores into R2 pkt is not allowed");
     }
+
+    @Test void aCallbackReturnsZeroOrOne() {
+        LoadOptions loop = TC.withHelpers(dev.bpf4j.runtime.HelperRegistry.builder().add(181, "bpf_loop", (c, a, b, d, e, f) -> 0).build());
+        String call = "mov %r1, 4\nlddw %r2, code_addr(6)\nmov %r3, 0\nmov %r4, 0\ncall 181\nmov %r0, 0\nexit\n";
+        accepted(loop, call + "mov %r0, 1\nexit");
+        refused(loop, call + "mov %r0, 2\nexit", 9, "At callback return the register R0 has smin=2 smax=2 should have been in [0, 1]");
+        refused(loop, call + "ldxdw %r0, [%r2+0]\nexit".replace("ldxdw %r0, [%r2+0]", "mov %r0, %r1\nadd %r0, -1"), 10,
+                "At callback return the register R0 has smin=-1");
+        refused(loop, call + "exit", 8, "R0 not a scalar value");
+    }
 }
