@@ -115,4 +115,18 @@ class InsnAuxTest {
         InsnAux b = Validator.analyze(Assembler.assembleProgram("pkt", reversed), XDP).aux();
         assertThat(b.proven(7)).isTrue();
     }
+
+    @Test
+    void argumentsNoPathSetAreMarkedForTheEngines() {
+        // r1 and r2 set, r3 set on one path only, r4 and r5 never: the engines pass 0 for r4 and r5 alone
+        LoadOptions o = BLOCK.withHelpers(dev.bpf4j.runtime.HelperRegistry.builder().add(90, "user_helper", (c, a, b, d, e, f) -> 0).build());
+        InsnAux a = Validator.analyze(Assembler.assembleProgram("args",
+                "mov %r6, %r1\nmov %r1, 1\nmov %r2, 2\njeq %r6, 0, +1\nmov %r3, 3\ncall 90\nmov %r0, 0\nexit"), o).aux();
+        assertThat(a.unsetArgs(5)).isEqualTo((1 << 4) | (1 << 5));
+        assertThat(a.anyUnsetArgs()).isTrue();
+        assertThat(a.unsetArgs(0)).as("not a call").isZero();
+        InsnAux all = Validator.analyze(Assembler.assembleProgram("args",
+                "mov %r1, 1\nmov %r2, 2\nmov %r3, 3\nmov %r4, 4\nmov %r5, 5\ncall 90\nmov %r0, 0\nexit"), o).aux();
+        assertThat(all.anyUnsetArgs()).isFalse();
+    }
 }
