@@ -77,6 +77,11 @@ final class MemoryAccess {
         if (base.type == RegType.PTR_TO_PACKET || base.type == RegType.PTR_TO_PACKET_META) { // Linux: not on packets
             throw reject.at(pc, "BPF_ATOMIC stores into R" + baseReg + " " + base.type.logName + " is not allowed");
         }
+        if (base.type == RegType.PTR_TO_MAP_VALUE && base.smin == base.smax && Math.floorMod(base.off + base.smin + off, size) != 0) {
+            // check_ptr_alignment: atomics are strict even where plain accesses may be misaligned (a variable
+            // offset needs tnums to tell: left to the run-time check, docs/verifier.md)
+            throw reject.at(pc, "misaligned value access off " + base.smin + "+" + base.off + "+" + off + " size " + size);
+        }
         if (base.type == RegType.PTR_TO_CTX) {
             if (policy.ctxFixedOffsets()) throw reject.at(pc, "BPF_ATOMIC stores into R" + baseReg + " ctx is not allowed");
             checkCtx(pc, baseReg, base, off, size, true, false); // the suites' memory block: a plain buffer, as a map value is in Linux

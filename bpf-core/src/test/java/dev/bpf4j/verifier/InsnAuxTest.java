@@ -84,6 +84,10 @@ class InsnAuxTest {
         assertThat(a.proven(7)).isTrue();
         assertThatThrownBy(() -> Validator.analyze(Assembler.assembleProgram("map", lookupThen("ldxdw %r3, [%r0+4]")), OBJECT))
                 .isInstanceOfSatisfying(VerifierException.class, v -> assertThat(v.reason()).isEqualTo("invalid access to map value, value_size=8 off=4 size=8"));
+        // atomics on a map value must be aligned to their size (check_ptr_alignment, strict for atomics)
+        assertThatThrownBy(() -> Validator.analyze(Assembler.assembleProgram("map", lookupThen("mov %r1, 1\nlock add32 [%r0+2], %r1")), OBJECT))
+                .isInstanceOfSatisfying(VerifierException.class, v -> assertThat(v.reason()).isEqualTo("misaligned value access off 0+0+2 size 4"));
+        Validator.analyze(Assembler.assembleProgram("map", lookupThen("mov %r1, 1\nlock add32 [%r0+4], %r1")), OBJECT);
         // the key must lie in the frame with the map's 4-byte key size
         assertThatThrownBy(() -> Validator.analyze(Assembler.assembleProgram("map", "lddw %r1, " + HANDLE
                 + "\nmov %r2, %r10\nadd %r2, -2\ncall 1\nmov %r0, 0\nexit"), OBJECT))
