@@ -240,9 +240,10 @@ final class MemoryAccess {
                 return;
             }
             case PTR_TO_PACKET:
-                // check_packet_access: at a fixed offset, the bytes a comparison with data_end proved; a variable
-                // offset is left to the run-time check (docs/verifier.md)
-                if (base.smin == 0 && base.smax == 0 && (base.off + off < 0 || base.off + off + size > base.range)) {
+                // check_packet_access, for a load of a kernel program type: at a fixed offset, the bytes a comparison
+                // with data_end proved; a variable offset, or a load naming no program type (the engines' own
+                // tests of their run-time checks), is left to the run-time check (docs/verifier.md)
+                if (policy.ctxRules() != null && base.smin == 0 && base.smax == 0 && (base.off + off < 0 || base.off + off + size > base.range)) {
                     throw reject.at(pc, "R" + baseReg + " offset is outside of the packet (off=" + (base.off + off) + " size=" + size
                             + ", a comparison with data_end proved " + base.range + " bytes)");
                 }

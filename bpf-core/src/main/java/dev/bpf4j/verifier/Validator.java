@@ -48,7 +48,7 @@ public final class Validator {
         ControlFlow cfg = new ControlFlow(reject, insns, forms);
         List<Subprogram> subprograms = cfg.analyze();
         VerifierPolicy policy = VerifierPolicy.from(options);
-        if (policy.ctxFixedOffsets()) cfg.checkReachable();
+        if (policy.ctxRules() != null) cfg.checkReachable(); // a kernel program type's load
         StackAccessCheck.check(reject, insns, forms);
         Verifier verifier = new Verifier(reject, insns, forms, options.helpers(), policy);
         VerifierStats stats = verifier.verify(policy);

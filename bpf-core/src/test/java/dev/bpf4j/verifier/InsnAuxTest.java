@@ -111,7 +111,8 @@ class InsnAuxTest {
         assertThat(a.proven(6)).as("bytes 12-13").isTrue();
         assertThat(a.proven(9)).as("bytes 10-13 through a moved pointer").isTrue();
         // byte 14, past the check, at a fixed offset: Linux's check_packet_access refuses it, so does bpf4j
-        assertThatThrownBy(() -> Validator.analyze(Assembler.assembleProgram("pkt", asm.replace("ldxh %r0, [%r2+12]", "ldxb %r0, [%r2+14]")), XDP))
+        assertThatThrownBy(() -> Validator.analyze(Assembler.assembleProgram("pkt", asm.replace("ldxh %r0, [%r2+12]", "ldxb %r0, [%r2+14]")),
+                XDP.withCtxRules(dev.bpf4j.runtime.ContextRules.XDP)))
                 .isInstanceOfSatisfying(VerifierException.class, v -> assertThat(v.reason()).startsWith("R2 offset is outside of the packet"));
         // the taken side of "if data + 14 <= data_end" proves the same
         String reversed = "ldxw %r2, [%r1+0]\nldxw %r3, [%r1+4]\nmov %r4, %r2\nadd %r4, 14\njle %r4, %r3, in\n"

@@ -35,6 +35,10 @@ class KernelProgramRulesTest {
         String dead = "mov %r0, 0\nja +1\nmov %r0, 1\nexit";
         refused(TC, dead, 2, "unreachable insn 2");
         accepted(BLOCK, dead);
+        // a ctx load naming no program type (the engines' own tests) keeps dead code and run-time checked packets
+        LoadOptions untyped = TC.withCtxRules(null);
+        accepted(untyped, dead);
+        accepted(untyped, "mov %r0, 0\nldxw %r2, [%r1+76]\nldxb %r5, [%r2+0]\nexit");
         // both sides of a branch count, values aside; a function reached only through its address too
         accepted(TC, "mov %r0, 0\njeq %r0, 0, +1\nmov %r0, 1\nexit");
         LoadOptions loop = TC.withHelpers(dev.bpf4j.runtime.HelperRegistry.builder().add(181, "bpf_loop", (c, a, b, d, e, f) -> 0).build());
