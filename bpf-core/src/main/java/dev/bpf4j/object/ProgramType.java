@@ -83,6 +83,22 @@ public enum ProgramType {
     /** The kernel's may_access_skb: LD ABS/IND only in socket filters and tc programs. */
     public boolean legacyPacketLoads() { return legacyPacketLoads; }
 
+    /** The kernel's is_valid_access of the type (which ctx offsets, sizes and writes it allows); null where bpf4j has none. */
+    public dev.bpf4j.runtime.ContextRules ctxRules() {
+        return switch (this) {
+            case SOCKET_FILTER -> dev.bpf4j.runtime.ContextRules.SOCKET_FILTER;
+            case SCHED_CLS, SCHED_ACT -> dev.bpf4j.runtime.ContextRules.TC;
+            case CGROUP_SKB -> dev.bpf4j.runtime.ContextRules.CGROUP_SKB;
+            case LWT_IN, LWT_OUT, LWT_XMIT -> dev.bpf4j.runtime.ContextRules.LWT;
+            case XDP -> dev.bpf4j.runtime.ContextRules.XDP;
+            case KPROBE -> dev.bpf4j.runtime.ContextRules.KPROBE;
+            case PERF_EVENT -> dev.bpf4j.runtime.ContextRules.PERF_EVENT;
+            case RAW_TRACEPOINT -> dev.bpf4j.runtime.ContextRules.RAW_TRACEPOINT;
+            case SYSCALL -> dev.bpf4j.runtime.ContextRules.SYSCALL;
+            default -> null;
+        };
+    }
+
     /** Where the test-run ctx holds the packet pointers, for engines and the verifier that prove packet accesses; null: no packet. */
     public PacketContext packetContext() {
         return switch (context) {

@@ -10,10 +10,12 @@ import java.util.Objects;
  * kernel programs whose ctx holds packet pointers (XDP, {@code __sk_buff}), where
  * ({@link PacketContext}; null: none or unknown, a hint that never changes an outcome).
  *
- * <p>{@link EntryRegisters} says what the entry registers hold, which decides how the verifier types them.
+ * <p>{@link EntryRegisters} says what the entry registers hold, which decides how the verifier types them;
+ * {@link ContextRules} (null: unknown) which ctx accesses the program type allows, as the kernel's
+ * {@code is_valid_access}.
  */
 public record LoadOptions(HelperRegistry helpers, int entryArgs, boolean perfMap, boolean legacyPacketLoads,
-                          PacketContext packetContext, EntryRegisters entry, MapShapes maps) {
+                          PacketContext packetContext, EntryRegisters entry, MapShapes maps, ContextRules ctxRules) {
     public LoadOptions {
         Objects.requireNonNull(helpers);
         Objects.requireNonNull(entry);
@@ -21,6 +23,12 @@ public record LoadOptions(HelperRegistry helpers, int entryArgs, boolean perfMap
         if (entryArgs < 0 || entryArgs > 5) throw new IllegalArgumentException("entryArgs must be 0-5");
         if (entry == EntryRegisters.CONTEXT && entryArgs != 1) throw new IllegalArgumentException("a kernel context is r1 alone: entryArgs must be 1");
         if (entry == EntryRegisters.MEMORY_BLOCK && entryArgs != 2) throw new IllegalArgumentException("a memory block is r1 and r2: entryArgs must be 2");
+    }
+
+    /** Without context rules: any constant ctx offset in the first 4 KiB. */
+    public LoadOptions(HelperRegistry helpers, int entryArgs, boolean perfMap, boolean legacyPacketLoads, PacketContext packetContext,
+                       EntryRegisters entry, MapShapes maps) {
+        this(helpers, entryArgs, perfMap, legacyPacketLoads, packetContext, entry, maps, null);
     }
 
     /** Without map shapes: map handles are plain numbers to the verifier. */
@@ -44,17 +52,19 @@ public record LoadOptions(HelperRegistry helpers, int entryArgs, boolean perfMap
 
     public static LoadOptions defaults() { return new LoadOptions(HelperRegistry.EMPTY, 1, false, false); }
 
-    public LoadOptions withHelpers(HelperRegistry h) { return new LoadOptions(h, entryArgs, perfMap, legacyPacketLoads, packetContext, entry, maps); }
+    public LoadOptions withHelpers(HelperRegistry h) { return new LoadOptions(h, entryArgs, perfMap, legacyPacketLoads, packetContext, entry, maps, ctxRules); }
     /** {@code n} entry registers holding plain values. */
-    public LoadOptions withEntryArgs(int n) { return new LoadOptions(helpers, n, perfMap, legacyPacketLoads, packetContext, EntryRegisters.VALUES, maps); }
-    public LoadOptions withPerfMap(boolean on) { return new LoadOptions(helpers, entryArgs, on, legacyPacketLoads, packetContext, entry, maps); }
-    public LoadOptions withLegacyPacketLoads(boolean on) { return new LoadOptions(helpers, entryArgs, perfMap, on, packetContext, entry, maps); }
-    public LoadOptions withPacketContext(PacketContext p) { return new LoadOptions(helpers, entryArgs, perfMap, legacyPacketLoads, p, entry, maps); }
+    public LoadOptions withEntryArgs(int n) { return new LoadOptions(helpers, n, perfMap, legacyPacketLoads, packetContext, EntryRegisters.VALUES, maps, ctxRules); }
+    public LoadOptions withPerfMap(boolean on) { return new LoadOptions(helpers, entryArgs, on, legacyPacketLoads, packetContext, entry, maps, ctxRules); }
+    public LoadOptions withLegacyPacketLoads(boolean on) { return new LoadOptions(helpers, entryArgs, perfMap, on, packetContext, entry, maps, ctxRules); }
+    public LoadOptions withPacketContext(PacketContext p) { return new LoadOptions(helpers, entryArgs, perfMap, legacyPacketLoads, p, entry, maps, ctxRules); }
     /** The maps whose handles the program's constants may be (the object loader's map table). */
-    public LoadOptions withMaps(MapShapes m) { return new LoadOptions(helpers, entryArgs, perfMap, legacyPacketLoads, packetContext, entry, m); }
+    public LoadOptions withMaps(MapShapes m) { return new LoadOptions(helpers, entryArgs, perfMap, legacyPacketLoads, packetContext, entry, m, ctxRules); }
+    /** The program type's ctx access rules (null: unknown, lenient). */
+    public LoadOptions withCtxRules(ContextRules r) { return new LoadOptions(helpers, entryArgs, perfMap, legacyPacketLoads, packetContext, entry, maps, r); }
     /** What the entry registers hold; CONTEXT sets entryArgs to 1, MEMORY_BLOCK to 2. */
     public LoadOptions withEntry(EntryRegisters e) {
         int n = e == EntryRegisters.CONTEXT ? 1 : e == EntryRegisters.MEMORY_BLOCK ? 2 : entryArgs;
-        return new LoadOptions(helpers, n, perfMap, legacyPacketLoads, packetContext, e, maps);
+        return new LoadOptions(helpers, n, perfMap, legacyPacketLoads, packetContext, e, maps, ctxRules);
     }
 }

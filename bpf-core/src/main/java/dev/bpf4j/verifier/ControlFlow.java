@@ -38,6 +38,39 @@ final class ControlFlow {
         return subprograms;
     }
 
+    /**
+     * The kernel's {@code check_cfg}: every instruction must be reachable from pc 0 along the edges of the
+     * program text (both sides of every conditional jump, call targets and returns, function addresses), values
+     * aside; the first that is not is {@code unreachable insn N}. Only for kernel program types: the conformance
+     * suites hold dead code and expect its program's result (docs/verifier.md).
+     */
+    void checkReachable() {
+        BitSet seen = new BitSet(insns.length);
+        java.util.ArrayDeque<Integer> work = new java.util.ArrayDeque<>();
+        seen.set(0);
+        work.push(0);
+        while (!work.isEmpty()) {
+            int pc = work.pop();
+            InsnForm f = forms[pc];
+            boolean funcAddress = f == InsnForm.LDDW && insns[pc].src() == Opcodes.PSEUDO_FUNC;
+            if (f.isJump() || f == InsnForm.CALL_LOCAL || funcAddress) visit(seen, work, target(pc, f, insns[pc]));
+            if (f == InsnForm.EXIT || f == InsnForm.JA || f == InsnForm.JA_LONG) continue;
+            visit(seen, work, pc + (f == InsnForm.LDDW ? 2 : 1));
+        }
+        for (int pc = 0; pc < insns.length; pc++) {
+            if (!seen.get(pc)) {
+                throw reject.at(pc, "unreachable insn " + pc + " (no path from pc 0 reaches it; kernel program types allow no dead code)");
+            }
+            if (forms[pc] == InsnForm.LDDW) pc++;
+        }
+    }
+
+    private static void visit(BitSet seen, java.util.ArrayDeque<Integer> work, long pc) {
+        if (pc < 0 || seen.get((int) pc)) return;
+        seen.set((int) pc);
+        work.push((int) pc);
+    }
+
     private BitSet subprogramStarts() {
         BitSet starts = new BitSet(insns.length);
         starts.set(0);

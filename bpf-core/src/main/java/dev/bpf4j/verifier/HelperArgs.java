@@ -112,6 +112,7 @@ final class HelperArgs {
             }
         }
         aux.helperArgs(pc, regs, args.size());
+        aux.callRegs(pc, regs);
         return new Checked(helper, callback, mapValueSize(atCall[1]), atCall[1] == null ? 0 : atCall[1].target, atCall);
     }
 

@@ -27,12 +27,32 @@ public final class InsnAux {
     private final int[] argTypes;
     /** Per pc: every path's access was proven inside its region (a stack frame, a map value of known size). */
     private final boolean[] proven;
+    /** Per helper call pc: bits 1-5 of the argument registers no explored path set (null: none anywhere). */
+    private final int[] unsetArgs;
 
-    InsnAux(int[] baseTypes, int[] argTypes, boolean[] proven) {
+    /** Bits 1-5: the argument registers r1-r5. */
+    static final int ARG_REGS = 0x3e;
+
+    InsnAux(int[] baseTypes, int[] argTypes, boolean[] proven, int[] unsetArgs) {
         this.baseTypes = baseTypes;
         this.argTypes = argTypes;
         this.proven = proven;
+        this.unsetArgs = unsetArgs;
     }
+
+    InsnAux(int[] baseTypes, int[] argTypes, boolean[] proven) { this(baseTypes, argTypes, proven, null); }
+
+    /**
+     * Bits 1-5 of the argument registers of the helper call at {@code pc} that no explored path set (a call
+     * clobbered them, or a subprogram never got them). A helper whose prototype leaves them unchecked (Linux's
+     * {@code bpf_trace_printk} takes r3-r5 unchecked; a user's helper) may still read them, and what a dead
+     * register holds differs between engines (the JIT's rdx, the interpreter's last r3): both engines pass 0
+     * for these instead.
+     */
+    public int unsetArgs(int pc) { return unsetArgs == null ? 0 : unsetArgs[pc]; }
+
+    /** True when some helper call has an argument register no path set ({@link #unsetArgs}). */
+    public boolean anyUnsetArgs() { return unsetArgs != null; }
 
     /** True when the load, store or atomic at {@code pc} may go through a stack pointer: it alone may touch a frame. */
     public boolean touchesFrames(int pc) { return (baseTypes[pc] & STACK) != 0; }

@@ -22,6 +22,9 @@ final class InsnAuxRecorder {
     /** Per pc: some path reached the access through a non-stack pointer that the run-time check covers. */
     private final boolean[] checkedPointer;
     private final boolean[] reached;
+    /** Per helper call pc: bits 1-5, the argument registers some explored path had set there. */
+    private final int[] setArgs;
+    private final boolean[] called;
 
     InsnAuxRecorder(Reject reject, int slots) {
         this.reject = reject;
@@ -30,6 +33,14 @@ final class InsnAuxRecorder {
         this.proven = new boolean[slots];
         this.checkedPointer = new boolean[slots];
         this.reached = new boolean[slots];
+        this.setArgs = new int[slots];
+        this.called = new boolean[slots];
+    }
+
+    /** r1-r5 at a helper call: which of them some path set (the rest the engines pass as 0, {@link InsnAux#unsetArgs}). */
+    void callRegs(int pc, RegState[] regs) {
+        for (int r = 1; r <= 5; r++) if (regs[r] != null && regs[r].type != RegType.NOT_INIT) setArgs[pc] |= 1 << r;
+        called[pc] = true;
     }
 
     /** A load, store or atomic of {@code size} bytes at {@code base + off} (register {@code baseReg}), once its checks passed. */
@@ -73,5 +84,13 @@ final class InsnAuxRecorder {
                 + " here, " + InsnAux.names(before) + " on another path; only a stack pointer may reach an engine's frames)");
     }
 
-    InsnAux build() { return new InsnAux(baseTypes, argTypes, proven); }
+    InsnAux build() {
+        int[] unset = new int[setArgs.length];
+        boolean any = false;
+        for (int pc = 0; pc < unset.length; pc++) {
+            if (called[pc]) unset[pc] = ~setArgs[pc] & InsnAux.ARG_REGS;
+            any |= unset[pc] != 0;
+        }
+        return new InsnAux(baseTypes, argTypes, proven, any ? unset : null);
+    }
 }

@@ -28,7 +28,11 @@ final class MemoryAccess {
         switch (base.type) {
             case PTR_TO_STACK: return stackRead(st, pc, baseReg, base, off, size, signExtend);
             case PTR_TO_CTX: {
-                long at = checkCtx(pc, baseReg, base, off, size);
+                long at = checkCtx(pc, baseReg, base, off, size, false, signExtend);
+                if (policy.ctxRules() != null) {
+                    RegType t = CtxAccess.check(policy.ctxRules(), at, size, false, signExtend);
+                    return t == RegType.SCALAR ? loadedScalar(size, signExtend) : RegState.pointer(t, 0);
+                }
                 if (policy.packetContext() != null && at >= 0 && size == 4 && !signExtend) {
                     if (at == policy.packetContext().dataOffset()) return RegState.pointer(RegType.PTR_TO_PACKET, 0);
                     if (at == policy.packetContext().dataEndOffset()) return RegState.pointer(RegType.PTR_TO_PACKET_END, 0);
@@ -53,7 +57,7 @@ final class MemoryAccess {
                     : base.type == RegType.PTR_TO_PACKET || base.type == RegType.PTR_TO_PACKET_META ? "packet" : "mem";
             leakCheck(pc, "R" + valueReg + " leaks addr into " + where);
         }
-        if (base.type == RegType.PTR_TO_CTX) checkCtx(pc, baseReg, base, off, size);
+        if (base.type == RegType.PTR_TO_CTX) checkCtx(pc, baseReg, base, off, size, true, false);
         else checkPointer(pc, baseReg, base, off, size);
     }
 
@@ -70,9 +74,17 @@ final class MemoryAccess {
             markMisc(frame, lo, size);
             return;
         }
+        if (base.type == RegType.PTR_TO_PACKET || base.type == RegType.PTR_TO_PACKET_META) { // Linux: not on packets
+            throw reject.at(pc, "BPF_ATOMIC stores into R" + baseReg + " " + base.type.logName + " is not allowed");
+        }
+        if (base.type == RegType.PTR_TO_MAP_VALUE && base.smin == base.smax && Math.floorMod(base.off + base.smin + off, size) != 0) {
+            // check_ptr_alignment: atomics are strict even where plain accesses may be misaligned (a variable
+            // offset needs tnums to tell: left to the run-time check, docs/verifier.md)
+            throw reject.at(pc, "misaligned value access off " + base.smin + "+" + base.off + "+" + off + " size " + size);
+        }
         if (base.type == RegType.PTR_TO_CTX) {
             if (policy.ctxFixedOffsets()) throw reject.at(pc, "BPF_ATOMIC stores into R" + baseReg + " ctx is not allowed");
-            checkCtx(pc, baseReg, base, off, size); // the suites' memory block: a plain buffer, as a map value is in Linux
+            checkCtx(pc, baseReg, base, off, size, true, false); // the suites' memory block: a plain buffer, as a map value is in Linux
             return;
         }
         checkPointer(pc, baseReg, base, off, size);
@@ -182,7 +194,7 @@ final class MemoryAccess {
     // ---- other memory ----
 
     /** Returns the constant ctx offset, or -1 where the offset varies (only where the ctx is a run-time checked block). */
-    private long checkCtx(int pc, int baseReg, RegState base, int off, int size) {
+    private long checkCtx(int pc, int baseReg, RegState base, int off, int size, boolean write, boolean signExtend) {
         if (!policy.ctxFixedOffsets() && base.isConst() && base.off + base.smin + off < 0) {
             // Before the suites' memory block lies no byte of it, but maybe another region of the run (an
             // engine's frames): what such an access meets would differ between engines. (A variable
@@ -196,8 +208,13 @@ final class MemoryAccess {
             }
             return -1;
         }
+        if (policy.ctxFixedOffsets() && base.off + base.smin != 0) { // check_ptr_off_reg: only the instruction's offset
+            throw reject.at(pc, "dereference of modified ctx ptr R" + baseReg + " off=" + (base.off + base.smin) + " disallowed");
+        }
         long at = base.off + base.smin + off;
-        if (policy.ctxFixedOffsets() && (at < 0 || at + size > MAX_CTX)) {
+        boolean valid = policy.ctxRules() != null ? CtxAccess.check(policy.ctxRules(), at, size, write, signExtend) != null
+                : at >= 0 && at + size <= MAX_CTX;
+        if (policy.ctxFixedOffsets() && !valid) {
             throw reject.at(pc, "invalid bpf_context access off=" + at + " size=" + size);
         }
         return at;
@@ -222,7 +239,16 @@ final class MemoryAccess {
                 }
                 return;
             }
-            case PTR_TO_PACKET: case PTR_TO_PACKET_META: case PTR_TO_MEM:
+            case PTR_TO_PACKET:
+                // check_packet_access, for a load of a kernel program type: at a fixed offset, the bytes a comparison
+                // with data_end proved; a variable offset, or a load naming no program type (the engines' own
+                // tests of their run-time checks), is left to the run-time check (docs/verifier.md)
+                if (policy.ctxRules() != null && base.smin == 0 && base.smax == 0 && (base.off + off < 0 || base.off + off + size > base.range)) {
+                    throw reject.at(pc, "R" + baseReg + " offset is outside of the packet (off=" + (base.off + off) + " size=" + size
+                            + ", a comparison with data_end proved " + base.range + " bytes)");
+                }
+                return;
+            case PTR_TO_PACKET_META: case PTR_TO_MEM:
                 return; // checked at run time in both engines
             default:
                 throw reject.at(pc, "R" + baseReg + " invalid mem access '" + base.type.logName + "'");

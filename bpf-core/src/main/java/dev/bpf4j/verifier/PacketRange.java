@@ -21,8 +21,21 @@ final class PacketRange {
         if (pktLeft) n = a.off + a.smin;
         else if (pktRight) n = b.off + b.smin;
         else return;
-        if (n <= 0 || !provesInside(op, pktLeft, taken)) return;
-        st.forEachReg(r -> { if (r.type == RegType.PTR_TO_PACKET) r.range = Math.max(r.range, n); });
+        if (n <= 0 || n > MAX_PACKET_OFF || !provesInside(op, pktLeft, taken)) return;
+        long proven = strictlyInside(op, pktLeft) ? n + 1 : n; // pkt < end: one byte more (range_right_open)
+        st.forEachReg(r -> { if (r.type == RegType.PTR_TO_PACKET) r.range = Math.max(r.range, proven); });
+    }
+
+    /** The kernel's MAX_PACKET_OFF: a comparison further out proves nothing. */
+    private static final long MAX_PACKET_OFF = 0xffff;
+
+    /** True when the side {@link #provesInside} proves is {@code pkt < end} rather than {@code pkt <= end}. */
+    private static boolean strictlyInside(int op, boolean pktLeft) {
+        switch (op) {
+            case Opcodes.JGE: case Opcodes.JLT: return pktLeft;   // !(pkt >= end), pkt < end
+            case Opcodes.JGT: case Opcodes.JLE: return !pktLeft;  // end > pkt, !(end <= pkt)
+            default: return false;
+        }
     }
 
     private static boolean isConstPacket(RegState r) { return r.type == RegType.PTR_TO_PACKET && r.isConst(); }

@@ -362,6 +362,8 @@ final class Step {
         RegState[] regs = st.cur().regs;
         if (callee.callback) {
             if (r0.type != RegType.SCALAR) throw reject.at(pc, "R0 not a scalar value (a callback returns a number)");
+            // callback_ret_range of bpf_loop and bpf_for_each_map_elem: 0 (go on) or 1 (stop)
+            if (r0.smin < 0 || r0.smax > 1) throw reject.at(pc, invalidScalar("At callback return", "R0", r0, 0, 1));
             regs[0] = RegState.unknown();
         } else {
             regs[0] = r0.copy();
@@ -369,6 +371,15 @@ final class Step {
         for (int r = 1; r <= 5; r++) regs[r] = RegState.notInit();
         st.pc = callee.callsite + 1;
         return st;
+    }
+
+    /** verbose_invalid_scalar: the bounds a return value has, against those it needs. */
+    private static String invalidScalar(String ctx, String reg, RegState r, int min, int max) {
+        StringBuilder b = new StringBuilder(ctx).append(" the register ").append(reg).append(" has");
+        if (r.smin > Long.MIN_VALUE) b.append(" smin=").append(r.smin);
+        if (r.smax < Long.MAX_VALUE) b.append(" smax=").append(r.smax);
+        if (r.smin == Long.MIN_VALUE && r.smax == Long.MAX_VALUE) b.append(" unknown scalar value");
+        return b.append(" should have been in [").append(min).append(", ").append(max).append(']').toString();
     }
 
     /**

@@ -45,9 +45,11 @@ public final class Validator {
         }
         Insn[] insns = program.toArray();
         InsnForm[] forms = new SlotChecker(reject, options.helpers(), features).check(insns);
-        List<Subprogram> subprograms = new ControlFlow(reject, insns, forms).analyze();
-        StackAccessCheck.check(reject, insns, forms);
+        ControlFlow cfg = new ControlFlow(reject, insns, forms);
+        List<Subprogram> subprograms = cfg.analyze();
         VerifierPolicy policy = VerifierPolicy.from(options);
+        if (policy.ctxRules() != null) cfg.checkReachable(); // a kernel program type's load
+        StackAccessCheck.check(reject, insns, forms);
         Verifier verifier = new Verifier(reject, insns, forms, options.helpers(), policy);
         VerifierStats stats = verifier.verify(policy);
         return new ValidatedProgram(program, subprograms, stats, verifier.aux());

@@ -1,5 +1,6 @@
 package dev.bpf4j.verifier;
 
+import dev.bpf4j.runtime.ContextRules;
 import dev.bpf4j.runtime.EntryRegisters;
 import dev.bpf4j.runtime.LoadOptions;
 import dev.bpf4j.runtime.MapShapes;
@@ -18,12 +19,14 @@ import dev.bpf4j.runtime.PacketContext;
  *                       comparisons, pointer bits returned or stored to maps; off by default, since a
  *                       pointer's value differs between engines and runs
  * @param maps           the maps whose handles constants may be: such an {@code lddw} is a {@code CONST_PTR_TO_MAP}
+ * @param ctxRules       the program type's ctx access rules ({@link CtxAccess}); null: any constant offset below 4 KiB
  */
 record VerifierPolicy(int entryArgs, boolean ctxEntry, boolean ctxFixedOffsets, PacketContext packetContext, boolean allowPtrLeaks,
-                      MapShapes maps) {
+                      MapShapes maps, ContextRules ctxRules) {
     static VerifierPolicy from(LoadOptions options) {
         boolean kernel = options.entry() == EntryRegisters.CONTEXT || options.packetContext() != null;
         boolean ctx = kernel || options.entry() == EntryRegisters.MEMORY_BLOCK;
-        return new VerifierPolicy(options.entryArgs(), ctx && options.entryArgs() >= 1, kernel, options.packetContext(), false, options.maps());
+        return new VerifierPolicy(options.entryArgs(), ctx && options.entryArgs() >= 1, kernel, options.packetContext(), false, options.maps(),
+                kernel ? options.ctxRules() : null);
     }
 }

@@ -63,6 +63,9 @@ final class DecodedProgram {
         return aux == null || (reg == 0 ? aux.anyArgTouchesFrames(pc) : aux.argTouchesFrames(pc, reg));
     }
 
+    /** Bits 1-5 of the argument registers no path set at the helper call at {@code pc}: passed as 0 (InsnAux.unsetArgs). */
+    int unsetArgs(int pc) { return aux == null ? 0 : aux.unsetArgs(pc); }
+
     /** True when no verifier facts bound this program: a checked access may then leave a window on a frame. */
     boolean unverified() { return aux == null; }
 

@@ -302,11 +302,16 @@ final class Machine implements RunScopedHelperCall.Run {
         return callHelper(pc, spec.body(), spec);
     }
 
+    private long arg(int unset, int r) { return (unset & (1 << r)) != 0 ? 0 : regs[r]; }
+
     private long callHelper(int pc, Helper h, HelperSpec spec) {
         helperPc = pc;
         int d = depth;
         try {
-            return h.call(helperCall(), regs[1], regs[2], regs[3], regs[4], regs[5]);
+            int unset = prog.unsetArgs(pc);
+            if (unset == 0) return h.call(helperCall(), regs[1], regs[2], regs[3], regs[4], regs[5]);
+            // a dead register holds what each engine left there: never-set arguments are 0 on every engine
+            return h.call(helperCall(), arg(unset, 1), arg(unset, 2), arg(unset, 3), arg(unset, 4), arg(unset, 5));
         } catch (ExitSignal e) { // a helper inside a callback ended the run: exited is set
             return 0;
         } catch (BpfRuntimeException e) {

@@ -136,7 +136,8 @@ class CallbackTest {
         ProgramBuilder main = new ProgramBuilder().mov64(R1, 1);
         func(main, R2, 0).mov64(R3, 0).mov64(R4, 0).call(HelperIds.LOOP).exit();
         ProgramBuilder cb = new ProgramBuilder().mov64(R1, 1);
-        func(cb, R2, 0).mov64(R3, 0).mov64(R4, 0).call(HelperIds.LOOP).exit();
+        // r0 = 0: a callback returns 0 or 1 (bpf_loop's own result would be refused at the exit)
+        func(cb, R2, 0).mov64(R3, 0).mov64(R4, 0).call(HelperIds.LOOP).mov64(R0, 0).exit();
         Program p = link("test", main, cb);
         // cb starts at pc 7; its call is at 7 + 5: the verifier follows the callbacks to the frame limit
         rejectedAt(p, 12, "the call stack of 9 frames is too deep");

@@ -31,15 +31,16 @@ final class FuzzCommand implements Command {
     @Override public String summary() { return "differential fuzzing of the engines, with minimised .data reproducers"; }
     @Override public String usage() {
         return "bpf4j fuzz [--seed S] [--count N | --time T] [--mode grammar|bytes|mutate|replay|mutate-objects] [--frame-escapes] [--corpus DIR] "
-                + "[--out DIR] [--engines interp,jit[,kernel]] [--jobs N] [--minimise N] [--objects PERCENT] [--no-pin]   (T: 90s, 10m, 1h; "
+                + "[--out DIR] [--engines interp,jit[,kernel]] [--jobs N] [--minimise N] [--objects PERCENT] [--linux-only N] [--no-pin]   (T: 90s, 10m, 1h; "
                 + "--frame-escapes: also the issue-21 classes; replay: each .data file of --corpus once, as it is; mutate-objects: structure-aware mutants of the .o files of --corpus; --minimise: "
                 + "reproducers per mismatch class, default 5; --objects: share of grammar programs that are tc objects with maps, "
                 + "default 50; kernel: Linux's verifier verdict and results too, skipped with the reason where bpf() is refused; "
+                + "--linux-only: with the kernel, minimised reproducers of the programs only Linux rejects, N per Linux error, into --out/linux-only; "
                 + "--no-pin: workers not pinned to a CPU, which shows per-CPU updates split by a migration mid-run)";
     }
 
     @Override public int run(List<String> argv, PrintStream out, PrintStream err) {
-        Args args = new Args(argv, Set.of("--seed", "--count", "--time", "--mode", "--corpus", "--out", "--engines", "--jobs", "--minimise", "--objects"),
+        Args args = new Args(argv, Set.of("--seed", "--count", "--time", "--mode", "--corpus", "--out", "--engines", "--jobs", "--minimise", "--objects", "--linux-only"),
                 Set.of("--frame-escapes", "--no-pin"));
         if (!args.positionals().isEmpty()) throw new UsageException("unexpected argument " + args.positionals().get(0));
         if (args.option("--mode").filter(ObjectFuzzCommand.MODE::equals).isPresent()) return ObjectFuzzCommand.run(args, out, err);
@@ -50,7 +51,8 @@ final class FuzzCommand implements Command {
         if (count == null && time == null) count = 1000L;
         int jobs = (int) args.option("--jobs").map(s -> parseLong("--jobs", s)).orElse(1L).longValue();
         int minimise = (int) args.option("--minimise").map(s -> parseLong("--minimise", s)).orElse(5L).longValue();
-        if (jobs < 1 || minimise < 0) throw new UsageException("--jobs must be at least 1 and --minimise not negative");
+        int linuxOnly = (int) args.option("--linux-only").map(s -> parseLong("--linux-only", s)).orElse(0L).longValue();
+        if (jobs < 1 || minimise < 0 || linuxOnly < 0) throw new UsageException("--jobs must be at least 1, --minimise and --linux-only not negative");
         List<Engine> engines = engines(args.option("--engines").orElse("interp,jit"));
         boolean kernel = engines.stream().anyMatch(e -> e.name().equals(Oracle.KERNEL));
         ProgramGenerator generator = generator(args, kernel);
@@ -65,11 +67,16 @@ final class FuzzCommand implements Command {
         out.println("fuzz " + generator.name() + " seed " + seed + " on " + harness.engines().stream().map(Engine::name).toList()
                 + (count != null ? ", " + count + " programs" : ", " + time.toSeconds() + " s") + ", " + jobs + " job(s)");
         Campaign.Result r = new Campaign(harness, err::println)
-                .run(new Campaign.Plan(generator, seed, count, time, jobs, outDir, minimise, !args.flag("--no-pin")));
+                .run(new Campaign.Plan(generator, seed, count, time, jobs, outDir, minimise, !args.flag("--no-pin"), linuxOnly));
         for (Campaign.Finding f : r.findings()) {
             out.println("mismatch " + f.minimised().mismatchClass() + " (" + f.origin() + ")"
                     + (f.file() == null ? "" : ": " + f.file()));
             out.print(f.minimised().describe().indent(2));
+        }
+        for (Campaign.LinuxOnly l : r.linuxOnly()) {
+            out.println("only Linux rejects: " + l.reason() + " (" + l.origin() + ", " + l.minimised().fuzzCase().length() + " slots)"
+                    + (l.file() == null ? "" : ": " + l.file()));
+            out.print(l.minimised().describe().indent(2));
         }
         out.printf("fuzz %s seed %d: %s in %.1f s%n", generator.name(), seed, r.stats().line(), r.stats().seconds());
         out.print(r.stats().summary());

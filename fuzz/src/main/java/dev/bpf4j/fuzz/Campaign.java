@@ -28,10 +28,16 @@ public final class Campaign {
      * thread stays on one CPU ({@link CpuPin}), as Linux keeps a test run on one.
      */
     public record Plan(ProgramGenerator generator, long seed, Long count, Duration time, int jobs, Path outDir,
-                       int minimisePerClass, boolean pinned) {
+                       int minimisePerClass, boolean pinned, int linuxOnlyPerReason) {
         public Plan {
             if (count == null && time == null) throw new IllegalArgumentException("a campaign needs a count or a time");
             if (jobs < 1) throw new IllegalArgumentException("jobs must be at least 1");
+            if (linuxOnlyPerReason < 0) throw new IllegalArgumentException("linuxOnlyPerReason must not be negative");
+        }
+
+        public Plan(ProgramGenerator generator, long seed, Long count, Duration time, int jobs, Path outDir,
+                    int minimisePerClass, boolean pinned) {
+            this(generator, seed, count, time, jobs, outDir, minimisePerClass, pinned, 0);
         }
 
         public Plan(ProgramGenerator generator, long seed, Long count, Duration time, int jobs, Path outDir, int minimisePerClass) {
@@ -42,7 +48,15 @@ public final class Campaign {
     /** A minimised mismatch: the report of the smallest program and where it was written (null: not written). */
     public record Finding(String origin, DifferentialReport minimised, Path file) {}
 
-    public record Result(CampaignStats stats, List<Finding> findings) {}
+    /**
+     * A minimised program that only Linux rejects ({@link KernelVerdict#ONLY_LINUX_REJECTS}), shrunk while Linux
+     * keeps refusing it with the same first error (numbers normalised, {@link CampaignStats#shorten}).
+     */
+    public record LinuxOnly(String reason, String origin, DifferentialReport minimised, Path file) {}
+
+    public record Result(CampaignStats stats, List<Finding> findings, List<LinuxOnly> linuxOnly) {
+        public Result(CampaignStats stats, List<Finding> findings) { this(stats, findings, List.of()); }
+    }
 
     private final DifferentialHarness harness;
     private final Consumer<String> progress;
@@ -55,7 +69,9 @@ public final class Campaign {
     public Result run(Plan plan) {
         CampaignStats stats = new CampaignStats();
         List<Finding> findings = Collections.synchronizedList(new ArrayList<>());
+        List<LinuxOnly> linuxOnly = Collections.synchronizedList(new ArrayList<>());
         Map<String, Integer> minimisedPerClass = new HashMap<>();
+        Map<String, Integer> minimisedPerReason = new HashMap<>();
         AtomicLong next = new AtomicLong();
         long deadline = plan.time() == null ? Long.MAX_VALUE : System.nanoTime() + plan.time().toNanos();
         long[] busySince = new long[plan.jobs()];
@@ -96,6 +112,10 @@ public final class Campaign {
                     if (!r.agree() && !r.outcomes().isEmpty() && claim(minimisedPerClass, r.mismatchClass(), plan.minimisePerClass())) {
                         findings.add(minimise(r, plan.outDir()));
                     }
+                    if (r.kernelVerdict() == KernelVerdict.ONLY_LINUX_REJECTS) {
+                        String reason = CampaignStats.shorten(Oracle.kernel(r.outcomes()).first().message());
+                        if (claim(minimisedPerReason, reason, plan.linuxOnlyPerReason())) linuxOnly.add(minimiseLinuxOnly(r, reason, plan.outDir()));
+                    }
                 }
             }, "fuzz-" + j);
             t.setDaemon(true);
@@ -110,7 +130,7 @@ public final class Campaign {
                     t.join(500);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
-                    return new Result(stats, List.copyOf(findings));
+                    return new Result(stats, List.copyOf(findings), List.copyOf(linuxOnly));
                 }
                 synchronized (busySince) {
                     for (int j = 0; j < busySince.length; j++) {
@@ -130,7 +150,28 @@ public final class Campaign {
                 }
             }
         }
-        return new Result(stats, List.copyOf(findings));
+        return new Result(stats, List.copyOf(findings), List.copyOf(linuxOnly));
+    }
+
+    /** Linux's first error on a case bpf4j accepts, normalised; null when the verdict is another. */
+    private String linuxOnlyReason(FuzzCase c) {
+        DifferentialReport x = harness.run(c);
+        if (x.kernelVerdict() != KernelVerdict.ONLY_LINUX_REJECTS) return null;
+        return CampaignStats.shorten(Oracle.kernel(x.outcomes()).first().message());
+    }
+
+    /** Shrinks a program only Linux rejects while Linux keeps refusing it for the same reason and bpf4j accepts it. */
+    private LinuxOnly minimiseLinuxOnly(DifferentialReport r, String reason, Path outDir) {
+        Minimiser m = new Minimiser(c -> reason.equals(linuxOnlyReason(c)), 1500);
+        FuzzCase small = m.minimise(r.fuzzCase());
+        DifferentialReport smallReport = harness.run(small);
+        if (smallReport.kernelVerdict() != KernelVerdict.ONLY_LINUX_REJECTS) smallReport = r;
+        String title = "only Linux rejects (" + reason + ")";
+        Path file = outDir == null ? null
+                : Reproducer.write(outDir.resolve("linux-only"), smallReport, title, r.fuzzCase().origin(), r.fuzzCase().length());
+        progress.accept("only Linux rejects (" + reason + ") in " + r.fuzzCase().origin() + ": minimised " + r.fuzzCase().length()
+                + " -> " + smallReport.fuzzCase().length() + " slots" + (file == null ? "" : ", " + file));
+        return new LinuxOnly(reason, r.fuzzCase().origin(), smallReport, file);
     }
 
     private static java.util.Set<String> kinds(DifferentialReport r) {

@@ -18,6 +18,8 @@ public final class CampaignStats {
     private final Map<String, long[]> coverage = new TreeMap<>();
     private final Map<KernelVerdict, Long> verdicts = new EnumMap<>(KernelVerdict.class);
     private final Map<String, Long> linuxOnlyReasons = new TreeMap<>();
+    /** Of {@link #linuxOnlyReasons}, the tc objects' share (the rest run over a memory block as syscall programs). */
+    private final Map<String, Long> linuxOnlyObjectReasons = new TreeMap<>();
     private final Map<String, Long> skipReasons = new TreeMap<>();
 
     synchronized void add(DifferentialReport r) {
@@ -38,13 +40,18 @@ public final class CampaignStats {
         if (v != null) {
             verdicts.merge(v, 1L, Long::sum);
             if (v == KernelVerdict.NOT_COMPARABLE && r.kernelSkipReason() != null) skipReasons.merge(shorten(r.kernelSkipReason()), 1L, Long::sum);
-            if (v == KernelVerdict.ONLY_LINUX_REJECTS) linuxOnlyReasons.merge(shorten(Oracle.kernel(r.outcomes()).first().message()), 1L, Long::sum);
+            if (v == KernelVerdict.ONLY_LINUX_REJECTS) {
+                String reason = shorten(Oracle.kernel(r.outcomes()).first().message());
+                linuxOnlyReasons.merge(reason, 1L, Long::sum);
+                if (r.fuzzCase().isObject()) linuxOnlyObjectReasons.merge(reason, 1L, Long::sum);
+            }
         }
     }
 
     /** A reason without its numbers (registers, offsets, sizes), so that the same reason is counted once. */
     static String shorten(String reason) {
         String s = reason == null ? "" : reason.lines().findFirst().orElse("");
+        s = s.replaceAll("\\bR\\d+\\b", "RN");
         s = s.replaceAll("-?\\b(0x)?[0-9a-f]*[0-9][0-9a-f]*\\b", "N");
         return s.length() > 100 ? s.substring(0, 100) + "..." : s;
     }
@@ -97,16 +104,18 @@ public final class CampaignStats {
         if (!verdicts.isEmpty()) {
             sb.append("kernel verdicts: ").append(verdicts.entrySet().stream().map(e -> e.getKey().label + " " + e.getValue())
                     .collect(Collectors.joining(", "))).append('\n');
-            top(sb, "only Linux rejects (expected: Linux is stricter)", linuxOnlyReasons);
-            top(sb, "kernel skipped (not comparable)", skipReasons);
+            sb.append("only Linux rejects (count, of them tc objects, Linux's first error):\n");
+            linuxOnlyReasons.entrySet().stream().sorted((a, b) -> Long.compare(b.getValue(), a.getValue())).limit(40)
+                    .forEach(e -> sb.append(String.format("  %7d %7d  %s%n", e.getValue(), linuxOnlyObjectReasons.getOrDefault(e.getKey(), 0L), e.getKey())));
+            top(sb, "kernel skipped (not comparable)", skipReasons, 12);
         }
         return sb.toString();
     }
 
-    private static void top(StringBuilder sb, String title, Map<String, Long> counts) {
+    private static void top(StringBuilder sb, String title, Map<String, Long> counts, int limit) {
         if (counts.isEmpty()) return;
         sb.append(title).append(":\n");
-        counts.entrySet().stream().sorted((a, b) -> Long.compare(b.getValue(), a.getValue())).limit(12)
+        counts.entrySet().stream().sorted((a, b) -> Long.compare(b.getValue(), a.getValue())).limit(limit)
                 .forEach(e -> sb.append(String.format("  %7d  %s%n", e.getValue(), e.getKey())));
     }
 }

@@ -52,9 +52,14 @@ public final class Reproducer {
     }
 
     public static String text(DifferentialReport r, String originalOrigin, int originalLength) {
+        return text(r, r.mismatchClass() + " mismatch", originalOrigin, originalLength);
+    }
+
+    /** As above, with {@code title} saying what the file shows (a mismatch class, or Linux's extra refusal). */
+    public static String text(DifferentialReport r, String title, String originalOrigin, int originalLength) {
         FuzzCase c = r.fuzzCase();
         StringBuilder sb = new StringBuilder();
-        sb.append("# bpf4j fuzz: ").append(r.mismatchClass()).append(" mismatch, minimised to ").append(c.length())
+        sb.append("# bpf4j fuzz: ").append(title).append(", minimised to ").append(c.length())
                 .append(" of ").append(originalLength).append(" slots from ").append(originalOrigin).append('\n');
         for (Difference d : r.differences()) sb.append("# ").append(d).append('\n');
         for (EngineOutcome o : r.outcomes()) {
@@ -103,10 +108,15 @@ public final class Reproducer {
 
     /** Writes the file into {@code dir} (created if needed); returns its path. */
     public static Path write(Path dir, DifferentialReport r, String originalOrigin, int originalLength) {
+        return write(dir, r, r.mismatchClass() + " mismatch", originalOrigin, originalLength);
+    }
+
+    /** As above, with {@code title} in the first comment line. */
+    public static Path write(Path dir, DifferentialReport r, String title, String originalOrigin, int originalLength) {
         try {
             Files.createDirectories(dir);
             Path f = dir.resolve(fileName(r.fuzzCase()));
-            Files.writeString(f, text(r, originalOrigin, originalLength), StandardCharsets.UTF_8);
+            Files.writeString(f, text(r, title, originalOrigin, originalLength), StandardCharsets.UTF_8);
             return f;
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write the reproducer into " + dir + ": " + e.getMessage(), e);

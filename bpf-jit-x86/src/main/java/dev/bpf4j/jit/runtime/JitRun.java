@@ -139,7 +139,11 @@ final class JitRun implements RunScopedHelperCall.Run {
         try {
             HelperSpec spec = id == (int) id ? running.javaHelper((int) id) : null;
             if (spec == null) throw unboundHelper(id);
-            long r0 = spec.body().call(view(), r1, r2, r3, r4, r5);
+            dev.bpf4j.verifier.InsnAux aux = running.aux();
+            int unset = aux == null || !aux.anyUnsetArgs() ? 0 : aux.unsetArgs(pc());
+            // a dead register holds what each engine left there (rdx here): never-set arguments are 0 on every engine
+            long r0 = unset == 0 ? spec.body().call(view(), r1, r2, r3, r4, r5)
+                    : spec.body().call(view(), arg(unset, 1, r1), arg(unset, 2, r2), arg(unset, 3, r3), arg(unset, 4, r4), arg(unset, 5, r5));
             JitExecutable next = tailCalls == null ? null : tailCalls.takePending();
             if (next != null && env.get(EnvLayout.STATUS) == 0) enterTailCall(next, r1, r2, r3, r4, r5);
             return r0;
@@ -156,6 +160,8 @@ final class JitRun implements RunScopedHelperCall.Run {
             if (live != 0) env.set(EnvLayout.SCRATCH_LIVE, live & ~(1L << depth)); // the call's buffer dies with it
         }
     }
+
+    private static long arg(int unset, int r, long value) { return (unset & (1 << r)) != 0 ? 0 : value; }
 
     /** callx whose register names no helper of the load: as the interpreter reports it. */
     private RuntimeException unboundHelper(long id) {

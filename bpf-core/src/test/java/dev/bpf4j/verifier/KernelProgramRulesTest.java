@@ -1,0 +1,77 @@
+package dev.bpf4j.verifier;
+
+import dev.bpf4j.isa.Assembler;
+import dev.bpf4j.runtime.ContextRules;
+import dev.bpf4j.runtime.EntryRegisters;
+import dev.bpf4j.runtime.LoadOptions;
+import dev.bpf4j.runtime.PacketContext;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Linux's load-time rules that kernel program types follow in bpf4j (the conformance suites' memory-block
+ * programs keep the RFC's: dead code and run-time checked memory): check_cfg's dead code, check_packet_access
+ * at fixed offsets, no atomics on packets. Linux's verdicts on the same shapes are compared in bpf-kernel's
+ * PacketAccessOracleTest and the fuzzer's LinuxOnlyRejectsTest.
+ */
+class KernelProgramRulesTest {
+    private static final LoadOptions TC = LoadOptions.defaults().withEntry(EntryRegisters.CONTEXT)
+            .withPacketContext(PacketContext.SK_BUFF).withCtxRules(ContextRules.TC);
+    private static final LoadOptions BLOCK = LoadOptions.defaults().withEntry(EntryRegisters.MEMORY_BLOCK);
+
+    private static void refused(LoadOptions o, String asm, int pc, String reason) {
+        assertThatThrownBy(() -> Validator.validate(Assembler.assembleProgram("k", asm), o))
+                .isInstanceOfSatisfying(VerifierException.class, e -> {
+                    assertThat(e.pc()).isEqualTo(pc);
+                    assertThat(e.reason()).startsWith(reason);
+                });
+    }
+
+    private static void accepted(LoadOptions o, String asm) { Validator.validate(Assembler.assembleProgram("k", asm), o); }
+
+    @Test void deadCodeIsRefusedInKernelProgramTypesOnly() {
+        String dead = "mov %r0, 0\nja +1\nmov %r0, 1\nexit";
+        refused(TC, dead, 2, "unreachable insn 2");
+        accepted(BLOCK, dead);
+        // a ctx load naming no program type (the engines' own tests) keeps dead code and run-time checked packets
+        LoadOptions untyped = TC.withCtxRules(null);
+        accepted(untyped, dead);
+        accepted(untyped, "mov %r0, 0\nldxw %r2, [%r1+76]\nldxb %r5, [%r2+0]\nexit");
+        // both sides of a branch count, values aside; a function reached only through its address too
+        accepted(TC, "mov %r0, 0\njeq %r0, 0, +1\nmov %r0, 1\nexit");
+        LoadOptions loop = TC.withHelpers(dev.bpf4j.runtime.HelperRegistry.builder().add(181, "bpf_loop", (c, a, b, d, e, f) -> 0).build());
+        accepted(loop, "mov %r1, 1\nlddw %r2, code_addr(6)\nmov %r3, 0\nmov %r4, 0\ncall 181\nmov %r0, 0\nexit\nmov %r0, 0\nexit");
+        // a subprogram nothing calls
+        refused(TC, "mov %r0, 0\nexit\nmov %r0, 1\nexit", 2, "unreachable insn 2");
+        // after an lddw the next instruction is two slots on
+        refused(TC, "lddw %r0, 0x100000000\nexit\nexit", 3, "unreachable insn 3");
+    }
+
+    @Test void fixedOffsetPacketAccessesNeedAComparisonWithDataEnd() {
+        String head = "mov %r0, 0\nldxw %r2, [%r1+76]\nldxw %r3, [%r1+80]\nmov %r4, %r2\nadd %r4, 14\n";
+        refused(TC, head + "ldxb %r5, [%r2+0]\nexit", 5, "R2 offset is outside of the packet");
+        accepted(TC, head + "jgt %r4, %r3, +1\nldxdw %r5, [%r2+6]\nexit");
+        refused(TC, head + "jgt %r4, %r3, +1\nldxdw %r5, [%r2+7]\nexit", 6, "R2 offset is outside of the packet");
+        // pkt < end proves one byte more than pkt <= end (range_right_open)
+        accepted(TC, head + "jge %r4, %r3, +1\nldxb %r5, [%r2+14]\nexit");
+        refused(TC, head + "jgt %r4, %r3, +1\nldxb %r5, [%r2+14]\nexit", 6, "R2 offset is outside of the packet");
+        refused(TC, head + "jgt %r4, %r3, +1\nldxb %r5, [%r2-1]\nexit", 6, "R2 offset is outside of the packet");
+    }
+
+    @Test void atomicsOnThePacketAreRefused() {
+        String head = "mov %r0, 0\nldxw %r2, [%r1+76]\nldxw %r3, [%r1+80]\nmov %r4, %r2\nadd %r4, 8\njgt %r4, %r3, +1\n";
+        refused(TC, head + "lock add [%r2+0], %r0\nexit", 6, "BPF_ATOMIC stores into R2 pkt is not allowed");
+    }
+
+    @Test void aCallbackReturnsZeroOrOne() {
+        LoadOptions loop = TC.withHelpers(dev.bpf4j.runtime.HelperRegistry.builder().add(181, "bpf_loop", (c, a, b, d, e, f) -> 0).build());
+        String call = "mov %r1, 4\nlddw %r2, code_addr(6)\nmov %r3, 0\nmov %r4, 0\ncall 181\nmov %r0, 0\nexit\n";
+        accepted(loop, call + "mov %r0, 1\nexit");
+        refused(loop, call + "mov %r0, 2\nexit", 9, "At callback return the register R0 has smin=2 smax=2 should have been in [0, 1]");
+        refused(loop, call + "ldxdw %r0, [%r2+0]\nexit".replace("ldxdw %r0, [%r2+0]", "mov %r0, %r1\nadd %r0, -1"), 10,
+                "At callback return the register R0 has smin=-1");
+        refused(loop, call + "exit", 8, "R0 not a scalar value");
+    }
+}
