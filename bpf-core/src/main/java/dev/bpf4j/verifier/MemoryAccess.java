@@ -17,10 +17,12 @@ final class MemoryAccess {
 
     private final Reject reject;
     private final VerifierPolicy policy;
+    private final StackDepth depths;
 
-    MemoryAccess(Reject reject, VerifierPolicy policy) {
+    MemoryAccess(Reject reject, VerifierPolicy policy, StackDepth depths) {
         this.reject = reject;
         this.policy = policy;
+        this.depths = depths;
     }
 
     /** The loaded value's state for {@code dst = *(size *)(base + off)}. */
@@ -61,7 +63,7 @@ final class MemoryAccess {
     void atomic(VerifierState st, int pc, int baseReg, RegState base, int off, int size) {
         if (base.type == RegType.PTR_TO_STACK) {
             FuncState frame = frameOf(st, base);
-            long lo = stackRange(pc, baseReg, base, off, size);
+            long lo = stackRange(frame, pc, baseReg, base, off, size);
             if (!base.isConst()) throw reject.at(pc, "R" + baseReg + " variable-offset atomic access to the stack prohibited");
             int slot = FuncState.slot(lo);
             if (frame.stack[FuncState.byteIndex(lo)] == FuncState.STACK_SPILL && frame.spilled[slot].type.isPointer()) {
@@ -87,10 +89,12 @@ final class MemoryAccess {
      * Checks that every byte {@code base + off + [0, size)} may touch lies in the pointer's frame
      * {@code [-512, 0)} and, at a constant offset, that the access is aligned; returns the lowest offset.
      */
-    long stackRange(int pc, int baseReg, RegState base, long off, long size) { return stackRange(pc, baseReg, base, off, size, true); }
+    long stackRange(FuncState frame, int pc, int baseReg, RegState base, long off, long size) {
+        return stackRange(frame, pc, baseReg, base, off, size, true);
+    }
 
-    /** As above; {@code aligned} false for a helper's memory argument, which any byte may start. */
-    long stackRange(int pc, int baseReg, RegState base, long off, long size, boolean aligned) {
+    /** As above; {@code aligned} false for a helper's memory argument, which any byte may start. Grows the frame's {@link StackDepth}. */
+    long stackRange(FuncState frame, int pc, int baseReg, RegState base, long off, long size, boolean aligned) {
         if (base.smin <= -MAX_VAR_OFF || base.smax >= MAX_VAR_OFF) {
             throw reject.at(pc, "R" + baseReg + " unbounded variable-offset stack access var_off=[" + base.smin + ", " + base.smax + "]");
         }
@@ -105,12 +109,13 @@ final class MemoryAccess {
         if (aligned && base.isConst() && size <= 8 && Math.floorMod(lo, size) != 0) {
             throw reject.at(pc, "misaligned stack access off " + lo + " size " + size);
         }
+        depths.grow(frame, lo);
         return lo;
     }
 
     private RegState stackRead(VerifierState st, int pc, int baseReg, RegState base, int off, int size, boolean signExtend) {
         FuncState frame = frameOf(st, base);
-        long lo = stackRange(pc, baseReg, base, off, size);
+        long lo = stackRange(frame, pc, baseReg, base, off, size);
         long hi = base.off + base.smax + off + size;
         if (base.isConst() && size == 8 && frame.stack[FuncState.byteIndex(lo)] == FuncState.STACK_SPILL) {
             return frame.spilled[FuncState.slot(lo)].copy(); // a fill of the whole spilled register
@@ -134,7 +139,7 @@ final class MemoryAccess {
 
     private void stackWrite(VerifierState st, int pc, int baseReg, RegState base, int off, int size, RegState value, int valueReg) {
         FuncState frame = frameOf(st, base);
-        long lo = stackRange(pc, baseReg, base, off, size);
+        long lo = stackRange(frame, pc, baseReg, base, off, size);
         if (value.type == RegType.PTR_TO_STACK && value.frameno > frame.frameno) {
             throw reject.at(pc, "cannot spill pointers to stack into stack frame of the caller");
         }

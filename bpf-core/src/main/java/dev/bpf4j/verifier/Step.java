@@ -28,13 +28,14 @@ final class Step {
     private final InsnAuxRecorder aux;
     private int nextId = 1;
 
-    Step(Reject reject, Insn[] insns, InsnForm[] forms, HelperRegistry helpers, VerifierPolicy policy, InsnAuxRecorder aux) {
+    Step(Reject reject, Insn[] insns, InsnForm[] forms, HelperRegistry helpers, VerifierPolicy policy, InsnAuxRecorder aux,
+         StackDepth depths) {
         this.reject = reject;
         this.insns = insns;
         this.forms = forms;
         this.helpers = helpers;
         this.policy = policy;
-        this.memory = new MemoryAccess(reject, policy);
+        this.memory = new MemoryAccess(reject, policy, depths);
         this.helperArgs = new HelperArgs(reject, policy, memory, aux);
         this.aux = aux;
     }

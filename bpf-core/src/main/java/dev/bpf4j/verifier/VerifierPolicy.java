@@ -21,6 +21,13 @@ import dev.bpf4j.runtime.PacketContext;
  */
 record VerifierPolicy(int entryArgs, boolean ctxEntry, boolean ctxFixedOffsets, PacketContext packetContext, boolean allowPtrLeaks,
                       MapShapes maps) {
+    /**
+     * Whether Linux may give this program's larger functions private stacks (kprobe, tracepoint,
+     * perf_event, raw tracepoint programs): assumed for a kernel context without packet pointers,
+     * so that the combined-stack rule ({@link CallStackCheck}) never refuses what Linux loads.
+     */
+    boolean privateStacks() { return ctxFixedOffsets && packetContext == null; }
+
     static VerifierPolicy from(LoadOptions options) {
         boolean kernel = options.entry() == EntryRegisters.CONTEXT || options.packetContext() != null;
         boolean ctx = kernel || options.entry() == EntryRegisters.MEMORY_BLOCK;
