@@ -28,6 +28,13 @@ record VerifierPolicy(int entryArgs, boolean ctxEntry, boolean ctxFixedOffsets, 
      */
     boolean privateStacks() { return ctxFixedOffsets && packetContext == null; }
 
+    /**
+     * Whether Linux's whole-program call walk ({@link CallStackCheck}) applies: only to a kernel
+     * program type, whose verdict must be Linux's. The conformance suites' memory block and plain
+     * values follow RFC 9669, which allows recursion and gives every call a frame of its own.
+     */
+    boolean kernelCallWalk() { return ctxFixedOffsets; }
+
     static VerifierPolicy from(LoadOptions options) {
         boolean kernel = options.entry() == EntryRegisters.CONTEXT || options.packetContext() != null;
         boolean ctx = kernel || options.entry() == EntryRegisters.MEMORY_BLOCK;
