@@ -95,6 +95,9 @@ final class StatePruning {
         c.smax = Math.max(c.smax, p.smax);
         c.umin = Long.compareUnsigned(c.umin, p.umin) < 0 ? c.umin : p.umin;
         c.umax = Long.compareUnsigned(c.umax, p.umax) > 0 ? c.umax : p.umax;
+        // the 32-bit bounds and known bits: dropped (a superset), so the next round is covered
+        c.unbound32();
+        c.tnum = Tnum.UNKNOWN;
     }
 
     /**

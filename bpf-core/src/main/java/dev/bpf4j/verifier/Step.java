@@ -174,6 +174,10 @@ final class Step {
         if (ptr.type.maybeNull()) {
             throw reject.at(pc, "R" + d + " pointer arithmetic on " + ptr.type.logName + " prohibited, null-check it first");
         }
+        if (scalar.isConstZero() && (op == Opcodes.ADD || ptr.type == RegType.PTR_TO_FUNC)
+                && (ptr.type == RegType.CONST_PTR_TO_MAP || ptr.type == RegType.PTR_TO_FUNC)) {
+            return ptr.copy(); // adding a known 0 leaves the pointer as it is: Linux allows it (clang emits it)
+        }
         if (ptr.type == RegType.PTR_TO_PACKET_END || ptr.type == RegType.CONST_PTR_TO_MAP || ptr.type == RegType.PTR_TO_FUNC) {
             throw reject.at(pc, "R" + d + " pointer arithmetic on " + ptr.type.logName + " prohibited");
         }
@@ -189,13 +193,12 @@ final class Step {
         }
         long lo = sub ? -scalar.smax : scalar.smin, hi = sub ? -scalar.smin : scalar.smax;
         if (scalar.smin <= -MemoryAccess.MAX_VAR_OFF || scalar.smax >= MemoryAccess.MAX_VAR_OFF) {
-            return outOfRange(pc, d, out, "an unbounded register (R" + (dst.type.isPointer() ? insn.src() : d) + ")");
+            // check_reg_sane_offset's words
+            return outOfRange(pc, d, out, scalar.smin == Long.MIN_VALUE ? "register with unbounded min value"
+                    : scalar.smax == Long.MAX_VALUE ? "register with unbounded max value"
+                    : "register with value [" + scalar.smin + ", " + scalar.smax + "] (R" + (dst.type.isPointer() ? insn.src() : d) + ")");
         }
-        out.smin += lo;
-        out.smax += hi;
-        out.umin = 0;
-        out.umax = -1L;
-        out.sync();
+        out.setVar(out.smin + lo, out.smax + hi);
         if (out.type == RegType.PTR_TO_CTX && policy.ctxFixedOffsets()) {
             throw reject.at(pc, "R" + d + " variable ctx access var_off=(" + out.smin + ";" + out.smax + ") disallowed");
         }
@@ -209,10 +212,7 @@ final class Step {
             throw reject.at(pc, "R" + d + " math between " + ptr.type.logName + " pointer and " + what + " is not allowed");
         }
         RegState out = ptr.copy();
-        out.smin = -MemoryAccess.MAX_VAR_OFF;
-        out.smax = MemoryAccess.MAX_VAR_OFF;
-        out.umin = 0;
-        out.umax = -1L;
+        out.setVar(-MemoryAccess.MAX_VAR_OFF, MemoryAccess.MAX_VAR_OFF);
         return out;
     }
 
