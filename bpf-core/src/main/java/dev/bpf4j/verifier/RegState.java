@@ -32,6 +32,12 @@ final class RegState {
      * proved inside the packet on this path (the kernel's {@code reg->range}, here counted from data).
      */
     long range;
+    /**
+     * PTR_TO_PACKET with a variable part (id != 0): bytes from {@code data + x}, x being the variable
+     * part every pointer of this id shares, that a comparison with the packet's end proved there (the
+     * kernel's {@code reg->range}, for the pointers {@code find_good_pkt_pointers} marks by id).
+     */
+    long varRange;
     /** NOT_INIT since the helper call at this pc moved the packet it pointed into (-1: not so); for the log only. */
     int packetMovedAt = -1;
 
@@ -75,6 +81,7 @@ final class RegState {
         r.target = target;
         r.memSize = memSize;
         r.range = range;
+        r.varRange = varRange;
         r.packetMovedAt = packetMovedAt;
         return r;
     }
@@ -93,6 +100,7 @@ final class RegState {
         target = 0;
         memSize = -1;
         range = 0;
+        varRange = 0;
         packetMovedAt = -1;
     }
 

@@ -191,6 +191,10 @@ final class Step {
             out.off += k;
             return out;
         }
+        if (out.type == RegType.PTR_TO_PACKET) { // a new variable part: its own id, nothing proven after it yet
+            out.id = nextId++;
+            out.varRange = 0;
+        }
         long lo = sub ? -scalar.smax : scalar.smin, hi = sub ? -scalar.smin : scalar.smax;
         if (scalar.smin <= -MemoryAccess.MAX_VAR_OFF || scalar.smax >= MemoryAccess.MAX_VAR_OFF) {
             // check_reg_sane_offset's words
