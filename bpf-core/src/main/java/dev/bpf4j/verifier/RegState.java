@@ -121,6 +121,13 @@ final class RegState {
 
     /** Sets the 64-bit bounds to the signed range [lo, hi]; the rest is deduced from it. */
     void setVar(long lo, long hi) {
+        if (lo == hi) { // exact: every bound is the value (no deduction needed, and constants are made often)
+            smin = smax = umin = umax = lo;
+            s32min = s32max = (int) lo;
+            u32min = u32max = lo & U32_MAX;
+            tnum = Tnum.constant(lo);
+            return;
+        }
         smin = lo;
         smax = hi;
         if (lo >= 0 || hi < 0) {

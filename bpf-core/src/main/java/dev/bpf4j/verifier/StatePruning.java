@@ -34,6 +34,7 @@ final class StatePruning {
      * other way round, or a proof the old state's paths relied on would not carry over.
      */
     private static boolean packetIdsCorrespond(VerifierState old, VerifierState cur) {
+        if (!hasPacketId(old) && !hasPacketId(cur)) return true; // the common case: nothing to map
         java.util.Map<Integer, Integer> oldToCur = new java.util.HashMap<>(), curToOld = new java.util.HashMap<>();
         for (int i = 0; i < old.frames.size(); i++) {
             FuncState o = old.frames.get(i), c = cur.frames.get(i);
@@ -43,6 +44,14 @@ final class StatePruning {
             }
         }
         return true;
+    }
+
+    private static boolean hasPacketId(VerifierState st) {
+        for (FuncState f : st.frames) {
+            for (RegState r : f.regs) if (r.type == RegType.PTR_TO_PACKET && r.id != 0) return true;
+            for (RegState r : f.spilled) if (r != null && r.type == RegType.PTR_TO_PACKET && r.id != 0) return true;
+        }
+        return false;
     }
 
     private static boolean sameIds(RegState o, RegState c, java.util.Map<Integer, Integer> oldToCur, java.util.Map<Integer, Integer> curToOld) {
