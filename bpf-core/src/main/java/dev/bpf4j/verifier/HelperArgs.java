@@ -161,7 +161,7 @@ final class HelperArgs {
         }
         if (v.type != RegType.PTR_TO_STACK) return;
         FuncState frame = st.frames.get(v.frameno);
-        long lo = memory.stackRange(frame, pc, r, v, 0, len, false);
+        long lo = memory.stackRange(frame, pc, r, v, 0, len, false, " indirect access to");
         long hi = v.off + v.smax + len;
         for (long a = lo; a < hi; a++) {
             int b = FuncState.byteIndex(a);

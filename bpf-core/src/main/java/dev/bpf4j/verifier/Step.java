@@ -202,7 +202,10 @@ final class Step {
                     : scalar.smax == Long.MAX_VALUE ? "register with unbounded max value"
                     : "register with value [" + scalar.smin + ", " + scalar.smax + "] (R" + (dst.type.isPointer() ? insn.src() : d) + ")");
         }
+        Tnum known = sub ? out.tnum.sub(scalar.tnum) : out.tnum.add(scalar.tnum); // adjust_ptr_min_max_vals keeps var_off
         out.setVar(out.smin + lo, out.smax + hi);
+        out.tnum = out.tnum.intersect(known);
+        out.sync();
         if (out.type == RegType.PTR_TO_CTX && policy.ctxFixedOffsets()) {
             throw reject.at(pc, "R" + d + " variable ctx access var_off=(" + out.smin + ";" + out.smax + ") disallowed");
         }

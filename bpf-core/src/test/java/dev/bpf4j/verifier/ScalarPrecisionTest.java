@@ -78,7 +78,7 @@ class ScalarPrecisionTest {
     void knownBitsBoundAndDecide() {
         accepted("ldxw r1, [r1+0]\nand r1, 0x38\nmov r2, r10\nadd r2, -64\nadd r2, r1\nstdw [r2+0], 1\nmov r0, 0\nexit");
         rejected("ldxw r1, [r1+0]\nand r1, 0x48\nmov r2, r10\nadd r2, -64\nadd r2, r1\nstdw [r2+0], 1\nmov r0, 0\nexit",
-                5, "invalid variable-offset stack access R2 var_off=[0, 72] off=-64 size=8");
+                5, "invalid variable-offset write to stack R2 var_off=(0x0; 0x48) off=-64 size=8");
         // r1 | 1 is never 0: the branch is decided and the access past the frame never explored, as in Linux
         accepted("ldxw r1, [r1+0]\nor r1, 1\nmov r0, 0\njne r1, 0, out\nldxdw r0, [r10-600]\nout:\nexit");
         // jset with a single bit: bit 1 is known clear where it is not taken, so r1 is 0 or 1
