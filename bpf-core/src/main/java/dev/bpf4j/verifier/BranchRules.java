@@ -45,8 +45,10 @@ final class BranchRules {
         if (o < 0) return;
         RegState x = view(a, jmp32), y = view(b, jmp32);
         narrow(o, x, y);
-        store(x, a, jmp32);
-        store(y, b, jmp32);
+        if (jmp32) {
+            store(x, a, true);
+            store(y, b, true);
+        }
         if (o == Opcodes.JEQ) { // equal values: the known bits of both
             if (jmp32) {
                 Tnum t = a.tnum.subreg().intersect(b.tnum.subreg());
@@ -77,8 +79,9 @@ final class BranchRules {
 
     /** The bounds a comparison of the width reads, as a range pair (the 32-bit ones: s32 sign-, u32 zero-extended). */
     private static RegState view(RegState r, boolean jmp32) {
+        if (!jmp32) return r; // the 64-bit bounds are the register's own (callers copy before they narrow)
         RegState v = r.copy();
-        if (jmp32) {
+        {
             v.smin = r.s32min;
             v.smax = r.s32max;
             v.umin = r.u32min;
