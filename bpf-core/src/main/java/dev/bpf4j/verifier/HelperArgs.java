@@ -161,8 +161,8 @@ final class HelperArgs {
             throw typeError(pc, r, v, helper, "fp, pkt, map_value or mem");
         }
         if (v.type != RegType.PTR_TO_STACK) return;
-        long lo = memory.stackRange(pc, r, v, 0, len, false);
         FuncState frame = st.frames.get(v.frameno);
+        long lo = memory.stackRange(frame, pc, r, v, 0, len, false, " indirect access to");
         long hi = v.off + v.smax + len;
         for (long a = lo; a < hi; a++) {
             int b = FuncState.byteIndex(a);

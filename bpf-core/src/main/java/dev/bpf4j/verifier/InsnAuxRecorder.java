@@ -64,7 +64,10 @@ final class InsnAuxRecorder {
     /** A packet access inside the bytes a comparison with the packet's end proved there ({@link PacketRange}). */
     private static boolean inPacketRange(RegState base, int off, int size) {
         if (base.type != RegType.PTR_TO_PACKET || base.smin < 0 || base.smax >= MemoryAccess.MAX_VAR_OFF) return false;
-        return base.off + base.smin + off >= 0 && base.off + base.smax + off + size <= base.range;
+        if (base.off + base.smin + off < 0) return false;
+        if (base.off + base.smax + off + size <= base.range) return true;
+        // past the variable part its id shares, within what a comparison of that id proved
+        return base.id != 0 && base.off + off >= 0 && base.off + off + size <= base.varRange;
     }
 
     /** The first {@code count} argument registers of a helper call at {@code pc} (those its prototype reads). */

@@ -17,10 +17,12 @@ final class MemoryAccess {
 
     private final Reject reject;
     private final VerifierPolicy policy;
+    private final StackDepth depths;
 
-    MemoryAccess(Reject reject, VerifierPolicy policy) {
+    MemoryAccess(Reject reject, VerifierPolicy policy, StackDepth depths) {
         this.reject = reject;
         this.policy = policy;
+        this.depths = depths;
     }
 
     /** The loaded value's state for {@code dst = *(size *)(base + off)}. */
@@ -65,7 +67,7 @@ final class MemoryAccess {
     void atomic(VerifierState st, int pc, int baseReg, RegState base, int off, int size) {
         if (base.type == RegType.PTR_TO_STACK) {
             FuncState frame = frameOf(st, base);
-            long lo = stackRange(pc, baseReg, base, off, size);
+            long lo = stackRange(frame, pc, baseReg, base, off, size, " write to");
             if (!base.isConst()) throw reject.at(pc, "R" + baseReg + " variable-offset atomic access to the stack prohibited");
             int slot = FuncState.slot(lo);
             if (frame.stack[FuncState.byteIndex(lo)] == FuncState.STACK_SPILL && frame.spilled[slot].type.isPointer()) {
@@ -99,10 +101,12 @@ final class MemoryAccess {
      * Checks that every byte {@code base + off + [0, size)} may touch lies in the pointer's frame
      * {@code [-512, 0)} and, at a constant offset, that the access is aligned; returns the lowest offset.
      */
-    long stackRange(int pc, int baseReg, RegState base, long off, long size) { return stackRange(pc, baseReg, base, off, size, true); }
+    long stackRange(FuncState frame, int pc, int baseReg, RegState base, long off, long size, String access) {
+        return stackRange(frame, pc, baseReg, base, off, size, true, access);
+    }
 
-    /** As above; {@code aligned} false for a helper's memory argument, which any byte may start. */
-    long stackRange(int pc, int baseReg, RegState base, long off, long size, boolean aligned) {
+    /** As above; {@code aligned} false for a helper's memory argument, which any byte may start. Grows the frame's {@link StackDepth}. */
+    long stackRange(FuncState frame, int pc, int baseReg, RegState base, long off, long size, boolean aligned, String access) {
         if (base.smin <= -MAX_VAR_OFF || base.smax >= MAX_VAR_OFF) {
             throw reject.at(pc, "R" + baseReg + " unbounded variable-offset stack access var_off=[" + base.smin + ", " + base.smax + "]");
         }
@@ -111,18 +115,20 @@ final class MemoryAccess {
             if (base.isConst()) throw reject.at(pc, "invalid stack off=" + lo + " size=" + size + " (R" + baseReg
                     + " = fp" + (base.frameno != 0 ? "[frame " + base.frameno + "]" : "") + (base.off + base.smin >= 0 ? "+" : "")
                     + (base.off + base.smin) + "; a frame is [fp-" + Limits.STACK_SIZE + ", fp))");
-            throw reject.at(pc, "invalid variable-offset stack access R" + baseReg + " var_off=[" + base.smin + ", " + base.smax
-                    + "] off=" + (base.off + off) + " size=" + size);
+            // check_stack_access_within_bounds' words; access is " read from", " write to" or " indirect access to"
+            throw reject.at(pc, "invalid variable-offset" + access + " stack R" + baseReg + " var_off=" + base.tnum + " off="
+                    + (base.off + off) + " size=" + size + " (offsets [" + base.smin + ", " + base.smax + "] from it)");
         }
         if (aligned && base.isConst() && size <= 8 && Math.floorMod(lo, size) != 0) {
             throw reject.at(pc, "misaligned stack access off " + lo + " size " + size);
         }
+        depths.grow(frame, lo);
         return lo;
     }
 
     private RegState stackRead(VerifierState st, int pc, int baseReg, RegState base, int off, int size, boolean signExtend) {
         FuncState frame = frameOf(st, base);
-        long lo = stackRange(pc, baseReg, base, off, size);
+        long lo = stackRange(frame, pc, baseReg, base, off, size, " read from");
         long hi = base.off + base.smax + off + size;
         if (base.isConst() && size == 8 && frame.stack[FuncState.byteIndex(lo)] == FuncState.STACK_SPILL) {
             return frame.spilled[FuncState.slot(lo)].copy(); // a fill of the whole spilled register
@@ -146,7 +152,7 @@ final class MemoryAccess {
 
     private void stackWrite(VerifierState st, int pc, int baseReg, RegState base, int off, int size, RegState value, int valueReg) {
         FuncState frame = frameOf(st, base);
-        long lo = stackRange(pc, baseReg, base, off, size);
+        long lo = stackRange(frame, pc, baseReg, base, off, size, " write to");
         if (value.type == RegType.PTR_TO_STACK && value.frameno > frame.frameno) {
             throw reject.at(pc, "cannot spill pointers to stack into stack frame of the caller");
         }

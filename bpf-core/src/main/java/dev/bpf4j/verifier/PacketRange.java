@@ -13,17 +13,25 @@ import dev.bpf4j.isa.Opcodes;
 final class PacketRange {
     private PacketRange() {}
 
-    /** After {@code if a OP b} (64-bit) was {@code taken} or not: widens the packet pointers' range where it proves one. */
+    /**
+     * After {@code if a OP b} (64-bit) was {@code taken} or not: widens the packet pointers' range where it
+     * proves one. A pointer with a variable part proves its fixed offset past that part for every pointer
+     * of its id ({@link RegState#varRange}), and its lowest total offset from data for all.
+     */
     static void refine(VerifierState st, int op, RegState a, RegState b, boolean taken) {
-        long n;
-        boolean pktLeft = isConstPacket(a) && b.type == RegType.PTR_TO_PACKET_END;
-        boolean pktRight = isConstPacket(b) && a.type == RegType.PTR_TO_PACKET_END;
-        if (pktLeft) n = a.off + a.smin;
-        else if (pktRight) n = b.off + b.smin;
-        else return;
-        if (n <= 0 || n > MAX_PACKET_OFF || !provesInside(op, pktLeft, taken)) return;
-        long proven = strictlyInside(op, pktLeft) ? n + 1 : n; // pkt < end: one byte more (range_right_open)
-        st.forEachReg(r -> { if (r.type == RegType.PTR_TO_PACKET) r.range = Math.max(r.range, proven); });
+        boolean pktLeft = isPacket(a) && b.type == RegType.PTR_TO_PACKET_END;
+        boolean pktRight = isPacket(b) && a.type == RegType.PTR_TO_PACKET_END;
+        if (!pktLeft && !pktRight) return;
+        RegState p = pktLeft ? a : b;
+        if (!provesInside(op, pktLeft, taken)) return;
+        long n = p.off + p.smin;
+        if (n > MAX_PACKET_OFF) return;
+        long extra = strictlyInside(op, pktLeft) ? 1 : 0; // pkt < end: one byte more (range_right_open)
+        if (n > 0) st.forEachReg(r -> { if (r.type == RegType.PTR_TO_PACKET) r.range = Math.max(r.range, n + extra); });
+        if (p.id != 0 && p.off > 0) {
+            long v = p.off + extra;
+            st.forEachReg(r -> { if (r.type == RegType.PTR_TO_PACKET && r.id == p.id) r.varRange = Math.max(r.varRange, v); });
+        }
     }
 
     /** The kernel's MAX_PACKET_OFF: a comparison further out proves nothing. */
@@ -38,7 +46,9 @@ final class PacketRange {
         }
     }
 
-    private static boolean isConstPacket(RegState r) { return r.type == RegType.PTR_TO_PACKET && r.isConst(); }
+    private static boolean isPacket(RegState r) {
+        return r.type == RegType.PTR_TO_PACKET && r.smin >= 0 && r.smax < MemoryAccess.MAX_VAR_OFF;
+    }
 
     /**
      * True when the branch side implies {@code pkt <= pkt_end}: {@code pkt > end} or {@code pkt >= end}

@@ -3,12 +3,20 @@ package dev.bpf4j.verifier;
 /**
  * One register's abstract value ({@code struct bpf_reg_state}): a {@link RegType}, and bounds. For a
  * scalar the bounds are its value's; for a pointer they are its variable offset, and {@link #off}
- * is its fixed offset (the kernel's {@code reg->off}). Bounds are kept signed and unsigned, as the
- * kernel's {@code smin/smax/umin/umax}; {@link #sync()} tightens each from the other.
+ * is its fixed offset (the kernel's {@code reg->off}). Bounds are kept as the kernel keeps them: signed
+ * and unsigned on 64 bits ({@code smin/smax/umin/umax}), the same on the low 32 bits
+ * ({@code s32_min/.../u32_max}, what ALU32 and JMP32 work on), and the known bits ({@link Tnum},
+ * {@code var_off}); {@link #sync()} tightens each from the others ({@code reg_bounds_sync}).
  */
 final class RegState {
+    private static final long U32_MAX = 0xffffffffL;
+
     RegType type = RegType.NOT_INIT;
     long smin, smax, umin, umax;
+    /** The low 32 bits' bounds: s32 as a sign-extended long, u32 as a zero-extended one. */
+    long s32min, s32max, u32min, u32max;
+    /** The known bits ({@code var_off}). */
+    Tnum tnum = Tnum.UNKNOWN;
     /** Fixed offset of a pointer. */
     long off;
     /** PTR_TO_STACK: whose frame (0 = main). */
@@ -24,6 +32,12 @@ final class RegState {
      * proved inside the packet on this path (the kernel's {@code reg->range}, here counted from data).
      */
     long range;
+    /**
+     * PTR_TO_PACKET with a variable part (id != 0): bytes from {@code data + x}, x being the variable
+     * part every pointer of this id shares, that a comparison with the packet's end proved there (the
+     * kernel's {@code reg->range}, for the pointers {@code find_good_pkt_pointers} marks by id).
+     */
+    long varRange;
     /** NOT_INIT since the helper call at this pc moved the packet it pointed into (-1: not so); for the log only. */
     int packetMovedAt = -1;
 
@@ -56,12 +70,18 @@ final class RegState {
         r.smax = smax;
         r.umin = umin;
         r.umax = umax;
+        r.s32min = s32min;
+        r.s32max = s32max;
+        r.u32min = u32min;
+        r.u32max = u32max;
+        r.tnum = tnum;
         r.off = off;
         r.frameno = frameno;
         r.id = id;
         r.target = target;
         r.memSize = memSize;
         r.range = range;
+        r.varRange = varRange;
         r.packetMovedAt = packetMovedAt;
         return r;
     }
@@ -72,12 +92,15 @@ final class RegState {
         smax = Long.MAX_VALUE;
         umin = 0;
         umax = -1L;
+        unbound32();
+        tnum = Tnum.UNKNOWN;
         off = 0;
         frameno = 0;
         id = 0;
         target = 0;
         memSize = -1;
         range = 0;
+        varRange = 0;
         packetMovedAt = -1;
     }
 
@@ -86,6 +109,8 @@ final class RegState {
         markUnknown();
         type = RegType.NOT_INIT;
         smin = smax = umin = umax = 0;
+        s32min = s32max = u32min = u32max = 0;
+        tnum = Tnum.constant(0);
         packetMovedAt = movedAt;
     }
 
@@ -94,8 +119,15 @@ final class RegState {
         setVar(v, v);
     }
 
-    /** Sets both signed and unsigned bounds to the same value range (which must not wrap). */
+    /** Sets the 64-bit bounds to the signed range [lo, hi]; the rest is deduced from it. */
     void setVar(long lo, long hi) {
+        if (lo == hi) { // exact: every bound is the value (no deduction needed, and constants are made often)
+            smin = smax = umin = umax = lo;
+            s32min = s32max = (int) lo;
+            u32min = u32max = lo & U32_MAX;
+            tnum = Tnum.constant(lo);
+            return;
+        }
         smin = lo;
         smax = hi;
         if (lo >= 0 || hi < 0) {
@@ -105,31 +137,159 @@ final class RegState {
             umin = 0;
             umax = -1L;
         }
+        unbound32();
+        tnum = lo == hi ? Tnum.constant(lo) : Tnum.UNKNOWN;
+        sync();
+    }
+
+    /** Sets the 64-bit bounds alone, everything else unknown, then deduces (for results computed on 64 bits). */
+    void set64(long smin, long smax, long umin, long umax) {
+        this.smin = smin;
+        this.smax = smax;
+        this.umin = umin;
+        this.umax = umax;
+        unbound32();
+        tnum = Tnum.UNKNOWN;
+        sync();
+    }
+
+    void unbound32() {
+        s32min = Integer.MIN_VALUE;
+        s32max = Integer.MAX_VALUE;
+        u32min = 0;
+        u32max = U32_MAX;
+    }
+
+    void unbound64() {
+        smin = Long.MIN_VALUE;
+        smax = Long.MAX_VALUE;
+        umin = 0;
+        umax = -1L;
     }
 
     boolean isConst() { return smin == smax; }
 
     boolean isConstZero() { return type == RegType.SCALAR && smin == 0 && smax == 0; }
 
-    /** Tightens the signed and unsigned bounds from each other ({@code __reg_deduce_bounds}). */
+    /**
+     * {@code reg_bounds_sync}: the bounds from the known bits, each kind of bound from the others, the
+     * known bits from the bounds, and the bounds again. Contradictory bounds happen only on paths no
+     * run takes; they become unknown (sound, and the branch that made them is never explored).
+     */
     void sync() {
-        if (smin >= 0 || smax < 0) { // the signed range does not cross the sign boundary
-            umin = Long.compareUnsigned(umin, smin) > 0 ? umin : smin;
-            umax = Long.compareUnsigned(umax, smax) < 0 ? umax : smax;
+        updateBounds();
+        deduce32();
+        deduce64();
+        deduceMixed();
+        deduce32();
+        deduce64();
+        boundOffset();
+        updateBounds();
+        if (smin > smax || Long.compareUnsigned(umin, umax) > 0 || s32min > s32max || u32min > u32max) markUnknown();
+    }
+
+    /** __update_reg_bounds: what the known bits allow. */
+    private void updateBounds() {
+        Tnum t32 = tnum.subreg();
+        s32min = Math.max(s32min, (int) (t32.value() | (t32.mask() & 0x80000000L)));
+        s32max = Math.min(s32max, (int) (t32.value() | (t32.mask() & 0x7fffffffL)));
+        u32min = Math.max(u32min, t32.value());
+        u32max = Math.min(u32max, t32.value() | t32.mask());
+        smin = Math.max(smin, tnum.value() | (tnum.mask() & Long.MIN_VALUE));
+        smax = Math.min(smax, tnum.value() | (tnum.mask() & Long.MAX_VALUE));
+        umin = umax(umin, tnum.value());
+        umax = umin(umax, tnum.value() | tnum.mask());
+    }
+
+    /** __reg32_deduce_bounds: the low halves from the 64-bit bounds, and u32 and s32 from each other. */
+    private void deduce32() {
+        if ((umin >>> 32) == (umax >>> 32)) { // one upper half: the low halves are a range
+            u32min = Math.max(u32min, umin & U32_MAX);
+            u32max = Math.min(u32max, umax & U32_MAX);
+            if ((int) umin <= (int) umax) {
+                s32min = Math.max(s32min, (int) umin);
+                s32max = Math.min(s32max, (int) umax);
+            }
         }
-        if ((umin >= 0) == (umax >= 0)) { // the unsigned range lies in one signed half
-            smin = Math.max(smin, umin);
-            smax = Math.min(smax, umax);
+        if ((smin >> 32) == (smax >> 32)) {
+            if ((smin & U32_MAX) <= (smax & U32_MAX)) {
+                u32min = Math.max(u32min, smin & U32_MAX);
+                u32max = Math.min(u32max, smax & U32_MAX);
+            }
+            if ((int) smin <= (int) smax) {
+                s32min = Math.max(s32min, (int) smin);
+                s32max = Math.min(s32max, (int) smax);
+            }
         }
-        if (smin > smax || Long.compareUnsigned(umin, umax) > 0) { // contradictory: only on dead paths
-            markUnknown();
+        if ((int) u32min <= (int) u32max) { // the u32 range lies in one s32 half
+            s32min = Math.max(s32min, (int) u32min);
+            s32max = Math.min(s32max, (int) u32max);
+        }
+        if ((s32min & U32_MAX) <= (s32max & U32_MAX)) { // the s32 range does not cross the sign boundary
+            u32min = Math.max(u32min, s32min & U32_MAX);
+            u32max = Math.min(u32max, s32max & U32_MAX);
         }
     }
 
-    /** True when every value this state may hold is one {@code old} may hold (scalar bounds). */
+    /** __reg64_deduce_bounds: signed and unsigned from each other, also where the signed range crosses zero. */
+    private void deduce64() {
+        if (umin <= umax) { // compared signed: the unsigned range lies in one signed half
+            smin = Math.max(smin, umin);
+            smax = Math.min(smax, umax);
+        }
+        if (Long.compareUnsigned(smin, smax) <= 0) { // the signed range does not cross the sign boundary
+            umin = umax(umin, smin);
+            umax = umin(umax, smax);
+        } else if (Long.compareUnsigned(umax, smin) < 0) { // only the non-negative part of the signed range
+            smin = umin;
+            umax = umin(umax, smax);
+        } else if (Long.compareUnsigned(smax, umin) < 0) { // only the negative part
+            smax = umax;
+            umin = umax(umin, smin);
+        }
+    }
+
+    /** __reg_deduce_mixed_bounds: the 64-bit bounds' low halves from the 32-bit bounds. */
+    private void deduceMixed() {
+        long newUmin = (umin & ~U32_MAX) | u32min, newUmax = (umax & ~U32_MAX) | u32max;
+        umin = umax(umin, newUmin);
+        umax = umin(umax, newUmax);
+        long newSmin = (smin & ~U32_MAX) | u32min, newSmax = (smax & ~U32_MAX) | u32max;
+        smin = Math.max(smin, newSmin);
+        smax = Math.min(smax, newSmax);
+    }
+
+    /** __reg_bound_offset: the known bits from the unsigned bounds. */
+    private void boundOffset() {
+        Tnum t64 = tnum.intersect(Tnum.range(umin, umax));
+        Tnum t32 = t64.subreg().intersect(Tnum.range(u32min, u32max));
+        tnum = t64.clearSubreg().or(t32);
+    }
+
+    /** zext_32_to_64 after an ALU32 operation: the 64-bit value is the zero-extended low half. */
+    void zext32() {
+        tnum = tnum.subreg();
+        umin = u32min;
+        umax = u32max;
+        if (s32min >= 0 && s32max >= 0) {
+            smin = s32min;
+            smax = s32max;
+        } else {
+            smin = 0;
+            smax = U32_MAX;
+        }
+    }
+
+    static long umax(long x, long y) { return Long.compareUnsigned(x, y) >= 0 ? x : y; }
+
+    static long umin(long x, long y) { return Long.compareUnsigned(x, y) <= 0 ? x : y; }
+
+    /** True when every value this state may hold is one {@code old} may hold (the kernel's range_within and tnum_in). */
     boolean rangeWithin(RegState old) {
         return old.smin <= smin && smax <= old.smax
-                && Long.compareUnsigned(old.umin, umin) <= 0 && Long.compareUnsigned(umax, old.umax) <= 0;
+                && Long.compareUnsigned(old.umin, umin) <= 0 && Long.compareUnsigned(umax, old.umax) <= 0
+                && old.s32min <= s32min && s32max <= old.s32max && old.u32min <= u32min && u32max <= old.u32max
+                && old.tnum.includes(tnum);
     }
 
     /** Same type pointing into the same object (frame, map, function), whatever the offset. */
@@ -170,7 +330,8 @@ final class RegState {
             case SCALAR:
                 if (isConst()) return Long.toString(smin);
                 return "scalar(smin=" + smin + ",smax=" + smax + ",umin=" + Long.toUnsignedString(umin)
-                        + ",umax=" + Long.toUnsignedString(umax) + ")";
+                        + ",umax=" + Long.toUnsignedString(umax) + ",smin32=" + s32min + ",smax32=" + s32max + ",umin32=" + u32min
+                        + ",umax32=" + u32max + ",var_off=" + tnum + ")";
             default:
                 StringBuilder sb = new StringBuilder(type.logName).append("(");
                 if (type == RegType.PTR_TO_STACK) sb.append("frame=").append(frameno).append(",");

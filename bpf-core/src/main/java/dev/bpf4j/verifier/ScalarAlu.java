@@ -5,9 +5,11 @@ import dev.bpf4j.isa.Opcodes;
 
 /**
  * Arithmetic on scalar bounds ({@code adjust_scalar_min_max_vals}): constants fold exactly through
- * {@link AluOps}, the RFC 9669 semantics both engines run; other ranges are followed where it is
- * cheap and sound (add, sub, mul, and, or, shifts, div, mod) and become unknown otherwise. 32-bit
- * operations work on the operands' low halves and give zero-extended results.
+ * {@link AluOps}, the RFC 9669 semantics both engines run; add, sub, mul, and, or, xor and shifts by
+ * a constant follow the kernel, on the 64-bit bounds, the 32-bit bounds and the known bits
+ * ({@link Tnum}) at once; an ALU32 result is its low half zero-extended ({@code zext_32_to_64}).
+ * Unsigned div and mod keep a range bpf4j has always followed (Linux forgets it); the rest becomes
+ * unknown.
  */
 final class ScalarAlu {
     private ScalarAlu() {}
@@ -16,90 +18,247 @@ final class ScalarAlu {
 
     /** {@code dst = dst op src} for {@code op} (an ALU operation code) on scalars; {@code off} 1 = signed div/mod. */
     static void apply(int op, boolean alu64, int off, RegState dst, RegState src) {
-        if (dst.isConst() && src.isConst()) {
-            dst.markConst(fold(op, alu64, off, dst.smin, src.smin));
+        if (alu64 ? dst.isConst() && src.isConst() : dst.u32min == dst.u32max && src.u32min == src.u32max) {
+            dst.markConst(fold(op, alu64, off, alu64 ? dst.smin : dst.u32min, alu64 ? src.smin : src.u32min));
             return;
         }
-        RegState a = alu64 ? dst : low32(dst), b = alu64 ? src : low32(src);
-        long lo, hi; // unsigned result range
         switch (op) {
             case Opcodes.ADD:
-                if (alu64 && signedRange(dst, a.smin, b.smin, a.smax, b.smax, true)) return;
-                if (addOverflows(a.umax, b.umax)) { unknown(dst, alu64); return; }
-                lo = a.umin + b.umin;
-                hi = a.umax + b.umax;
+                add32(dst, src);
+                add64(dst, src);
+                dst.tnum = dst.tnum.add(src.tnum);
                 break;
             case Opcodes.SUB:
-                if (alu64 && signedRange(dst, a.smin, b.smax, a.smax, b.smin, false)) return;
-                if (Long.compareUnsigned(a.umin, b.umax) < 0) { unknown(dst, alu64); return; }
-                lo = a.umin - b.umax;
-                hi = a.umax - b.umin;
+                sub32(dst, src);
+                sub64(dst, src);
+                dst.tnum = dst.tnum.sub(src.tnum);
                 break;
             case Opcodes.MUL:
-                if (Long.compareUnsigned(a.umax, U32_MAX) > 0 || Long.compareUnsigned(b.umax, U32_MAX) > 0) {
-                    unknown(dst, alu64);
-                    return;
-                }
-                lo = a.umin * b.umin;
-                hi = a.umax * b.umax;
-                if (hi < 0) { unknown(dst, alu64); return; }
+                mul32(dst, src);
+                mul64(dst, src);
+                dst.tnum = dst.tnum.mul(src.tnum);
                 break;
-            case Opcodes.DIV:
-                if (off != 0) { unknown(dst, alu64); return; }
-                lo = 0;
-                hi = a.umax; // x / y <= x, and x / 0 = 0
-                if (b.isConst() && b.umin != 0) {
-                    lo = Long.divideUnsigned(a.umin, b.umin);
-                    hi = Long.divideUnsigned(a.umax, b.umin);
-                }
+            case Opcodes.AND: case Opcodes.OR: case Opcodes.XOR:
+                bitwise(op, dst, src);
                 break;
-            case Opcodes.MOD:
-                if (off != 0) { unknown(dst, alu64); return; }
-                lo = 0;
-                hi = a.umax; // x % 0 = x, x % y <= x
-                if (b.umin != 0 && Long.compareUnsigned(b.umax - 1, hi) < 0) hi = b.umax - 1;
-                break;
-            case Opcodes.AND:
-                lo = 0;
-                hi = Long.compareUnsigned(a.umax, b.umax) < 0 ? a.umax : b.umax;
-                break;
-            case Opcodes.OR: case Opcodes.XOR: {
-                long top = Long.compareUnsigned(a.umax, b.umax) > 0 ? a.umax : b.umax;
-                hi = top == 0 ? 0 : -1L >>> Long.numberOfLeadingZeros(top); // all bits up to the highest set
-                lo = op == Opcodes.OR ? (Long.compareUnsigned(a.umin, b.umin) > 0 ? a.umin : b.umin) : 0;
-                break;
-            }
             case Opcodes.LSH: case Opcodes.RSH: case Opcodes.ARSH: {
-                if (!b.isConst()) { unknown(dst, alu64); return; }
-                int k = (int) (b.umin & (alu64 ? 63 : 31));
-                if (op == Opcodes.LSH) {
-                    if (k != 0 && Long.compareUnsigned(a.umax, -1L >>> k) > 0) { unknown(dst, alu64); return; }
-                    lo = a.umin << k;
-                    hi = a.umax << k;
-                } else if (op == Opcodes.RSH) {
-                    lo = a.umin >>> k;
-                    hi = a.umax >>> k;
-                } else {
-                    if (!alu64) { unknown(dst, false); return; }
-                    dst.smin = a.smin >> k;
-                    dst.smax = a.smax >> k;
-                    dst.umin = 0;
-                    dst.umax = -1L;
-                    dst.sync();
-                    return;
-                }
+                if (alu64 ? !src.isConst() : src.u32min != src.u32max) { unknown(dst, alu64); return; }
+                int k = (int) ((alu64 ? src.umin : src.u32min) & (alu64 ? 63 : 31)); // the RFC masks the amount
+                if (alu64) shift64(op, k, dst); else shift32(op, k, dst);
                 break;
             }
-            default: // neg and everything signed on 32 bits
+            case Opcodes.DIV: case Opcodes.MOD:
+                if (off != 0) { unknown(dst, alu64); return; }
+                divMod(op, alu64, dst, src);
+                return;
+            default: // neg and the like
                 unknown(dst, alu64);
                 return;
         }
-        if (!alu64 && Long.compareUnsigned(hi, U32_MAX) > 0) { unknown(dst, false); return; }
-        dst.umin = lo;
-        dst.umax = hi;
-        dst.smin = Long.MIN_VALUE;
-        dst.smax = Long.MAX_VALUE;
+        if (!alu64) dst.zext32();
         dst.sync();
+    }
+
+    // ---- add, sub, mul: scalar32_min_max_* and scalar_min_max_* ----
+
+    private static void add32(RegState d, RegState s) {
+        setS32(d, d.s32min + s.s32min, d.s32max + s.s32max);
+        long lo = d.u32min + s.u32min, hi = d.u32max + s.u32max;
+        if (lo > U32_MAX) { lo -= 1L << 32; hi -= 1L << 32; } // every sum wraps once
+        setU32(d, lo, hi);
+    }
+
+    private static void add64(RegState d, RegState s) {
+        try {
+            long lo = Math.addExact(d.smin, s.smin), hi = Math.addExact(d.smax, s.smax);
+            d.smin = lo;
+            d.smax = hi;
+        } catch (ArithmeticException e) {
+            d.smin = Long.MIN_VALUE;
+            d.smax = Long.MAX_VALUE;
+        }
+        long lo = d.umin + s.umin, hi = d.umax + s.umax;
+        boolean carryLo = Long.compareUnsigned(lo, d.umin) < 0, carryHi = Long.compareUnsigned(hi, d.umax) < 0;
+        if (carryLo == carryHi) { // no sum wraps, or every one does
+            d.umin = lo;
+            d.umax = hi;
+        } else {
+            d.umin = 0;
+            d.umax = -1L;
+        }
+    }
+
+    private static void sub32(RegState d, RegState s) {
+        setS32(d, d.s32min - s.s32max, d.s32max - s.s32min);
+        long lo = d.u32min - s.u32max, hi = d.u32max - s.u32min;
+        if (hi < 0) { lo += 1L << 32; hi += 1L << 32; } // every difference wraps once
+        setU32(d, lo, hi);
+    }
+
+    private static void sub64(RegState d, RegState s) {
+        try {
+            long lo = Math.subtractExact(d.smin, s.smax), hi = Math.subtractExact(d.smax, s.smin);
+            d.smin = lo;
+            d.smax = hi;
+        } catch (ArithmeticException e) {
+            d.smin = Long.MIN_VALUE;
+            d.smax = Long.MAX_VALUE;
+        }
+        boolean noneWrap = Long.compareUnsigned(d.umin, s.umax) >= 0, allWrap = Long.compareUnsigned(d.umax, s.umin) < 0;
+        if (noneWrap || allWrap) {
+            long lo = d.umin - s.umax, hi = d.umax - s.umin;
+            d.umin = lo;
+            d.umax = hi;
+        } else {
+            d.umin = 0;
+            d.umax = -1L;
+        }
+    }
+
+    private static void mul32(RegState d, RegState s) {
+        long a = d.s32min * s.s32min, b = d.s32min * s.s32max, c = d.s32max * s.s32min, e = d.s32max * s.s32max;
+        setS32(d, Math.min(Math.min(a, b), Math.min(c, e)), Math.max(Math.max(a, b), Math.max(c, e)));
+        long hi = d.u32max * s.u32max; // < 2^64: compared unsigned
+        if (Long.compareUnsigned(hi, U32_MAX) > 0) setU32(d, 0, Long.MAX_VALUE);
+        else setU32(d, d.u32min * s.u32min, hi);
+    }
+
+    private static void mul64(RegState d, RegState s) {
+        try {
+            long a = Math.multiplyExact(d.smin, s.smin), b = Math.multiplyExact(d.smin, s.smax);
+            long c = Math.multiplyExact(d.smax, s.smin), e = Math.multiplyExact(d.smax, s.smax);
+            d.smin = Math.min(Math.min(a, b), Math.min(c, e));
+            d.smax = Math.max(Math.max(a, b), Math.max(c, e));
+        } catch (ArithmeticException ex) {
+            d.smin = Long.MIN_VALUE;
+            d.smax = Long.MAX_VALUE;
+        }
+        boolean fits = d.umax == 0 || Long.compareUnsigned(s.umax, Long.divideUnsigned(-1L, d.umax)) <= 0;
+        if (fits) {
+            d.umin = d.umin * s.umin;
+            d.umax = d.umax * s.umax;
+        } else {
+            d.umin = 0;
+            d.umax = -1L;
+        }
+    }
+
+    /** s32 bounds [lo, hi] when both fit, else unbounded. */
+    private static void setS32(RegState d, long lo, long hi) {
+        if (lo < Integer.MIN_VALUE || hi > Integer.MAX_VALUE) {
+            d.s32min = Integer.MIN_VALUE;
+            d.s32max = Integer.MAX_VALUE;
+        } else {
+            d.s32min = lo;
+            d.s32max = hi;
+        }
+    }
+
+    /** u32 bounds [lo, hi] when both fit, else unbounded. */
+    private static void setU32(RegState d, long lo, long hi) {
+        if (lo < 0 || hi > U32_MAX) {
+            d.u32min = 0;
+            d.u32max = U32_MAX;
+        } else {
+            d.u32min = lo;
+            d.u32max = hi;
+        }
+    }
+
+    // ---- and, or, xor: the known bits first, then the bounds they allow ----
+
+    private static void bitwise(int op, RegState d, RegState s) {
+        Tnum t = op == Opcodes.AND ? d.tnum.and(s.tnum) : op == Opcodes.OR ? d.tnum.or(s.tnum) : d.tnum.xor(s.tnum);
+        Tnum t32 = t.subreg();
+        boolean nonNeg32 = d.s32min >= 0 && s.s32min >= 0, nonNeg64 = d.smin >= 0 && s.smin >= 0;
+        long u32lo, u32hi, ulo, uhi;
+        switch (op) {
+            case Opcodes.AND:
+                u32lo = t32.value();
+                u32hi = Math.min(d.u32max, s.u32max);
+                ulo = t.value();
+                uhi = RegState.umin(d.umax, s.umax);
+                break;
+            case Opcodes.OR:
+                u32lo = Math.max(d.u32min, s.u32min);
+                u32hi = t32.value() | t32.mask();
+                ulo = RegState.umax(d.umin, s.umin);
+                uhi = t.value() | t.mask();
+                break;
+            default:
+                u32lo = t32.value();
+                u32hi = t32.value() | t32.mask();
+                ulo = t.value();
+                uhi = t.value() | t.mask();
+        }
+        d.tnum = t;
+        d.u32min = u32lo;
+        d.u32max = u32hi;
+        if (nonNeg32) { d.s32min = u32lo; d.s32max = u32hi; } else { d.s32min = Integer.MIN_VALUE; d.s32max = Integer.MAX_VALUE; }
+        d.umin = ulo;
+        d.umax = uhi;
+        if (nonNeg64) { d.smin = ulo; d.smax = uhi; } else { d.smin = Long.MIN_VALUE; d.smax = Long.MAX_VALUE; }
+    }
+
+    // ---- shifts by a constant ----
+
+    private static void shift64(int op, int k, RegState d) {
+        long smin = Long.MIN_VALUE, smax = Long.MAX_VALUE, umin = 0, umax = -1L;
+        if (op == Opcodes.LSH) {
+            d.tnum = d.tnum.lshift(k);
+            if (k == 0 || Long.compareUnsigned(d.umax, -1L >>> k) <= 0) { umin = d.umin << k; umax = d.umax << k; }
+        } else if (op == Opcodes.RSH) {
+            d.tnum = d.tnum.rshift(k);
+            umin = d.umin >>> k;
+            umax = d.umax >>> k;
+        } else {
+            d.tnum = d.tnum.arshift(k, false);
+            smin = d.smin >> k;
+            smax = d.smax >> k;
+        }
+        d.smin = smin;
+        d.smax = smax;
+        d.umin = umin;
+        d.umax = umax;
+        d.unbound32();
+    }
+
+    private static void shift32(int op, int k, RegState d) {
+        Tnum sub = d.tnum.subreg();
+        long s32min = Integer.MIN_VALUE, s32max = Integer.MAX_VALUE, u32min = 0, u32max = U32_MAX;
+        if (op == Opcodes.LSH) {
+            d.tnum = sub.lshift(k).subreg();
+            if (d.u32max <= (U32_MAX >>> k)) { u32min = d.u32min << k; u32max = d.u32max << k; }
+        } else if (op == Opcodes.RSH) {
+            d.tnum = sub.rshift(k);
+            u32min = d.u32min >>> k;
+            u32max = d.u32max >>> k;
+        } else {
+            d.tnum = sub.arshift(k, true);
+            s32min = d.s32min >> k;
+            s32max = d.s32max >> k;
+        }
+        d.s32min = s32min;
+        d.s32max = s32max;
+        d.u32min = u32min;
+        d.u32max = u32max;
+        d.unbound64();
+    }
+
+    // ---- unsigned div and mod ----
+
+    private static void divMod(int op, boolean alu64, RegState dst, RegState src) {
+        long aMin = alu64 ? dst.umin : dst.u32min, aMax = alu64 ? dst.umax : dst.u32max;
+        long bMin = alu64 ? src.umin : src.u32min, bMax = alu64 ? src.umax : src.u32max;
+        long lo = 0, hi = aMax; // x / y <= x, x / 0 = 0; x % y <= x, x % 0 = x
+        if (op == Opcodes.DIV && bMin == bMax && bMin != 0) {
+            lo = Long.divideUnsigned(aMin, bMin);
+            hi = Long.divideUnsigned(aMax, bMin);
+        } else if (op == Opcodes.MOD && bMin != 0 && Long.compareUnsigned(bMax - 1, hi) < 0) {
+            hi = bMax - 1;
+        }
+        dst.markUnknown();
+        dst.set64(Long.MIN_VALUE, Long.MAX_VALUE, lo, hi);
     }
 
     /** neg, le/be/bswap and movsx on a scalar in place. */
@@ -133,12 +292,14 @@ final class ScalarAlu {
 
     /** The result of a 32-bit {@code mov} from {@code src}: its low half, zero-extended. */
     static void mov32(RegState dst, RegState src) {
-        RegState low = low32(src);
         dst.markUnknown();
-        dst.smin = low.smin;
-        dst.smax = low.smax;
-        dst.umin = low.umin;
-        dst.umax = low.umax;
+        dst.s32min = src.s32min;
+        dst.s32max = src.s32max;
+        dst.u32min = src.u32min;
+        dst.u32max = src.u32max;
+        dst.tnum = src.tnum;
+        dst.zext32();
+        dst.sync();
     }
 
     /** The exact result of an ALU operation on two constants (what both engines compute). */
@@ -161,34 +322,8 @@ final class ScalarAlu {
         }
     }
 
-    /** The register's low 32 bits as a range: exact when its unsigned range fits, else [0, 2^32). */
-    private static RegState low32(RegState r) {
-        RegState out = RegState.unknown();
-        if (r.isConst()) out.markConst(r.smin & U32_MAX);
-        else if (Long.compareUnsigned(r.umax, U32_MAX) <= 0) out.setVar(r.umin, r.umax);
-        else out.setVar(0, U32_MAX);
-        return out;
-    }
-
     private static void unknown(RegState dst, boolean alu64) {
         dst.markUnknown();
         if (!alu64) dst.setVar(0, U32_MAX);
-    }
-
-    private static boolean addOverflows(long x, long y) { return Long.compareUnsigned(x + y, x) < 0; }
-
-    /** Sets dst's signed range to [lo1 op lo2, hi1 op hi2] when neither end overflows; true when it did. */
-    private static boolean signedRange(RegState dst, long lo1, long lo2, long hi1, long hi2, boolean add) {
-        try {
-            long lo = add ? Math.addExact(lo1, lo2) : Math.subtractExact(lo1, lo2);
-            long hi = add ? Math.addExact(hi1, hi2) : Math.subtractExact(hi1, hi2);
-            dst.markUnknown();
-            dst.smin = lo;
-            dst.smax = hi;
-            dst.sync();
-            return true;
-        } catch (ArithmeticException e) {
-            return false;
-        }
     }
 }

@@ -25,7 +25,40 @@ final class StatePruning {
             for (int r = 0; r < o.regs.length; r++) if (!regCovers(o.regs[r], c.regs[r])) return false;
             if (!stackCovers(o, c)) return false;
         }
+        return packetIdsCorrespond(old, cur);
+    }
+
+    /**
+     * The kernel's check_ids for packet pointers with a variable part: pointers that share an id in the
+     * old state (a comparison of one proves bytes for all) must share one in the current state, and the
+     * other way round, or a proof the old state's paths relied on would not carry over.
+     */
+    private static boolean packetIdsCorrespond(VerifierState old, VerifierState cur) {
+        if (!hasPacketId(old) && !hasPacketId(cur)) return true; // the common case: nothing to map
+        java.util.Map<Integer, Integer> oldToCur = new java.util.HashMap<>(), curToOld = new java.util.HashMap<>();
+        for (int i = 0; i < old.frames.size(); i++) {
+            FuncState o = old.frames.get(i), c = cur.frames.get(i);
+            for (int r = 0; r < o.regs.length; r++) if (!sameIds(o.regs[r], c.regs[r], oldToCur, curToOld)) return false;
+            for (int s = 0; s < FuncState.SLOTS; s++) {
+                if (o.spilled[s] != null && c.spilled[s] != null && !sameIds(o.spilled[s], c.spilled[s], oldToCur, curToOld)) return false;
+            }
+        }
         return true;
+    }
+
+    private static boolean hasPacketId(VerifierState st) {
+        for (FuncState f : st.frames) {
+            for (RegState r : f.regs) if (r.type == RegType.PTR_TO_PACKET && r.id != 0) return true;
+            for (RegState r : f.spilled) if (r != null && r.type == RegType.PTR_TO_PACKET && r.id != 0) return true;
+        }
+        return false;
+    }
+
+    private static boolean sameIds(RegState o, RegState c, java.util.Map<Integer, Integer> oldToCur, java.util.Map<Integer, Integer> curToOld) {
+        if (o.type != RegType.PTR_TO_PACKET || c.type != RegType.PTR_TO_PACKET || (o.id == 0 && c.id == 0)) return true;
+        if (o.id == 0 || c.id == 0) return o.varRange == 0; // an old id no proof used
+        Integer mapped = oldToCur.putIfAbsent(o.id, c.id), back = curToOld.putIfAbsent(c.id, o.id);
+        return (mapped == null || mapped == c.id) && (back == null || back == o.id);
     }
 
     /**
@@ -36,7 +69,8 @@ final class StatePruning {
     static boolean regCovers(RegState o, RegState c) {
         if (o.type == RegType.NOT_INIT) return true;
         if (o.type == RegType.SCALAR) return c.type == RegType.SCALAR && c.rangeWithin(o);
-        return o.sameTarget(c) && (!o.type.maybeNull() || o.id == c.id) && c.range >= o.range
+        return o.sameTarget(c) && (!o.type.maybeNull() || o.id == c.id) && c.range >= o.range && c.varRange >= o.varRange
+                && (o.varRange == 0 || o.off == c.off) // varRange counts from the fixed offset's base
                 && o.off + o.smin <= c.off + c.smin && c.off + c.smax <= o.off + o.smax;
     }
 
@@ -78,7 +112,10 @@ final class StatePruning {
     }
 
     private static void widen(RegState p, RegState c) {
-        if (p.type == RegType.PTR_TO_PACKET && c.type == RegType.PTR_TO_PACKET) c.range = Math.min(c.range, p.range); // converge
+        if (p.type == RegType.PTR_TO_PACKET && c.type == RegType.PTR_TO_PACKET) { // converge
+            c.range = Math.min(c.range, p.range);
+            c.varRange = Math.min(c.varRange, p.varRange);
+        }
         if (p.type.isPointer() && p.sameTarget(c) && p.off != c.off) {
             p = p.copy(); // compare total offsets: the fixed part moves into the variable one
             p.setVar(p.off + p.smin, p.off + p.smax);
@@ -95,6 +132,9 @@ final class StatePruning {
         c.smax = Math.max(c.smax, p.smax);
         c.umin = Long.compareUnsigned(c.umin, p.umin) < 0 ? c.umin : p.umin;
         c.umax = Long.compareUnsigned(c.umax, p.umax) > 0 ? c.umax : p.umax;
+        // the 32-bit bounds and known bits: dropped (a superset), so the next round is covered
+        c.unbound32();
+        c.tnum = Tnum.UNKNOWN;
     }
 
     /**

@@ -28,13 +28,14 @@ final class Step {
     private final InsnAuxRecorder aux;
     private int nextId = 1;
 
-    Step(Reject reject, Insn[] insns, InsnForm[] forms, HelperRegistry helpers, VerifierPolicy policy, InsnAuxRecorder aux) {
+    Step(Reject reject, Insn[] insns, InsnForm[] forms, HelperRegistry helpers, VerifierPolicy policy, InsnAuxRecorder aux,
+         StackDepth depths) {
         this.reject = reject;
         this.insns = insns;
         this.forms = forms;
         this.helpers = helpers;
         this.policy = policy;
-        this.memory = new MemoryAccess(reject, policy);
+        this.memory = new MemoryAccess(reject, policy, depths);
         this.helperArgs = new HelperArgs(reject, policy, memory, aux);
         this.aux = aux;
     }
@@ -173,6 +174,10 @@ final class Step {
         if (ptr.type.maybeNull()) {
             throw reject.at(pc, "R" + d + " pointer arithmetic on " + ptr.type.logName + " prohibited, null-check it first");
         }
+        if (scalar.isConstZero() && (op == Opcodes.ADD || ptr.type == RegType.PTR_TO_FUNC)
+                && (ptr.type == RegType.CONST_PTR_TO_MAP || ptr.type == RegType.PTR_TO_FUNC)) {
+            return ptr.copy(); // adding a known 0 leaves the pointer as it is: Linux allows it (clang emits it)
+        }
         if (ptr.type == RegType.PTR_TO_PACKET_END || ptr.type == RegType.CONST_PTR_TO_MAP || ptr.type == RegType.PTR_TO_FUNC) {
             throw reject.at(pc, "R" + d + " pointer arithmetic on " + ptr.type.logName + " prohibited");
         }
@@ -186,14 +191,20 @@ final class Step {
             out.off += k;
             return out;
         }
+        if (out.type == RegType.PTR_TO_PACKET) { // a new variable part: its own id, nothing proven after it yet
+            out.id = nextId++;
+            out.varRange = 0;
+        }
         long lo = sub ? -scalar.smax : scalar.smin, hi = sub ? -scalar.smin : scalar.smax;
         if (scalar.smin <= -MemoryAccess.MAX_VAR_OFF || scalar.smax >= MemoryAccess.MAX_VAR_OFF) {
-            return outOfRange(pc, d, out, "an unbounded register (R" + (dst.type.isPointer() ? insn.src() : d) + ")");
+            // check_reg_sane_offset's words
+            return outOfRange(pc, d, out, scalar.smin == Long.MIN_VALUE ? "register with unbounded min value"
+                    : scalar.smax == Long.MAX_VALUE ? "register with unbounded max value"
+                    : "register with value [" + scalar.smin + ", " + scalar.smax + "] (R" + (dst.type.isPointer() ? insn.src() : d) + ")");
         }
-        out.smin += lo;
-        out.smax += hi;
-        out.umin = 0;
-        out.umax = -1L;
+        Tnum known = sub ? out.tnum.sub(scalar.tnum) : out.tnum.add(scalar.tnum); // adjust_ptr_min_max_vals keeps var_off
+        out.setVar(out.smin + lo, out.smax + hi);
+        out.tnum = out.tnum.intersect(known);
         out.sync();
         if (out.type == RegType.PTR_TO_CTX && policy.ctxFixedOffsets()) {
             throw reject.at(pc, "R" + d + " variable ctx access var_off=(" + out.smin + ";" + out.smax + ") disallowed");
@@ -208,10 +219,7 @@ final class Step {
             throw reject.at(pc, "R" + d + " math between " + ptr.type.logName + " pointer and " + what + " is not allowed");
         }
         RegState out = ptr.copy();
-        out.smin = -MemoryAccess.MAX_VAR_OFF;
-        out.smax = MemoryAccess.MAX_VAR_OFF;
-        out.umin = 0;
-        out.umax = -1L;
+        out.setVar(-MemoryAccess.MAX_VAR_OFF, MemoryAccess.MAX_VAR_OFF);
         return out;
     }
 

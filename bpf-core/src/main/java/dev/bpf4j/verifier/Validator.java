@@ -7,15 +7,16 @@ import dev.bpf4j.runtime.LoadOptions;
 import java.util.List;
 
 /**
- * The mandatory load-time validator (DESIGN.md, safety pillar 1). It runs four passes, each in its
+ * The mandatory load-time validator (DESIGN.md, safety pillar 1). It runs three passes, each in its
  * own class, and stops at the first rejection with a kernel-like "pc: reason":
  * <ol>
  *   <li>{@link SlotChecker}: opcodes, reserved fields, register numbers, r10 read-only, lddw
  *       pairing, helper ids;</li>
  *   <li>{@link ControlFlow}: subprogram boundaries, jump and call targets, missing exit;</li>
- *   <li>{@link StackAccessCheck}: r10-relative accesses inside the 512-byte frame and aligned;</li>
  *   <li>{@link Verifier}: the kernel-style verifier, every path through an abstract machine of typed
- *       registers and stack slots (docs/verifier.md).</li>
+ *       registers and stack slots (docs/verifier.md). As in Linux, only instructions on an explored
+ *       path are checked: an r10-relative access outside the frame on a path no run takes is
+ *       accepted (both engines check such an access at run time, so it could never touch memory).</li>
  * </ol>
  */
 public final class Validator {
@@ -49,9 +50,11 @@ public final class Validator {
         List<Subprogram> subprograms = cfg.analyze();
         VerifierPolicy policy = VerifierPolicy.from(options);
         if (policy.ctxRules() != null) cfg.checkReachable(); // a kernel program type's load
-        StackAccessCheck.check(reject, insns, forms);
         Verifier verifier = new Verifier(reject, insns, forms, options.helpers(), policy);
         VerifierStats stats = verifier.verify(policy);
+        if (policy.kernelCallWalk()) {
+            new CallStackCheck(reject, insns, forms, subprograms, verifier.stackDepths(), policy.privateStacks(), options.helpers()).check();
+        }
         return new ValidatedProgram(program, subprograms, stats, verifier.aux());
     }
 }

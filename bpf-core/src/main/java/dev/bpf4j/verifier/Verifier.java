@@ -41,6 +41,7 @@ final class Verifier {
     private final VerifierState[] lastKept;
     private final Step step;
     private final InsnAuxRecorder aux;
+    private final StackDepth depths = new StackDepth();
     private int processed, totalStates, maxStatesPerInsn;
 
     @SuppressWarnings("unchecked")
@@ -56,7 +57,7 @@ final class Verifier {
         this.explored = new java.util.Map[insns.length];
         this.lastKept = new VerifierState[insns.length];
         this.aux = new InsnAuxRecorder(reject, insns.length);
-        this.step = new Step(reject, insns, forms, helpers, policy, aux);
+        this.step = new Step(reject, insns, forms, helpers, policy, aux, depths);
     }
 
     VerifierStats verify(VerifierPolicy policy) {
@@ -102,6 +103,9 @@ final class Verifier {
     private static void pathEnded(VerifierState st) {
         if (st.lastKept != null) st.lastKept.pathEnded();
     }
+
+    /** How deep each function's frame was used on the paths {@link #verify} explored. */
+    StackDepth stackDepths() { return depths; }
 
     /** The per-instruction facts of the paths {@link #verify} explored. */
     InsnAux aux() { return aux.build(); }

@@ -23,6 +23,20 @@ import dev.bpf4j.runtime.PacketContext;
  */
 record VerifierPolicy(int entryArgs, boolean ctxEntry, boolean ctxFixedOffsets, PacketContext packetContext, boolean allowPtrLeaks,
                       MapShapes maps, ContextRules ctxRules) {
+    /**
+     * Whether Linux may give this program's larger functions private stacks (kprobe, tracepoint,
+     * perf_event, raw tracepoint programs): assumed for a kernel context without packet pointers,
+     * so that the combined-stack rule ({@link CallStackCheck}) never refuses what Linux loads.
+     */
+    boolean privateStacks() { return ctxFixedOffsets && packetContext == null; }
+
+    /**
+     * Whether Linux's whole-program call walk ({@link CallStackCheck}) applies: only to a kernel
+     * program type, whose verdict must be Linux's. The conformance suites' memory block and plain
+     * values follow RFC 9669, which allows recursion and gives every call a frame of its own.
+     */
+    boolean kernelCallWalk() { return ctxFixedOffsets; }
+
     static VerifierPolicy from(LoadOptions options) {
         boolean kernel = options.entry() == EntryRegisters.CONTEXT || options.packetContext() != null;
         boolean ctx = kernel || options.entry() == EntryRegisters.MEMORY_BLOCK;

@@ -16,7 +16,6 @@
  *   <li>{@code ControlFlow}: subprograms start at pc 0 and at every call-local target; jumps and
  *       calls land inside the program and not on an lddw's second slot; jumps stay in their
  *       subprogram; each subprogram ends with exit or ja.</li>
- *   <li>{@code StackAccessCheck}: r10-relative accesses lie in [-512, 0) and are size-aligned.</li>
  *   <li>{@code Verifier}: the kernel-style verifier. Every path runs through an abstract machine
  *       ({@code VerifierState}: frames of typed registers {@code RegState} and typed stack bytes),
  *       one instruction at a time ({@code Step}, {@code ScalarAlu}, {@code BranchRules},

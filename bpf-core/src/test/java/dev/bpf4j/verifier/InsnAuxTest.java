@@ -134,4 +134,24 @@ class InsnAuxTest {
                 "mov %r1, 1\nmov %r2, 2\nmov %r3, 3\nmov %r4, 4\nmov %r5, 5\ncall 90\nmov %r0, 0\nexit"), o).aux();
         assertThat(all.anyUnsetArgs()).isFalse();
     }
+
+    @Test
+    void aVariableOffsetPacketPointerProvesBytesPastItsOwnVariablePart() {
+        // p = data + (rx_queue_index & 63); if (p + 4 > data_end) out; then p[0..3] are there, p[4] is not,
+        // and data[0] is not either (the variable part may be 0 .. 63, the proof is only past it)
+        String asm = "ldxw %r2, [%r1+0]\nldxw %r3, [%r1+4]\nldxw %r4, [%r1+16]\nand %r4, 63\nadd %r2, %r4\n"
+                + "mov %r5, %r2\nadd %r5, 4\njgt %r5, %r3, out\n"
+                + "ldxw %r0, [%r2+0]\nldxb %r0, [%r2+3]\nldxb %r0, [%r2+4]\nldxb %r0, [%r5-1]\n"
+                + "out:\nmov %r0, 0\nexit";
+        InsnAux a = Validator.analyze(Assembler.assembleProgram("pkt", asm), XDP).aux();
+        assertThat(a.proven(8)).as("p[0..3]").isTrue();
+        assertThat(a.proven(9)).as("p[3]").isTrue();
+        assertThat(a.proven(10)).as("p[4], past the check").isFalse();
+        assertThat(a.proven(11)).as("(p + 4)[-1], a copy with the same variable part").isTrue();
+        // the same through a pointer whose variable part is another one (a second add): nothing proven
+        String other = "ldxw %r2, [%r1+0]\nldxw %r3, [%r1+4]\nldxw %r4, [%r1+16]\nand %r4, 63\nadd %r2, %r4\n"
+                + "mov %r5, %r2\nadd %r5, 4\nmov %r6, %r2\nadd %r6, %r4\njgt %r5, %r3, out\nldxb %r0, [%r6+0]\n"
+                + "out:\nmov %r0, 0\nexit";
+        assertThat(Validator.analyze(Assembler.assembleProgram("pkt", other), XDP).aux().proven(10)).isFalse();
+    }
 }

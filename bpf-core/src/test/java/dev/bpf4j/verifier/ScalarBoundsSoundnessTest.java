@@ -32,15 +32,36 @@ class ScalarBoundsSoundnessTest {
             long width = r.nextInt(4) == 0 ? 0 : r.nextLong(0, r.nextBoolean() ? 64 : 1L << 40);
             long lo = c, hi = c + width;
             if (hi < lo) hi = Long.MAX_VALUE; // no wrap in the signed range
-            range = RegState.unknown();
+            RegState range = RegState.unknown();
             range.setVar(lo, hi);
             range.sync();
-            value = width == 0 ? lo : lo + r.nextLong(0, hi - lo + 1 > 0 ? hi - lo + 1 : Long.MAX_VALUE);
+            long value = width == 0 ? lo : lo + r.nextLong(0, hi - lo + 1 > 0 ? hi - lo + 1 : Long.MAX_VALUE);
+            // a third of the samples went through an operation first: known bits, 32-bit bounds, wrapped ranges
+            if (r.nextInt(3) == 0) {
+                long k = r.nextInt(2) == 0 ? r.nextLong() : r.nextLong(-300, 300);
+                int op = ALU_OPS[r.nextInt(ALU_OPS.length)];
+                boolean alu64 = r.nextBoolean();
+                RegState other = RegState.constant(k);
+                if (r.nextBoolean()) { // a range, not a constant, as the second operand
+                    other = RegState.unknown();
+                    other.setVar(Math.min(k, k + 50), Math.max(k, k + 50));
+                }
+                long ko = other.isConst() ? k : Math.min(k, k + 50) + r.nextInt(51);
+                ScalarAlu.apply(op, alu64, 0, range, other);
+                value = ScalarAlu.fold(op, alu64, 0, value, ko);
+                assertThat(contains(range, value)).as("seed %d: sample 0x%x op 0x%x %d -> %d in %s", SEED, op, alu64 ? 64 : 32, ko, value, range)
+                        .isTrue();
+            }
+            this.range = range;
+            this.value = value;
         }
     }
 
+    /** Every bound and the known bits hold {@code v}. */
     static boolean contains(RegState r, long v) {
-        return r.smin <= v && v <= r.smax && Long.compareUnsigned(r.umin, v) <= 0 && Long.compareUnsigned(v, r.umax) <= 0;
+        long u32 = v & 0xffffffffL;
+        return r.smin <= v && v <= r.smax && Long.compareUnsigned(r.umin, v) <= 0 && Long.compareUnsigned(v, r.umax) <= 0
+                && r.s32min <= (int) v && (int) v <= r.s32max && r.u32min <= u32 && u32 <= r.u32max && r.tnum.contains(v);
     }
 
     @Test
@@ -62,12 +83,38 @@ class ScalarBoundsSoundnessTest {
     }
 
     @Test
+    void tnumOperationsContainEveryConcreteResult() {
+        SplittableRandom r = new SplittableRandom(SEED + 2);
+        for (int i = 0; i < 200_000; i++) {
+            long am = r.nextLong() & r.nextLong(), bm = r.nextLong() & r.nextLong() & r.nextLong();
+            long av = r.nextLong() & ~am, bv = r.nextLong() & ~bm;
+            Tnum a = new Tnum(av, am), b = new Tnum(bv, bm);
+            long x = av | (r.nextLong() & am), y = bv | (r.nextLong() & bm);
+            int s = r.nextInt(64);
+            String what = String.format("seed %d #%d: %s %s x=%x y=%x", SEED + 2, i, a, b, x, y);
+            assertThat(a.add(b).contains(x + y)).as(what + " add").isTrue();
+            assertThat(a.sub(b).contains(x - y)).as(what + " sub").isTrue();
+            assertThat(a.mul(b).contains(x * y)).as(what + " mul").isTrue();
+            assertThat(a.and(b).contains(x & y)).as(what + " and").isTrue();
+            assertThat(a.or(b).contains(x | y)).as(what + " or").isTrue();
+            assertThat(a.xor(b).contains(x ^ y)).as(what + " xor").isTrue();
+            assertThat(a.lshift(s).contains(x << s)).as(what + " lsh").isTrue();
+            assertThat(a.rshift(s).contains(x >>> s)).as(what + " rsh").isTrue();
+            assertThat(a.arshift(s, false).contains(x >> s)).as(what + " arsh").isTrue();
+            assertThat(a.arshift(s & 31, true).contains(((int) x >> (s & 31)) & 0xffffffffL)).as(what + " arsh32").isTrue();
+            long lo = Math.min(x, y), hi = Math.max(x, y);
+            if (lo >= 0 || hi < 0) assertThat(Tnum.range(lo, hi).contains(lo + (hi - lo) / 3)).as(what + " range").isTrue();
+            assertThat(a.includes(Tnum.constant(x))).as(what + " in").isTrue();
+        }
+    }
+
+    @Test
     void branchesKeepEveryPairThatTakesThem() {
         SplittableRandom r = new SplittableRandom(SEED + 1);
         for (int i = 0; i < 200_000; i++) {
             Sample a = new Sample(r), b = new Sample(r);
             int op = JMP_OPS[r.nextInt(JMP_OPS.length)];
-            boolean jmp32 = r.nextInt(4) == 0;
+            boolean jmp32 = r.nextInt(3) == 0;
             boolean holds = JmpOps.holds(op, jmp32, a.value, b.value);
             int decided = BranchRules.decide(op, jmp32, a.range, b.range);
             String what = String.format("seed %d #%d: op 0x%x jmp32=%s a=%d in %s, b=%d in %s holds=%s", SEED + 1, i, op, jmp32,

@@ -12,13 +12,20 @@ import static dev.bpf4j.jit.I.*;
 
 /**
  * Seeded random programs for differential testing. Register roles keep the outcome independent of
- * where each engine puts its stack: r1 and r9 hold pointers (r1 = the region, r9 = r10 - 256) and
+ * where each engine puts its stack: r1 and r9 hold pointers (r1 = the region, r9 = r10 - 192) and
  * are only ever used as load/store bases; r0 and r2-r8 hold data. The body mixes ALU of every
  * kind with edge operands, checked and unchecked memory (some accesses out of bounds, some atomics
- * misaligned), forward and backward jumps, helper calls and bpf-to-bpf calls (possibly too deep).
+ * misaligned), forward and backward jumps, helper calls and bpf-to-bpf calls down a chain of
+ * {@link #CHAIN} functions. Main uses 384 bytes of stack and each function 16, so every chain fits
+ * Linux's 512 bytes for all frames together, and no function calls itself: the verifier refuses
+ * both, as Linux does (docs/verifier.md, "Calls").
  */
 final class ProgramGenerator {
     static final int REGION = 256;
+    /** Functions in the call chain: main and these make Linux's 8 frames. */
+    static final int CHAIN = 7;
+    /** Main's frame: [r10 - MAIN_STACK, r10). */
+    private static final int MAIN_STACK = 384;
     static final int HELPER_MIX = 1, HELPER_SUM = 2, HELPER_EXIT = 3;
 
     private static final int[] ALU_OPS = {ADD, SUB, MUL, DIV, OR, AND, LSH, RSH, NEG, MOD, XOR, MOV, ARSH};
@@ -41,8 +48,8 @@ final class ProgramGenerator {
         List<Object> main = new ArrayList<>();
         for (int r : DATA) main.add(lddw(r, value()));
         main.add(mov64r(9, 10));
-        main.add(alu64(ADD, 9, -256));
-        for (int slot = -512; slot < 0; slot += 8) main.add(st(DW, 10, slot, rnd.nextInt()));
+        main.add(alu64(ADD, 9, -MAIN_STACK / 2));
+        for (int slot = -MAIN_STACK; slot < 0; slot += 8) main.add(st(DW, 10, slot, rnd.nextInt()));
         int body = 20 + rnd.nextInt(60);
         List<Insn> flat = new ArrayList<>();
         for (Object o : main) addAll(flat, o);
@@ -52,7 +59,7 @@ final class ProgramGenerator {
         List<Insn> tail = new ArrayList<>();
         for (int k = 0; k < DATA.length; k++) tail.add(stx(DW, 1, DATA[k], REGION - 96 + 8 * k));
         for (int k = 0; k < 4; k++) {
-            tail.add(ldx(DW, 2, 10, -8 * (1 + rnd.nextInt(64))));
+            tail.add(ldx(DW, 2, 10, -8 * (1 + rnd.nextInt(MAIN_STACK / 8))));
             tail.add(stx(DW, 1, 2, REGION - 32 + 8 * k));
         }
         tail.add(exit());
@@ -75,17 +82,20 @@ final class ProgramGenerator {
             }
         }
         int subStart = flat.size();
-        // Fix up local calls (placeholders with src = 1) to the subprogram.
+        // Fix up local calls (placeholders with src = 1) to the first function of the chain.
         for (int pc = 0; pc < subStart; pc++) {
             Insn in = flat.get(pc);
             if (in.opcode() == (JMP | CALL) && in.src() == 1) flat.set(pc, callLocal(subStart - pc - 1));
         }
-        flat.addAll(subprogram());
+        for (int k = 0; k < CHAIN; k++) flat.addAll(subprogram(k == CHAIN - 1));
         return new Program(name, flat);
     }
 
-    /** sub(r1 = region, r2 = depth, r3, r4): recurses r2 times, touches both frames, returns a mix. */
-    private List<Insn> subprogram() {
+    /**
+     * sub(r1 = region, r2 = depth, r3, r4): calls the next function of the chain while r2 lasts
+     * (the last one stops there), touches its own frame, returns a mix.
+     */
+    private List<Insn> subprogram(boolean last) {
         List<Insn> s = new ArrayList<>();
         s.add(stx(DW, 10, 3, -8));                  // 0: own frame
         s.add(mov64r(0, 3));                        // 1
@@ -93,7 +103,7 @@ final class ProgramGenerator {
         s.add(jmp(JEQ, 2, 0, 6));                   // 3 -> 10 (base case)
         s.add(alu64(SUB, 2, 1));                    // 4
         s.add(mov64r(6, 0));                        // 5: r6 survives the call
-        s.add(callLocal(-7));                       // 6 -> 0 (recursion)
+        s.add(last ? mov64r(0, 2) : callLocal(4));  // 6 -> the next function (11 slots on)
         s.add(alu64r(ADD, 0, 6));                   // 7
         s.add(ldx(DW, 3, 10, -8));                  // 8
         s.add(alu64r(ADD, 0, 3));                   // 9
@@ -117,7 +127,7 @@ final class ProgramGenerator {
             case 10: case 11: case 12: return jump(dst, src, index, body);
             case 13: return helper();
             case 14: return localCall();
-            default: return new Insn[]{st(DW, 10, -8 * (1 + rnd.nextInt(64)), rnd.nextInt()), ldx(DW, dst, 10, -8 * (1 + rnd.nextInt(64)))};
+            default: return new Insn[]{st(DW, 10, -8 * (1 + rnd.nextInt(MAIN_STACK / 8)), rnd.nextInt()), ldx(DW, dst, 10, -8 * (1 + rnd.nextInt(MAIN_STACK / 8)))};
         }
     }
 
@@ -166,11 +176,11 @@ final class ProgramGenerator {
         }
     }
 
-    /** Through r9 = r10 - 256: checked against the live frames; past r10 is out of bounds. */
+    /** Through r9 = r10 - 192: anywhere in main's frame; past r10 is out of bounds. */
     private Insn stackAccess(int dst, int src) {
-        int size = SIZES[rnd.nextInt(4)], bytes = sizeBytes(size);
-        int off = (rnd.nextInt(512 / bytes) * bytes) - 256;
-        if (rnd.nextInt(20) == 0) off = 256 - bytes + 1 + rnd.nextInt(16); // straddles or passes r10
+        int size = SIZES[rnd.nextInt(4)], bytes = sizeBytes(size), half = MAIN_STACK / 2;
+        int off = (rnd.nextInt(MAIN_STACK / bytes) * bytes) - half;
+        if (rnd.nextInt(20) == 0) off = half - bytes + 1 + rnd.nextInt(16); // straddles or passes r10
         return rnd.nextBoolean() ? ldx(size, dst, 9, off) : stx(size, 9, src, off);
     }
 
@@ -178,7 +188,7 @@ final class ProgramGenerator {
         int size = rnd.nextBoolean() ? DW : W, bytes = sizeBytes(size);
         int op = ATOMIC_OPS[rnd.nextInt(ATOMIC_OPS.length)];
         boolean stack = rnd.nextInt(3) == 0;
-        int off = stack ? -8 * (1 + rnd.nextInt(30)) : rnd.nextInt(REGION / bytes) * bytes;
+        int off = stack ? -8 * (1 + rnd.nextInt(MAIN_STACK / 16)) : rnd.nextInt(REGION / bytes) * bytes;
         if (rnd.nextInt(20) == 0) off += 1 + rnd.nextInt(bytes - 1); // misaligned
         return I.atomic(size, stack ? 9 : 1, src, off, op);
     }
@@ -210,7 +220,7 @@ final class ProgramGenerator {
 
     private Insn[] localCall() {
         List<Insn> s = new ArrayList<>();
-        s.add(mov64(2, rnd.nextInt(8)));   // recursion depth: 7 exceeds the frame limit
+        s.add(mov64(2, rnd.nextInt(CHAIN + 1)));   // how far down the chain
         s.add(call(0));                     // placeholder, fixed up to call local
         s.set(1, new Insn(JMP | CALL, 0, 1, 0, -1));
         reload(s);

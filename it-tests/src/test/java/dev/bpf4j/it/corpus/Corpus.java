@@ -135,7 +135,13 @@ final class Corpus {
                 assertThat(o.maps().get("by_proto")).hasSize(ipv4.length % 4 == arp().length % 4 ? 1 : 2);
             }),
             c("callbacks_loop", "loop_squares", List.of(RunOptions.defaults()), ANY),
-            c("callbacks_loop", "each_square", List.of(RunOptions.defaults()), ANY));
+            c("callbacks_loop", "each_square", List.of(RunOptions.defaults()), ANY),
+            // bpf_map_update_elem(&squares, &i, &v[i], 0) in a loop: &v[i] is fp-64 + (i << 3), i a u32 spilled and
+            // bounded by a 32-bit compare (issue 21: once refused as math between fp pointer and an unbounded register)
+            c("update_loop", "xdp_update_loop", List.of(pkt(ipv4)), o -> {
+                assertThat(o.runs()).extracting(s -> s.substring(0, 8)).containsExactly("retval=2");
+                for (int i = 0; i < 8; i++) assertThat(o.entry("squares", hex(le32(i)))).isEqualTo(hex(le((long) i * i + ipv4.length)));
+            }));
         List<CorpusCase> all = new java.util.ArrayList<>(base);
         all.addAll(HelperCases.all());
         all.addAll(SkbResizeCases.all());
