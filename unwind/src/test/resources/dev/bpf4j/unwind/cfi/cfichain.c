@@ -3,6 +3,7 @@
  *   a -> b -> c -> cap(buf)                 every frame without a frame pointer at -O2 -fomit-frame-pointer;
  *                                           b keeps six values live across its call, so rbp holds data there
  *   sort_and_capture -> qsort (libc) -> cmp -> cap(buf)   a chain through libc's own frames
+ *   a -> b -> c -> spin(buf)                spin is a leaf that runs buf[14] rounds: a target for perf samples
  *   run_on_thread: a -> b -> c -> cap on a new pthread, whose stack ends in libc's start_thread
  *                  and clone3 (the outermost frame: its CFI leaves the return address undefined)
  * cap is a routine passed in (the tests' capture routine). Each entry returns buf[5] + 6, so the
@@ -25,6 +26,14 @@ __attribute__((noipa)) long b(capture_fn cap, long *buf) {
 }
 
 __attribute__((noipa)) long a(capture_fn cap, long *buf) { return b(cap, buf) + 3; }
+
+/* A leaf without a frame: a sample in it unwinds by CFI only. buf[5] = 0 keeps a()'s result buf[5] + 6. */
+__attribute__((noipa)) void spin(long *buf) {
+    unsigned long x = (unsigned long) buf[15];
+    for (long i = 0; i < buf[14]; i++) x = x * 6364136223846793005UL + 1442695040888963407UL;
+    buf[15] = (long) x;
+    buf[5] = 0;
+}
 
 static capture_fn sort_cap;
 static long *sort_buf;
