@@ -63,7 +63,7 @@ class CfiSampleTest {
             List<String> frames = names.symbolize(t).stream().map(Frame::symbol).toList();
             assertThat(frames.subList(0, 4)).as("sample at 0x%x: %s", t.ips().get(0), frames).containsExactly("spin", "c", "b", "a");
         }
-        System.out.printf("CFI samples: %d of the thread's %d samples in spin, all spin<-c<-b<-a; profile: %d reliable, %d unreliable%n",
+        System.out.printf("CFI samples: %d of the thread's %d samples in spin, all spin<-c<-b<-a; whole-process profile: %d reliable, %d unreliable traces%n",
                 inSpin, seen.size(), profiler.reliableSamples(), profiler.unreliableSamples());
         assertThat(inSpin).as("samples in spin out of %d", seen.size()).isGreaterThan(20);
         assertThat(profiler.reliableSamples() + profiler.unreliableSamples()).isGreaterThanOrEqualTo(seen.size());
