@@ -9,3 +9,5 @@ mkdir -p "$out"
 gcc -O2 -fomit-frame-pointer -fPIC -shared -pthread -o "$out/libcfichain-nofp.so" cfichain.c
 gcc -O2 -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fPIC -shared -pthread -o "$out/libcfichain-fp.so" cfichain.c
 echo "built $out/libcfichain-nofp.so $out/libcfichain-fp.so"
+gcc -O2 -fomit-frame-pointer -pthread -o "$out/cfichain" cfichain.c cfimain.c
+echo "built $out/cfichain (run under gdb by CfiGdbTest)"
