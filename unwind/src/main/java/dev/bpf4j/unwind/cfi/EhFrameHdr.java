@@ -17,6 +17,8 @@ public final class EhFrameHdr {
     private final long tableStart;
     private final int entrySize;
     private final int count;
+    /** The table decoded once: searched on every unwind step, so no decoding on the hot path. */
+    private final long[] pcs, fdes;
 
     /** @param vaddr the ELF virtual address of the section's first byte (the base of datarel pointers) */
     public EhFrameHdr(ByteView data, long vaddr) {
@@ -44,6 +46,15 @@ public final class EhFrameHdr {
             tableStart = c.pos();
             entrySize = size;
             count = size > 0 ? (int) n : 0;
+            pcs = new long[count];
+            fdes = new long[count];
+            for (int i = 0; i < count; i++) {
+                pcs[i] = field(i, 0);
+                fdes[i] = field(i, 1);
+                if (i > 0 && Long.compareUnsigned(pcs[i - 1], pcs[i]) > 0) {
+                    throw CfiFormatException.of("table entry %d (pc 0x%x) is below entry %d (pc 0x%x): not sorted", i, pcs[i], i - 1, pcs[i - 1]);
+                }
+            }
         } catch (CfiFormatException e) {
             throw CfiFormatException.of(".eh_frame_hdr: %s", e.getMessage());
         } catch (dev.bpf4j.elf.ElfFormatException e) {
@@ -59,14 +70,14 @@ public final class EhFrameHdr {
     public int count() { return count; }
 
     /** Initial pc of entry {@code i}. */
-    public long pc(int i) { return field(i, 0); }
+    public long pc(int i) { return pcs[i]; }
 
     /** FDE address of entry {@code i}. */
-    public long fdeAddress(int i) { return field(i, 1); }
+    public long fdeAddress(int i) { return fdes[i]; }
 
     private long field(int i, int which) {
         long at = tableStart + (2L * i + which) * entrySize;
-        return new CfiCursor(data, vaddr, at, at + entrySize).pointer(tableEncoding, vaddr, "table entry " + i);
+        return new CfiCursor(data, vaddr, at, at + entrySize).pointer(tableEncoding, vaddr, "table entry");
     }
 
     /** The index of the last entry whose pc is at most {@code pc}, or -1. */
@@ -74,7 +85,7 @@ public final class EhFrameHdr {
         int lo = 0, hi = count - 1, found = -1;
         while (lo <= hi) {
             int mid = (lo + hi) >>> 1;
-            if (Long.compareUnsigned(pc(mid), pc) <= 0) { found = mid; lo = mid + 1; } else hi = mid - 1;
+            if (Long.compareUnsigned(pcs[mid], pc) <= 0) { found = mid; lo = mid + 1; } else hi = mid - 1;
         }
         return found;
     }

@@ -27,6 +27,7 @@ public final class ModuleCfi {
     private final EhFrameHdr header;
     /** Without a searchable header: FDE starts, ends and offsets sorted by start. */
     private volatile long[][] index;
+    private volatile String scanError;
     private final Map<Long, List<CfiRow>> cache = new ConcurrentHashMap<>();
 
     private ModuleCfi(String name, EhFrame frame, EhFrameHdr header) {
@@ -64,42 +65,53 @@ public final class ModuleCfi {
 
     public boolean present() { return frame != null; }
 
+    /** Why the scan of {@code .eh_frame} (used without a search table) stopped early, or null. */
+    public String scanError() { return scanError; }
+
     public boolean hasSearchTable() { return header != null; }
 
     public EhFrame ehFrame() { return frame; }
 
     /** The FDE covering {@code pc}, if any. */
     public Optional<Fde> fdeFor(long pc) {
-        if (frame == null) return Optional.empty();
-        Fde fde;
+        long offset = fdeOffsetFor(pc);
+        if (offset < 0) return Optional.empty();
+        Fde fde = frame.fdeAt(offset);
+        return fde.covers(pc) ? Optional.of(fde) : Optional.empty();
+    }
+
+    /** The offset in .eh_frame of the FDE with the greatest start at or below {@code pc}, or -1. */
+    private long fdeOffsetFor(long pc) {
+        if (frame == null) return -1;
         if (header != null) {
             int i = header.search(pc);
-            if (i < 0) return Optional.empty();
+            if (i < 0) return -1;
             long offset = header.fdeAddress(i) - frame.vaddr();
             if (offset < 0 || offset >= frame.size()) {
                 throw CfiFormatException.of("%s: .eh_frame_hdr entry %d points at 0x%x, outside .eh_frame", name, i, header.fdeAddress(i));
             }
-            fde = frame.fdeAt(offset);
-        } else {
-            long[][] ix = index();
-            int i = Arrays.binarySearch(ix[0], pc);
-            if (i < 0) i = -i - 2;
-            if (i < 0) return Optional.empty();
-            // Sorted by start; FDEs do not overlap in sane files, so the closest start is the one.
-            fde = frame.fdeAt(ix[2][i]);
+            return offset;
         }
-        return fde.covers(pc) ? Optional.of(fde) : Optional.empty();
+        long[][] ix = index();
+        int i = Arrays.binarySearch(ix[0], pc);
+        if (i < 0) i = -i - 2;
+        // Sorted by start; FDEs do not overlap in sane files, so the closest start is the one.
+        return i < 0 ? -1 : ix[2][i];
     }
 
-    /** The row for {@code pc} (an ELF virtual address of this module), if an FDE covers it. */
+    /**
+     * The row for {@code pc} (an ELF virtual address of this module), if an FDE covers it. An FDE's
+     * rows cover exactly {@code [pcBegin, pcEnd)}, so a cached FDE is not parsed again.
+     */
     public Optional<CfiRow> rowFor(long pc) {
-        Optional<Fde> fde = fdeFor(pc);
-        if (fde.isEmpty()) return Optional.empty();
-        List<CfiRow> rows = cache.get(fde.get().offset());
+        long offset = fdeOffsetFor(pc);
+        if (offset < 0) return Optional.empty();
+        List<CfiRow> rows = cache.get(offset);
         if (rows == null) {
-            rows = CfaInterpreter.rows(frame, fde.get());
+            Fde fde = frame.fdeAt(offset);
+            rows = CfaInterpreter.rows(frame, fde);
             if (cache.size() >= MAX_CACHED_FDES) cache.clear();
-            cache.put(fde.get().offset(), rows);
+            cache.put(offset, rows);
         }
         int lo = 0, hi = rows.size() - 1;
         while (lo <= hi) {
@@ -117,7 +129,13 @@ public final class ModuleCfi {
         if (ix == null) {
             synchronized (this) {
                 if (index == null) {
-                    List<Fde> all = frame.fdes();
+                    // A broken record ends the scan: the FDEs before it stay usable, and the scan is not retried.
+                    List<Fde> all = new java.util.ArrayList<>();
+                    try {
+                        frame.forEachFde(all::add);
+                    } catch (CfiFormatException e) {
+                        scanError = e.getMessage();
+                    }
                     all.sort((a, b) -> Long.compareUnsigned(a.pcBegin(), b.pcBegin()));
                     long[][] built = new long[3][all.size()];
                     for (int i = 0; i < all.size(); i++) {

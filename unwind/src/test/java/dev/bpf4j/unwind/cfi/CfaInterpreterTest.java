@@ -146,6 +146,10 @@ class CfaInterpreterTest {
         version[cie + 8] = 7;
         assertThatThrownBy(() -> ModuleCfi.of("t", version, CfiBytes.EH_VADDR, b.hdr(), CfiBytes.HDR_VADDR).rowFor(0x5000))
                 .isInstanceOf(CfiFormatException.class).hasMessageContaining("CIE at 0x0: unsupported version 7");
+        // Without a table, a broken record ends the one scan: FDEs before it still work.
+        ModuleCfi scanned = ModuleCfi.of("t", longer, CfiBytes.EH_VADDR, null, 0);
+        assertThat(scanned.rowFor(0x5000)).isEmpty();
+        assertThat(scanned.scanError()).contains(".eh_frame record at 0x" + Integer.toHexString(fde)).contains("runs past the section");
         byte[] hdr = b.hdr();
         hdr[0] = 2;
         assertThatThrownBy(() -> ModuleCfi.of("t", eh, CfiBytes.EH_VADDR, hdr, CfiBytes.HDR_VADDR))
