@@ -2,7 +2,10 @@ package dev.bpf4j.stack;
 
 import com.kenai.jffi.Library;
 import dev.bpf4j.runtime.PtRegs;
+import dev.bpf4j.unwind.CfiLookup;
+import dev.bpf4j.unwind.ProcessCode;
 import dev.bpf4j.unwind.SnapshotMemoryView;
+import dev.bpf4j.unwind.Unwinder;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -13,6 +16,12 @@ import java.nio.ByteOrder;
  * them. The registers start at {@code ips[0]}; frame i lives at {@code BASE + 16 + 32 i}.
  */
 record FakeStack(PtRegs regs, SnapshotMemoryView memory, long[] ips) {
+    /**
+     * The stack is a frame-pointer chain whatever libc's {@code .eh_frame} says of these pcs:
+     * walk it with frame pointers only (the process's code still checks the return addresses).
+     */
+    static final Unwinder UNWINDER = new Unwinder(ProcessCode.global().jit(), ProcessCode.global()::isCode, CfiLookup.NONE);
+
     /** An address no thread stack uses, so the live-stack path can never read it by accident. */
     static final long BASE = 0x10_0000_0000L;
 

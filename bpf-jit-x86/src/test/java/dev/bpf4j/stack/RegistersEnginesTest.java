@@ -22,7 +22,7 @@ class RegistersEnginesTest {
     private static final String[] FUNCS = {"getpid", "malloc", "free", "memcpy", "strlen", "qsort"};
 
     private static RunContext at(FakeStack s) {
-        return RunContext.builder().registers(s.regs()).stackSnapshot(s.memory()).build();
+        return RunContext.builder().registers(s.regs()).stackSnapshot(s.memory()).unwinder(FakeStack.UNWINDER).build();
     }
 
     @Test
@@ -90,7 +90,7 @@ class RegistersEnginesTest {
         long buf = NativeMemory.allocate(128);
         try (Engines env = new Engines(8, 8)) {
             RunContext ctx = RunContext.builder().arg(1, buf).region(new MemoryRegion("buf", buf, 128, true))
-                    .registers(s.regs()).stackSnapshot(s.memory()).build();
+                    .registers(s.regs()).stackSnapshot(s.memory()).unwinder(FakeStack.UNWINDER).build();
             for (Engine e : Engines.ALL) {
                 for (long flags : new long[] {0, BPF_F_USER_STACK, 1, 4}) {
                     NativeMemory.setMemory(buf, 128, (byte) 0x77);

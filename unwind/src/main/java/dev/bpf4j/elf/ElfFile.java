@@ -76,7 +76,7 @@ public final class ElfFile {
         for (int i = 0; i < h.shnum(); i++) {
             long p = h.shoff() + (long) i * SHDR_SIZE;
             raw[i] = new long[] {f.u32(p), f.u32(p + 4), f.u64(p + 8), f.u64(p + 24), f.u64(p + 32),
-                    f.u32(p + 40), f.u32(p + 44), f.u64(p + 48), f.u64(p + 56)};
+                    f.u32(p + 40), f.u32(p + 44), f.u64(p + 48), f.u64(p + 56), f.u64(p + 16)};
         }
         long[] strHdr = raw[h.shstrndx()];
         if (strHdr[1] != ElfSection.SHT_STRTAB) throw error("section name table (section %d) has type %d, not SHT_STRTAB", h.shstrndx(), strHdr[1]);
@@ -86,7 +86,7 @@ public final class ElfFile {
         for (int i = 0; i < h.shnum(); i++) {
             long[] r = raw[i];
             String name = i == 0 ? "" : names.get(r[0], "name of section " + i);
-            ElfSection s = new ElfSection(i, name, (int) r[1], r[2], r[3], r[4], (int) r[5], (int) r[6], r[7], r[8]);
+            ElfSection s = new ElfSection(i, name, (int) r[1], r[2], r[9], r[3], r[4], (int) r[5], (int) r[6], r[7], r[8]);
             if (s.hasFileData()) checkExtent(f, i, name, s.offset(), s.size());
             out.add(s);
         }

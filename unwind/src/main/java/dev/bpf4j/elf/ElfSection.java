@@ -1,7 +1,10 @@
 package dev.bpf4j.elf;
 
-/** One ELF64 section header, with its name resolved from the section-name string table. */
-public record ElfSection(int index, String name, int type, long flags, long offset, long size,
+/**
+ * One ELF64 section header, with its name resolved from the section-name string table; {@code addr}
+ * is the section's virtual address in a loaded image (0 in a relocatable object).
+ */
+public record ElfSection(int index, String name, int type, long flags, long addr, long offset, long size,
                          int link, int info, long addralign, long entsize) {
     public static final int SHT_NULL = 0, SHT_PROGBITS = 1, SHT_SYMTAB = 2, SHT_STRTAB = 3, SHT_RELA = 4,
             SHT_NOBITS = 8, SHT_REL = 9, SHT_DYNSYM = 11;

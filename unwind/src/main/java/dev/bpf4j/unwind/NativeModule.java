@@ -4,6 +4,8 @@ import dev.bpf4j.elf.ElfFile;
 import dev.bpf4j.elf.ElfFormatException;
 import dev.bpf4j.elf.ElfKind;
 import dev.bpf4j.elf.ElfProgramHeader;
+import dev.bpf4j.unwind.cfi.CfiFormatException;
+import dev.bpf4j.unwind.cfi.ModuleCfi;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -11,8 +13,8 @@ import java.nio.file.Path;
 import java.util.List;
 
 /**
- * One ELF file mapped into this process (the executable, a shared library). Its function symbols
- * and program headers are read on first use and kept; a file that cannot be read or parsed gives
+ * One ELF file mapped into this process (the executable, a shared library). Its function symbols,
+ * program headers and call-frame information are read on first use and kept; a file that cannot be read or parsed gives
  * a module without symbols, and {@link #loadError()} says why.
  */
 public final class NativeModule {
@@ -25,7 +27,7 @@ public final class NativeModule {
     private final String mapFilesPath;
     private volatile Image image;
 
-    private record Image(FunctionSymbols symbols, List<ElfProgramHeader> loads, String error) {}
+    private record Image(FunctionSymbols symbols, List<ElfProgramHeader> loads, ModuleCfi cfi, String error, String cfiError) {}
 
     NativeModule(String path, String mapFilesPath) {
         this.path = path.endsWith(" (deleted)") ? path.substring(0, path.length() - " (deleted)".length()) : path;
@@ -41,6 +43,12 @@ public final class NativeModule {
     public String name() { return name; }
 
     public FunctionSymbols symbols() { return image().symbols; }
+
+    /** The module's call-frame information ({@code .eh_frame}); {@link ModuleCfi#NONE} when it has none or it is unreadable. */
+    public ModuleCfi cfi() { return image().cfi; }
+
+    /** Why the CFI could not be read (a malformed {@code .eh_frame_hdr}), or null. */
+    public String cfiError() { return image().cfiError; }
 
     /** Why symbols could not be read, or null. */
     public String loadError() { return image().error; }
@@ -74,15 +82,23 @@ public final class NativeModule {
             if (candidate == null) continue;
             try {
                 Path p = Path.of(candidate);
-                if (Files.size(p) > MAX_FILE) return new Image(FunctionSymbols.EMPTY, List.of(), candidate + ": larger than " + MAX_FILE + " bytes");
+                if (Files.size(p) > MAX_FILE) return new Image(FunctionSymbols.EMPTY, List.of(), ModuleCfi.NONE, candidate + ": larger than " + MAX_FILE + " bytes", null);
                 ElfFile elf = ElfFile.parse(Files.readAllBytes(p), ElfKind.NATIVE_X86_64);
                 List<ElfProgramHeader> loads = elf.programHeaders().stream().filter(ElfProgramHeader::isLoad).toList();
-                return new Image(FunctionSymbols.of(elf), loads, null);
+                // Symbols and CFI come from one read of the file; a bad CFI header leaves the symbols usable.
+                ModuleCfi cfi = ModuleCfi.NONE;
+                String cfiError = null;
+                try {
+                    cfi = ModuleCfi.of(name, elf);
+                } catch (CfiFormatException e) {
+                    cfiError = e.getMessage();
+                }
+                return new Image(FunctionSymbols.of(elf), loads, cfi, null, cfiError);
             } catch (IOException | ElfFormatException | SecurityException e) {
                 if (error == null) error = candidate + ": " + e.getMessage();
             }
         }
-        return new Image(FunctionSymbols.EMPTY, List.of(), error);
+        return new Image(FunctionSymbols.EMPTY, List.of(), ModuleCfi.NONE, error, null);
     }
 
     @Override public String toString() { return path; }

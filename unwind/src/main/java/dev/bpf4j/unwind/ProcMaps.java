@@ -36,7 +36,8 @@ public final class ProcMaps {
     /** The mappings of process {@code pid} ({@code /proc/PID/maps}: root, or the same user and ptrace rights). */
     public static List<Mapping> read(int pid) { return read(Path.of("/proc/" + pid + "/maps")); }
 
-    private static List<Mapping> read(Path file) {
+    /** The mappings listed in {@code file}, in the format of /proc/PID/maps (a saved copy, for instance). */
+    public static List<Mapping> read(Path file) {
         try {
             List<Mapping> out = new ArrayList<>();
             for (String line : Files.readAllLines(file)) {

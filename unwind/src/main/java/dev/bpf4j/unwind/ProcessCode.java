@@ -1,5 +1,9 @@
 package dev.bpf4j.unwind;
 
+import dev.bpf4j.unwind.cfi.CfiFormatException;
+import dev.bpf4j.unwind.cfi.CfiRow;
+import dev.bpf4j.unwind.cfi.ModuleCfi;
+
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -82,6 +86,33 @@ public final class ProcessCode {
     }
 
     public Optional<CodeRegion> jitRegion(long ip) { return jit.find(ip); }
+
+    /**
+     * The CFI row for {@code pc} from the {@code .eh_frame} of the module mapped there; empty for
+     * anonymous code, a module without CFI, a pc no FDE covers, or a malformed FDE (counted in
+     * {@link #cfiErrors()}: the caller falls back to the frame pointer).
+     */
+    public Optional<CfiRow> cfiRow(long pc) {
+        NativeMapping m = nativeMapping(pc).orElse(null);
+        if (m == null || m.module() == null) return Optional.empty();
+        ModuleCfi cfi = m.module().cfi();
+        if (!cfi.present()) return Optional.empty();
+        try {
+            return cfi.rowFor(pc - m.bias());
+        } catch (CfiFormatException e) {
+            cfiErrors.incrementAndGet();
+            lastCfiError = e.getMessage();
+            return Optional.empty();
+        }
+    }
+
+    private final java.util.concurrent.atomic.AtomicLong cfiErrors = new java.util.concurrent.atomic.AtomicLong();
+    private volatile String lastCfiError;
+
+    /** How many lookups met a malformed FDE, and the last such error (diagnostics). */
+    public long cfiErrors() { return cfiErrors.get(); }
+
+    public Optional<String> lastCfiError() { return Optional.ofNullable(lastCfiError); }
 
     /**
      * The executable mapping holding {@code ip}, re-reading the maps once if none does — unless

@@ -1,16 +1,24 @@
 package dev.bpf4j.unwind;
 
+import dev.bpf4j.unwind.cfi.CfaDefinition;
+import dev.bpf4j.unwind.cfi.CfaInterpreter;
+import dev.bpf4j.unwind.cfi.CfiRow;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.LongPredicate;
 
 /**
- * Unwinds a stack from a starting register set (ip, sp, bp) over a {@link MemoryView}: with the
- * unwind rows of a {@link CodeRegion} where the code map knows the code (exact at every
- * instruction of JIT code and trampolines), with the frame pointer elsewhere (the trace is then
- * marked unreliable). Every read goes through the view, so a garbage frame pointer ends the walk.
- * The walk stops at {@link #MAX_DEPTH} ips, on a null or non-increasing frame pointer, on a frame
- * pointer below the stack pointer, and on a return address that is not code.
+ * Unwinds a stack from a starting register set (ip, sp, bp) over a {@link MemoryView}. Each step
+ * uses, in order: the unwind rows of a {@link CodeRegion} where the code map knows the code
+ * (exact at every instruction of JIT code and trampolines); the {@code .eh_frame} row of the
+ * native module holding the pc ({@link CfiLookup}: libc, {@code -fomit-frame-pointer} code); the
+ * frame pointer otherwise. The two frames a probe trampoline builds (ftrace-style, for
+ * frame-pointer walkers) are followed by their frame pointers. A trace is {@linkplain StackTrace#reliable() reliable} when no step fell
+ * back to the frame pointer. Every read goes through the view, so a garbage register ends the
+ * walk. The walk stops at {@link #MAX_DEPTH} ips, at a frame whose CFI says the return address is
+ * undefined (the thread's first frame), on a null or non-increasing frame pointer or CFA, and on a
+ * return address that is not code.
  */
 public final class Unwinder {
     /** Longest trace (the kernel's PERF_MAX_STACK_DEPTH). */
@@ -19,18 +27,24 @@ public final class Unwinder {
 
     private final CodeMap regions;
     private final LongPredicate isCode;
+    private final CfiLookup cfi;
 
     /**
      * @param regions code with unwind rows
      * @param isCode  whether a return address points at code; the walk ends before one that does not
+     * @param cfi     the {@code .eh_frame} rows of native code
      */
-    public Unwinder(CodeMap regions, LongPredicate isCode) {
+    public Unwinder(CodeMap regions, LongPredicate isCode, CfiLookup cfi) {
         this.regions = regions;
         this.isCode = isCode;
+        this.cfi = cfi;
     }
 
-    /** Over this process: the JIT's regions, return addresses checked against the executable mappings. */
-    public Unwinder(ProcessCode code) { this(code.jit(), code::isCode); }
+    /** Without CFI: rows and frame pointers only. */
+    public Unwinder(CodeMap regions, LongPredicate isCode) { this(regions, isCode, CfiLookup.NONE); }
+
+    /** Over this process: the JIT's regions, the modules' CFI, return addresses checked against the executable mappings. */
+    public Unwinder(ProcessCode code) { this(code.jit(), code::isCode, code::cfiRow); }
 
     /** Over {@link ProcessCode#global()}. */
     public static Unwinder global() { return GLOBAL; }
@@ -51,40 +65,65 @@ public final class Unwinder {
         boolean reliable = true;
         // A return address is looked up at ip - 1: the call before it may be its function's last instruction.
         long lookup = ip;
+        boolean afterRows = false, trampolineSp = false;
         while (true) {
             ips.add(ip);
             if (ips.size() >= MAX_DEPTH) break;
             final long at = lookup;
             CfaRule rule = regions.find(at).map(r -> r.ruleAt(at)).orElse(null);
-            if (rule == null) {
-                rule = CfaRule.FRAME_POINTER;
-                reliable = false;
-            }
             long ra, nextSp, nextBp;
             boolean last = false;
-            switch (rule) {
-                case RETURN_AT_SP:
-                    if (!memory.contains(sp)) return new StackTrace(ips, reliable);
-                    ra = memory.readLong(sp);
-                    nextSp = sp + 8;
-                    nextBp = bp;
-                    break;
-                case RETURN_AT_SP_PLUS_8:
-                    if (!memory.contains(sp) || !memory.contains(sp + 8)) return new StackTrace(ips, reliable);
-                    nextBp = memory.readLong(sp);
-                    ra = memory.readLong(sp + 8);
-                    nextSp = sp + 16;
-                    break;
-                default:
-                    if (bp == 0 || Long.compareUnsigned(bp, sp) < 0) return new StackTrace(ips, reliable);
-                    if (!memory.contains(bp) || !memory.contains(bp + 8)) return new StackTrace(ips, reliable);
-                    nextBp = memory.readLong(bp);
-                    ra = memory.readLong(bp + 8);
-                    nextSp = bp + 16;
-                    // Frames grow down: a caller's frame lies above this one. Keep the return address
-                    // read from this valid frame, then stop.
-                    last = nextBp != 0 && Long.compareUnsigned(nextBp, bp) <= 0;
-                    break;
+            CfiRow row = rule == null ? cfi.rowAt(at).filter(CfiRow::usable).orElse(null) : null;
+            boolean spFromTrampoline = trampolineSp;
+            trampolineSp = false;
+            if (row != null && afterRows && at != ip && isEntryState(row)) {
+                // A return address in a function's entry state, reached from bpf4j code: the call was
+                // patched over the entry (a probe). The trampoline built this frame and its parent's
+                // for frame-pointer walkers, as ftrace does: this frame's pointer is exact, but the sp
+                // its rows give is the trampoline's, not the function's.
+                row = null;
+                rule = CfaRule.FRAME_POINTER;
+                trampolineSp = true;
+            } else if (row != null && spFromTrampoline && row.cfa().register() != CfaInterpreter.RBP) {
+                row = null;   // the parent of a patched function: only a CFA from rbp can be trusted here
+            }
+            afterRows = rule != null;
+            if (row != null) {
+                if (row.outermost()) break;   // the thread's first frame: a complete trace
+                CfiStep.Result r = CfiStep.step(row, at, sp, bp, memory);
+                if (!r.ok()) return new StackTrace(ips, reliable && !r.garbage());
+                ra = r.ra();
+                nextSp = r.sp();
+                nextBp = r.bp();
+            } else {
+                if (rule == null) {
+                    rule = CfaRule.FRAME_POINTER;
+                    reliable = false;
+                }
+                switch (rule) {
+                    case RETURN_AT_SP:
+                        if (!memory.contains(sp)) return new StackTrace(ips, reliable);
+                        ra = memory.readLong(sp);
+                        nextSp = sp + 8;
+                        nextBp = bp;
+                        break;
+                    case RETURN_AT_SP_PLUS_8:
+                        if (!memory.contains(sp) || !memory.contains(sp + 8)) return new StackTrace(ips, reliable);
+                        nextBp = memory.readLong(sp);
+                        ra = memory.readLong(sp + 8);
+                        nextSp = sp + 16;
+                        break;
+                    default:
+                        if (bp == 0 || Long.compareUnsigned(bp, sp) < 0) return new StackTrace(ips, reliable);
+                        if (!memory.contains(bp) || !memory.contains(bp + 8)) return new StackTrace(ips, reliable);
+                        nextBp = memory.readLong(bp);
+                        ra = memory.readLong(bp + 8);
+                        nextSp = bp + 16;
+                        // Frames grow down: a caller's frame lies above this one. Keep the return address
+                        // read from this valid frame, then stop.
+                        last = nextBp != 0 && Long.compareUnsigned(nextBp, bp) <= 0;
+                        break;
+                }
             }
             if (ra == 0 || !isCode.test(ra)) break;
             ip = ra;
@@ -97,5 +136,14 @@ public final class Unwinder {
             }
         }
         return new StackTrace(ips, reliable);
+    }
+
+    /**
+     * CFA = rsp + 8 with nothing pushed: a function's first instruction. An ordinary call never
+     * returns there (the ABI keeps rsp 16-byte aligned at a call), only one written over the entry.
+     */
+    private static boolean isEntryState(CfiRow row) {
+        return row.cfa().kind() == CfaDefinition.Kind.REGISTER_OFFSET && row.cfa().register() == CfaInterpreter.RSP
+                && row.cfa().offset() == 8;
     }
 }

@@ -54,8 +54,13 @@ final class CallChain {
     }
 
     /** Calls {@code a(capture, buf)}; {@code upcall} gets (ip, sp, bp) while the chain is live. */
-    static <T> Capture<T> run(CaptureRoutine capture, Function<long[], T> upcall) {
-        long a = symbol("a");
+    static <T> Capture<T> run(CaptureRoutine capture, Function<long[], T> upcall) { return run(symbol("a"), capture, upcall); }
+
+    /**
+     * Calls {@code entry(capture, buf)}, a native function that must call the routine once and
+     * return {@code buf[5] + 6}; {@code upcall} gets (ip, sp, bp) while its frames are live.
+     */
+    static <T> Capture<T> run(long a, CaptureRoutine capture, Function<long[], T> upcall) {
         ThreadStack stack = ThreadStack.current();
         long maxCopy = stack.high() - stack.low();
         long buf = IO.allocateMemory(DATA + maxCopy, true);

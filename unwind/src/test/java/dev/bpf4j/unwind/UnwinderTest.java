@@ -11,8 +11,17 @@ import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** Where walks stop: views, frame pointers, return addresses that are not code, depth. */
+/**
+ * Where walks stop: views, frame pointers, return addresses that are not code, depth. The libc
+ * addresses here stand for code without CFI ({@link #framePointersOnly}): the fake frames are
+ * frame-pointer chains ({@code CfiUnwindTest} covers the CFI steps).
+ */
 class UnwinderTest {
+    private static Unwinder framePointersOnly() {
+        ProcessCode code = ProcessCode.global();
+        return new Unwinder(code.jit(), code::isCode, CfiLookup.NONE);
+    }
+
     private static final long STACK = 0x7fff0000L;
     private static final MemoryIO IO = MemoryIO.getInstance();
 
@@ -48,7 +57,7 @@ class UnwinderTest {
             IO.putLong(heap + 24, getpid + 2);
             ThreadStack stack = ThreadStack.current();
             long sp = stack.high() - 512;
-            Unwinder unwinder = new Unwinder(ProcessCode.global());
+            Unwinder unwinder = framePointersOnly();
             for (long bp : new long[] {heap, stack.high() + 4096, stack.low() - 64, -16L, 8}) {
                 Recording view = new Recording(stack.viewFrom(sp).orElseThrow());
                 StackTrace t = unwinder.unwind(getpid, sp, bp, view);
@@ -76,7 +85,7 @@ class UnwinderTest {
     void stopsBeforeAReturnAddressThatIsNotCode() {
         long getpid = Library.getDefault().getSymbolAddress("getpid");
         SnapshotMemoryView s = stack(STACK + 16, getpid + 1, STACK + 32, 0x1234, 0, getpid + 3);
-        StackTrace t = Unwinder.global().unwind(getpid, STACK, STACK, s);
+        StackTrace t = framePointersOnly().unwind(getpid, STACK, STACK, s);
         assertThat(t.ips()).containsExactly(getpid, getpid + 1);
         assertThat(t.reliable()).isFalse();
     }

@@ -51,6 +51,8 @@ public final class Profiler implements AutoCloseable {
     private final BlockingQueue<PerfRecord.Sample> queue = new ArrayBlockingQueue<>(QUEUE_CAPACITY);
     private final Thread worker = new Thread(this::unwindLoop, "bpf4j-unwinder");
     private final AtomicLong dropped = new AtomicLong();
+    /** Unwound samples whose every step was exact (rows, CFI), and the others (a frame-pointer guess somewhere). */
+    private final AtomicLong reliable = new AtomicLong(), unreliable = new AtomicLong();
     private volatile RuntimeException failure;
     private final Sampler sampler;
     private final SampleUnwinder unwinder;
@@ -139,6 +141,16 @@ public final class Profiler implements AutoCloseable {
     /** Samples read from the rings but not unwound because the queue was full. */
     public long dropped() { return dropped.get(); }
 
+    /**
+     * Unwound samples whose trace is {@linkplain StackTrace#reliable() reliable}: every step by
+     * unwind rows or {@code .eh_frame}. Kept apart from the stacks: two samples with the same ips
+     * count as one stack whatever their reliability.
+     */
+    public long reliableSamples() { return reliable.get(); }
+
+    /** Unwound samples where some step trusted a frame pointer (Java frames, code without CFI). */
+    public long unreliableSamples() { return unreliable.get(); }
+
     @Override public void close() {
         sampler.close();
         finishWorker();
@@ -196,6 +208,7 @@ public final class Profiler implements AutoCloseable {
         if (!threads.test(s.tid())) return;
         StackTrace trace = unwinder.unwind(s);
         if (trace.ips().isEmpty()) return;
+        (trace.reliable() ? reliable : unreliable).incrementAndGet();
         Key key = new Key(threadRoots ? s.tid() : -1, trace.ips());
         synchronized (traces) { traces.merge(key, 1L, Long::sum); }
         if (threadRoots) threadNameOf(s.tid());
