@@ -1,0 +1,157 @@
+package dev.bpf4j.jit.probe;
+
+import com.kenai.jffi.CallContext;
+import com.kenai.jffi.CallingConvention;
+import com.kenai.jffi.Invoker;
+import com.kenai.jffi.Library;
+import com.kenai.jffi.Type;
+import dev.bpf4j.jit.runtime.ExecutableMemory;
+import dev.bpf4j.jit.x86.AluOp;
+import dev.bpf4j.jit.x86.CodeBuffer;
+import dev.bpf4j.jit.x86.Cond;
+import dev.bpf4j.jit.x86.Mem;
+import dev.bpf4j.jit.x86.Reg;
+import dev.bpf4j.jit.x86.X86Encoder;
+import dev.bpf4j.runtime.NativeMemory;
+import dev.bpf4j.unwind.CfaRule;
+import dev.bpf4j.unwind.CodeMap;
+import dev.bpf4j.unwind.CodeRegion;
+import dev.bpf4j.unwind.UnwindRow;
+
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * The SIGTRAP handler of live patching ({@link TextPoke}), generated native code: a thread that
+ * meets the {@code int3} written on a patch site's first byte is moved on as if it had executed the
+ * instruction being written — Linux's {@code poke_int3_handler}: either a {@code call} (push
+ * site + 5, continue at the trampoline: the hit is not lost) or what the original bytes do
+ * (continue at their relocated copy, or after the 5-byte nop). Each site has one table entry
+ * {site, action}, kept for the life of the process (a thread may take the trap just before the
+ * int3 is overwritten and run the handler after): action &gt; 0 jumps there, action &lt; 0 emulates
+ * {@code call -action}. Any other SIGTRAP (another int3, a debugger's, {@code kill}) goes to the
+ * handler that was installed before, or to the default action.
+ *
+ * <p>HotSpot on x86-64 handles no SIGTRAP (it uses SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGUSR2), so
+ * the handler takes it without displacing the JVM's. Why generated code rather than a C helper:
+ * no compiler at run time, nothing to ship per platform, and no Java on the signal path (a jffi
+ * closure would enter the JVM from a signal handler, which it does not allow).
+ */
+final class TrapHandler {
+    private TrapHandler() {}
+
+    private static final int SIGTRAP = 5, SA_SIGINFO = 4, SA_RESTART = 0x10000000;
+    private static final int SI_KERNEL = 0x80;
+    /** glibc's {@code struct sigaction}: handler at 0, mask at 8 (128 bytes), flags at 136, restorer at 144. */
+    private static final int SIGACTION_SIZE = 152, SA_MASK = 8, SA_FLAGS = 136;
+    /** ucontext_t: uc_mcontext.gregs at 40; REG_RSP 15, REG_RIP 16. */
+    private static final int UC_RSP = 40 + 15 * 8, UC_RIP = 40 + 16 * 8;
+    private static final int SIGINFO_CODE = 8;
+    static final int CAPACITY = 4096;
+    static final String SYMBOL = "bpf4j_text_poke_int3";
+
+    private static long table, previous;
+    private static ExecutableMemory code;
+    private static final Map<Long, Long> ENTRIES = new HashMap<>();
+
+    /** Sets what a thread trapping on the int3 at {@code site} does: continue at {@code target}, or call it. */
+    static synchronized void emulate(long site, long target, boolean call) {
+        install();
+        Long entry = ENTRIES.get(site);
+        if (entry == null) {
+            if (ENTRIES.size() == CAPACITY - 1) throw new IllegalStateException("more than " + (CAPACITY - 1) + " patch sites");
+            entry = table + 16L * ENTRIES.size();
+            ENTRIES.put(site, entry);
+            NativeMemory.putLong(entry + 8, call ? -target : target);
+            NativeMemory.putLong(entry, site);                // published last: the handler stops at the first 0 site
+        } else {
+            NativeMemory.putLong(entry + 8, call ? -target : target);
+        }
+    }
+
+    private static void install() {
+        if (code != null) return;
+        table = NativeMemory.allocate(16L * CAPACITY);
+        NativeMemory.setMemory(table, 16L * CAPACITY, (byte) 0);
+        previous = NativeMemory.allocate(8);
+        NativeMemory.putLong(previous, 0);
+        Library libc = Library.getCachedInstance("libc.so.6", Library.LAZY | Library.GLOBAL);
+        long sigaction = libc.getSymbolAddress("sigaction"), signal = libc.getSymbolAddress("signal");
+        if (sigaction == 0 || signal == 0) throw new IllegalStateException("libc has no sigaction/signal: cannot install the SIGTRAP handler");
+        code = ExecutableMemory.of(emit(table, previous, signal));
+        CodeMap.global().register(new CodeRegion(code.address(), code.size(), SYMBOL, NativeProbe.MODULE,
+                java.util.List.of(new UnwindRow(0, code.size(), CfaRule.RETURN_AT_SP))));
+        long act = NativeMemory.allocate(SIGACTION_SIZE), old = NativeMemory.allocate(SIGACTION_SIZE);
+        try {
+            NativeMemory.setMemory(act, SIGACTION_SIZE, (byte) 0);
+            NativeMemory.setMemory(old, SIGACTION_SIZE, (byte) 0);
+            NativeMemory.putLong(act, code.address());
+            NativeMemory.putInt(act + SA_FLAGS, SA_SIGINFO | SA_RESTART);
+            CallContext cc = CallContext.getCallContext(Type.SINT32, new Type[]{Type.SINT32, Type.POINTER, Type.POINTER}, CallingConvention.DEFAULT, false);
+            // the previous handler is stored before ours can run: install with the old one read first
+            int rc = (int) Invoker.getInstance().invokeN3(cc, sigaction, SIGTRAP, 0, old);
+            if (rc != 0) throw new IllegalStateException("sigaction(SIGTRAP) query failed");
+            NativeMemory.putLong(previous, NativeMemory.getLong(old));
+            rc = (int) Invoker.getInstance().invokeN3(cc, sigaction, SIGTRAP, act, 0);
+            if (rc != 0) throw new IllegalStateException("sigaction(SIGTRAP) failed");
+        } finally {
+            NativeMemory.free(act);
+            NativeMemory.free(old);
+        }
+    }
+
+    /** The handler that was installed before ours (0 = SIG_DFL, 1 = SIG_IGN), for tests. */
+    static synchronized long previousHandler() { install(); return NativeMemory.getLong(previous); }
+
+    static synchronized long address() { install(); return code.address(); }
+
+    /** {@code void handler(int sig, siginfo_t *info, ucontext_t *uc)}. */
+    private static byte[] emit(long table, long previous, long signal) {
+        CodeBuffer b = new CodeBuffer();
+        X86Encoder e = new X86Encoder(b);
+        e.aluMI(AluOp.CMP, false, Mem.of(Reg.RSI, SIGINFO_CODE), SI_KERNEL); /* cmp dword [rsi + si_code], SI_KERNEL (an int3) */
+        int notInt3 = e.jccForward8(Cond.NE);                 /* jne .chain */
+        e.load(true, Reg.RAX, Mem.of(Reg.RDX, UC_RIP));       /* mov rax, [rdx + rip] */
+        e.lea(Reg.RAX, Mem.of(Reg.RAX, -1));                  /* lea rax, [rax - 1] (the int3's address) */
+        e.movabs(Reg.R8, table);                              /* movabs r8, table */
+        int loop = e.position();                              /* .loop: */
+        e.load(true, Reg.R9, Mem.of(Reg.R8, 0));              /* mov r9, [r8] (site) */
+        e.testRR(true, Reg.R9, Reg.R9);                       /* test r9, r9 */
+        int end = e.jccForward8(Cond.E);                      /* je .chain (end of table) */
+        e.aluRR(AluOp.CMP, true, Reg.R9, Reg.RAX);            /* cmp r9, rax */
+        int found = e.jccForward8(Cond.E);                    /* je .found */
+        e.aluRI(AluOp.ADD, true, Reg.R8, 16);                 /* add r8, 16 */
+        e.jmpTo(loop);                                        /* jmp .loop */
+        e.bind(found);                                        /* .found: */
+        e.load(true, Reg.R9, Mem.of(Reg.R8, 8));              /* mov r9, [r8 + 8] (action) */
+        e.testRR(true, Reg.R9, Reg.R9);                       /* test r9, r9 */
+        int unset = e.jccForward8(Cond.E);                    /* je .chain */
+        int jump = e.jccForward8(Cond.G);                     /* jg .jump */
+        e.neg(true, Reg.R9);                                  /* neg r9 (call target) */
+        e.load(true, Reg.R10, Mem.of(Reg.RDX, UC_RSP));       /* mov r10, [rdx + rsp] */
+        e.aluRI(AluOp.SUB, true, Reg.R10, 8);                 /* sub r10, 8 */
+        e.lea(Reg.R11, Mem.of(Reg.RAX, PatchSite.LENGTH));    /* lea r11, [rax + 5] (return address) */
+        e.store(8, Mem.of(Reg.R10, 0), Reg.R11);              /* mov [r10], r11 (push it) */
+        e.store(8, Mem.of(Reg.RDX, UC_RSP), Reg.R10);         /* mov [rdx + rsp], r10 */
+        e.bind(jump);                                         /* .jump: */
+        e.store(8, Mem.of(Reg.RDX, UC_RIP), Reg.R9);          /* mov [rdx + rip], r9 */
+        e.ret();                                              /* ret (sigreturn resumes there) */
+        e.bind(notInt3);                                      /* .chain: */
+        e.bind(end);
+        e.bind(unset);
+        e.movabs(Reg.RAX, previous);                          /* movabs rax, &previous */
+        e.load(true, Reg.RAX, Mem.of(Reg.RAX, 0));            /* mov rax, [rax] */
+        e.aluRI(AluOp.CMP, true, Reg.RAX, 1);                 /* cmp rax, 1 (SIG_DFL 0, SIG_IGN 1) */
+        int dfl = e.jccForward8(Cond.BE);                     /* jbe .default */
+        e.jmpR(Reg.RAX);                                      /* jmp rax (the previous handler, same arguments) */
+        e.bind(dfl);                                          /* .default: */
+        e.aluRI(AluOp.SUB, true, Reg.RSP, 8);                 /* sub rsp, 8 (16-align the call) */
+        e.movImm32(Reg.RDI, SIGTRAP);                         /* mov edi, SIGTRAP */
+        e.aluRR(AluOp.XOR, false, Reg.RSI, Reg.RSI);          /* xor esi, esi (SIG_DFL) */
+        e.movabs(Reg.RAX, signal);                            /* movabs rax, signal */
+        e.callR(Reg.RAX);                                     /* call rax: the trap repeats and takes the default action */
+        e.aluRI(AluOp.ADD, true, Reg.RSP, 8);                 /* add rsp, 8 */
+        e.ret();                                              /* ret */
+        return b.toByteArray();
+    }
+}
