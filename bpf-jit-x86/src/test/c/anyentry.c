@@ -24,8 +24,8 @@ NI long ae_branch(long a) { if (a > 0) return a * 3; return 1 - a; }
 /* five 1-byte nops, as -fpatchable-function-entry=5,0 emits them */
 NI __attribute__((patchable_function_entry(5, 0))) long ae_nops(long a) { return a + 2; }
 
-/* calls a function pointer: for the concurrency test's hammer loop */
-NI long ae_loop(long n) { long s = 0; for (long i = 0; i < n; i++) s += ae_leaf(i, 1); return s; }
+/* the concurrency test's hammer loop: sum of f(i) for i < n */
+NI long ae_hammer(long n, long (*f)(long)) { long s = 0; for (long i = 0; i < n; i++) s += f(i); return s; }
 
 /* Hand-written entries the decoder must refuse or relocate (sizes set so the body scan sees them). */
 __asm__(

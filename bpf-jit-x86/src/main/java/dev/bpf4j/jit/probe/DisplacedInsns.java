@@ -72,6 +72,18 @@ final class DisplacedInsns {
         return n;
     }
 
+    /** Where each displaced instruction starts in {@link #copy} (widened branches move the later ones). */
+    int[] copyOffsets() {
+        int[] out = new int[insns.size()];
+        int at = 0;
+        for (int k = 0; k < out.length; k++) {
+            out[k] = at;
+            InsnDecoder.Insn i = insns.get(k);
+            at += i.relSize() == 1 ? (i.flow() == InsnDecoder.Flow.JUMP ? JMP_REL32 : JCC_REL32) : i.length();
+        }
+        return out;
+    }
+
     /** The relocated copy for address {@code at}, ending with {@code jmp site + length}. */
     byte[] copy(long at) {
         java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();

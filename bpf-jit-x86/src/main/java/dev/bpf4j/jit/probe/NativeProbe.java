@@ -102,11 +102,39 @@ final class NativeProbe {
                 "bpf_trampoline_" + site.name() + (generation++ == 0 ? "" : "_" + generation), MODULE, probe.rows());
         CodeMap.global().register(region);
         if (!patched) CodeMap.global().register(siteRegion);
-        TextPoke.poke(site.site(), site.callTo(code.address()), code.address(), true);
+        long[][] moves = patched ? new long[2][0] : innerBoundaries(code.address() + probe.copy());
+        try {
+            TextPoke.poke(site.site(), site.callTo(code.address()), code.address(), true, moves[0], moves[1]);
+        } catch (RuntimeException | Error e) {
+            CodeMap.global().unregister(region);
+            if (!patched) CodeMap.global().unregister(siteRegion);
+            throw e;
+        }
         retire();
         trampoline = code;
         trampolineRegion = region;
         copy = probe.copy();
+    }
+
+    /**
+     * The boundaries strictly inside the 5 bytes between displaced instructions, and the same
+     * instruction in the copy at {@code copy}: where a thread caught between two of them goes.
+     */
+    private long[][] innerBoundaries(long copy) {
+        DisplacedInsns d = site.displaced();
+        if (d == null) return new long[2][0];
+        int[] offsets = d.copyOffsets();
+        List<long[]> pairs = new ArrayList<>();
+        for (int k = 0; k < offsets.length; k++) {
+            int at = d.insns().get(k).offset();
+            if (at > 0 && at < PatchSite.LENGTH) pairs.add(new long[]{site.site() + at, copy + offsets[k]});
+        }
+        long[][] out = new long[2][pairs.size()];
+        for (int k = 0; k < pairs.size(); k++) {
+            out[0][k] = pairs.get(k)[0];
+            out[1][k] = pairs.get(k)[1];
+        }
+        return out;
     }
 
     private void retire() {

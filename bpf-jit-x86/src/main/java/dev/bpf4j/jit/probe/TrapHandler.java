@@ -50,7 +50,15 @@ final class TrapHandler {
     static final int CAPACITY = 4096;
     static final String SYMBOL = "bpf4j_text_poke_int3";
 
-    private static long table, previous;
+    private static final int SI_QUEUE = -1, SIGINFO_VALUE = 24;
+    /**
+     * The signal of {@link ThreadMoves}: a real-time one (SIGRTMAX - 2), which queues. A second
+     * SIGTRAP sent while a thread's int3 trap is pending would be merged with it and lost.
+     */
+    static final int MOVE_SIGNAL = 62;
+    /** Thread moves of one {@link ThreadMoves} round: {from, to} pairs, a 0 from ends them. */
+    static final int MOVES = 8;
+    private static long table, previous, moves, acks, nonce;
     private static ExecutableMemory code;
     private static final Map<Long, Long> ENTRIES = new HashMap<>();
 
@@ -73,51 +81,83 @@ final class TrapHandler {
         if (code != null) return;
         table = NativeMemory.allocate(16L * CAPACITY);
         NativeMemory.setMemory(table, 16L * CAPACITY, (byte) 0);
-        previous = NativeMemory.allocate(8);
-        NativeMemory.putLong(previous, 0);
+        previous = NativeMemory.allocate(16);
+        NativeMemory.setMemory(previous, 16, (byte) 0);
+        moves = NativeMemory.allocate(16L * (MOVES + 1));
+        NativeMemory.setMemory(moves, 16L * (MOVES + 1), (byte) 0);
+        acks = NativeMemory.allocate(8);
+        NativeMemory.putLong(acks, 0);
+        nonce = new java.security.SecureRandom().nextLong() | 1;
         Library libc = Library.getCachedInstance("libc.so.6", Library.LAZY | Library.GLOBAL);
         long sigaction = libc.getSymbolAddress("sigaction"), signal = libc.getSymbolAddress("signal");
         if (sigaction == 0 || signal == 0) throw new IllegalStateException("libc has no sigaction/signal: cannot install the SIGTRAP handler");
-        code = ExecutableMemory.of(emit(table, previous, signal));
+        int[] moveEntry = new int[1];
+        code = ExecutableMemory.of(emit(table, previous, signal, moves, acks, nonce, moveEntry));
         CodeMap.global().register(new CodeRegion(code.address(), code.size(), SYMBOL, NativeProbe.MODULE,
                 java.util.List.of(new UnwindRow(0, code.size(), CfaRule.RETURN_AT_SP))));
+        handle(sigaction, SIGTRAP, code.address(), previous);
+        handle(sigaction, MOVE_SIGNAL, code.address() + moveEntry[0], previous + 8);
+    }
+
+    /** Installs {@code handler} for {@code sig}, keeping the one it replaces at {@code previousSlot} first. */
+    private static void handle(long sigaction, int sig, long handler, long previousSlot) {
         long act = NativeMemory.allocate(SIGACTION_SIZE), old = NativeMemory.allocate(SIGACTION_SIZE);
         try {
             NativeMemory.setMemory(act, SIGACTION_SIZE, (byte) 0);
             NativeMemory.setMemory(old, SIGACTION_SIZE, (byte) 0);
-            NativeMemory.putLong(act, code.address());
+            NativeMemory.putLong(act, handler);
             NativeMemory.putInt(act + SA_FLAGS, SA_SIGINFO | SA_RESTART);
             CallContext cc = CallContext.getCallContext(Type.SINT32, new Type[]{Type.SINT32, Type.POINTER, Type.POINTER}, CallingConvention.DEFAULT, false);
-            // the previous handler is stored before ours can run: install with the old one read first
-            int rc = (int) Invoker.getInstance().invokeN3(cc, sigaction, SIGTRAP, 0, old);
-            if (rc != 0) throw new IllegalStateException("sigaction(SIGTRAP) query failed");
-            NativeMemory.putLong(previous, NativeMemory.getLong(old));
-            rc = (int) Invoker.getInstance().invokeN3(cc, sigaction, SIGTRAP, act, 0);
-            if (rc != 0) throw new IllegalStateException("sigaction(SIGTRAP) failed");
+            int rc = (int) Invoker.getInstance().invokeN3(cc, sigaction, sig, 0, old);
+            if (rc != 0) throw new IllegalStateException("sigaction(" + sig + ") query failed");
+            NativeMemory.putLong(previousSlot, NativeMemory.getLong(old));
+            rc = (int) Invoker.getInstance().invokeN3(cc, sigaction, sig, act, 0);
+            if (rc != 0) throw new IllegalStateException("sigaction(" + sig + ") failed");
         } finally {
             NativeMemory.free(act);
             NativeMemory.free(old);
         }
     }
 
+    /** Publishes the moves of one round ({@code from[k]} to {@code to[k]}); an empty list clears them. */
+    static synchronized void moves(long[] from, long[] to) {
+        install();
+        if (from.length > MOVES) throw new IllegalArgumentException("more than " + MOVES + " moves");
+        NativeMemory.setMemory(moves, 16L * (MOVES + 1), (byte) 0);
+        for (int k = 0; k < from.length; k++) {
+            NativeMemory.putLong(moves + 16L * k + 8, to[k]);
+            NativeMemory.putLong(moves + 16L * k, from[k]);
+        }
+    }
+
+    /** Signals handled by the move path so far. */
+    static long acks() { return NativeMemory.getLongVolatile(acks); }
+
+    /** The value a move signal carries in {@code si_value}: other senders' SIGTRAPs are chained. */
+    static synchronized long nonce() { install(); return nonce; }
+
     /** The handler that was installed before ours (0 = SIG_DFL, 1 = SIG_IGN), for tests. */
     static synchronized long previousHandler() { install(); return NativeMemory.getLong(previous); }
 
     static synchronized long address() { install(); return code.address(); }
 
-    /** {@code void handler(int sig, siginfo_t *info, ucontext_t *uc)}. */
-    private static byte[] emit(long table, long previous, long signal) {
+    /**
+     * Two handlers {@code void handler(int sig, siginfo_t *info, ucontext_t *uc)}: at 0 the SIGTRAP
+     * one (int3 emulation), at {@code moveEntry} the one of {@link #MOVE_SIGNAL} (thread moves).
+     */
+    private static byte[] emit(long table, long previous, long signal, long moves, long acks, long nonce, int[] moveEntry) {
         CodeBuffer b = new CodeBuffer();
         X86Encoder e = new X86Encoder(b);
+        // SIGTRAP
         e.aluMI(AluOp.CMP, false, Mem.of(Reg.RSI, SIGINFO_CODE), SI_KERNEL); /* cmp dword [rsi + si_code], SI_KERNEL (an int3) */
-        int notInt3 = e.jccForward8(Cond.NE);                 /* jne .chain */
+        int notInt3 = e.jccForward8(Cond.NE);                 /* jne .chain_trap */
         e.load(true, Reg.RAX, Mem.of(Reg.RDX, UC_RIP));       /* mov rax, [rdx + rip] */
         e.lea(Reg.RAX, Mem.of(Reg.RAX, -1));                  /* lea rax, [rax - 1] (the int3's address) */
         e.movabs(Reg.R8, table);                              /* movabs r8, table */
         int loop = e.position();                              /* .loop: */
         e.load(true, Reg.R9, Mem.of(Reg.R8, 0));              /* mov r9, [r8] (site) */
         e.testRR(true, Reg.R9, Reg.R9);                       /* test r9, r9 */
-        int end = e.jccForward8(Cond.E);                      /* je .chain (end of table) */
+        int end = e.jccForward8(Cond.E);                      /* je .chain_trap (end of table) */
         e.aluRR(AluOp.CMP, true, Reg.R9, Reg.RAX);            /* cmp r9, rax */
         int found = e.jccForward8(Cond.E);                    /* je .found */
         e.aluRI(AluOp.ADD, true, Reg.R8, 16);                 /* add r8, 16 */
@@ -125,7 +165,7 @@ final class TrapHandler {
         e.bind(found);                                        /* .found: */
         e.load(true, Reg.R9, Mem.of(Reg.R8, 8));              /* mov r9, [r8 + 8] (action) */
         e.testRR(true, Reg.R9, Reg.R9);                       /* test r9, r9 */
-        int unset = e.jccForward8(Cond.E);                    /* je .chain */
+        int unset = e.jccForward8(Cond.E);                    /* je .chain_trap */
         int jump = e.jccForward8(Cond.G);                     /* jg .jump */
         e.neg(true, Reg.R9);                                  /* neg r9 (call target) */
         e.load(true, Reg.R10, Mem.of(Reg.RDX, UC_RSP));       /* mov r10, [rdx + rsp] */
@@ -136,22 +176,65 @@ final class TrapHandler {
         e.bind(jump);                                         /* .jump: */
         e.store(8, Mem.of(Reg.RDX, UC_RIP), Reg.R9);          /* mov [rdx + rip], r9 */
         e.ret();                                              /* ret (sigreturn resumes there) */
-        e.bind(notInt3);                                      /* .chain: */
+        e.bind(notInt3);                                      /* .chain_trap: */
         e.bind(end);
         e.bind(unset);
+        chain(e, previous, signal, SIGTRAP, true);
+        // MOVE_SIGNAL
+        moveEntry[0] = e.position();
+        e.aluMI(AluOp.CMP, false, Mem.of(Reg.RSI, SIGINFO_CODE), SI_QUEUE); /* cmp dword [rsi + si_code], SI_QUEUE */
+        int notQueued = e.jccForward8(Cond.NE);               /* jne .chain_move */
+        e.movabs(Reg.RAX, nonce);                             /* movabs rax, nonce */
+        e.aluRM(AluOp.CMP, true, Reg.RAX, Mem.of(Reg.RSI, SIGINFO_VALUE)); /* cmp rax, [rsi + si_value] */
+        int notOurs = e.jccForward8(Cond.NE);                 /* jne .chain_move (someone else's sigqueue) */
+        e.load(true, Reg.RAX, Mem.of(Reg.RDX, UC_RIP));       /* mov rax, [rdx + rip] */
+        e.movabs(Reg.R8, moves);                              /* movabs r8, moves */
+        int scan = e.position();                              /* .scan: */
+        e.load(true, Reg.R9, Mem.of(Reg.R8, 0));              /* mov r9, [r8] (from) */
+        e.testRR(true, Reg.R9, Reg.R9);                       /* test r9, r9 */
+        int done = e.jccForward8(Cond.E);                     /* je .ack */
+        e.aluRR(AluOp.CMP, true, Reg.R9, Reg.RAX);            /* cmp r9, rax */
+        int next = e.jccForward8(Cond.NE);                    /* jne .next */
+        e.load(true, Reg.R9, Mem.of(Reg.R8, 8));              /* mov r9, [r8 + 8] (to) */
+        e.store(8, Mem.of(Reg.RDX, UC_RIP), Reg.R9);          /* mov [rdx + rip], r9: on into the displaced copy */
+        int moved = e.jmpForward8();                          /* jmp .ack */
+        e.bind(next);                                         /* .next: */
+        e.aluRI(AluOp.ADD, true, Reg.R8, 16);                 /* add r8, 16 */
+        e.jmpTo(scan);                                        /* jmp .scan */
+        e.bind(done);                                         /* .ack: */
+        e.bind(moved);
+        e.movabs(Reg.R8, acks);                               /* movabs r8, acks */
+        e.movImm32(Reg.R9, 1);                                /* mov r9d, 1 */
+        e.aluMR(AluOp.ADD, true, Mem.of(Reg.R8, 0), Reg.R9, true); /* lock add [r8], r9 */
+        e.ret();                                              /* ret */
+        e.bind(notQueued);                                    /* .chain_move: */
+        e.bind(notOurs);
+        chain(e, previous + 8, signal, MOVE_SIGNAL, false);
+        return b.toByteArray();
+    }
+
+    /**
+     * To the handler installed before ours (same arguments). With none: for a trap, back to the
+     * default action (the instruction traps again and the default applies, as without us); for a
+     * queued signal nobody else handles, nothing.
+     */
+    private static void chain(X86Encoder e, long previous, long signal, int sig, boolean trap) {
         e.movabs(Reg.RAX, previous);                          /* movabs rax, &previous */
         e.load(true, Reg.RAX, Mem.of(Reg.RAX, 0));            /* mov rax, [rax] */
         e.aluRI(AluOp.CMP, true, Reg.RAX, 1);                 /* cmp rax, 1 (SIG_DFL 0, SIG_IGN 1) */
         int dfl = e.jccForward8(Cond.BE);                     /* jbe .default */
         e.jmpR(Reg.RAX);                                      /* jmp rax (the previous handler, same arguments) */
         e.bind(dfl);                                          /* .default: */
+        if (!trap) {
+            e.ret();                                          /* ret */
+            return;
+        }
         e.aluRI(AluOp.SUB, true, Reg.RSP, 8);                 /* sub rsp, 8 (16-align the call) */
-        e.movImm32(Reg.RDI, SIGTRAP);                         /* mov edi, SIGTRAP */
+        e.movImm32(Reg.RDI, sig);                             /* mov edi, sig */
         e.aluRR(AluOp.XOR, false, Reg.RSI, Reg.RSI);          /* xor esi, esi (SIG_DFL) */
         e.movabs(Reg.RAX, signal);                            /* movabs rax, signal */
         e.callR(Reg.RAX);                                     /* call rax: the trap repeats and takes the default action */
         e.aluRI(AluOp.ADD, true, Reg.RSP, 8);                 /* add rsp, 8 */
         e.ret();                                              /* ret */
-        return b.toByteArray();
     }
 }
