@@ -59,6 +59,7 @@ final class TrapHandler {
     /** Thread moves of one {@link ThreadMoves} round: {from, to} pairs, a 0 from ends them. */
     static final int MOVES = 8;
     private static long table, previous, moves, acks, nonce;
+    private static final long RAISE = Library.getDefault().getSymbolAddress("raise");
     private static ExecutableMemory code;
     private static final Map<Long, Long> ENTRIES = new HashMap<>();
 
@@ -214,9 +215,10 @@ final class TrapHandler {
     }
 
     /**
-     * To the handler installed before ours (same arguments). With none: for a trap, back to the
-     * default action (the instruction traps again and the default applies, as without us); for a
-     * queued signal nobody else handles, nothing.
+     * To the handler installed before ours (same arguments). With SIG_IGN before: nothing. With
+     * SIG_DFL: for a SIGTRAP, the default action, as without us (reset it and raise the signal
+     * again: a foreign int3 or {@code kill -TRAP} dumps core); a queued signal nobody else handles
+     * is dropped.
      */
     private static void chain(X86Encoder e, long previous, long signal, int sig, boolean trap) {
         e.movabs(Reg.RAX, previous);                          /* movabs rax, &previous */
@@ -229,12 +231,17 @@ final class TrapHandler {
             e.ret();                                          /* ret */
             return;
         }
-        e.aluRI(AluOp.SUB, true, Reg.RSP, 8);                 /* sub rsp, 8 (16-align the call) */
+        int ignored = e.jccForward8(Cond.E);                  /* je .ignored (SIG_IGN) */
+        e.aluRI(AluOp.SUB, true, Reg.RSP, 8);                 /* sub rsp, 8 (16-align the calls) */
         e.movImm32(Reg.RDI, sig);                             /* mov edi, sig */
         e.aluRR(AluOp.XOR, false, Reg.RSI, Reg.RSI);          /* xor esi, esi (SIG_DFL) */
         e.movabs(Reg.RAX, signal);                            /* movabs rax, signal */
-        e.callR(Reg.RAX);                                     /* call rax: the trap repeats and takes the default action */
+        e.callR(Reg.RAX);                                     /* call rax */
+        e.movImm32(Reg.RDI, sig);                             /* mov edi, sig */
+        e.movabs(Reg.RAX, RAISE);                             /* movabs rax, raise */
+        e.callR(Reg.RAX);                                     /* call rax: pending until we return, then the default action */
         e.aluRI(AluOp.ADD, true, Reg.RSP, 8);                 /* add rsp, 8 */
+        e.bind(ignored);                                      /* .ignored: */
         e.ret();                                              /* ret */
     }
 }
