@@ -49,6 +49,8 @@ __asm__(
     ".globl ae_jrcxz\n.type ae_jrcxz,@function\nae_jrcxz:\n  mov %rdi, %rcx\n  jrcxz 3f\n  lea 1(%rdi), %rax\n  ret\n3: xor %eax, %eax\n  ret\n.size ae_jrcxz, .-ae_jrcxz\n"
     /* a short jcc among the first 5 bytes: test rdi,rdi; jle (widened to jcc rel32 in the copy) */
     ".globl ae_jcc8\n.type ae_jcc8,@function\nae_jcc8:\n  test %rdi, %rdi\n  jle 5f\n  lea (%rdi,%rdi,2), %rax\n  ret\n5: mov $1, %eax\n  sub %rdi, %rax\n  ret\n.size ae_jcc8, .-ae_jcc8\n"
+    /* the whole function displaced, ret included: lea rax, [rdi + 1]; ret (5 bytes) */
+    ".globl ae_ret5\n.type ae_ret5,@function\nae_ret5:\n  lea 1(%rdi), %rax\n  ret\n.size ae_ret5, .-ae_ret5\n"
     /* jmp rel8 forward out of the window, then code reached only from it: widened to rel32 */
     ".globl ae_jmp8\n.type ae_jmp8,@function\nae_jmp8:\n  jmp 4f\n  ud2\n  ud2\n  ud2\n4: lea 9(%rdi), %rax\n  ret\n.size ae_jmp8, .-ae_jmp8\n"
 );

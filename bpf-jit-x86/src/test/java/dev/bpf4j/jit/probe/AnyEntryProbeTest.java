@@ -31,7 +31,8 @@ class AnyEntryProbeTest {
             new Fn("ae_branch", a -> a > 0 ? a * 3 : 1 - a),
             new Fn("ae_nops", a -> a + 2),
             new Fn("ae_jcc8", a -> a > 0 ? a * 3 : 1 - a),
-            new Fn("ae_jmp8", a -> a + 9));
+            new Fn("ae_jmp8", a -> a + 9),
+            new Fn("ae_ret5", a -> a + 1));
 
     static Stream<Arguments> cases() {
         List<Arguments> out = new ArrayList<>();
