@@ -61,40 +61,48 @@ final class ThreadMoves {
         return out.length() == 0 ? " none" : out.toString();
     }
 
+    /** This thread's kernel id. */
+    static long gettid() { return Invoker.getInstance().invokeN5(SYSCALL_CC, SYSCALL, SYS_GETTID, 0, 0, 0, 0); }
+
+    /** Queues the move signal carrying {@code value} to thread {@code tid} of this process; 0 when sent. */
+    static long signal(long tid, long value) {
+        long info = NativeMemory.allocate(SIGINFO_SIZE);
+        try {
+            NativeMemory.setMemory(info, SIGINFO_SIZE, (byte) 0);
+            NativeMemory.putInt(info, TrapHandler.MOVE_SIGNAL); // si_signo
+            NativeMemory.putInt(info + 8, SI_QUEUE);      // si_code
+            NativeMemory.putInt(info + 16, (int) ProcessHandle.current().pid()); // si_pid
+            NativeMemory.putLong(info + 24, value);       // si_value
+            return Invoker.getInstance().invokeN5(SYSCALL_CC, SYSCALL, SYS_RT_TGSIGQUEUEINFO, ProcessHandle.current().pid(), tid,
+                    TrapHandler.MOVE_SIGNAL, info);
+        } finally {
+            NativeMemory.free(info);
+        }
+    }
+
     static boolean run(long[] from, long[] to) {
         TrapHandler.moves(from, to);
+        long round = TrapHandler.startRound();
         try {
-            long pid = ProcessHandle.current().pid();
-            long self = Invoker.getInstance().invokeN5(SYSCALL_CC, SYSCALL, SYS_GETTID, 0, 0, 0, 0);
-            long info = NativeMemory.allocate(SIGINFO_SIZE);
-            try {
-                NativeMemory.setMemory(info, SIGINFO_SIZE, (byte) 0);
-                NativeMemory.putInt(info, TrapHandler.MOVE_SIGNAL); // si_signo
-                NativeMemory.putInt(info + 8, SI_QUEUE);      // si_code
-                NativeMemory.putInt(info + 16, (int) pid);    // si_pid
-                NativeMemory.putLong(info + 24, TrapHandler.nonce()); // si_value
-                long start = TrapHandler.acks();
-                List<Long> signalled = new ArrayList<>();
-                for (long tid : threads()) {
-                    if (tid == self) continue;
-                    long rc = Invoker.getInstance().invokeN5(SYSCALL_CC, SYSCALL, SYS_RT_TGSIGQUEUEINFO, pid, tid, TrapHandler.MOVE_SIGNAL, info);
-                    if (rc == 0) signalled.add(tid);          // else the thread has just exited
-                }
-                long deadline = System.nanoTime() + TIMEOUT_NANOS;
-                for (int spin = 0; ; spin++) {
-                    long answered = TrapHandler.acks() - start;
+            long self = gettid();
+            long start = TrapHandler.acks();
+            List<Long> signalled = new ArrayList<>();
+            for (long tid : threads()) {
+                if (tid != self && signal(tid, round) == 0) signalled.add(tid);   // else the thread has just exited
+            }
+            long deadline = System.nanoTime() + TIMEOUT_NANOS;
+            for (int spin = 0; ; spin++) {
+                long answered = TrapHandler.acks() - start;
+                if (answered >= signalled.size()) return true;
+                if (spin % 64 == 63) {
+                    signalled.removeIf(tid -> !Files.exists(Path.of("/proc/self/task/" + tid)));
                     if (answered >= signalled.size()) return true;
-                    if (spin % 64 == 63) {
-                        signalled.removeIf(tid -> !Files.exists(Path.of("/proc/self/task/" + tid)));
-                        if (answered >= signalled.size()) return true;
-                        if (System.nanoTime() > deadline) return false;
-                    }
-                    Thread.yield();
+                    if (System.nanoTime() > deadline) return false;
                 }
-            } finally {
-                NativeMemory.free(info);
+                Thread.yield();
             }
         } finally {
+            TrapHandler.endRound();
             TrapHandler.moves(new long[0], new long[0]);
         }
     }

@@ -58,7 +58,8 @@ final class TrapHandler {
     static final int MOVE_SIGNAL = 62;
     /** Thread moves of one {@link ThreadMoves} round: {from, to} pairs, a 0 from ends them. */
     static final int MOVES = 8;
-    private static long table, previous, moves, acks, nonce;
+    /** {@code nonce}: the word holding the value the current move round's signals carry (0: no round). */
+    private static long table, previous, moves, acks, nonce, roundBase, rounds;
     private static final long RAISE = Library.getDefault().getSymbolAddress("raise");
     private static ExecutableMemory code;
     private static final Map<Long, Long> ENTRIES = new HashMap<>();
@@ -88,7 +89,9 @@ final class TrapHandler {
         NativeMemory.setMemory(moves, 16L * (MOVES + 1), (byte) 0);
         acks = NativeMemory.allocate(8);
         NativeMemory.putLong(acks, 0);
-        nonce = new java.security.SecureRandom().nextLong() | 1;
+        nonce = NativeMemory.allocate(8);
+        NativeMemory.putLong(nonce, 0);
+        roundBase = new java.security.SecureRandom().nextLong() & ~0xffffffffL;
         Library libc = Library.getCachedInstance("libc.so.6", Library.LAZY | Library.GLOBAL);
         long sigaction = libc.getSymbolAddress("sigaction"), signal = libc.getSymbolAddress("signal");
         if (sigaction == 0 || signal == 0) throw new IllegalStateException("libc has no sigaction/signal: cannot install the SIGTRAP handler");
@@ -134,8 +137,18 @@ final class TrapHandler {
     /** Signals handled by the move path so far. */
     static long acks() { return NativeMemory.getLongVolatile(acks); }
 
-    /** The value a move signal carries in {@code si_value}: other senders' SIGTRAPs are chained. */
-    static synchronized long nonce() { install(); return nonce; }
+    /**
+     * Starts a move round: the value its signals carry in {@code si_value} (random per process, new
+     * per round, so a late signal of a round given up is not counted in the next); {@link #endRound} ends it.
+     */
+    static synchronized long startRound() {
+        install();
+        long value = roundBase | (++rounds & 0xffffffffL) | 1;
+        NativeMemory.putLong(nonce, value);         // the signals are sent by system calls after this store
+        return value;
+    }
+
+    static synchronized void endRound() { NativeMemory.putLong(nonce, 0); }
 
     /** The handler that was installed before ours (0 = SIG_DFL, 1 = SIG_IGN), for tests. */
     static synchronized long previousHandler() { install(); return NativeMemory.getLong(previous); }
@@ -185,9 +198,12 @@ final class TrapHandler {
         moveEntry[0] = e.position();
         e.aluMI(AluOp.CMP, false, Mem.of(Reg.RSI, SIGINFO_CODE), SI_QUEUE); /* cmp dword [rsi + si_code], SI_QUEUE */
         int notQueued = e.jccForward8(Cond.NE);               /* jne .chain_move */
-        e.movabs(Reg.RAX, nonce);                             /* movabs rax, nonce */
+        e.movabs(Reg.RAX, nonce);                             /* movabs rax, &round */
+        e.load(true, Reg.RAX, Mem.of(Reg.RAX, 0));            /* mov rax, [rax] (this round's value; 0 between rounds) */
+        e.testRR(true, Reg.RAX, Reg.RAX);                     /* test rax, rax */
+        int noRound = e.jccForward8(Cond.E);                  /* je .chain_move (a late signal of a round given up) */
         e.aluRM(AluOp.CMP, true, Reg.RAX, Mem.of(Reg.RSI, SIGINFO_VALUE)); /* cmp rax, [rsi + si_value] */
-        int notOurs = e.jccForward8(Cond.NE);                 /* jne .chain_move (someone else's sigqueue) */
+        int notOurs = e.jccForward8(Cond.NE);                 /* jne .chain_move (someone else's sigqueue, or an older round) */
         e.load(true, Reg.RAX, Mem.of(Reg.RDX, UC_RIP));       /* mov rax, [rdx + rip] */
         e.movabs(Reg.R8, moves);                              /* movabs r8, moves */
         int scan = e.position();                              /* .scan: */
@@ -210,6 +226,7 @@ final class TrapHandler {
         e.ret();                                              /* ret */
         e.bind(notQueued);                                    /* .chain_move: */
         e.bind(notOurs);
+        e.bind(noRound);
         chain(e, previous + 8, signal, MOVE_SIGNAL, false);
         return b.toByteArray();
     }

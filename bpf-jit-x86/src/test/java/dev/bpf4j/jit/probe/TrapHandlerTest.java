@@ -23,6 +23,24 @@ class TrapHandlerTest {
         assertThat(mask & (1L << (TrapHandler.MOVE_SIGNAL - 1))).as("move signal caught").isNotZero();
     }
 
+    /** A move signal outside a round (late, of a round given up) or with another value is not counted. */
+    @Test
+    void signalsOutsideARoundAreNotCounted() {
+        TrapHandler.startRound();
+        TrapHandler.endRound();
+        long before = TrapHandler.acks();
+        assertThat(ThreadMoves.signal(ThreadMoves.gettid(), 12345)).isZero();    // handled before the system call returns
+        long round = TrapHandler.startRound();
+        try {
+            assertThat(ThreadMoves.signal(ThreadMoves.gettid(), round ^ 2)).isZero();
+            assertThat(TrapHandler.acks()).isEqualTo(before);
+            assertThat(ThreadMoves.signal(ThreadMoves.gettid(), round)).isZero();
+            assertThat(TrapHandler.acks()).isEqualTo(before + 1);
+        } finally {
+            TrapHandler.endRound();
+        }
+    }
+
     @Test
     void everyThreadAnswersAMoveRound() {
         long before = TrapHandler.acks();
