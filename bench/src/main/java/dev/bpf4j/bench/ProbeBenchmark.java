@@ -57,6 +57,14 @@ public class ProbeBenchmark {
     @Param({"none", "jit-direct", "jit-java", "jit-upcall", "interp"})
     public String probe;
 
+    /**
+     * How {@code probed} begins: {@code fentry} (gcc -pg -mfentry -mnop-mcount: the trampoline returns
+     * after the 5-byte nop) or {@code displaced} (plain gcc -O2 -fPIC: {@code lea rax, [rdi + 1]; ret}
+     * displaced, so the trampoline ends by running that copy).
+     */
+    @Param({"fentry", "displaced"})
+    public String entry;
+
     private static final CallContext L_L = CallContext.getCallContext(Type.SINT64, new Type[]{Type.SINT64}, CallingConvention.DEFAULT, false);
     private static final Invoker INVOKER = Invoker.getInstance();
 
@@ -78,7 +86,7 @@ public class ProbeBenchmark {
 
     @Setup(Level.Trial)
     public void setUp() {
-        String lib = PatchableLibrary.build("probebench", SOURCE, List.of()).toString();
+        String lib = entry.equals("fentry") ? PatchableLibrary.build("probebench", SOURCE, List.of()).toString() : plainLibrary();
         function = NativeProbes.address(lib, "probed");
         loop = NativeProbes.address(lib, "loop");
         counter = NativeMemory.allocate(8);
@@ -95,6 +103,20 @@ public class ProbeBenchmark {
         }
         link = NativeProbes.attach(function, "probed", p);
         if (call() != 42 || NativeMemory.getLong(counter) != 1) throw new IllegalStateException(probe + ": the probe did not count the hit");
+    }
+
+    /** The same source built by plain {@code gcc -O2 -fPIC}: nothing instrumented. */
+    private static String plainLibrary() {
+        try {
+            java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("bpf4j-probebench-");
+            java.nio.file.Path c = dir.resolve("probebench.c"), so = dir.resolve("libprobebench-plain.so");
+            java.nio.file.Files.writeString(c, SOURCE);
+            PatchableLibrary.run(List.of("gcc", "-O2", "-fPIC", "-shared", "-o", so.toString(), c.toString()));
+            for (java.nio.file.Path p : List.of(so, c, dir)) p.toFile().deleteOnExit();
+            return so.toString();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     /** {@code *counter += 1} atomically, after {@code bench_identity(1)} when {@code javaHelper}. */

@@ -4,6 +4,7 @@ import dev.bpf4j.api.BpfObject;
 import dev.bpf4j.api.OpenObject;
 import dev.bpf4j.cli.trace.StackCount;
 import dev.bpf4j.cli.trace.TraceRun;
+import dev.bpf4j.cli.trace.TraceSession;
 import dev.bpf4j.cli.trace.TraceTarget;
 import dev.bpf4j.object.ProgramType;
 import dev.bpf4j.runtime.BpfLoadException;
@@ -17,6 +18,8 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 /**
  * {@code bpf4j trace LIB.so --attach F[,F...] --call ENTRY}: attaches a kprobe-type program (the
@@ -25,6 +28,8 @@ import java.util.Set;
  * for a stack map + counting map, every map as JSON for a user object. Per engine a header line
  * {@code == ENGINE}; with {@code --engine both} a last line says whether the engines agree (exit 1
  * when not). Bad input (library, symbol, entry not patchable, object, program) exits 2.
+ * {@code --duration S} keeps the probes attached for S seconds (or until the entry returns, or
+ * Ctrl-C) while this process runs: see {@link TraceSession} for what "this process" covers.
  */
 final class TraceCommand implements Command {
     private static final List<String> ENGINE_CHOICES = List.of("interp", "jit", "both");
@@ -32,18 +37,20 @@ final class TraceCommand implements Command {
     @Override public String name() { return "trace"; }
     @Override public String summary() { return "probe functions of a native library while calling an entry of it and print the folded stacks that reached them"; }
     @Override public String usage() {
-        return "bpf4j trace LIB.so --attach FUNC[,FUNC...] --call ENTRY [--arg N] [--object OBJ.o --program P] [--engine interp|jit|both]";
+        return "bpf4j trace LIB.so --attach FUNC[,FUNC...] (--call ENTRY [--arg N] | --duration S | both) [--object OBJ.o --program P] [--engine interp|jit|both]";
     }
 
     @Override public int run(List<String> argv, PrintStream out, PrintStream err) {
-        Args args = new Args(argv, Set.of("--attach", "--call", "--arg", "--object", "--program", "--engine"), Set.of(PerfMapFlag.NAME));
+        Args args = new Args(argv, Set.of("--attach", "--call", "--arg", "--object", "--program", "--engine", "--duration"), Set.of(PerfMapFlag.NAME));
         // --perf-map: the JIT programs and the probes' trampolines are named in /tmp/perf-PID.map.
         if (PerfMapFlag.given(args, err)) PerfMapFlag.enable();
         Path library = Path.of(args.single("LIB.so"));
         List<String> attach = Arrays.stream(args.option("--attach").orElseThrow(() -> new UsageException("missing --attach FUNC[,FUNC...]"))
                 .split(",")).map(String::trim).toList();
         if (attach.stream().anyMatch(String::isEmpty)) throw new UsageException("--attach has an empty function name");
-        String entry = args.option("--call").orElseThrow(() -> new UsageException("missing --call ENTRY"));
+        long durationMillis = args.option("--duration").map(TraceCommand::parseDuration).orElse(0L);
+        String entry = args.option("--call").orElse(null);
+        if (entry == null && durationMillis == 0) throw new UsageException("missing --call ENTRY (or --duration S to trace this process's own calls)");
         long arg = args.option("--arg").map(TraceCommand::parseArg).orElse(0L);
         String engineChoice = args.option("--engine").orElse("interp");
         if (!ENGINE_CHOICES.contains(engineChoice)) {
@@ -75,6 +82,7 @@ final class TraceCommand implements Command {
             return badInput(e, err);
         }
 
+        if (durationMillis > 0) return runSession(open, program, engines, target, arg, durationMillis, userObject, out, err);
         List<TraceRun.Result> results = new ArrayList<>();
         int status = 0;
         for (Engine engine : engines) {
@@ -107,6 +115,84 @@ final class TraceCommand implements Command {
             }
         }
         return status;
+    }
+
+    /**
+     * {@code --duration S}: every engine attached at once, the entry (if any) called on its own
+     * thread, until S seconds are up, the entry returns or Ctrl-C; then detached and printed as above.
+     * Engines are compared only when the entry returned before the end: a workload still running
+     * while the probes come and go (one engine after the other) may hit one engine's program more.
+     */
+    private static int runSession(OpenObject open, String program, List<Engine> engines, TraceTarget target, long arg, long durationMillis,
+                                  boolean userObject, PrintStream out, PrintStream err) {
+        TraceSession session = new TraceSession();
+        CountDownLatch printed = new CountDownLatch(1);
+        Thread hook = new Thread(() -> {
+            session.stop("interrupt");
+            try {
+                printed.await(10, TimeUnit.SECONDS);      // let the main thread detach and print before the JVM halts
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "bpf4j-trace-interrupt");
+        Runtime.getRuntime().addShutdownHook(hook);
+        try {
+            TraceSession.Outcome o;
+            try {
+                o = session.run(open, program, engines, target, arg, durationMillis, userObject, line -> err.print(line.endsWith("\n") ? line : line + "\n"));
+            } catch (IllegalArgumentException | IllegalStateException | NoSuchElementException | BpfLoadException e) {
+                return badInput(e, err);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new CliException("interrupted");
+            }
+            int status = 0;
+            String call = target.entry() == null ? "no entry called"
+                    : target.entry() + "(" + arg + ") " + (o.returned().isPresent() ? "= " + o.returned().getAsLong() : "still running");
+            for (TraceRun.Result r : o.results()) {
+                out.println("== " + r.engine());
+                r.stacks().ifPresent(s -> s.lines().forEach(out::println));
+                r.maps().forEach(out::println);
+                err.println(r.engine() + ": " + o.millis() + " ms, ended by " + o.stoppedBy() + "; " + call + "; " + String.join("; ", r.hits()));
+                for (String e : r.errors()) {
+                    err.println(r.engine() + ": program errors on " + e);
+                    status = 1;
+                }
+            }
+            if (o.results().size() > 1) {
+                if (o.returned().isEmpty()) {
+                    out.println("== engines not compared: the workload ran on while the engines' probes were attached and detached one after the other");
+                } else {
+                    List<String> diffs = differences(o.results().get(0), o.results().get(1));
+                    if (diffs.isEmpty()) {
+                        out.println("== engines agree: " + (o.results().get(0).stacks().isPresent() ? "same stack ids, frames and counts" : "same maps")
+                                + ", same return value and hits");
+                    } else {
+                        out.println("== engines differ:");
+                        diffs.forEach(out::println);
+                        status = 1;
+                    }
+                }
+            }
+            return status;
+        } finally {
+            printed.countDown();
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException shuttingDown) {
+                // Ctrl-C: the hook is running and waits for us
+            }
+        }
+    }
+
+    private static long parseDuration(String v) {
+        try {
+            double s = Double.parseDouble(v);
+            if (!(s > 0) || s > 86_400 * 365) throw new NumberFormatException();
+            return Math.max(1, (long) (s * 1000));
+        } catch (NumberFormatException e) {
+            throw new UsageException("--duration needs a positive number of seconds, not '" + v + "'");
+        }
     }
 
     private static int badInput(Exception e, PrintStream err) {

@@ -13,15 +13,15 @@ import java.util.List;
 /**
  * The probe on one function: its patch site and the programs attached to it. Every attach and
  * detach generates a new trampoline that calls the current programs in attach order, then
- * retargets the site's {@code call} (or puts the nop back when none is left) with one aligned
- * store through {@code /proc/self/mem}.
+ * retargets the site's {@code call} (or puts the original bytes back when none is left) with the
+ * breakpoint-first protocol of {@link TextPoke}: safe while other threads run the function (see
+ * there for the one window it leaves at sites of several displaced instructions).
  *
- * <p>{@link NativeProbes} serializes attach and detach. Concurrency rule: attach and detach are safe while other threads run the traced function,
- * as long as none is executing the 5 patched bytes at the instant of the store (the kernel closes
- * that window with an int3 dance that needs a SIGTRAP handler the JVM does not give us). A thread
- * already inside an old trampoline finishes it: retired trampolines, and the counters and env
- * templates they point at, stay mapped and registered for the life of the process (the kernel
- * frees them after an RCU-tasks grace period, which a user process cannot observe).
+ * <p>{@link NativeProbes} serializes attach and detach. A thread already inside an old trampoline
+ * finishes it: retired trampolines (with the displaced instructions' copy that threads trapped on
+ * the int3 may be sent to), and the counters and env templates they point at, stay mapped and
+ * registered for the life of the process (the kernel frees them after an RCU-tasks grace period,
+ * which a user process cannot observe).
  */
 final class NativeProbe {
     static final String MODULE = "bpf4j-probe";
@@ -33,6 +33,8 @@ final class NativeProbe {
     private NearCode trampoline;
     private CodeRegion trampolineRegion;
     private int generation;
+    /** Offset of the displaced instructions' copy in the live trampoline (-1: none). */
+    private int copy = -1;
 
     NativeProbe(PatchSite site) {
         this.site = site;
@@ -73,33 +75,66 @@ final class NativeProbe {
         link.released();
     }
 
-    /** Generates the trampoline for the current links and points the site at it (or restores the nop). */
+    /** Generates the trampoline for the current links and points the site at it (or restores the original bytes). */
     private void rebuild() {
         byte[] now = site.current();
         boolean patched = trampoline != null;
-        byte[] expected = patched ? site.callTo(trampoline.address()) : PatchSite.NOP5;
+        byte[] expected = patched ? site.callTo(trampoline.address()) : site.original();
         if (!Arrays.equals(now, expected)) {
             throw new IllegalStateException(String.format("patch site of '%s' at 0x%x holds %s, expected %s: changed behind bpf4j's back",
                     site.name(), site.site(), HexFormat.ofDelimiter(" ").formatHex(now), HexFormat.ofDelimiter(" ").formatHex(expected)));
         }
         if (links.isEmpty()) {
-            ProcessText.write(site.site(), PatchSite.NOP5);
+            // a thread meeting the int3 does what the original bytes do: their copy in the retiring trampoline, or skip the nop
+            long original = site.displaced() == null ? site.site() + PatchSite.LENGTH : trampoline.address() + copy;
+            TextPoke.poke(site.site(), site.original(), original, false);
             CodeMap.global().unregister(siteRegion);
             retire();
             return;
         }
         List<TrampolineEmitter.Call> calls = new ArrayList<>();
         for (ProbeLink l : links) calls.add(l.call());
-        TrampolineEmitter.Code probe = TrampolineEmitter.emit(site, calls);
-        NearCode code = NearCode.map(site.site(), probe.bytes().length, at -> probe.bytes()); // position-independent: absolute targets only
+        int size = TrampolineEmitter.emit(site, calls, site.site()).bytes().length;   // the size does not depend on the address
+        TrampolineEmitter.Code[] emitted = new TrampolineEmitter.Code[1];
+        NearCode code = NearCode.map(site.site(), size, at -> (emitted[0] = TrampolineEmitter.emit(site, calls, at)).bytes());
+        TrampolineEmitter.Code probe = emitted[0];
         CodeRegion region = new CodeRegion(code.address(), code.size(),
                 "bpf_trampoline_" + site.name() + (generation++ == 0 ? "" : "_" + generation), MODULE, probe.rows());
         CodeMap.global().register(region);
         if (!patched) CodeMap.global().register(siteRegion);
-        ProcessText.write(site.site(), site.callTo(code.address()));
+        long[][] moves = patched ? new long[2][0] : innerBoundaries(code.address() + probe.copy());
+        try {
+            TextPoke.poke(site.site(), site.callTo(code.address()), code.address(), true, moves[0], moves[1]);
+        } catch (RuntimeException | Error e) {
+            CodeMap.global().unregister(region);
+            if (!patched) CodeMap.global().unregister(siteRegion);
+            throw e;
+        }
         retire();
         trampoline = code;
         trampolineRegion = region;
+        copy = probe.copy();
+    }
+
+    /**
+     * The boundaries strictly inside the 5 bytes between displaced instructions, and the same
+     * instruction in the copy at {@code copy}: where a thread caught between two of them goes.
+     */
+    private long[][] innerBoundaries(long copy) {
+        DisplacedInsns d = site.displaced();
+        if (d == null) return new long[2][0];
+        int[] offsets = d.copyOffsets();
+        List<long[]> pairs = new ArrayList<>();
+        for (int k = 0; k < offsets.length; k++) {
+            int at = d.insns().get(k).offset();
+            if (at > 0 && at < PatchSite.LENGTH) pairs.add(new long[]{site.site() + at, copy + offsets[k]});
+        }
+        long[][] out = new long[2][pairs.size()];
+        for (int k = 0; k < pairs.size(); k++) {
+            out[0][k] = pairs.get(k)[0];
+            out[1][k] = pairs.get(k)[1];
+        }
+        return out;
     }
 
     private void retire() {

@@ -4,20 +4,27 @@ import java.util.Arrays;
 import java.util.HexFormat;
 
 /**
- * Where a probe patches a function: the 5-byte {@code nopl 0x0(%rax,%rax,1)} that gcc
- * {@code -pg -mfentry -mnop-mcount} puts at the entry (after {@code endbr64} with
- * {@code -fcf-protection}). Attaching turns it into {@code call trampoline}; detaching puts the
- * nop back. Five 1-byte nops ({@code -fpatchable-function-entry=5,0}) are refused: another thread
- * may be stopped between two of them, and would resume in the middle of the call.
+ * Where a probe patches a function, and what the 5 bytes there hold:
+ * <ul>
+ * <li>the 5-byte {@code nopl 0x0(%rax,%rax,1)} of gcc {@code -pg -mfentry -mnop-mcount} (after
+ * {@code endbr64} with {@code -fcf-protection}): the trampoline returns right after it;</li>
+ * <li>anything else that decodes into whole instructions ({@link DisplacedInsns}: an ordinary
+ * prologue, five 1-byte nops of {@code -fpatchable-function-entry=5,0}): the trampoline ends by
+ * running their relocated copy, which jumps back after them. The function's ELF symbol gives its
+ * size, and no instruction of its body may jump into the displaced bytes ({@link FunctionBody}).</li>
+ * </ul>
+ * Attaching turns the 5 bytes into {@code call trampoline}; detaching puts the original bytes back.
  *
- * @param function the function's address (what probes and pt_regs.ip name)
- * @param site     the address of the 5 patched bytes: {@code function} or {@code function + 4}
+ * @param function  the function's address (what probes and pt_regs.ip name)
+ * @param site      the address of the 5 patched bytes: {@code function}, or {@code function + 4} after endbr64
+ * @param displaced the instructions the call displaces, or null at a 5-byte nop
  */
-record PatchSite(String name, long function, long site) {
+record PatchSite(String name, long function, long site, DisplacedInsns displaced) {
     static final byte[] NOP5 = {0x0f, 0x1f, 0x44, 0x00, 0x00};
     static final byte[] ENDBR64 = {(byte) 0xf3, 0x0f, 0x1e, (byte) 0xfa};
-    static final byte NOP1 = (byte) 0x90;
     static final int LENGTH = 5;
+    /** The longest x86 instruction: enough bytes after the site to decode the last displaced one. */
+    private static final int MAX_INSN = 15;
 
     /** Finds the patch site of the function at {@code function}, or explains why it has none. */
     static PatchSite inspect(String name, long function) {
@@ -28,20 +35,29 @@ record PatchSite(String name, long function, long site) {
         byte[] head = ProcessText.read(function, 9);
         int at = Arrays.equals(head, 0, 4, ENDBR64, 0, 4) ? 4 : 0;
         byte[] five = Arrays.copyOfRange(head, at, at + LENGTH);
-        if (Arrays.equals(five, NOP5)) return new PatchSite(name, function, function + at);
+        if (Arrays.equals(five, NOP5)) return new PatchSite(name, function, function + at, null);
         if (five[0] == (byte) 0xe8) {
             throw new IllegalArgumentException(String.format("cannot probe '%s' at 0x%x: its entry is already a call (%s): attached by another tool, or built with -pg without -mnop-mcount",
                     name, function, HexFormat.ofDelimiter(" ").formatHex(five)));
         }
-        boolean singleNops = true;
-        for (byte b : five) singleNops &= b == NOP1;
-        if (singleNops) {
-            throw new IllegalArgumentException(String.format("cannot probe '%s' at 0x%x: five 1-byte nops (-fpatchable-function-entry=5,0) are not safe to patch while"
-                    + " another thread may run between them; build with gcc -pg -mfentry -mnop-mcount (one 5-byte nop)", name, function));
+        long site = function + at;
+        long end = FunctionBody.end(name, function);
+        if (end - site < LENGTH) {
+            throw DisplacedInsns.refuse(name, site, String.format("the function is %d bytes long, shorter than the %d-byte call", end - function, at + LENGTH));
         }
-        throw new IllegalArgumentException(String.format("cannot probe '%s' at 0x%x: no patchable entry (expected the 5-byte nop 0f 1f 44 00 00%s, found %s);"
-                + " build with gcc -pg -mfentry -mnop-mcount", name, function, at == 4 ? " after endbr64" : "", HexFormat.ofDelimiter(" ").formatHex(five)));
+        byte[] window = readUpTo(site, Math.min(end - site, LENGTH - 1 + MAX_INSN));
+        DisplacedInsns displaced = DisplacedInsns.decode(name, site, window);
+        if (end - function > FunctionBody.MAX_BODY) {
+            throw DisplacedInsns.refuse(name, site, "its body is larger than " + FunctionBody.MAX_BODY + " bytes, too large to check for jumps into the patched bytes");
+        }
+        FunctionBody.checkNoJumpInto(name, function, ProcessText.read(function, (int) (end - function)), site, displaced.length());
+        return new PatchSite(name, function, site, displaced);
     }
+
+    private static byte[] readUpTo(long at, long n) { return ProcessText.read(at, (int) n); }
+
+    /** The bytes the site holds while nothing is attached. */
+    byte[] original() { return displaced == null ? NOP5.clone() : Arrays.copyOf(displaced.original(), LENGTH); }
 
     /** {@code call rel32} from the site to {@code target}. */
     byte[] callTo(long target) {

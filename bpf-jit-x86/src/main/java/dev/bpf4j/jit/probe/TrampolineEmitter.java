@@ -10,6 +10,7 @@ import dev.bpf4j.jit.x86.X86Encoder;
 import dev.bpf4j.unwind.CfaRule;
 import dev.bpf4j.unwind.UnwindRow;
 
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -59,7 +60,8 @@ final class TrampolineEmitter {
     /** A call of the upcall closure {@code void upcall(long pt_regs, long link)}. */
     record UpcallCall(long closure, long link) implements Call {}
 
-    record Code(byte[] bytes, List<UnwindRow> rows) {}
+    /** @param copy where the relocated displaced instructions start in the code, or -1 (a 5-byte nop site) */
+    record Code(byte[] bytes, List<UnwindRow> rows, int copy) {}
 
     /** xmm registers that carry arguments (SysV): saved when a program may run code that uses SSE. */
     static final int XMM_ARGS = 8;
@@ -74,7 +76,8 @@ final class TrampolineEmitter {
     /** rcx and rdx, saved first: the hit counting that follows uses them. */
     private static final int SAVED_FIRST = 2;
 
-    static Code emit(PatchSite site, List<Call> calls) {
+    /** The trampoline for {@code site} placed at {@code base} (the displaced instructions' copy depends on it). */
+    static Code emit(PatchSite site, List<Call> calls, long base) {
         int envBytes = 0;
         for (Call c : calls) if (c instanceof JitCall) envBytes = Math.max(envBytes, ((JitCall) c).envBytes());
         // xmm0-7 carry float arguments; xmm8-15 are caller-saved and carry none, so the function
@@ -134,13 +137,75 @@ final class TrampolineEmitter {
         e.load(true, Reg.RBP, Mem.of(Reg.RBP, savedA));      /* mov rbp, [rbp + saved_a] (A) */
         int leave = e.position();
         e.leave();                                           /* leave */
-        e.ret();                                             /* ret (to site + 5) */
-        List<UnwindRow> rows = List.of(
+        List<UnwindRow> rows = new ArrayList<>(List.of(
                 new UnwindRow(0, afterPush, CfaRule.RETURN_AT_SP),
                 new UnwindRow(afterPush, fp, CfaRule.RETURN_AT_SP_PLUS_8),
-                new UnwindRow(fp, leave + 1, CfaRule.FRAME_POINTER),
-                new UnwindRow(leave + 1, leave + 2, CfaRule.RETURN_AT_SP));
-        return new Code(b.toByteArray(), rows);
+                new UnwindRow(fp, leave + 1, CfaRule.FRAME_POINTER)));
+        if (site.displaced() == null) {
+            e.ret();                                         /* ret (to site + 5) */
+            rows.add(new UnwindRow(leave + 1, leave + 2, CfaRule.RETURN_AT_SP));
+            return new Code(b.toByteArray(), rows, -1);
+        }
+        e.lea(Reg.RSP, Mem.of(Reg.RSP, 8));                  /* lea rsp, [rsp + 8] (drop site + 5; flags untouched) */
+        int copy = e.position();
+        rows.add(new UnwindRow(leave + 1, copy, CfaRule.RETURN_AT_SP));
+        byte[] displaced = site.displaced().copy(base + copy);
+        for (byte x : displaced) b.emit8(x);                 /* the displaced instructions, relocated; jmp site + length */
+        rows.addAll(copyRows(site.displaced(), copy, displaced.length));
+        return new Code(b.toByteArray(), rows, copy);
+    }
+
+    /**
+     * Rows for the displaced instructions' copy, which runs as the function's own prologue: the
+     * entry rule until {@code push rbp}, then until {@code mov rbp, rsp}, then the frame pointer. A
+     * prologue that moves rsp otherwise first (another push, {@code sub rsp}) gets no rows from
+     * there on (the walk then trusts rbp, as with any code without rows).
+     */
+    static List<UnwindRow> copyRows(DisplacedInsns d, int copy, int size) {
+        List<UnwindRow> rows = new ArrayList<>();
+        CfaRule rule = CfaRule.RETURN_AT_SP;
+        int from = copy, at = copy;
+        byte[] code = d.original();
+        for (InsnDecoder.Insn i : d.insns()) {
+            int len = i.relSize() == 1 ? (i.flow() == InsnDecoder.Flow.JUMP ? 5 : 6) : i.length();
+            CfaRule next = after(rule, code, i);
+            at += len;
+            if (next != rule) {
+                rows.add(new UnwindRow(from, at, rule));
+                from = at;
+                rule = next;
+                if (rule == null) return rows;
+            }
+        }
+        rows.add(new UnwindRow(from, copy + size, rule));
+        return rows;
+    }
+
+    private static CfaRule after(CfaRule rule, byte[] code, InsnDecoder.Insn i) {
+        int op = code[i.offset()] & 0xff;
+        boolean pushRbp = i.length() == 1 && op == 0x55;
+        boolean movRbpRsp = i.length() == 3 && op == 0x48 && ((code[i.offset() + 1] & 0xff) == 0x89 && (code[i.offset() + 2] & 0xff) == 0xe5
+                || (code[i.offset() + 1] & 0xff) == 0x8b && (code[i.offset() + 2] & 0xff) == 0xec);
+        if (rule == CfaRule.FRAME_POINTER) return rule;
+        if (rule == CfaRule.RETURN_AT_SP && pushRbp) return CfaRule.RETURN_AT_SP_PLUS_8;
+        if (rule == CfaRule.RETURN_AT_SP_PLUS_8 && movRbpRsp) return CfaRule.FRAME_POINTER;
+        return movesRsp(code, i, op) ? null : rule;
+    }
+
+    /** Pushes, pops, {@code sub/add rsp}, {@code leave}, {@code enter}: anything that may move rsp (conservative). */
+    private static boolean movesRsp(byte[] code, InsnDecoder.Insn i, int first) {
+        int p = i.offset();
+        while ((code[p] & 0xf0) == 0x40 || code[p] == 0x66 || code[p] == (byte) 0xf3 || code[p] == (byte) 0xf2) p++;
+        int op = code[p] & 0xff;
+        if (op >= 0x50 && op <= 0x5f || op == 0x68 || op == 0x6a || op == 0x8f || op == 0x9c || op == 0x9d || op == 0xc8 || op == 0xc9) return true;
+        if (i.twoByte()) return false;
+        if ((op == 0x81 || op == 0x83 || op == 0x89 || op == 0x8b || op == 0x8d || op == 0x01 || op == 0x29 || op == 0x2b || op == 0x03)
+                && p + 1 < i.end()) {
+            int modrm = code[p + 1] & 0xff;
+            boolean rspOperand = (modrm >> 6) == 3 && ((modrm & 7) == 4 || ((modrm >> 3) & 7) == 4);
+            return rspOperand;
+        }
+        return op == 0xff && p + 1 < i.end() && ((code[p + 1] >> 3) & 7) == 6;      // push r/m
     }
 
     /**

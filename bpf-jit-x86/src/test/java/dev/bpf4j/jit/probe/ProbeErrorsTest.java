@@ -21,28 +21,20 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class ProbeErrorsTest {
     private static dev.bpf4j.program.Program ok() { return prog("ok", mov64(0, 0), exit()); }
 
+    /** plain (no nop) and singles (five 1-byte nops) used to be refused: both displace their first instructions now. */
     @Test
-    void functionWithoutPatchableEntryIsRefused() {
-        long plain = TestLib.address("plain");
-        byte[] before = ProcessText.read(plain, 8);
-        try (Executable x = Engines.JIT_DIRECT.load(ok(), LoadOptions.defaults())) {
-            assertThatThrownBy(() -> NativeProbes.attach(plain, "plain", ProbeProgram.of(x, List.of())))
-                    .isInstanceOf(IllegalArgumentException.class)
-                    .hasMessageContaining("cannot probe 'plain'").hasMessageContaining("no patchable entry")
-                    .hasMessageContaining("-mnop-mcount");
+    void functionsWithoutTheFentryNopAreProbedByDisplacingTheirEntry() {
+        for (String fn : List.of("plain", "singles")) {
+            long address = TestLib.address(fn);
+            byte[] before = ProcessText.read(address, 8);
+            try (Executable x = Engines.JIT_DIRECT.load(ok(), LoadOptions.defaults());
+                 ProbeLink link = NativeProbes.attach(address, fn, ProbeProgram.of(x, List.of()))) {
+                assertThat(ProcessText.read(address, 1)[0]).isEqualTo((byte) 0xe8);
+                assertThat(TestLib.call1(address, 40)).isEqualTo(fn.equals("plain") ? 41 : 42);
+                assertThat(link.hits()).isEqualTo(1);
+            }
+            assertThat(ProcessText.read(address, 8)).isEqualTo(before);
         }
-        assertThat(ProcessText.read(plain, 8)).isEqualTo(before);
-    }
-
-    @Test
-    void fiveSingleByteNopsAreRefused() {
-        long singles = TestLib.address("singles");
-        try (Executable x = Engines.JIT_DIRECT.load(ok(), LoadOptions.defaults())) {
-            assertThatThrownBy(() -> NativeProbes.attach(singles, "singles", ProbeProgram.of(x, List.of())))
-                    .isInstanceOf(IllegalArgumentException.class)
-                    .hasMessageContaining("five 1-byte nops").hasMessageContaining("not safe to patch");
-        }
-        assertThat(ProcessText.read(singles, 5)).containsOnly((byte) 0x90);
     }
 
     @Test

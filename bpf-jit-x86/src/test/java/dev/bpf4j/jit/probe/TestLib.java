@@ -30,6 +30,7 @@ final class TestLib {
             "NI long scale(long x, long n) { return (long) (scaled((double) x, n) * 2); }",
             "NI __attribute__((no_instrument_function)) long plain(long a) { return a + 1; }",
             "NI __attribute__((no_instrument_function, patchable_function_entry(5, 0))) long singles(long a) { return a + 2; }",
+            "NI long hammer(long n, long (*f)(long)) { long s = 0; for (long i = 0; i < n; i++) s += f(i); return s; }",
             "NI void *mid_body(void *a) { return (void *) mid((long) a); }",
             "NI long mid_on_new_thread(long a, void *(*body)(void *)) { pthread_t t; void *r;",
             "    if (pthread_create(&t, 0, body, (void *) a)) return -1;",

@@ -19,18 +19,22 @@ public record TraceTarget(Path library, String entry, long entryAddress, Map<Str
         functions = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(functions));
     }
 
-    /** Loads {@code library} and looks up {@code entry} and every function of {@code attach}. */
+    /**
+     * Loads {@code library} and looks up {@code entry} (null: none, entryAddress 0) and every function
+     * of {@code attach}. A bare name that is not a file ("libc.so.6") is left to dlopen's search path.
+     */
     public static TraceTarget resolve(Path library, String entry, List<String> attach) {
-        if (!Files.isRegularFile(library)) throw new IllegalArgumentException("no such library: " + library);
+        boolean bare = library.getNameCount() == 1 && !library.toString().startsWith(".") && !Files.exists(library);
+        if (!bare && !Files.isRegularFile(library)) throw new IllegalArgumentException("no such library: " + library);
         // dlopen looks a bare name up on the library path, not in the current directory.
-        String path = library.toAbsolutePath().normalize().toString();
-        long entryAddress = NativeProbes.address(path, entry);
+        String path = bare ? library.toString() : library.toAbsolutePath().normalize().toString();
+        long entryAddress = entry == null ? 0 : NativeProbes.address(path, entry);
         Map<String, Long> functions = new LinkedHashMap<>();
         for (String f : attach) {
             if (functions.put(f, NativeProbes.address(path, f)) != null) throw new IllegalArgumentException("function '" + f + "' given twice in --attach");
         }
         if (functions.isEmpty()) throw new IllegalArgumentException("no function to attach to");
-        return new TraceTarget(Path.of(path), entry, entryAddress, functions);
+        return new TraceTarget(bare ? library : Path.of(path), entry, entryAddress, functions);
     }
 
     public List<String> functionNames() { return new ArrayList<>(functions.keySet()); }
