@@ -208,9 +208,11 @@ final class BtfValueWriter {
         } else if (v instanceof Record r) {
             for (RecordComponent rc : r.getClass().getRecordComponents()) {
                 try {
-                    Object x = rc.getAccessor().invoke(r);
+                    java.lang.reflect.Method accessor = rc.getAccessor();
+                    accessor.setAccessible(true); // records nested in test or application classes are rarely public
+                    Object x = accessor.invoke(r);
                     if (x != null) out.put(rc.getName(), x);
-                } catch (ReflectiveOperationException e) {
+                } catch (ReflectiveOperationException | RuntimeException e) { // RuntimeException: InaccessibleObjectException
                     throw new BpfException(path + ": cannot read component '" + rc.getName() + "' of " + r.getClass().getName() + ": " + e, e);
                 }
             }

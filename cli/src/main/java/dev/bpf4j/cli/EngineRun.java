@@ -38,6 +38,8 @@ record EngineRun(List<String> lines, List<String> compared) {
             return this;
         }
 
+        Builder map(String name, boolean percpu, List<MapDump.Entry> entries) { return map(name, percpu, entries, null); }
+
         /** One map's dump; {@code types} (may be null) adds bpftool's {@code formatted} values. */
         Builder map(String name, boolean percpu, List<MapDump.Entry> entries, MapBtf types) {
             lines.add(MapDump.json(name, percpu, entries, types));
