@@ -65,6 +65,9 @@ public final class Variable {
 
     /** Writes {@code value}, range-checked against the variable's type. */
     public void set(Object value) {
+        if (btf.resolveSize(v.typeId()) != v.size()) {
+            throw new BpfException(what() + ": its BTF type is " + btf.resolveSize(v.typeId()) + " bytes, the variable " + v.size());
+        }
         byte[] bytes = BtfValues.encode(btf, v.typeId(), value, what());
         if (isReadOnly()) {
             throw new BpfException(what() + ": " + v.section() + " is " + (map.isFrozen() ? "frozen after load" : "BPF_F_RDONLY")

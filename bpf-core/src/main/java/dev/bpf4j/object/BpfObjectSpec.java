@@ -118,6 +118,9 @@ public record BpfObjectSpec(String name, String license, int kernelVersion, List
      */
     public BpfObjectSpec withVariable(String variableName, Object value) {
         GlobalVariable v = variable(variableName);
+        if (btf.resolveSize(v.typeId()) != v.size()) { // a hostile .BTF must not make us allocate its claimed size
+            throw new BpfLoadException("variable '" + variableName + "': its BTF type is " + btf.resolveSize(v.typeId()) + " bytes, the variable " + v.size());
+        }
         return withVariable(variableName, BtfValues.encode(btf, v.typeId(), value, "variable '" + variableName + "' ("
                 + BtfValues.describe(btf, v.typeId()) + " in " + v.section() + ")"));
     }

@@ -209,6 +209,20 @@ class BtfValuesTest {
         assertThatThrownBy(() -> BtfValues.encode(btf, 3, max.add(BigInteger.ONE), "v")).hasMessageContaining("does not fit unsigned __int128");
     }
 
+    @Test void typeCyclesAndTypesWithoutValuesAreErrorsNotCrashes() {
+        Btf btf = handMade(new BtfType.Ref(BtfKind.TYPEDEF, "a", 2), new BtfType.Ref(BtfKind.TYPEDEF, "b", 1),
+                new BtfType.FuncProto(0, List.of()), new BtfType.Array(5, 5, 1), new BtfType.Composite("s", false, 4, List.of(
+                        new BtfType.Member("self", 5, 0, 0))));
+        assertThatThrownBy(() -> BtfValues.decode(btf, 1, new byte[8], 0)).isInstanceOf(BpfException.class).hasMessageContaining("deeper than");
+        assertThatThrownBy(() -> BtfValues.encode(btf, 1, 1, "v")).isInstanceOf(BpfException.class);
+        assertThatThrownBy(() -> BtfValues.decode(btf, 3, new byte[8], 0)).isInstanceOf(BpfException.class);
+        assertThatThrownBy(() -> BtfValues.decode(btf, 5, new byte[8], 0)).isInstanceOf(BpfException.class);
+        Object nested = Map.of();
+        for (int i = 0; i < 1000; i++) nested = Map.of("self", nested);
+        Object deep = nested;
+        assertThatThrownBy(() -> BtfValues.encode(btf, 5, deep, "v")).isInstanceOf(BpfException.class).hasMessageContaining("nests too deep");
+    }
+
     @Test void globalDataDecodesAsItsSection() {
         var bss = SPEC.maps().stream().filter(m -> m.section().equals(".bss")).findFirst().orElseThrow();
         BtfValue v = BtfValues.decode(BTF, bss.valueTypeId(), bss.contents(), 0);
