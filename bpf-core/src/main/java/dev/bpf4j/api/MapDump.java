@@ -1,12 +1,12 @@
 package dev.bpf4j.api;
 
+import dev.bpf4j.btf.BtfJson;
 import dev.bpf4j.btf.MapBtf;
 import dev.bpf4j.maps.BpfMap;
 import dev.bpf4j.maps.Cpus;
 import dev.bpf4j.maps.MapOfMaps;
 import dev.bpf4j.maps.QueueStackMap;
 import dev.bpf4j.maps.RingBufMap;
-
 import dev.bpf4j.runtime.BpfException;
 
 import java.util.ArrayList;
@@ -121,7 +121,7 @@ public final class MapDump {
             b.append(", \"formatted\": ").append(f);
         } catch (BpfException ex) {
             b.append(", \"formatted_error\": ");
-            dev.bpf4j.btf.BtfJson.write(new dev.bpf4j.btf.BtfValue.Str(String.valueOf(ex.getMessage()), 0), b);
+            BtfJson.string(String.valueOf(ex.getMessage()), b);
         }
     }
 

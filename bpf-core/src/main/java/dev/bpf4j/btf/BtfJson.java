@@ -75,8 +75,8 @@ public final class BtfJson {
         }
     }
 
-    /** A JSON string; names and {@link BtfValue.Str} texts are printable ASCII, so only quote and backslash need escaping. */
-    static void string(String s, StringBuilder b) {
+    /** A JSON string (control characters as {@code \\u00XX}; BTF names and strings are printable ASCII). */
+    public static void string(String s, StringBuilder b) {
         b.append('"');
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);
