@@ -1,9 +1,14 @@
 package dev.bpf4j.api;
 
+import dev.bpf4j.btf.MapBtf;
 import dev.bpf4j.maps.BpfMap;
 import dev.bpf4j.maps.MapOfMaps;
 import dev.bpf4j.maps.MapTable;
+import dev.bpf4j.maps.TypedMap;
 import dev.bpf4j.object.BpfObjectSpec;
+import dev.bpf4j.object.GlobalVariable;
+import dev.bpf4j.object.MapSpec;
+import dev.bpf4j.runtime.BpfException;
 
 import java.nio.file.Path;
 import java.util.Collection;
@@ -74,6 +79,39 @@ public final class BpfObject implements AutoCloseable {
         if (!(m instanceof MapOfMaps outer)) throw new IllegalArgumentException(m.describe() + " is not a map-in-map");
         return outer;
     }
+
+    /**
+     * The live map read and written by its BTF key and value types ({@code typedMap("flows").get(key)},
+     * {@code .as(FlowKey.class, Stats.class)} for records); a {@link BpfException} when it has no BTF.
+     */
+    public TypedMap typedMap(String name) {
+        BpfMap m = map(name);
+        MapBtf types = mapBtf(name);
+        if (types == null) throw new BpfException(m.describe() + " has no BTF value type (object without .BTF, or a legacy map definition)");
+        return TypedMap.of(m, types.btf(), types.keyTypeId(), types.valueTypeId());
+    }
+
+    /** The BTF of a map of the object, or null when it has none. */
+    public MapBtf mapBtf(String name) {
+        MapSpec m = spec.findMap(name).orElse(null);
+        return m == null || m.type().isMapInMap() ? null : MapBtf.of(spec.btf(), m.keyTypeId(), m.valueTypeId());
+    }
+
+    /**
+     * A global variable of {@code .data}, {@code .bss} or {@code .rodata} (libbpf's skeleton field,
+     * cilium's {@code Variable}): read and written in the live map by its BTF type. {@code .rodata}
+     * is frozen at load, so writing it here is refused; set it before load with {@link OpenObject#variable}.
+     */
+    public Variable variable(String name) {
+        checkOpen();
+        GlobalVariable v = spec.variables().stream().filter(x -> x.name().equals(name)).findFirst()
+                .orElseThrow(() -> new BpfException("object '" + spec.name() + "' has no global variable '" + name + "' (variables: "
+                        + spec.variables().stream().map(GlobalVariable::name).toList() + ")"));
+        return new Variable(v, spec.btf(), map(v.mapName()));
+    }
+
+    /** Every global variable, in section and offset order. */
+    public List<Variable> variables() { return spec.variables().stream().map(v -> variable(v.name())).toList(); }
 
     /** Every live map, in object order. */
     public List<BpfMap> maps() { return maps.maps(); }

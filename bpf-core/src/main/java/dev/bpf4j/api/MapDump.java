@@ -1,10 +1,13 @@
 package dev.bpf4j.api;
 
+import dev.bpf4j.btf.BtfJson;
+import dev.bpf4j.btf.MapBtf;
 import dev.bpf4j.maps.BpfMap;
 import dev.bpf4j.maps.Cpus;
 import dev.bpf4j.maps.MapOfMaps;
 import dev.bpf4j.maps.QueueStackMap;
 import dev.bpf4j.maps.RingBufMap;
+import dev.bpf4j.runtime.BpfException;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -13,8 +16,9 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * A map's contents as plain data, shaped like {@code bpftool map dump -j} for maps without BTF:
- * key/value byte arrays, per-CPU maps with one value per possible CPU. Keys come out sorted (unsigned
+ * A map's contents as plain data, shaped like {@code bpftool map dump -j}: key/value byte arrays,
+ * per-CPU maps with one value per possible CPU, and where the map has BTF ({@link MapBtf}) the
+ * {@code formatted} key and value bpftool prints beside them. Keys come out sorted (unsigned
  * bytewise) so two dumps of equal maps are equal. Queues and stacks list their values oldest / top
  * first (read by popping and pushing back); ring buffers list their pending records and consume them.
  * Program arrays and other maps without lookup are empty. A map-in-map's entries carry the name of the
@@ -74,8 +78,17 @@ public final class MapDump {
     /** {@code {"name": ..., "entries": [{"key": ["0x01", ...], "value": [...]}, ...]}}; per-CPU: {@code "values": [{"cpu": 0, "value": [...]}]}. */
     public static String json(BpfMap map) { return json(map.name(), map.type().isPercpu(), entries(map)); }
 
+    /** As {@link #json(BpfMap)}, with bpftool's {@code formatted} key and value of each entry when {@code types} is not null. */
+    public static String json(BpfMap map, MapBtf types) { return json(map.name(), map.type().isPercpu(), entries(map), types); }
+
     /** As {@link #json(BpfMap)}, for entries read elsewhere (a map in the kernel): {@code percpu} selects the per-CPU shape. */
-    public static String json(String name, boolean percpu, List<Entry> entries) {
+    public static String json(String name, boolean percpu, List<Entry> entries) { return json(name, percpu, entries, null); }
+
+    /**
+     * As {@link #json(String, boolean, List)}, each keyed entry with {@code "formatted"} decoded by
+     * {@code types} (null: none); an entry whose bytes do not decode gets {@code "formatted_error"}.
+     */
+    public static String json(String name, boolean percpu, List<Entry> entries, MapBtf types) {
         StringBuilder b = new StringBuilder("{\"name\": \"").append(name).append("\", \"entries\": [");
         for (int i = 0; i < entries.size(); i++) {
             Entry e = entries.get(i);
@@ -96,9 +109,20 @@ public final class MapDump {
             } else {
                 b.append("\"value\": ").append(bytes(e.values().get(0)));
             }
+            if (types != null && e.key() != null) formatted(types, e, percpu, b);
             b.append('}');
         }
         return b.append("]}").toString();
+    }
+
+    private static void formatted(MapBtf types, Entry e, boolean percpu, StringBuilder b) {
+        try {
+            String f = types.formatted(e.key(), e.values(), percpu);
+            b.append(", \"formatted\": ").append(f);
+        } catch (BpfException ex) {
+            b.append(", \"formatted_error\": ");
+            BtfJson.string(String.valueOf(ex.getMessage()), b);
+        }
     }
 
     private static String bytes(byte[] v) {

@@ -41,11 +41,23 @@ public final class OpenObject {
         return this;
     }
 
-    /** The initial value of an integer global variable of 1, 2, 4 or 8 bytes. */
+    /** The initial value of an integer or enum global variable, range-checked against its BTF type. */
     public OpenObject variable(String name, long value) {
         spec = spec.withVariable(name, value);
         return this;
     }
+
+    /**
+     * The initial value of a global variable by its BTF type: a number, an enumerator's name, a record
+     * or {@code Map} for a struct, a {@code String} for a char array ({@code BtfValues.encode}).
+     */
+    public OpenObject variable(String name, Object value) {
+        spec = spec.withVariable(name, value);
+        return this;
+    }
+
+    /** The initial value a global variable has so far, decoded by its BTF type. */
+    public dev.bpf4j.btf.BtfValue variable(String name) { return spec.variableTyped(name); }
 
     /** Edits one program (e.g. its type, when the section name does not say it). */
     public OpenObject program(String name, UnaryOperator<ProgramSpec> edit) {

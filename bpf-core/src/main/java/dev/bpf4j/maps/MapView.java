@@ -29,8 +29,11 @@ public final class MapView<K, V> {
 
     public BpfMap map() { return map; }
 
-    /** The value (for per-CPU maps: CPU 0's; see {@link #getPerCpu}). */
-    public Optional<V> get(K key) { return map.lookup(keys.encode(key)).map(b -> values.decode(b, 0)); }
+    /** The value; a per-CPU map refuses, as one CPU's value would mislead: use {@link #getPerCpu}. */
+    public Optional<V> get(K key) {
+        requireNotPercpu("get");
+        return map.lookup(keys.encode(key)).map(b -> values.decode(b, 0));
+    }
 
     /** Every possible CPU's value, in CPU order (one element for ordinary maps). */
     public Optional<List<V>> getPerCpu(K key) {
@@ -67,10 +70,27 @@ public final class MapView<K, V> {
         }
     }
 
-    /** A copy of the map's current contents, in iteration order. */
+    /** A copy of the map's current contents, in iteration order; a per-CPU map refuses ({@link #snapshotPerCpu}). */
     public Map<K, V> snapshot() {
+        requireNotPercpu("snapshot");
         Map<K, V> out = new LinkedHashMap<>();
         for (byte[] k : map.keys()) map.lookup(k).ifPresent(v -> out.put(keys.decode(k, 0), values.decode(v, 0)));
         return out;
+    }
+
+    /** A copy of the map's current contents with every CPU's value, in iteration order. */
+    public Map<K, List<V>> snapshotPerCpu() {
+        Map<K, List<V>> out = new LinkedHashMap<>();
+        for (byte[] k : map.keys()) {
+            K key = keys.decode(k, 0);
+            getPerCpu(key).ifPresent(v -> out.put(key, v));
+        }
+        return out;
+    }
+
+    private void requireNotPercpu(String op) {
+        if (map.type().isPercpu()) {
+            throw new BpfMapException(Errno.EINVAL, map.describe() + " is per-CPU: " + op + " would see CPU 0's value only; use getPerCpu");
+        }
     }
 }

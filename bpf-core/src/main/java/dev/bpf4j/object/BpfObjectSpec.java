@@ -2,6 +2,8 @@ package dev.bpf4j.object;
 
 import dev.bpf4j.btf.Btf;
 import dev.bpf4j.btf.BtfType;
+import dev.bpf4j.btf.BtfValue;
+import dev.bpf4j.btf.BtfValues;
 import dev.bpf4j.runtime.BpfLoadException;
 
 import java.io.IOException;
@@ -107,15 +109,25 @@ public record BpfObjectSpec(String name, String license, int kernelVersion, List
         return withMap(m.withContents(contents));
     }
 
-    /** {@link #withVariable(String, byte[])} for an integer variable of 1, 2, 4 or 8 bytes (little-endian). */
-    public BpfObjectSpec withVariable(String variableName, long value) {
-        int size = variable(variableName).size();
-        if (size != 1 && size != 2 && size != 4 && size != 8) {
-            throw new IllegalArgumentException("variable '" + variableName + "' is " + size + " bytes, not an integer");
+    /** {@link #withVariable(String, Object)} for an integer or enum: range-checked, never truncated. */
+    public BpfObjectSpec withVariable(String variableName, long value) { return withVariable(variableName, (Object) value); }
+
+    /**
+     * A copy whose global variable starts with {@code value}, encoded by the variable's BTF type
+     * ({@link BtfValues#encode}: numbers range-checked, records and maps for structs, strings for char arrays).
+     */
+    public BpfObjectSpec withVariable(String variableName, Object value) {
+        GlobalVariable v = variable(variableName);
+        if (btf.resolveSize(v.typeId()) != v.size()) { // a hostile .BTF must not make us allocate its claimed size
+            throw new BpfLoadException("variable '" + variableName + "': its BTF type is " + btf.resolveSize(v.typeId()) + " bytes, the variable " + v.size());
         }
-        byte[] bytes = new byte[size];
-        for (int i = 0; i < size; i++) bytes[i] = (byte) (value >>> (8 * i));
-        return withVariable(variableName, bytes);
+        return withVariable(variableName, BtfValues.encode(btf, v.typeId(), value, "variable '" + variableName + "' ("
+                + BtfValues.describe(btf, v.typeId()) + " in " + v.section() + ")"));
+    }
+
+    /** The current initial value of a global variable, decoded by its BTF type. */
+    public BtfValue variableTyped(String variableName) {
+        return BtfValues.decode(btf, variable(variableName).typeId(), variableValue(variableName), 0);
     }
 
     /** A copy with the map of the same name replaced by {@code map} (renaming is not allowed here: references use names). */

@@ -203,7 +203,8 @@ class BpfObjectSpecTest {
         assertThat(le(tuned.map("globals.rodata").contents()).getInt(0)).isEqualTo(77);
         assertThat(le(tuned.variableValue("scale")).getLong(0)).isEqualTo(5);
         assertThat(le(spec.variableValue("threshold")).getInt(0)).isEqualTo(1000); // the original is untouched
-        assertThatThrownBy(() -> spec.withVariable("hits", 1)).hasMessageContaining("not an integer");
+        assertThatThrownBy(() -> spec.withVariable("hits", 1)).hasMessageContaining("__u64[4] needs a List or an array, not Long 1");
+        assertThatThrownBy(() -> spec.withVariable("threshold", 1L << 40)).hasMessageContaining("1099511627776 does not fit const volatile __u32");
         assertThatThrownBy(() -> spec.withVariable("counter", new byte[3])).hasMessageContaining("is 4 bytes");
         assertThatThrownBy(() -> spec.variable("CONFIG_HZ")).hasMessageContaining("no global variable 'CONFIG_HZ'");
     }

@@ -3,6 +3,7 @@ package dev.bpf4j.cli;
 import dev.bpf4j.api.PerCpuValues;
 import dev.bpf4j.api.MapDump;
 import dev.bpf4j.api.RunResult;
+import dev.bpf4j.btf.MapBtf;
 import dev.bpf4j.kernel.Errno;
 import dev.bpf4j.kernel.KernelBpfException;
 
@@ -35,8 +36,11 @@ record EngineRun(List<String> lines, List<String> compared) {
             return this;
         }
 
-        Builder map(String name, boolean percpu, List<MapDump.Entry> entries) {
-            lines.add(MapDump.json(name, percpu, entries));
+        Builder map(String name, boolean percpu, List<MapDump.Entry> entries) { return map(name, percpu, entries, null); }
+
+        /** One map's dump; {@code types} (may be null) adds bpftool's {@code formatted} values. */
+        Builder map(String name, boolean percpu, List<MapDump.Entry> entries, MapBtf types) {
+            lines.add(MapDump.json(name, percpu, entries, types));
             if (!percpu) {
                 compared.add(lines.get(lines.size() - 1));
             } else {

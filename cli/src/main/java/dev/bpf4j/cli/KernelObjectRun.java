@@ -1,6 +1,7 @@
 package dev.bpf4j.cli;
 
 import dev.bpf4j.api.RunOptions;
+import dev.bpf4j.btf.MapBtf;
 import dev.bpf4j.kernel.KernelLoadException;
 import dev.bpf4j.kernel.object.KernelObject;
 import dev.bpf4j.object.BpfObjectSpec;
@@ -26,9 +27,14 @@ final class KernelObjectRun {
         EngineRun.Builder b = new EngineRun.Builder();
         try (KernelObject k = KernelObject.load(spec, List.of(program))) {
             b.result(k.run(program, options), options.repeat() > 1);
-            if (dumpMaps) k.dump().forEach((name, entries) -> b.map(name, percpu(spec.map(name)), entries));
+            if (dumpMaps) k.dump().forEach((name, entries) -> b.map(name, percpu(spec.map(name)), entries, mapBtf(spec, spec.map(name))));
         }
         return b.build();
+    }
+
+    /** The map's BTF as the kernel got it (KernelObject creates a map-in-map without BTF). */
+    private static MapBtf mapBtf(BpfObjectSpec spec, MapSpec m) {
+        return m.type().isMapInMap() ? null : MapBtf.of(spec.btf(), m.keyTypeId(), m.valueTypeId());
     }
 
     private static boolean percpu(MapSpec m) {

@@ -88,7 +88,7 @@ final class ObjectRun {
         EngineRun.Builder b = new EngineRun.Builder();
         try (BpfObject obj = open.load(ObjectLoadOptions.engine(engine))) {
             b.result(obj.program(program).run(options), options.repeat() > 1);
-            if (dumpMaps) for (BpfMap m : obj.maps()) b.map(m.name(), m.type().isPercpu(), MapDump.entries(m));
+            if (dumpMaps) for (BpfMap m : obj.maps()) b.map(m.name(), m.type().isPercpu(), MapDump.entries(m), obj.mapBtf(m.name()));
         }
         return b.build();
     }

@@ -28,7 +28,7 @@ public final class SampleProgramRunner implements AutoCloseable {
         /** Every map as {@code bpftool map dump -j} JSON. */
         public List<String> mapDumps() {
             List<String> out = new ArrayList<>();
-            for (BpfMap m : object.maps()) out.add(MapDump.json(m));
+            for (BpfMap m : object.maps()) out.add(MapDump.json(m, object.mapBtf(m.name())));
             return out;
         }
     }

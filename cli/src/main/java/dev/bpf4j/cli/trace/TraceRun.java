@@ -69,7 +69,7 @@ public final class TraceRun {
                 if (l.errors() > 0) errors.add(l.function() + ": " + l.lastError().map(Throwable::getMessage).orElse("(no detail)"));
             }
             List<String> maps = new ArrayList<>();
-            if (dumpMaps) for (BpfMap m : obj.maps()) maps.add(MapDump.json(m));
+            if (dumpMaps) for (BpfMap m : obj.maps()) maps.add(MapDump.json(m, obj.mapBtf(m.name())));
             return new Result(engine.name(), returned, hits, errors, FoldedStacks.read(obj.maps()), maps);
         }
     }

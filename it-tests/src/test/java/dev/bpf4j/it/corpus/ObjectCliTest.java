@@ -43,7 +43,8 @@ class ObjectCliTest {
         assertThat(r.status()).as(r.err()).isZero();
         assertThat(r.out()).startsWith("retval: 0\nctx_out: " + Corpus.hex(Packets.le32(0, 2, 3, 5, 2, 0)) + "\n");
         assertThat(r.out()).contains("{\"name\": \"syscall_.bss\", \"entries\": [{\"key\": [\"0x00\", \"0x00\", \"0x00\", \"0x00\"], \"value\": "
-                + "[\"0x02\", \"0x00\", \"0x00\", \"0x00\", \"0x00\", \"0x00\", \"0x00\", \"0x00\"]}]}");
+                + "[\"0x02\", \"0x00\", \"0x00\", \"0x00\", \"0x00\", \"0x00\", \"0x00\", \"0x00\"], "
+                + "\"formatted\": {\"value\": {\".bss\": [{\"runs\": 2}]}}}]}");
     }
 
     @Test void perCpuMapsDumpOneValuePerCpu(@TempDir Path dir) throws Exception {
