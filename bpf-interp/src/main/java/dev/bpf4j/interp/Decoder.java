@@ -100,8 +100,7 @@ final class Decoder {
         }
         if (fuse) Superinstructions.fuse(packed, code.length);
         DecodedProgram d = new DecodedProgram(program.name(), packed, insns.length, helpers, options.helpers(), inlineMaps, options.entryArgs(), callbackTarget,
-                Math.max(StackUse.bytesToZero(insns, 0, insns.length, options.helpers()::forwardArguments),
-                        StackUse.deepestAccess(insns, 0, insns.length)), aux);
+                StackUse.bytesToZeroPerFrame(insns, options.helpers()::forwardArguments), aux);
         for (int pc = 0; pc < insns.length; pc++) {
             if (InsnCode.opcode(code[pc]) != LDDW) continue;
             packed[(int) imm[pc]] = funcTarget[pc] >= 0 ? d.handle((int) funcTarget[pc]) : wide[pc];

@@ -1,5 +1,7 @@
 package dev.bpf4j.interp;
 
+import dev.bpf4j.runtime.AtomicOps;
+
 import dev.bpf4j.isa.AluOps;
 import dev.bpf4j.isa.JmpOps;
 
