@@ -7,6 +7,8 @@ import dev.bpf4j.program.StackUse;
 import dev.bpf4j.runtime.BpfLoadException;
 import dev.bpf4j.runtime.HelperSpec;
 import dev.bpf4j.runtime.LoadOptions;
+import dev.bpf4j.runtime.LookupInlining;
+import dev.bpf4j.runtime.MapHelperInlining;
 import dev.bpf4j.verifier.InsnAux;
 
 import java.util.List;
@@ -62,6 +64,10 @@ final class JvmCompiler {
         private final InsnAux aux;
         /** Index of each call site's helper in its part's class data; set by {@link PartAssembler}. */
         final int[] helperConstant;
+        /** The map each inline-able map-helper call works on ({@link MapHelperInlining}), null elsewhere. */
+        final LookupInlining.Target[] inlineMaps;
+        /** Index of that map in its part's class data; set by {@link PartAssembler}. */
+        final int[] inlineConstant;
 
         Facts(String name, Insn[] insns, LoadOptions options, InsnAux aux) {
             this.insns = insns;
@@ -71,6 +77,7 @@ final class JvmCompiler {
             alwaysEntry = new boolean[n];
             jumpTarget = new int[n];
             helperConstant = new int[n];
+            inlineConstant = new int[n];
             java.util.Arrays.fill(jumpTarget, -1);
             HelperSpec[] helpers = new HelperSpec[n];
             int[] callTarget = new int[n];
@@ -106,6 +113,9 @@ final class JvmCompiler {
                     jumpTarget[pc] = op == (JMP32 | JA) ? pc + 1 + in.imm() : pc + 1 + in.off();
                 }
             }
+            int[] starts = java.util.stream.IntStream.range(0, n)
+                    .filter(pc -> pc == 0 || callbackTarget[pc] || java.util.Arrays.stream(callTarget).anyMatch(t -> t == pc)).toArray();
+            inlineMaps = MapHelperInlining.targets(insns, helpers, starts, aux);
             program = new JvmProgram(name, n, helpers, options.helpers(), callTarget, callbackTarget, options.entryArgs(),
                     StackUse.bytesToZeroPerFrame(insns, options.helpers()::forwardArguments), aux);
         }

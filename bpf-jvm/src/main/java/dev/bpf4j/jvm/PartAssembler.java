@@ -36,6 +36,10 @@ final class PartAssembler {
                 f.helperConstant[pc] = data.size();
                 data.add(f.program.helpers[pc].body());
             }
+            if (f.inlineMaps[pc] != null) {
+                f.inlineConstant[pc] = data.size();
+                data.add(f.inlineMaps[pc]);
+            }
         }
         int[] regionOf = new int[last - first];
         for (int k = 0; k < regions.size(); k++) java.util.Arrays.fill(regionOf, regions.get(k)[0] - first, regions.get(k)[1] - first, k);

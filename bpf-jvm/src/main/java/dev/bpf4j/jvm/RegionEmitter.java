@@ -248,6 +248,24 @@ final class RegionEmitter {
      * starts from it), the budget to the machine (callbacks spend it too) and back.
      */
     private void emitHelperCall(int pc) {
+        Label done = null;
+        if (f.inlineMaps[pc] != null) { // the map helper's common case in place (MapHelperInlining), else the helper
+            done = new Label();
+            Label call = new Label();
+            for (int i = 2; i <= 4; i++) storeReg(i);
+            mv.visitInsn(f.program.helpers[pc].id() == dev.bpf4j.helpers.HelperIds.MAP_UPDATE_ELEM ? ICONST_1 : ICONST_0);
+            mv.visitLdcInsn(new ConstantDynamic("_", "Ldev/bpf4j/runtime/LookupInlining$Target;", CLASS_DATA_AT, f.inlineConstant[pc]));
+            mv.visitVarInsn(ALOAD, R);
+            mv.visitMethodInsn(INVOKESTATIC, "dev/bpf4j/runtime/MapHelperInlining", "inline",
+                    "(ZLdev/bpf4j/runtime/LookupInlining$Target;[J)Z", false);
+            mv.visitJumpInsn(IFEQ, call);
+            mv.visitVarInsn(ALOAD, R);
+            mv.visitInsn(ICONST_0);
+            mv.visitInsn(LALOAD);
+            mv.visitVarInsn(LSTORE, reg(0));
+            mv.visitJumpInsn(GOTO, done);
+            mv.visitLabel(call);
+        }
         beforeHelper();
         mv.visitLdcInsn(new ConstantDynamic("_", "Ldev/bpf4j/runtime/Helper;", CLASS_DATA_AT, f.helperConstant(pc)));
         mv.visitVarInsn(ALOAD, M);
@@ -255,6 +273,7 @@ final class RegionEmitter {
         for (int i = 1; i <= 5; i++) mv.visitVarInsn(LLOAD, reg(i));
         mv.visitMethodInsn(INVOKESTATIC, MACHINE, "callHelper", "(Ldev/bpf4j/runtime/Helper;L" + MACHINE + ";IJJJJJ)J", false);
         afterHelper();
+        if (done != null) mv.visitLabel(done);
     }
 
     private void emitCallx(int pc, Insn in) {

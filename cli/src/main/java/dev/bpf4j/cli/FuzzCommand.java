@@ -31,7 +31,7 @@ final class FuzzCommand implements Command {
     @Override public String summary() { return "differential fuzzing of the engines, with minimised .data reproducers"; }
     @Override public String usage() {
         return "bpf4j fuzz [--seed S] [--count N | --time T] [--mode grammar|bytes|mutate|replay|mutate-objects] [--frame-escapes] [--corpus DIR] "
-                + "[--out DIR] [--engines interp,jit[,kernel]] [--jobs N] [--minimise N] [--objects PERCENT] [--no-pin]   (T: 90s, 10m, 1h; "
+                + "[--out DIR] [--engines interp,jit,jvm[,kernel]] [--jobs N] [--minimise N] [--objects PERCENT] [--no-pin]   (T: 90s, 10m, 1h; "
                 + "--frame-escapes: also the issue-21 classes; replay: each .data file of --corpus once, as it is; mutate-objects: structure-aware mutants of the .o files of --corpus; --minimise: "
                 + "reproducers per mismatch class, default 5; --objects: share of grammar programs that are tc objects with maps, "
                 + "default 50; kernel: Linux's verifier verdict and results too, skipped with the reason where bpf() is refused; "
@@ -51,7 +51,7 @@ final class FuzzCommand implements Command {
         int jobs = (int) args.option("--jobs").map(s -> parseLong("--jobs", s)).orElse(1L).longValue();
         int minimise = (int) args.option("--minimise").map(s -> parseLong("--minimise", s)).orElse(5L).longValue();
         if (jobs < 1 || minimise < 0) throw new UsageException("--jobs must be at least 1 and --minimise not negative");
-        List<Engine> engines = engines(args.option("--engines").orElse("interp,jit"));
+        List<Engine> engines = engines(args.option("--engines").orElse("interp,jit,jvm"));
         boolean kernel = engines.stream().anyMatch(e -> e.name().equals(Oracle.KERNEL));
         ProgramGenerator generator = generator(args, kernel);
         if (generator instanceof DataFileMutator m && generator.name().equals("replay")) {
