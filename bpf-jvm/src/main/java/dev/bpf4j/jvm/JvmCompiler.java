@@ -113,8 +113,10 @@ final class JvmCompiler {
                     jumpTarget[pc] = op == (JMP32 | JA) ? pc + 1 + in.imm() : pc + 1 + in.off();
                 }
             }
-            int[] starts = java.util.stream.IntStream.range(0, n)
-                    .filter(pc -> pc == 0 || callbackTarget[pc] || java.util.Arrays.stream(callTarget).anyMatch(t -> t == pc)).toArray();
+            boolean[] start = callbackTarget.clone(); // functions: main, call targets, callbacks
+            start[0] = true;
+            for (int t : callTarget) if (t >= 0) start[t] = true;
+            int[] starts = java.util.stream.IntStream.range(0, n).filter(pc -> start[pc]).toArray();
             inlineMaps = MapHelperInlining.targets(insns, helpers, starts, aux);
             program = new JvmProgram(name, n, helpers, options.helpers(), callTarget, callbackTarget, options.entryArgs(),
                     StackUse.bytesToZeroPerFrame(insns, options.helpers()::forwardArguments), aux);
