@@ -223,7 +223,27 @@ def main(facts_path, results_path, kernel_path=None):
     print()
     best = load_scores(results_path, best=True)
     best_table(best, k)
+    jvm_table(best)
     probe_table(best)
+
+
+def jvm_table(s):
+    """The JVM-bytecode engine beside the interpreter and the JIT, fastest iteration (docs/jvm-engine.md)."""
+    if all(s.get(("WorkloadBenchmark", w, "jvm")) is None for w in WORKLOADS):
+        return
+    print()
+    print("| JVM engine (fastest iteration) | interp ns/op | jvm ns/op | JIT ns/op | jvm/JIT | interp/jvm |")
+    print("|---|---:|---:|---:|---:|---:|")
+    rows = [(w, s.get(("WorkloadBenchmark", w, "interp")), s.get(("WorkloadBenchmark", w, "jvm")), s.get(("WorkloadBenchmark", w, "jit")))
+            for w in WORKLOADS]
+    rows += [(f"{label}", s.get((bench, param, "interp")), s.get((bench, param, "jvm")), s.get((bench, param, "jit")))
+             for bench, param, label in (("EmptyCallBenchmark", None, "empty program call"),
+                                         ("HelperCallBenchmark", "identity", "one Java helper call"),
+                                         ("HelperCallBenchmark", "ktime", "one `bpf_ktime_get_ns`"),
+                                         ("MapLookupBenchmark", "array", "one array lookup"),
+                                         ("MapLookupBenchmark", "hash", "one hash lookup"))]
+    for label, i, v, j in rows:
+        print(f"| {label} | {fmt(i)} | {fmt(v)} | {fmt(j)} | {fmt_ratio(ratio(v, j))} | {fmt_ratio(ratio(i, v))} |")
 
 
 PROBES = [("none", "nothing attached"), ("jit-direct", "JIT, called directly"),

@@ -33,7 +33,7 @@ fi
 java -cp "$jar" dev.bpf4j.bench.KernelTimings ${KERNEL_TIMING:-5 200} > "$out/kernel.json"
 
 # MapLookupBenchmark: each engine with the map helpers it inlines inlined and called (interp: the array ones; JIT: also the hash lookup)
-lookup_engines="$(python3 -c 'import sys; e=sys.argv[1].split(","); print(",".join([y for x in ("interp", "jit") if x in e for y in (x, x + "-call")]))' "$bpf_engines")"
+lookup_engines="$(python3 -c 'import sys; e=sys.argv[1].split(","); print(",".join([y for x in ("interp", "jit", "jvm") if x in e for y in (x, x + "-call")]))' "$bpf_engines")"
 timing="${JMH_TIMING:--wi 3 -w 1s -i 5 -r 1s}"
 # shellcheck disable=SC2206 # word splitting of $timing is intended
 cmd=(java -jar "$jar" -f 1 $timing -bm avgt -tu ns

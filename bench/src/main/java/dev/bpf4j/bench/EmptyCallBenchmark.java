@@ -32,7 +32,7 @@ import java.util.concurrent.TimeUnit;
 @Measurement(iterations = 5, time = 1)
 @Fork(1)
 public class EmptyCallBenchmark {
-    @Param({"interp", "jit", "gcc", "gcc-jni"})
+    @Param({"interp", "jit", "jvm", "gcc", "gcc-jni"})
     public String engine;
 
     private Executable exe;

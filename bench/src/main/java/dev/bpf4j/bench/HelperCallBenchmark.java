@@ -42,7 +42,7 @@ import java.util.concurrent.TimeUnit;
 public class HelperCallBenchmark {
     private static final long ARG = 42;
 
-    @Param({"interp", "jit"})
+    @Param({"interp", "jit", "jvm"})
     public String bpfEngine;
 
     @Param({"identity", "ktime", "prandom"})

@@ -48,7 +48,7 @@ import java.util.concurrent.TimeUnit;
 @Measurement(iterations = 5, time = 1)
 @Fork(1)
 public class MapLookupBenchmark {
-    @Param({"interp", "interp-call", "jit", "jit-call"})
+    @Param({"interp", "interp-call", "jit", "jit-call", "jvm", "jvm-call"})
     public String lookupEngine;
 
     @Param({"array", "hash", "array-update"})

@@ -32,7 +32,7 @@ public class WorkloadBenchmark {
     @Param({"fnv1a", "parse", "xorshift", "sort"})
     public String workload;
 
-    @Param({"interp", "jit", "gcc", "gcc-jni"})
+    @Param({"interp", "jit", "jvm", "gcc", "gcc-jni"})
     public String engine;
 
     private DataBuffer data;

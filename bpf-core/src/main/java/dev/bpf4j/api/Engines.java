@@ -26,7 +26,7 @@ public final class Engines {
     }
 
     private static int rank(String name) {
-        return switch (name) { case "interp" -> 0; case "jit" -> 1; case "kernel" -> 2; default -> 3; };
+        return switch (name) { case "interp" -> 0; case "jit" -> 1; case "jvm" -> 2; case "kernel" -> 3; default -> 4; };
     }
 
     /** The engine called {@code name} ("interp", "jit", ...). */

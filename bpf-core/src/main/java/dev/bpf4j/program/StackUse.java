@@ -99,6 +99,15 @@ public final class StackUse {
     }
 
     /**
+     * The bytes every frame of a whole program zeroes at entry in the engines whose frames are one
+     * off-heap block (the interpreter, the JVM-bytecode engine): one depth for all functions, the
+     * deepest either rule asks for anywhere in the program.
+     */
+    public static int bytesToZeroPerFrame(Insn[] insns, IntPredicate forwardHelper) {
+        return Math.max(bytesToZero(insns, 0, insns.length, forwardHelper), deepestAccess(insns, 0, insns.length));
+    }
+
+    /**
      * Bytes below r10 down to the deepest r10-relative access (load, store or atomic) in slots
      * {@code [startPc, endPc)}, rounded up to 8: everything below it the function never touches.
      */

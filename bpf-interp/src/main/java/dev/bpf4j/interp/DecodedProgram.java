@@ -32,7 +32,7 @@ final class DecodedProgram {
     final HelperSpec[] helperSpecs;
     /** Every helper of the load: what a {@code callx} may call, by the id in its register. */
     final HelperRegistry registry;
-    /** The map of each {@link InsnCode#INLINE_LOOKUP} and {@link InsnCode#INLINE_UPDATE} slot ({@link MapHelperInlining}), null elsewhere. */
+    /** The map of each {@link InsnCode#INLINE_LOOKUP} and {@link InsnCode#INLINE_UPDATE} slot ({@link dev.bpf4j.runtime.MapHelperInlining}), null elsewhere. */
     final LookupInlining.Target[] inlineMaps;
     final int entryArgs;
     /**

@@ -9,6 +9,7 @@ import dev.bpf4j.runtime.HelperSpec;
 import dev.bpf4j.runtime.LoadOptions;
 import dev.bpf4j.runtime.Limits;
 import dev.bpf4j.runtime.LookupInlining;
+import dev.bpf4j.runtime.MapHelperInlining;
 import dev.bpf4j.verifier.InsnAux;
 
 import static dev.bpf4j.isa.Opcodes.*;
@@ -75,7 +76,7 @@ final class Decoder {
         }
         LookupInlining.Target[] inlineMaps = MapHelperInlining.targets(insns, helpers, functionStarts(), aux);
         for (int pc = 0; pc < insns.length; pc++) {
-            if (inlineMaps[pc] != null) code[pc] = word(MapHelperInlining.opcode(helpers[pc].id(), inlineMaps[pc]), 0, CALL_HELPER, 0);
+            if (inlineMaps[pc] != null) code[pc] = word(inlineOpcode(helpers[pc].id(), inlineMaps[pc]), 0, CALL_HELPER, 0);
         }
         // The words, the trap slot, then one constant per lddw and four per INLINE_ARRAY_LOOKUP, which their imm indexes.
         int constants = 0;
@@ -100,13 +101,21 @@ final class Decoder {
         }
         if (fuse) Superinstructions.fuse(packed, code.length);
         DecodedProgram d = new DecodedProgram(program.name(), packed, insns.length, helpers, options.helpers(), inlineMaps, options.entryArgs(), callbackTarget,
-                Math.max(StackUse.bytesToZero(insns, 0, insns.length, options.helpers()::forwardArguments),
-                        StackUse.deepestAccess(insns, 0, insns.length)), aux);
+                StackUse.bytesToZeroPerFrame(insns, options.helpers()::forwardArguments), aux);
         for (int pc = 0; pc < insns.length; pc++) {
             if (InsnCode.opcode(code[pc]) != LDDW) continue;
             packed[(int) imm[pc]] = funcTarget[pc] >= 0 ? d.handle((int) funcTarget[pc]) : wide[pc];
         }
         return d;
+    }
+
+    /**
+     * The opcode of an inline-able helper call ({@link MapHelperInlining}) with target {@code t}: an update,
+     * a plain array's lookup (which {@link HotLoop} runs itself), or any other lookup.
+     */
+    private static int inlineOpcode(int helperId, LookupInlining.Target t) {
+        if (helperId == dev.bpf4j.helpers.HelperIds.MAP_UPDATE_ELEM) return InsnCode.INLINE_UPDATE;
+        return t instanceof LookupInlining.Elements e && e.cpus() == 1 ? InsnCode.INLINE_ARRAY_LOOKUP : InsnCode.INLINE_LOOKUP;
     }
 
     /** Where functions start: main, every {@code call local} target and every function address (callback). */

@@ -1,8 +1,11 @@
 package dev.bpf4j.interp;
 
+import dev.bpf4j.runtime.AtomicOps;
+
 import dev.bpf4j.isa.AluOps;
 import dev.bpf4j.isa.JmpOps;
 
+import dev.bpf4j.runtime.MapHelperInlining;
 import dev.bpf4j.runtime.NativeMemory;
 import dev.bpf4j.runtime.RunEntry;
 
@@ -106,7 +109,7 @@ final class Interpreter {
                     continue;
                 // ---- calls and exit ----
                 case InsnCode.INLINE_LOOKUP: case InsnCode.INLINE_UPDATE: case InsnCode.INLINE_ARRAY_LOOKUP:
-                    if (MapHelperInlining.inline(lo & 0xff, p.inlineMaps[pc], r)) break;
+                    if (MapHelperInlining.inline((lo & 0xff) == InsnCode.INLINE_UPDATE, p.inlineMaps[pc], r)) break;
                     // else (a key outside the frame, a closed map, other flags) the helper is called: fall through
                 case JMP | CALL | X: // callx: the helper whose id is in dst
                 case JMP | CALL:

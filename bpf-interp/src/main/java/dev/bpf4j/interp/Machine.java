@@ -1,5 +1,8 @@
 package dev.bpf4j.interp;
 
+import dev.bpf4j.runtime.StackFrames;
+import dev.bpf4j.runtime.AtomicOps;
+
 import dev.bpf4j.runtime.BpfRuntimeException;
 import dev.bpf4j.runtime.ErrorKind;
 import dev.bpf4j.runtime.Helper;

@@ -14,9 +14,9 @@
  *       gets its own hidden-class copy of {@code HotLoop} ({@code OwnLoops}), so that HotSpot
  *       compiles its dispatch from its own profile, not from every program the JVM ran.</li>
  *   <li>{@link dev.bpf4j.isa.AluOps}, {@link dev.bpf4j.isa.JmpOps} and
- *       {@link dev.bpf4j.interp.AtomicOps} hold the semantics of every operation, once.</li>
+ *       {@link dev.bpf4j.runtime.AtomicOps} hold the semantics of every operation, once.</li>
  *   <li>{@code Machine} is one run's state: registers (with the memory windows and padding in
- *       slots past r10, see {@code Registers}), the off-heap {@code StackFrames}, call frames,
+ *       slots past r10, see {@code Registers}), the off-heap {@link dev.bpf4j.runtime.StackFrames}, call frames,
  *       memory checks and the {@link dev.bpf4j.runtime.HelperCall} a helper sees. A
  *       {@code MachinePool} gives the first thread to run an executable its own machine without
  *       atomics and shares the rest, so runs from several threads never share a stack. It also

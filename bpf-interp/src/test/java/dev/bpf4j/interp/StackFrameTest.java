@@ -1,5 +1,7 @@
 package dev.bpf4j.interp;
 
+import dev.bpf4j.runtime.StackFrames;
+
 import dev.bpf4j.program.Program;
 import dev.bpf4j.runtime.BpfRuntimeException;
 import dev.bpf4j.runtime.ErrorKind;

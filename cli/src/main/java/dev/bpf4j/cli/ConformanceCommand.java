@@ -13,7 +13,7 @@ import java.util.Set;
 final class ConformanceCommand implements Command {
     @Override public String name() { return "conformance"; }
     @Override public String summary() { return "run conformance-suite .data files (files or directories)"; }
-    @Override public String usage() { return "bpf4j conformance [--engine interp|jit|kernel|all] PATH... [--perf-map]"; }
+    @Override public String usage() { return "bpf4j conformance [--engine interp|jit|jvm|kernel|all] PATH... [--perf-map]"; }
 
     @Override public int run(List<String> argv, PrintStream out, PrintStream err) {
         Args args = new Args(argv, Set.of("--engine"), Set.of(PerfMapFlag.NAME));

@@ -9,15 +9,15 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The CLI's {@code --engine interp|jit|kernel|all} selection over the engines this build has (every
- * {@link Engine} registered in {@code META-INF/services}, interpreter first). The kernel engine is only
+ * The CLI's {@code --engine interp|jit|jvm|kernel|all} selection over the engines this build has (every
+ * {@link Engine} registered in {@code META-INF/services}, interpreter first, then jit, jvm). The kernel engine is only
  * chosen where bpf() works ({@link KernelBpf#availability()}): {@code --engine kernel} fails with the
  * reason, {@code --engine all} runs the other engines and says why the kernel was skipped.
  */
 public final class Engines {
     private Engines() {}
 
-    public static final List<String> CHOICES = List.of("interp", "jit", "kernel", "all");
+    public static final List<String> CHOICES = List.of("interp", "jit", "jvm", "kernel", "all");
 
     /** Every engine on the class path, the interpreter (the reference) first, then jit, kernel. */
     public static List<Engine> available() { return dev.bpf4j.api.Engines.available(); }

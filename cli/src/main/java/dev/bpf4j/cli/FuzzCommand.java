@@ -31,7 +31,7 @@ final class FuzzCommand implements Command {
     @Override public String summary() { return "differential fuzzing of the engines, with minimised .data reproducers"; }
     @Override public String usage() {
         return "bpf4j fuzz [--seed S] [--count N | --time T] [--mode grammar|bytes|mutate|replay|mutate-objects] [--frame-escapes] [--corpus DIR] "
-                + "[--out DIR] [--engines interp,jit[,kernel]] [--jobs N] [--minimise N] [--objects PERCENT] [--linux-only N] [--no-pin]   (T: 90s, 10m, 1h; "
+                + "[--out DIR] [--engines interp,jit,jvm[,kernel]] [--jobs N] [--minimise N] [--objects PERCENT] [--linux-only N] [--no-pin]   (T: 90s, 10m, 1h; "
                 + "--frame-escapes: also the issue-21 classes; replay: each .data file of --corpus once, as it is; mutate-objects: structure-aware mutants of the .o files of --corpus; --minimise: "
                 + "reproducers per mismatch class, default 5; --objects: share of grammar programs that are tc objects with maps, "
                 + "default 50; kernel: Linux's verifier verdict and results too, skipped with the reason where bpf() is refused; "
@@ -53,7 +53,7 @@ final class FuzzCommand implements Command {
         int minimise = (int) args.option("--minimise").map(s -> parseLong("--minimise", s)).orElse(5L).longValue();
         int linuxOnly = (int) args.option("--linux-only").map(s -> parseLong("--linux-only", s)).orElse(0L).longValue();
         if (jobs < 1 || minimise < 0 || linuxOnly < 0) throw new UsageException("--jobs must be at least 1, --minimise and --linux-only not negative");
-        List<Engine> engines = engines(args.option("--engines").orElse("interp,jit"));
+        List<Engine> engines = engines(args.option("--engines").orElse("interp,jit,jvm"));
         boolean kernel = engines.stream().anyMatch(e -> e.name().equals(Oracle.KERNEL));
         ProgramGenerator generator = generator(args, kernel);
         if (generator instanceof DataFileMutator m && generator.name().equals("replay")) {

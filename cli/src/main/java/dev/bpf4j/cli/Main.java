@@ -83,7 +83,7 @@ public final class Main {
         for (Command c : COMMANDS) sb.append(String.format("  %-12s %s%n", c.name(), c.summary()));
         sb.append("\nusage of each command:\n");
         for (Command c : COMMANDS) sb.append("  ").append(c.usage()).append('\n');
-        sb.append("\nEngines: interp (the interpreter), jit (x86-64 JIT), kernel (the Linux kernel through bpf(2): root or CAP_BPF),\n"
+        sb.append("\nEngines: interp (the interpreter), jit (x86-64 JIT), jvm (JVM bytecode, docs/jvm-engine.md), kernel (the Linux kernel through bpf(2): root or CAP_BPF),\n"
                 + "all (every available engine; the kernel is skipped, with the reason, where bpf() is refused).\n");
         return sb.toString();
     }

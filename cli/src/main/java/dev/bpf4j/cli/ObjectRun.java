@@ -31,7 +31,7 @@ import java.util.Set;
  * where bpf() is refused, its verifier refuses the program or the kernel has no test run for its type.
  */
 final class ObjectRun {
-    static final String USAGE = "bpf4j run OBJ.o [--program NAME] [--engine interp|jit|kernel|all] [--data-in FILE] [--ctx-in FILE]"
+    static final String USAGE = "bpf4j run OBJ.o [--program NAME] [--engine interp|jit|jvm|kernel|all] [--data-in FILE] [--ctx-in FILE]"
             + " [--repeat N] [--dump-maps] [--perf-map]";
 
     private ObjectRun() {}

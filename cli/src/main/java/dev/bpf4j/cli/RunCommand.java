@@ -17,7 +17,7 @@ import java.util.Set;
 final class RunCommand implements Command {
     @Override public String name() { return "run"; }
     @Override public String summary() { return "run a .data, .bin or .s program and print r0, or test-run a program of an ELF object (OBJ.o)"; }
-    @Override public String usage() { return "bpf4j run FILE [--engine interp|jit|kernel|all] [--mem HEXFILE] [--perf-map]\n       " + ObjectRun.USAGE; }
+    @Override public String usage() { return "bpf4j run FILE [--engine interp|jit|jvm|kernel|all] [--mem HEXFILE] [--perf-map]\n       " + ObjectRun.USAGE; }
 
     @Override public int run(List<String> argv, PrintStream out, PrintStream err) {
         // An ELF object goes through the object API (maps, program types, contexts): ObjectRun.

@@ -17,7 +17,7 @@ class FuzzCommandTest {
     @Test void aGrammarCampaignPrintsItsSeedAndASummaryAndExitsZero() {
         CliRunner r = CliRunner.run("fuzz", "--seed", "5", "--count", "150");
         assertThat(r.status()).as(r.out() + r.err()).isZero();
-        assertThat(r.out()).contains("fuzz grammar seed 5 on [interp, jit], 150 programs, 1 job(s)")
+        assertThat(r.out()).contains("fuzz grammar seed 5 on [interp, jit, jvm], 150 programs, 1 job(s)")
                 .containsPattern("fuzz grammar seed 5: 150 programs, \\d+/s, accepted \\d+\\.\\d%, mismatches 0, crashes 0, hangs 0(, slow loads \\d+)? in ");
     }
 

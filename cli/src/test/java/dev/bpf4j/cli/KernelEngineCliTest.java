@@ -42,7 +42,7 @@ class KernelEngineCliTest {
         assertThat(k.out()).isEqualTo(CliRunner.run("run", f.toString(), "--engine", "interp").out()).isEqualTo("r0 = 774 (0x306)\n");
         CliRunner all = CliRunner.run("run", f.toString(), "--engine", "all");
         assertThat(all.status()).as(all.err()).isZero();
-        assertThat(all.out()).contains("interp: r0 = 774 (0x306)\n", "jit: r0 = 774 (0x306)\n", "kernel: r0 = 774 (0x306)\n");
+        assertThat(all.out()).contains("interp: r0 = 774 (0x306)\n", "jit: r0 = 774 (0x306)\n", "jvm: r0 = 774 (0x306)\n", "kernel: r0 = 774 (0x306)\n");
     }
 
     @Test
@@ -51,7 +51,7 @@ class KernelEngineCliTest {
         Path f = write("div0.data", "-- asm\nmov %r0, 7\ndiv %r0, 0\nexit\n-- result\n0\n");
         CliRunner all = CliRunner.run("run", f.toString(), "--engine", "all");
         assertThat(all.status()).as(all.err()).isZero();
-        assertThat(all.out()).isEqualTo("interp: r0 = 0 (0x0)\njit: r0 = 0 (0x0)\n");
+        assertThat(all.out()).isEqualTo("interp: r0 = 0 (0x0)\njit: r0 = 0 (0x0)\njvm: r0 = 0 (0x0)\n");
         assertThat(all.err()).startsWith("kernel: skipped (the kernel verifier refused it (EINVAL): div by zero");
         CliRunner k = CliRunner.run("run", f.toString(), "--engine", "kernel");
         assertThat(k.status()).isEqualTo(1);
@@ -81,7 +81,7 @@ class KernelEngineCliTest {
         assertThat(k.err()).isEqualTo("bpf4j run: the kernel engine cannot run here: bpf() use is switched off (-Dbpf4j.kernel=off)\n");
         CliRunner all = CliRunner.run("run", f.toString(), "--engine", "all");
         assertThat(all.status()).isZero();
-        assertThat(all.out()).isEqualTo("interp: r0 = 1 (0x1)\njit: r0 = 1 (0x1)\n");
+        assertThat(all.out()).isEqualTo("interp: r0 = 1 (0x1)\njit: r0 = 1 (0x1)\njvm: r0 = 1 (0x1)\n");
         assertThat(all.err()).isEqualTo("kernel: skipped (bpf() use is switched off (-Dbpf4j.kernel=off))\n");
         CliRunner conf = CliRunner.run("conformance", "--engine", "all", f.toString());
         assertThat(conf.status()).isZero();

@@ -14,7 +14,7 @@ class ObjectFuzzCommandTest {
     @Test void aMutateObjectsCampaignPrintsItsSeedAndWhatOpenedLoadedAndRan() {
         CliRunner r = CliRunner.run("fuzz", "--mode", "mutate-objects", "--corpus", OBJECTS.toString(), "--seed", "7", "--count", "60");
         assertThat(r.status()).as(r.out() + r.err()).isZero();
-        assertThat(r.out()).containsPattern("fuzz mutate-objects seed 7 on \\[interp, jit\\] over \\d+ objects, 60 objects, 1 job\\(s\\)")
+        assertThat(r.out()).containsPattern("fuzz mutate-objects seed 7 on \\[interp, jit, jvm\\] over \\d+ objects, 60 objects, 1 job\\(s\\)")
                 .containsPattern("fuzz mutate-objects seed 7: 60 objects, \\d+/s, opened \\d+, loaded \\d+, ran \\d+ \\(\\d+ runs\\), "
                         + "mismatches 0, crashes 0, hangs 0 in ");
     }

@@ -43,6 +43,9 @@ public final class DifferentialHarness {
     /** The interpreter (reference) and the JIT. */
     public static DifferentialHarness interpAndJit() { return of(List.of("interp", "jit")); }
 
+    /** Every in-process engine: the interpreter (reference), the JIT and the JVM-bytecode engine. */
+    public static DifferentialHarness inProcess() { return of(List.of("interp", "jit", "jvm")); }
+
     public List<Engine> engines() { return engines; }
 
     public DifferentialHarness withOptions(LoadOptions o) { return new DifferentialHarness(engines, o); }

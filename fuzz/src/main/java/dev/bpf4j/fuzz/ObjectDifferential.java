@@ -31,6 +31,11 @@ public final class ObjectDifferential {
 
     public static ObjectDifferential interpAndJit() { return new ObjectDifferential(List.of(Engines.byName("interp"), Engines.byName("jit"))); }
 
+    /** Every in-process engine: the interpreter (reference), the JIT and the JVM-bytecode engine. */
+    public static ObjectDifferential inProcess() {
+        return new ObjectDifferential(List.of(Engines.byName("interp"), Engines.byName("jit"), Engines.byName("jvm")));
+    }
+
     public List<Engine> engines() { return engines; }
 
     /** Every engine's runs on one CPU ({@link CpuPin}): a CPU number or per-CPU slot a program uses is then the same for all. */

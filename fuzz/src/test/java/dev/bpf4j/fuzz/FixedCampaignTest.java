@@ -27,7 +27,7 @@ class FixedCampaignTest {
     }
 
     static Campaign.Result run(ProgramGenerator g, long count) {
-        Campaign.Result r = new Campaign(DifferentialHarness.interpAndJit(), System.out::println)
+        Campaign.Result r = new Campaign(DifferentialHarness.inProcess(), System.out::println)
                 .run(new Campaign.Plan(g, SEED, count, null, 1, null, 1));
         System.out.println("fuzz " + g.name() + " seed " + SEED + ": " + r.stats().line());
         System.out.print(r.stats().summary());

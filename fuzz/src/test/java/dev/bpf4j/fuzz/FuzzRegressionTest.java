@@ -18,7 +18,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class FuzzRegressionTest {
     static List<String> engines() {
-        List<String> e = new ArrayList<>(List.of("interp", "jit"));
+        List<String> e = new ArrayList<>(List.of("interp", "jit", "jvm"));
         KernelBpf.Availability k = KernelBpf.availability();
         if (k.available()) e.add("kernel");
         else System.out.println("FuzzRegressionTest: kernel skipped: " + k.reason());

@@ -8,7 +8,7 @@ import java.util.List;
 final class HarnessChecks {
     private HarnessChecks() {}
 
-    private static final DifferentialHarness ENGINES = DifferentialHarness.interpAndJit();
+    private static final DifferentialHarness ENGINES = DifferentialHarness.inProcess();
 
     static void runsAlike(String origin, List<Insn> insns, byte[] mem) {
         if (insns.isEmpty()) return;

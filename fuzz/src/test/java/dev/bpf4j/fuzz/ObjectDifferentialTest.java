@@ -15,7 +15,7 @@ class ObjectDifferentialTest {
 
     /** Every committed object loads and agrees: the replay of {@link ObjectLoaderFuzzTest}'s inputs. This one must run. */
     @Test void aCorpusObjectLoadsRunsAndAgrees() throws Exception {
-        ObjectReport r = ObjectDifferential.interpAndJit().run(bytes("xdp_multi.o"), "xdp_multi.o");
+        ObjectReport r = ObjectDifferential.inProcess().run(bytes("xdp_multi.o"), "xdp_multi.o");
         assertThat(r.agree()).as(r.describe()).isTrue();
         assertThat(r.ran()).isTrue();
         assertThat(r.outcomes().get(0).programsRun()).isPositive();
@@ -24,7 +24,7 @@ class ObjectDifferentialTest {
 
     @Test void aTruncatedObjectFailsToOpenWithItsReason() throws Exception {
         byte[] xdp = bytes("xdp_multi.o");
-        ObjectReport r = ObjectDifferential.interpAndJit().run(Arrays.copyOf(xdp, 100), "truncated");
+        ObjectReport r = ObjectDifferential.inProcess().run(Arrays.copyOf(xdp, 100), "truncated");
         assertThat(r.agree()).isTrue();
         assertThat(r.opened()).isFalse();
         assertThat(r.openError()).isNotBlank();

@@ -14,7 +14,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ObjectFindingsTest {
     private static ObjectReport run(String name) throws Exception {
         Path p = Path.of(ObjectFindingsTest.class.getResource("/object-findings/" + name).toURI());
-        return ObjectDifferential.interpAndJit().run(Files.readAllBytes(p), name);
+        return ObjectDifferential.inProcess().run(Files.readAllBytes(p), name);
     }
 
     /**

@@ -11,7 +11,7 @@ import com.code_intelligence.jazzer.junit.FuzzTest;
  * fuzzes.
  */
 class ObjectLoaderFuzzTest {
-    private static final ObjectDifferential OBJECTS = ObjectDifferential.interpAndJit();
+    private static final ObjectDifferential OBJECTS = ObjectDifferential.inProcess();
 
     @FuzzTest(maxDuration = "10m")
     void openLoadAndRun(byte[] elf) {

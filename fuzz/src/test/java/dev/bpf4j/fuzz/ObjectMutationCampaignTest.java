@@ -42,7 +42,7 @@ class ObjectMutationCampaignTest {
         LocalDate today = LocalDate.now(ZoneOffset.UTC);
         long seed = Long.getLong("bpf4j.fuzz.objects.seed", today.getYear() * 10000L + today.getMonthValue() * 100L + today.getDayOfMonth());
         long count = Long.getLong("bpf4j.fuzz.objects.count", COUNT);
-        ObjectCampaign.Result r = new ObjectCampaign(ObjectDifferential.interpAndJit(), System.out::println)
+        ObjectCampaign.Result r = new ObjectCampaign(ObjectDifferential.inProcess(), System.out::println)
                 .run(new ObjectCampaign.Plan(new ObjectMutator(objects(ObjectMutatorTest.OBJECTS).stream()
                         .filter(p -> !OPEN_BUG_SEEDS.contains(p.getFileName().toString())).toList()), seed, count, null, 2, null, 1));
         System.out.println("fuzz mutate-objects seed " + seed + ": " + r.stats().line());

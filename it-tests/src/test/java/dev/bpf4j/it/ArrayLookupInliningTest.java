@@ -298,7 +298,7 @@ class ArrayLookupInliningTest {
     void perCpuArraysAreInlinedForTheCurrentCpu() {
         // which CPU's value a run increments depends on where the thread runs: compare the sums
         assertThat(perCpuCounter(Engines.byName("interp"), 2, false)).as("the helper").containsExactly(20, 20, 0);
-        for (String engine : List.of("interp", "jit")) {
+        for (String engine : List.of("interp", "jit", "jvm")) {
             assertThat(perCpuCounter(Engines.byName(engine), 2, true)).as(engine).containsExactly(0, 20, 0); // inlined: no helper call
             // past the end: NULL, nothing counted
             assertThat(perCpuCounter(Engines.byName(engine), 4, true)).as(engine).containsExactly(0, 0, 20);

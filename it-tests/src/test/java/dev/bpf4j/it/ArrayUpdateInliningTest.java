@@ -232,7 +232,7 @@ class ArrayUpdateInliningTest {
         int[] helper = perCpuUpdates(Engines.byName("interp"), 2, false);
         assertThat(helper[0]).as("the helper: every run calls it").isEqualTo(40);
         assertThat(helper[1]).as("runs that stayed on one CPU").isPositive();
-        for (String engine : List.of("interp", "jit")) {
+        for (String engine : List.of("interp", "jit", "jvm")) {
             int[] inlined = perCpuUpdates(Engines.byName(engine), 2, true);
             assertThat(inlined[0]).as("%s inlined: no helper call", engine).isZero();
             assertThat(inlined[1]).as("%s: runs that stayed on one CPU", engine).isPositive();

@@ -48,7 +48,7 @@ class ReadmeExampleTest {
     @Test
     void readmeObjectExampleRunsOnBothEngines() {
         Path object = Path.of("src/test/resources/objects/corpus/xdp_proto_count.o");
-        for (String engine : new String[]{"interp", "jit"}) {
+        for (String engine : new String[]{"interp", "jit", "jvm"}) {
             byte[] packet = new byte[64];
             packet[12] = 0x08;
             try (BpfObject obj = BpfObject.open(object).maxEntries("proto_counts", 4).load(engine)) {

@@ -25,7 +25,7 @@ class MapInMapObjectTest {
     static long u64(byte[] v) { return ByteBuffer.wrap(v).order(ByteOrder.LITTLE_ENDIAN).getLong(); }
 
     @ParameterizedTest
-    @ValueSource(strings = {"interp", "jit"})
+    @ValueSource(strings = {"interp", "jit", "jvm"})
     void innerMapsSetFromJavaAreUsedByPrograms(String engine) {
         try (BpfObject obj = BpfObject.open(CorpusCase.DIR.resolve("map_in_map.o")).load(ObjectLoadOptions.engine(engine));
              BpfMap mine = Maps.create(new MapDefinition("mine", MapType.ARRAY, 4, 8, 4, 0));

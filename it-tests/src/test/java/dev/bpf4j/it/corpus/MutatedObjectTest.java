@@ -28,7 +28,7 @@ import static org.assertj.core.api.Assertions.fail;
  * (the spin lock rules once met register r12 before the validator did and threw ArrayIndexOutOfBoundsException).
  */
 class MutatedObjectTest {
-    static final String[] ENGINES = {"interp", "jit"};
+    static final String[] ENGINES = {"interp", "jit", "jvm"};
 
     /** spin_lock.o with {@code insn} at {@code pc} of xdp_spin. */
     static BpfObjectSpec withInsn(int pc, Insn insn) {

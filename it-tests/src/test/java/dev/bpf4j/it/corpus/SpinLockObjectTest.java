@@ -33,7 +33,7 @@ class SpinLockObjectTest {
     static long word(byte[] v, int off) { return ByteBuffer.wrap(v).order(ByteOrder.LITTLE_ENDIAN).getLong(off); }
 
     @ParameterizedTest
-    @ValueSource(strings = {"interp", "jit"})
+    @ValueSource(strings = {"interp", "jit", "jvm"})
     void threadsIncrementingUnderTheLockLoseNothing(String engine) throws Exception {
         byte[] pkt = Packets.udp(53, 10);
         try (BpfObject obj = BpfObject.open(CorpusCase.DIR.resolve("spin_lock.o")).load(ObjectLoadOptions.engine(engine))) {

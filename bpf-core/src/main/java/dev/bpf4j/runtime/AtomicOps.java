@@ -1,9 +1,8 @@
-package dev.bpf4j.interp;
+package dev.bpf4j.runtime;
 
 import dev.bpf4j.isa.AluOps;
 
 import dev.bpf4j.isa.Opcodes;
-import dev.bpf4j.runtime.NativeMemory;
 
 /**
  * BPF_ATOMIC (RFC 9669 section 5.3) on native memory, truly atomic across threads. The caller has

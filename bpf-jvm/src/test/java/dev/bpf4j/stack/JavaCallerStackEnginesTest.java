@@ -42,7 +42,7 @@ class JavaCallerStackEnginesTest {
             assertThat(ids.get(0)).as("interp id").isGreaterThanOrEqualTo(0);
             assertThat(ids).as("interp vs JIT").containsOnly(ids.get(0));
             assertThat(env.stacks.ips(ids.get(0).intValue())).isPresent();
-            assertThat(StackTraceView.of(env.stacks).entries()).as("one trace stored for both engines").hasSize(1);
+            assertThat(StackTraceView.of(env.stacks).entries()).as("one trace stored for every engine").hasSize(1);
 
             List<Frame> frames = StackTraceView.of(env.stacks).frames(ids.get(0).intValue());
             List<String> names = frames.stream().map(Frame::toString).toList();
@@ -140,7 +140,7 @@ class JavaCallerStackEnginesTest {
                 assertThat(NativeMemory.getLong(buf + 48) & 0xffffffffL).isZero();
                 assertThat(NativeMemory.getByte(buf + 60)).isEqualTo((byte) 0x5a);
             }
-            // The frame that called run differs by nothing but... it is the same line for both engines.
+            // The frame that called run differs by nothing but... it is the same line for every engine.
             assertThat(seen.get(1)).as("JIT vs interp").containsExactly(seen.get(0));
             assertThat(StackTraceView.of(env.stacks).entries()).isEmpty();
         } finally {

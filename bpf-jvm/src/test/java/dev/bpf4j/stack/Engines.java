@@ -3,6 +3,7 @@ package dev.bpf4j.stack;
 import dev.bpf4j.interp.InterpreterEngine;
 import dev.bpf4j.isa.Assembler;
 import dev.bpf4j.jit.JitEngine;
+import dev.bpf4j.jvm.JvmEngine;
 import dev.bpf4j.maps.MapDefinition;
 import dev.bpf4j.maps.MapTable;
 import dev.bpf4j.maps.MapType;
@@ -16,9 +17,9 @@ import dev.bpf4j.runtime.RunContext;
 
 import java.util.List;
 
-/** Both engines, a stack trace map with the stack helpers, and the two test programs. */
+/** Every in-process engine (interpreter, JIT, JVM bytecode), a stack trace map with the stack helpers, and the two test programs. */
 final class Engines implements AutoCloseable {
-    static final List<Engine> ALL = List.of(new InterpreterEngine(), new JitEngine());
+    static final List<Engine> ALL = List.of(new InterpreterEngine(), new JitEngine(), new JvmEngine());
 
     final MapTable maps;
     final StackTraceMap stacks;

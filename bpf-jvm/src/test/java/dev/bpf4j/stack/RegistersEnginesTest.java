@@ -16,7 +16,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Runs with caller-supplied registers over a stack snapshot: the trace is the unwind from (ip, sp,
- * bp) — exactly the frames built — for the kernel and the user stack alike, under both engines.
+ * bp) — exactly the frames built — for the kernel and the user stack alike, under every engine.
  */
 class RegistersEnginesTest {
     private static final String[] FUNCS = {"getpid", "malloc", "free", "memcpy", "strlen", "qsort"};

@@ -1,4 +1,4 @@
-package dev.bpf4j.interp;
+package dev.bpf4j.runtime;
 
 import dev.bpf4j.helpers.HelperIds;
 import dev.bpf4j.isa.Insn;
@@ -6,36 +6,32 @@ import dev.bpf4j.maps.Cpus;
 import dev.bpf4j.maps.Errno;
 import dev.bpf4j.maps.MapFlags;
 import dev.bpf4j.program.CallSiteConstants;
-import dev.bpf4j.runtime.HelperSpec;
-import dev.bpf4j.runtime.Limits;
-import dev.bpf4j.runtime.LookupInlining;
 import dev.bpf4j.verifier.InsnAux;
-import dev.bpf4j.runtime.NativeMemory;
 
 /**
- * The interpreter's form of the map helpers the JIT inlines ({@code InlineArrayLookup},
+ * The off-heap-frame engines' form (interpreter, JVM bytecode) of the map helpers the JIT inlines ({@code InlineArrayLookup},
  * {@code InlineHashLookup}, {@code InlineArrayUpdate}): at a {@code call bpf_map_lookup_elem} whose
  * r1 is a constant ARRAY, PERCPU_ARRAY or hash map, or a {@code call bpf_map_update_elem} whose r1
  * is a constant array the helper lets programs update in place ({@link CallSiteConstants}, the same
- * sites as the JIT's; the helper's {@link LookupInlining} says which maps), the driver computes the
+ * sites as the JIT's; the helper's {@link LookupInlining} says which maps), the engine computes the
  * answer itself instead of calling the helper's Java body, which resolves the handle, checks every
  * pointer against every region and allocates the helper's view of the run. The common case only:
  * the key (and value) inside the current frame, the map open, an update's flags {@code BPF_ANY} or
- * {@code BPF_EXIST}. Anything else returns false and the driver calls the helper, which stays the
+ * {@code BPF_EXIST}. Anything else returns false and the engine calls the helper, which stays the
  * definition: the same r0, the same bytes written, the same errors.
  */
-final class MapHelperInlining {
+public final class MapHelperInlining {
     private MapHelperInlining() {}
 
     /** {@code -Dbpf4j.interp.inlineMapHelpers=false} calls the helpers everywhere (read at each load, for A/B timing). */
-    static boolean enabled() { return !"false".equals(System.getProperty("bpf4j.interp.inlineMapHelpers")); }
+    public static boolean enabled() { return !"false".equals(System.getProperty("bpf4j.interp.inlineMapHelpers")); }
 
     /**
      * The map of each helper call of {@code insns} that runs inline, by pc; null elsewhere. With the
      * verifier's facts, only where the key (and an update's value) is a stack pointer: the inline
      * forms read them from the current frame, where no other pointer may reach.
      */
-    static LookupInlining.Target[] targets(Insn[] insns, HelperSpec[] helpers, int[] functionStarts, InsnAux aux) {
+    public static LookupInlining.Target[] targets(Insn[] insns, HelperSpec[] helpers, int[] functionStarts, InsnAux aux) {
         LookupInlining.Target[] out = new LookupInlining.Target[insns.length];
         if (!enabled()) return out;
         CallSiteConstants r1 = null;
@@ -53,17 +49,12 @@ final class MapHelperInlining {
     }
 
     /**
-     * The opcode of the helper call {@code helperId} with inline target {@code t}: an update, a plain
-     * array's lookup (which {@link HotLoop} runs itself), or any other lookup.
+     * Runs an inline-able {@code bpf_map_update_elem} ({@code update}) or {@code bpf_map_lookup_elem} on
+     * map {@code t} over the register file {@code r} (r0, r2-r4, r10 = the current frame's top): true when
+     * it set r0, false to call the helper.
      */
-    static int opcode(int helperId, LookupInlining.Target t) {
-        if (helperId == HelperIds.MAP_UPDATE_ELEM) return InsnCode.INLINE_UPDATE;
-        return t instanceof LookupInlining.Elements e && e.cpus() == 1 ? InsnCode.INLINE_ARRAY_LOOKUP : InsnCode.INLINE_LOOKUP;
-    }
-
-    /** Runs the {@link InsnCode#INLINE_LOOKUP} or {@link InsnCode#INLINE_UPDATE} at hand on map {@code t}: true when it set r0, false to call the helper. */
-    static boolean inline(int opcode, LookupInlining.Target t, long[] r) {
-        if (opcode == InsnCode.INLINE_UPDATE) return update((LookupInlining.Elements) t, r); // INLINE_ARRAY_LOOKUP: a lookup
+    public static boolean inline(boolean update, LookupInlining.Target t, long[] r) {
+        if (update) return update((LookupInlining.Elements) t, r);
         return t instanceof LookupInlining.Elements e ? lookup(e, r) : lookup((LookupInlining.HashBuckets) t, r);
     }
 

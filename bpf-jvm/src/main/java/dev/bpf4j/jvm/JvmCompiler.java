@@ -1,0 +1,149 @@
+package dev.bpf4j.jvm;
+
+import dev.bpf4j.isa.Insn;
+import dev.bpf4j.program.EngineGuard;
+import dev.bpf4j.program.Program;
+import dev.bpf4j.program.StackUse;
+import dev.bpf4j.runtime.BpfLoadException;
+import dev.bpf4j.runtime.HelperSpec;
+import dev.bpf4j.runtime.LoadOptions;
+import dev.bpf4j.runtime.LookupInlining;
+import dev.bpf4j.runtime.MapHelperInlining;
+import dev.bpf4j.verifier.InsnAux;
+
+import java.util.List;
+
+import static dev.bpf4j.isa.Opcodes.*;
+
+/**
+ * Compiles a program to bytecode: the engine rules every engine applies at load
+ * ({@link EngineGuard}, unknown helpers with the interpreter's words), the facts per pc, then the
+ * split into regions (one static method each, every one under HotSpot's 8,000-byte huge-method
+ * limit, {@link Regions}) and into parts (one hidden class each, {@link PartAssembler}).
+ */
+final class JvmCompiler {
+    private JvmCompiler() {}
+
+    /** A program of more slots cannot carry its pc in a callback handle. */
+    static final int MAX_SLOTS = (1 << JvmProgram.PC_BITS) - 1;
+
+    static JvmProgram compile(Program program, LoadOptions options, InsnAux aux) {
+        Insn[] insns = program.toArray();
+        String name = program.name();
+        if (insns.length == 0) throw error(name, 0, "empty program");
+        if (insns.length > MAX_SLOTS) throw error(name, 0, "program of " + insns.length + " slots is too large");
+        EngineGuard.check(name, insns, options.legacyPacketLoads());
+        Facts f = new Facts(name, insns, options, aux);
+        List<int[]> regions = Regions.split(f);
+        List<List<int[]>> parts = Regions.parts(regions);
+        JvmCode[] code = new JvmCode[parts.size()];
+        int[] partOf = parts.size() == 1 ? null : new int[insns.length];
+        for (int p = 0; p < parts.size(); p++) {
+            List<int[]> rs = parts.get(p);
+            code[p] = PartAssembler.define(f, rs);
+            if (partOf != null) for (int[] r : rs) java.util.Arrays.fill(partOf, r[0], r[1], p);
+        }
+        f.program.parts = code;
+        f.program.partOf = partOf;
+        return f.program;
+    }
+
+    static BpfLoadException error(String program, int pc, String reason) {
+        return new BpfLoadException("program '" + program + "' pc " + pc + ": " + reason);
+    }
+
+    /** What the emitters need per pc: instructions, second slots, helpers, entry points, the verifier's facts. */
+    static final class Facts {
+        final Insn[] insns;
+        final boolean[] secondSlot;
+        /** Pcs a region must be enterable at from the driver: 0, call targets, return sites, callback targets. */
+        final boolean[] alwaysEntry;
+        /** Jump targets, by source pc (-1: none). */
+        final int[] jumpTarget;
+        final JvmProgram program;
+        private final InsnAux aux;
+        /** Index of each call site's helper in its part's class data; set by {@link PartAssembler}. */
+        final int[] helperConstant;
+        /** The map each inline-able map-helper call works on ({@link MapHelperInlining}), null elsewhere. */
+        final LookupInlining.Target[] inlineMaps;
+        /** Index of that map in its part's class data; set by {@link PartAssembler}. */
+        final int[] inlineConstant;
+
+        Facts(String name, Insn[] insns, LoadOptions options, InsnAux aux) {
+            this.insns = insns;
+            this.aux = aux;
+            int n = insns.length;
+            secondSlot = new boolean[n];
+            alwaysEntry = new boolean[n];
+            jumpTarget = new int[n];
+            helperConstant = new int[n];
+            inlineConstant = new int[n];
+            java.util.Arrays.fill(jumpTarget, -1);
+            HelperSpec[] helpers = new HelperSpec[n];
+            int[] callTarget = new int[n];
+            java.util.Arrays.fill(callTarget, -1);
+            boolean[] callbackTarget = new boolean[n];
+            alwaysEntry[0] = true;
+            for (int pc = 0; pc < n; pc++) {
+                if (secondSlot[pc]) continue;
+                Insn in = insns[pc];
+                int op = in.opcode();
+                if (op == LDDW) {
+                    secondSlot[pc + 1] = true;
+                    if (in.src() == PSEUDO_FUNC) {
+                        callbackTarget[pc + 1 + in.imm()] = true;
+                        alwaysEntry[pc + 1 + in.imm()] = true;
+                    }
+                    continue;
+                }
+                if (!isJmp(op)) continue;
+                if (op(op) == CALL) {
+                    if (source(op) == X) continue; // callx: its helper is looked up when it runs
+                    if (in.src() == CALL_HELPER) {
+                        int id = in.imm();
+                        int at = pc;
+                        helpers[pc] = options.helpers().lookup(id).orElseThrow(() ->
+                                error(name, at, "call to unknown helper id " + id + " (not in LoadOptions.helpers())"));
+                    } else { // PSEUDO_CALL (EngineGuard refused the others)
+                        callTarget[pc] = pc + 1 + in.imm();
+                        alwaysEntry[callTarget[pc]] = true;
+                        if (pc + 1 < n) alwaysEntry[pc + 1] = true;
+                    }
+                } else if (op(op) != EXIT) {
+                    jumpTarget[pc] = op == (JMP32 | JA) ? pc + 1 + in.imm() : pc + 1 + in.off();
+                }
+            }
+            boolean[] start = callbackTarget.clone(); // functions: main, call targets, callbacks
+            start[0] = true;
+            for (int t : callTarget) if (t >= 0) start[t] = true;
+            int[] starts = java.util.stream.IntStream.range(0, n).filter(pc -> start[pc]).toArray();
+            inlineMaps = MapHelperInlining.targets(insns, helpers, starts, aux);
+            program = new JvmProgram(name, n, helpers, options.helpers(), callTarget, callbackTarget, options.entryArgs(),
+                    StackUse.bytesToZeroPerFrame(insns, options.helpers()::forwardArguments), aux);
+        }
+
+        boolean stackOnly(int pc) { return aux != null && aux.stackOnly(pc); }
+
+        int helperConstant(int pc) { return helperConstant[pc]; }
+
+        /** Every jump as {@code target << 32 | source}, sorted: the jumps into a region are one range. */
+        private long[] edges;
+
+        /** The pcs of {@code [start, end)} the driver may enter at, sorted: its start, {@link #alwaysEntry}, targets of jumps from outside. */
+        int[] entries(int start, int end) {
+            if (edges == null) {
+                edges = java.util.stream.IntStream.range(0, insns.length).filter(pc -> jumpTarget[pc] >= 0)
+                        .mapToLong(pc -> (long) jumpTarget[pc] << 32 | pc).sorted().toArray();
+            }
+            boolean[] e = new boolean[end - start];
+            e[0] = true;
+            for (int pc = start; pc < end; pc++) if (alwaysEntry[pc]) e[pc - start] = true;
+            int i = java.util.Arrays.binarySearch(edges, (long) start << 32);
+            for (i = i < 0 ? -i - 1 : i; i < edges.length && (int) (edges[i] >>> 32) < end; i++) {
+                int t = (int) (edges[i] >>> 32), from = (int) edges[i];
+                if (from < start || from >= end) e[t - start] = true;
+            }
+            return java.util.stream.IntStream.range(start, end).filter(pc -> e[pc - start] && !secondSlot[pc]).toArray();
+        }
+    }
+}

@@ -1,0 +1,82 @@
+package dev.bpf4j.jvm;
+
+import dev.bpf4j.program.Program;
+import dev.bpf4j.runtime.Executable;
+import dev.bpf4j.runtime.RunContext;
+
+import java.lang.ref.Cleaner;
+import java.lang.ref.Reference;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentLinkedQueue;
+
+/**
+ * A program loaded into the JVM-bytecode engine. Thread-safe: the compiled program is immutable and
+ * every run borrows its own {@link JvmMachine} (registers plus an off-heap stack), so concurrent and
+ * re-entrant runs never share a stack.
+ */
+final class JvmExecutable implements Executable {
+    private static final Cleaner CLEANER = Cleaner.create();
+
+    private final Program program;
+    private final JvmProgram compiled;
+    private final Machines machines;
+
+    JvmExecutable(Program program, JvmProgram compiled) {
+        this.program = program;
+        this.compiled = compiled;
+        this.machines = new Machines(compiled);
+        CLEANER.register(this, machines);
+    }
+
+    @Override public Program program() { return program; }
+
+    JvmProgram compiled() { return compiled; }
+
+    boolean isClosed() { return machines.closed; }
+
+    @Override public long run(RunContext context) {
+        Objects.requireNonNull(context, "context");
+        if (machines.closed) throw new IllegalStateException("program '" + program.name() + "' was closed");
+        JvmMachine m = machines.borrow();
+        try {
+            m.reset(context);
+            return m.execute(0, 1);
+        } finally {
+            m.endRun(); // a HelperCall a helper kept now fails, as in the other engines
+            machines.giveBack(m);
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    @Override public void close() { machines.close(); }
+
+    /** Idle machines; one is made whenever none is free. Closing frees the idle ones now and the others when they come back. */
+    private static final class Machines implements Runnable {
+        private final JvmProgram program;
+        private final ConcurrentLinkedQueue<JvmMachine> idle = new ConcurrentLinkedQueue<>();
+        volatile boolean closed;
+
+        Machines(JvmProgram program) { this.program = program; }
+
+        JvmMachine borrow() {
+            JvmMachine m = idle.poll();
+            return m != null ? m : new JvmMachine(program);
+        }
+
+        void giveBack(JvmMachine m) {
+            idle.offer(m);
+            if (closed) freeIdle();
+        }
+
+        void close() {
+            closed = true;
+            freeIdle();
+        }
+
+        @Override public void run() { close(); }
+
+        private void freeIdle() {
+            for (JvmMachine m; (m = idle.poll()) != null; ) m.free();
+        }
+    }
+}

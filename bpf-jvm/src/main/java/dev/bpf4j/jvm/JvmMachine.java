@@ -1,0 +1,388 @@
+package dev.bpf4j.jvm;
+
+import dev.bpf4j.runtime.BpfRuntimeException;
+import dev.bpf4j.runtime.ErrorKind;
+import dev.bpf4j.runtime.Helper;
+import dev.bpf4j.runtime.HelperSpec;
+import dev.bpf4j.runtime.Limits;
+import dev.bpf4j.runtime.MemoryRegion;
+import dev.bpf4j.runtime.NativeMemory;
+import dev.bpf4j.runtime.RunContext;
+import dev.bpf4j.runtime.RunEntry;
+import dev.bpf4j.runtime.RunRules;
+import dev.bpf4j.runtime.RunScopedHelperCall;
+import dev.bpf4j.runtime.StackFrames;
+
+import java.util.List;
+
+/**
+ * The state of one run of a compiled program: the register file the region methods load and store
+ * at their edges, the off-heap frames ({@link StackFrames}, laid out as the interpreter's), the call
+ * frames, the region table and what a helper sees. The driver {@link #execute} runs the regions and
+ * does what they hand back: bpf-to-bpf calls and exits, tail calls. The generated code calls the
+ * memory checks, helpers and atomics here, with the pc of the instruction, so every error names
+ * the same pc as the other engines.
+ */
+@RunEntry // the engine loop and helper bridge: never a frame of a Java caller stack
+final class JvmMachine implements RunScopedHelperCall.Run {
+    private final JvmProgram home;
+    JvmProgram prog;
+    final StackFrames stack = new StackFrames();
+    final long[] regs = new long[11];
+    private final long[] saved = new long[Limits.MAX_CALL_FRAMES * 4];
+    private final int[] returnPc = new int[Limits.MAX_CALL_FRAMES];
+    int depth;
+    private long[] regionStart = new long[4], regionEnd = new long[4];
+    private boolean[] regionWritable = new boolean[4];
+    private int regionCount;
+    private List<MemoryRegion> boundRegions;
+    /** The last region a checked read / write found its access in: two compares for the next one. */
+    private long readLo, readLen = NO_WINDOW, writeLo, writeLen = NO_WINDOW;
+    private static final long NO_WINDOW = -16;
+    private int helperPc;
+    /** Set by a helper that ended the run or asked for a tail call: the code leaves with {@link JvmCode#STOP}. */
+    boolean stop;
+    private boolean exited;
+    private long exitValue;
+    private JvmProgram pendingTailCall;
+    private int tailCalls;
+    private int mainZeroed;
+    private int scratchLive;
+    private long packetAddress, packetLength;
+    private RunContext context;
+    private long budgetLimit;
+    /** The unspent budget while a helper or the driver runs; the code keeps it in a local in between. */
+    long budgetLeft;
+    private int callGeneration;
+    private boolean callMade;
+    private boolean freed;
+
+    JvmMachine(JvmProgram prog) {
+        this.home = prog;
+        this.prog = prog;
+    }
+
+    void reset(RunContext ctx) {
+        long[] r = regs;
+        for (int i = 0; i < r.length; i++) r[i] = 0;
+        context = ctx;
+        for (int i = 0; i < home.entryArgs; i++) r[1 + i] = ctx.arg(i);
+        r[10] = stack.frameTop(0);
+        stack.zeroFrame(0, home.frameBytesToZero);
+        depth = 1;
+        prog = home;
+        mainZeroed = home.frameBytesToZero;
+        stop = exited = false;
+        pendingTailCall = null;
+        tailCalls = 0;
+        scratchLive = 0;
+        budgetLimit = budgetLeft = ctx.budget();
+        packetAddress = ctx.packetAddress();
+        packetLength = ctx.packetLength();
+        if (!MemoryRegion.sameRegions(ctx.regions(), boundRegions)) bind(ctx.regions());
+        dropWindows();
+    }
+
+    /** Runs from {@code pc} until the frame at depth {@code base} exits; returns r0. A tail call switches {@link #prog}. */
+    long execute(int pc, int base) {
+        final long[] r = regs;
+        for (;;) {
+            int next = prog.code(pc).run(this, r, pc);
+            if (next >= 0) {
+                pc = next;
+                continue;
+            }
+            if (next == JvmCode.EXIT) {
+                if (depth == base) return r[0];
+                pc = leaveCall();
+            } else if (next == JvmCode.STOP) {
+                if (exited) return exitValue;
+                enterTailCall();
+                pc = 0;
+            } else {
+                pc = enterCall(JvmCode.CALL_BASE - next);
+            }
+        }
+    }
+
+    private void bind(List<MemoryRegion> rs) {
+        boundRegions = rs;
+        int n = rs.size();
+        if (n > regionStart.length) {
+            regionStart = new long[n];
+            regionEnd = new long[n];
+            regionWritable = new boolean[n];
+        }
+        for (int i = 0; i < n; i++) {
+            MemoryRegion x = rs.get(i);
+            regionStart[i] = x.start();
+            regionEnd[i] = x.end();
+            regionWritable[i] = x.writable();
+        }
+        regionCount = n;
+    }
+
+    private void dropWindows() { readLen = writeLen = NO_WINDOW; }
+
+    // ---- memory checks (docs/runtime-semantics.md "Memory checks"), the interpreter's rule ----
+
+    /** The checked read of {@code size} bytes at {@code a} by the instruction at {@code pc}: returns {@code a} or throws OUT_OF_BOUNDS. */
+    long read(long a, int size, int pc) {
+        long o = a - readLo;
+        if (o >= 0 && o <= readLen - size) return a;
+        return readSlow(a, size, pc);
+    }
+
+    long write(long a, int size, int pc) {
+        long o = a - writeLo;
+        if (o >= 0 && o <= writeLen - size) return a;
+        return writeSlow(a, size, pc);
+    }
+
+    private long readSlow(long a, int size, int pc) {
+        long end = a + size;
+        if (Long.compareUnsigned(end, a) > 0) {
+            int i = regionOf(a, end, false);
+            if (i >= 0) {
+                readLo = regionStart[i];
+                readLen = regionEnd[i] - regionStart[i];
+                return a;
+            }
+            if (prog.touchesFrames(pc) && stack.liveFrameOf(a, end, depth) >= 0) return a; // frames never become a window
+            if (scratchLive != 0 && stack.inLiveScratch(a, end, scratchLive)) return a;
+        }
+        throw BpfRuntimeException.outOfBounds(prog.name, pc, a, size, false);
+    }
+
+    private long writeSlow(long a, int size, int pc) {
+        long end = a + size;
+        if (Long.compareUnsigned(end, a) > 0) {
+            int i = regionOf(a, end, true);
+            if (i >= 0) {
+                writeLo = regionStart[i];
+                writeLen = regionEnd[i] - regionStart[i];
+                return a;
+            }
+            if (prog.touchesFrames(pc) && stack.liveFrameOf(a, end, depth) >= 0) return a;
+        }
+        throw BpfRuntimeException.outOfBounds(prog.name, pc, a, size, true);
+    }
+
+    private int regionOf(long a, long end, boolean write) {
+        for (int i = 0; i < regionCount; i++) {
+            if ((!write || regionWritable[i]) && Long.compareUnsigned(a, regionStart[i]) >= 0 && Long.compareUnsigned(end, regionEnd[i]) <= 0) return i;
+        }
+        return -1;
+    }
+
+    private boolean allowed(long a, long size, boolean write, boolean frames) {
+        long end = a + size;
+        if (Long.compareUnsigned(end, a) <= 0) return false;
+        if (regionOf(a, end, write) >= 0) return true;
+        if (frames && stack.inLiveFrame(a, end, depth)) return true;
+        return !write && scratchLive != 0 && stack.inLiveScratch(a, end, scratchLive);
+    }
+
+    /** BPF_ATOMIC's address: checked as a write, then for alignment (x86 split locks; the kernel refuses them too). */
+    long atomicAddress(long a, int size, int pc) {
+        if (!allowed(a, size, true, prog.touchesFrames(pc))) throw BpfRuntimeException.outOfBounds(prog.name, pc, a, size, true);
+        if ((a & (size - 1)) != 0) throw BpfRuntimeException.misalignedAtomic(prog.name, pc, a, size);
+        return a;
+    }
+
+    // ---- budget, calls ----
+
+    BpfRuntimeException overBudget(int pc) { return BpfRuntimeException.budgetExceeded(prog.name, pc, budgetLimit); }
+
+    private int enterCall(int pc) {
+        if (depth == Limits.MAX_CALL_FRAMES) throw BpfRuntimeException.callDepthExceeded(prog.name, pc, Limits.MAX_CALL_FRAMES);
+        System.arraycopy(regs, 6, saved, depth * 4, 4);
+        returnPc[depth] = pc + 1;
+        regs[10] = stack.frameTop(depth);
+        stack.zeroFrame(depth, prog.frameBytesToZero);
+        depth++;
+        return prog.callTarget[pc];
+    }
+
+    private int leaveCall() {
+        depth--;
+        dropWindows();
+        System.arraycopy(saved, depth * 4, regs, 6, 4);
+        regs[10] = stack.frameTop(depth - 1);
+        return returnPc[depth];
+    }
+
+    /** Illegal instruction past the end (a fall-through the validator would have refused). */
+    RuntimeException ranPastEnd() { return prog.ranPastEnd(); }
+
+    // ---- helpers: the generated code calls the helper object straight, through these two ----
+
+    /** {@code call helper} at {@code pc}: the bridge a call site's constant {@code h} goes through. */
+    static long callHelper(Helper h, JvmMachine m, int pc, long r1, long r2, long r3, long r4, long r5) {
+        m.helperPc = pc;
+        int d = m.depth;
+        try {
+            return h.call(m.helperCall(), r1, r2, r3, r4, r5);
+        } catch (ExitSignal e) { // a helper inside a callback ended the run: exited is set
+            return 0;
+        } catch (BpfRuntimeException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw m.helperFailed(pc, m.prog.helpers[pc], e);
+        } finally {
+            m.scratchLive &= ~(1 << d);
+        }
+    }
+
+    /** {@code callx} at {@code pc}: the helper whose id is {@code id}. */
+    long callx(int pc, int reg, long id, long r1, long r2, long r3, long r4, long r5) {
+        HelperSpec spec = id == (int) id ? prog.registry.lookup((int) id).orElse(null) : null;
+        if (spec == null) throw BpfRuntimeException.unknownHelper(prog.name, pc, reg, id);
+        helperPc = pc;
+        int d = depth;
+        try {
+            return spec.body().call(helperCall(), r1, r2, r3, r4, r5);
+        } catch (ExitSignal e) {
+            return 0;
+        } catch (BpfRuntimeException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw helperFailed(pc, spec, e);
+        } finally {
+            scratchLive &= ~(1 << d);
+        }
+    }
+
+    private BpfRuntimeException helperFailed(int pc, HelperSpec spec, RuntimeException e) {
+        BpfRuntimeException failure = new BpfRuntimeException(ErrorKind.HELPER_FAILED, prog.name, pc, 0,
+                "helper " + spec.name() + " (id " + spec.id() + ") threw " + e);
+        failure.initCause(e);
+        return failure;
+    }
+
+    // ---- callbacks, tail calls, scratch (docs/runtime-semantics.md), by RunRules ----
+
+    @Override public long callSubprogram(long handle, long r1, long r2, long r3, long r4, long r5) {
+        JvmProgram p = prog;
+        int callPc = helperPc;
+        int target = p.callbackPc(handle);
+        RunRules.checkCallbackHandle(this, target >= 0, handle);
+        RunRules.checkFrameOpen(p.name, callPc, budgetLeft, budgetLimit, depth);
+        budgetLeft--;
+        long r6 = regs[6], r7 = regs[7], r8 = regs[8], r9 = regs[9], r10 = regs[10];
+        int outer = depth;
+        regs[1] = r1; regs[2] = r2; regs[3] = r3; regs[4] = r4; regs[5] = r5;
+        regs[10] = stack.frameTop(depth);
+        stack.zeroFrame(depth, p.frameBytesToZero);
+        depth++;
+        try {
+            long r0 = execute(target, depth);
+            if (exited) throw ExitSignal.INSTANCE;
+            return r0;
+        } finally {
+            depth = outer;
+            dropWindows();
+            regs[6] = r6; regs[7] = r7; regs[8] = r8; regs[9] = r9; regs[10] = r10;
+            helperPc = callPc;
+        }
+    }
+
+    @Override public boolean tailCall(Object target) {
+        RunRules.checkTailCallDepth(prog.name, helperPc, depth);
+        if (tailCalls >= Limits.MAX_TAIL_CALLS) return false;
+        tailCalls++; // an empty slot counts too, as in the kernel
+        if (target == null) return false;
+        if (!(target instanceof JvmExecutable next)) throw RunRules.foreignTailCallTarget(prog.name, helperPc, target, JvmEngine.NAME);
+        if (next.isClosed()) throw RunRules.closedTailCallTarget(prog.name, helperPc, next.program().name());
+        pendingTailCall = next.compiled();
+        stop = true;
+        return true;
+    }
+
+    private void enterTailCall() {
+        if (mainZeroed < Limits.STACK_SIZE) { // the target may read bytes the caller never could
+            stack.zeroBelow(0, mainZeroed);
+            mainZeroed = Limits.STACK_SIZE;
+        }
+        prog = pendingTailCall;
+        pendingTailCall = null;
+        stop = false;
+    }
+
+    @Override public long scratch(int size) {
+        RunRules.checkScratchSize(this, size);
+        scratchLive |= 1 << depth;
+        return stack.scratch(depth);
+    }
+
+    // ---- LD ABS/IND (docs/runtime-semantics.md "Legacy packet loads") ----
+
+    /**
+     * 1, 2 or 4 big-endian bytes of the run's packet at {@code off} (truncated to a signed 32-bit
+     * int, as the kernel's bpf_skb_load_helper_* take it), or -1 when they are not all inside it.
+     */
+    long loadPacket(long off, int size) {
+        int offset = (int) off;
+        if (offset < 0 || offset + (long) size > packetLength) return -1;
+        long a = packetAddress + offset;
+        switch (size) {
+            case 1: return NativeMemory.getByte(a) & 0xffL;
+            case 2: return Short.reverseBytes(NativeMemory.getShort(a)) & 0xffffL;
+            default: return Integer.reverseBytes(NativeMemory.getInt(a)) & 0xffffffffL;
+        }
+    }
+
+    // ---- HelperCall ----
+
+    private RunScopedHelperCall helperCall() {
+        callMade = true;
+        return new RunScopedHelperCall(this, callGeneration, home.name);
+    }
+
+    void endRun() {
+        if (callMade) {
+            callMade = false;
+            callGeneration++;
+        }
+    }
+
+    @Override public boolean isCurrentRun(int generation) { return generation == callGeneration; }
+    @Override public String programName() { return prog.name; }
+    @Override public int pc() { return helperPc; }
+    @Override public RunContext runContext() { return context; }
+
+    @Override public boolean accessible(long address, long size, boolean write) {
+        return size > 0 && allowed(address, size, write, prog.argTouchesFrames(helperPc, 0));
+    }
+
+    @Override public boolean accessible(int argReg, long address, long size, boolean write) {
+        return size > 0 && allowed(address, size, write, prog.argTouchesFrames(helperPc, argReg));
+    }
+
+    @Override public void replaceRegion(MemoryRegion old, MemoryRegion now) {
+        List<MemoryRegion> rs = new java.util.ArrayList<>(boundRegions);
+        int i = rs.indexOf(old);
+        if (i < 0) throw new IllegalStateException("region " + old + " is not in this run's table");
+        rs.set(i, now);
+        bind(List.copyOf(rs));
+        dropWindows();
+    }
+
+    @Override public void exit(long r0) {
+        exited = stop = true;
+        exitValue = r0;
+    }
+
+    synchronized void free() {
+        if (freed) return;
+        freed = true;
+        stack.free();
+    }
+
+    /** Unwinds the helper that ran a callback in which a helper ended the run; never escapes {@link #callHelper}. */
+    static final class ExitSignal extends RuntimeException {
+        static final ExitSignal INSTANCE = new ExitSignal();
+
+        private ExitSignal() { super("run exited inside a callback", null, false, false); }
+    }
+}
