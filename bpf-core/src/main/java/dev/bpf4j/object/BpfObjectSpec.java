@@ -3,6 +3,7 @@ package dev.bpf4j.object;
 import dev.bpf4j.btf.Btf;
 import dev.bpf4j.btf.BtfType;
 import dev.bpf4j.runtime.BpfLoadException;
+import dev.bpf4j.runtime.BpfNotFoundException;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -10,10 +11,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.stream.Collectors;
 
 /**
  * An object file ({@code clang -O2 -g -target bpf -c}) parsed the way libbpf opens it: programs,
@@ -36,7 +35,7 @@ public record BpfObjectSpec(String name, String license, int kernelVersion, List
     /** Parses an object held in memory; {@code name} is its file name or any label. */
     public static BpfObjectSpec parse(byte[] elf, String name) {
         byte[] copy = elf.clone();
-        return LoadPhase.guard(() -> ObjectLoader.load(copy, ObjectNames.objectName(name)));
+        return LoadPhase.guard(() -> ObjectReader.load(copy, ObjectNames.objectName(name)));
     }
 
     /** Reads and parses an object file. */
@@ -47,7 +46,7 @@ public record BpfObjectSpec(String name, String license, int kernelVersion, List
         } catch (IOException | OutOfMemoryError e) {
             throw new BpfLoadException("read " + path + ": " + e, e);
         }
-        return LoadPhase.guard(() -> ObjectLoader.load(data, ObjectNames.objectName(String.valueOf(path.getFileName()))));
+        return LoadPhase.guard(() -> ObjectReader.load(data, ObjectNames.objectName(String.valueOf(path.getFileName()))));
     }
 
     public Optional<ProgramSpec> findProgram(String programName) {
@@ -55,8 +54,8 @@ public record BpfObjectSpec(String name, String license, int kernelVersion, List
     }
 
     public ProgramSpec program(String programName) {
-        return findProgram(programName).orElseThrow(() -> new NoSuchElementException("object '" + name + "' has no program '"
-                + programName + "' (programs: " + programs.stream().map(ProgramSpec::name).collect(Collectors.joining(", ")) + ")"));
+        return findProgram(programName).orElseThrow(() -> notFound("program", programName, programs.stream().map(ProgramSpec::name).toList(),
+                "programs"));
     }
 
     public Optional<MapSpec> findMap(String mapName) {
@@ -64,8 +63,12 @@ public record BpfObjectSpec(String name, String license, int kernelVersion, List
     }
 
     public MapSpec map(String mapName) {
-        return findMap(mapName).orElseThrow(() -> new NoSuchElementException("object '" + name + "' has no map '"
-                + mapName + "' (maps: " + maps.stream().map(MapSpec::name).collect(Collectors.joining(", ")) + ")"));
+        return findMap(mapName).orElseThrow(() -> notFound("map", mapName, maps.stream().map(MapSpec::name).toList(), "maps"));
+    }
+
+    private BpfNotFoundException notFound(String kind, String wanted, List<String> names, String plural) {
+        return new BpfNotFoundException(kind, wanted, names, "object '" + name + "' has no " + kind + " '" + wanted + "' ("
+                + plural + ": " + (names.isEmpty() ? "none" : String.join(", ", names)) + ")");
     }
 
     /** The global variables of {@code .data}, {@code .rodata*} and {@code .bss*} (empty without BTF). */
@@ -86,7 +89,8 @@ public record BpfObjectSpec(String name, String license, int kernelVersion, List
 
     public GlobalVariable variable(String variableName) {
         return variables().stream().filter(v -> v.name().equals(variableName)).findFirst()
-                .orElseThrow(() -> new NoSuchElementException("object '" + name + "' has no global variable '" + variableName + "'"));
+                .orElseThrow(() -> notFound("global variable", variableName, variables().stream().map(GlobalVariable::name).toList(),
+                        "variables"));
     }
 
     /** The current initial value of a global variable. */

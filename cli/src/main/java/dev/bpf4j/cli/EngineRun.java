@@ -2,7 +2,7 @@ package dev.bpf4j.cli;
 
 import dev.bpf4j.api.MapDump;
 import dev.bpf4j.api.RunResult;
-import dev.bpf4j.kernel.Errno;
+import dev.bpf4j.kernel.SyscallErrno;
 import dev.bpf4j.kernel.KernelBpfException;
 
 import java.nio.ByteBuffer;
@@ -62,7 +62,7 @@ record EngineRun(List<String> lines, List<String> compared) {
      * the kernel answers {@code BPF_PROG_TEST_RUN} with {@code EINVAL} — the same verdict.
      */
     static EngineRun error(RuntimeException e) {
-        boolean kernelRefusedInput = e instanceof KernelBpfException k && k.errno() == Errno.EINVAL
+        boolean kernelRefusedInput = e instanceof KernelBpfException k && k.errno() == SyscallErrno.EINVAL
                 && k.command().contains("BPF_PROG_TEST_RUN");
         String compared = e instanceof IllegalArgumentException || kernelRefusedInput
                 ? "error: the test run refuses this input (EINVAL)" : "error: " + e.getMessage();

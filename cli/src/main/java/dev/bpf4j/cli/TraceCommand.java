@@ -15,7 +15,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.NoSuchElementException;
+import dev.bpf4j.runtime.BpfNotFoundException;
 import java.util.Set;
 
 /**
@@ -71,7 +71,7 @@ final class TraceCommand implements Command {
                 open = StackCount.open();
                 program = StackCount.PROGRAM;
             }
-        } catch (IllegalArgumentException | NoSuchElementException | BpfLoadException e) {
+        } catch (IllegalArgumentException | BpfNotFoundException | BpfLoadException e) {
             return badInput(e, err);
         }
 
@@ -81,7 +81,7 @@ final class TraceCommand implements Command {
             TraceRun.Result r;
             try {
                 r = TraceRun.run(open, program, engine, target, arg, userObject, line -> err.print(line.endsWith("\n") ? line : line + "\n"));
-            } catch (IllegalArgumentException | IllegalStateException | NoSuchElementException | BpfLoadException e) {
+            } catch (IllegalArgumentException | IllegalStateException | BpfNotFoundException | BpfLoadException e) {
                 // Not patchable, already probed, refused at load: bad input, reported before anything ran.
                 return badInput(e, err);
             }
@@ -120,7 +120,7 @@ final class TraceCommand implements Command {
         for (String n : names) {
             try {
                 out.add(dev.bpf4j.api.Engines.byName(n));
-            } catch (NoSuchElementException e) {
+            } catch (BpfNotFoundException e) {
                 throw new CliException(e.getMessage());
             }
         }
