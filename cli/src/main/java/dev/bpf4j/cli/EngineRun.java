@@ -1,5 +1,7 @@
 package dev.bpf4j.cli;
 
+import com.google.gson.JsonArray;
+import com.google.gson.JsonObject;
 import dev.bpf4j.api.MapDump;
 import dev.bpf4j.api.RunResult;
 import dev.bpf4j.kernel.SyscallErrno;
@@ -20,10 +22,12 @@ import java.util.List;
  * touches depends on where the thread (or the kernel's test run) was scheduled, not on the engine —
  * and without the duration, which is a measurement.
  */
-record EngineRun(List<String> lines, List<String> compared) {
+record EngineRun(List<String> lines, List<String> compared, JsonObject json) {
     static final class Builder {
         private final List<String> lines = new ArrayList<>();
         private final List<String> compared = new ArrayList<>();
+        private final JsonObject json = new JsonObject();
+        private final JsonArray maps = new JsonArray();
 
         Builder result(RunResult r) { return result(r, false); }
 
@@ -31,14 +35,19 @@ record EngineRun(List<String> lines, List<String> compared) {
         Builder result(RunResult r, boolean duration) {
             HexFormat hex = HexFormat.of();
             line("retval: " + r.retval());
+            json.addProperty("retval", r.retval());
             if (r.dataOut() != null) line("data_out: " + hex.formatHex(r.dataOut()));
+            if (r.dataOut() != null) json.addProperty("data_out", hex.formatHex(r.dataOut()));
             if (r.ctxOut() != null) line("ctx_out: " + hex.formatHex(r.ctxOut()));
+            if (r.ctxOut() != null) json.addProperty("ctx_out", hex.formatHex(r.ctxOut()));
             if (duration) lines.add("duration (average): " + r.averageDurationNs() + " ns");
+            if (duration) json.addProperty("duration_ns", r.averageDurationNs());
             return this;
         }
 
         Builder map(String name, boolean percpu, List<MapDump.Entry> entries) {
             lines.add(MapDump.json(name, percpu, entries));
+            maps.add(Json.parse(lines.get(lines.size() - 1)));
             if (!percpu) {
                 compared.add(lines.get(lines.size() - 1));
             } else {
@@ -53,7 +62,10 @@ record EngineRun(List<String> lines, List<String> compared) {
             compared.add(s);
         }
 
-        EngineRun build() { return new EngineRun(List.copyOf(lines), List.copyOf(compared)); }
+        EngineRun build() {
+            if (!maps.isEmpty()) json.add("maps", maps);
+            return new EngineRun(List.copyOf(lines), List.copyOf(compared), json);
+        }
     }
 
     /**
@@ -66,7 +78,7 @@ record EngineRun(List<String> lines, List<String> compared) {
                 && k.command().contains("BPF_PROG_TEST_RUN");
         String compared = e instanceof IllegalArgumentException || kernelRefusedInput
                 ? "error: the test run refuses this input (EINVAL)" : "error: " + e.getMessage();
-        return new EngineRun(List.of("error: " + e.getMessage()), List.of(compared));
+        return new EngineRun(List.of("error: " + e.getMessage()), List.of(compared), Json.object("error", e.getMessage()));
     }
 
     /** Adds the values as little-endian u64 words (a short last word padded with zeros). */

@@ -1,12 +1,16 @@
 package dev.bpf4j.cli;
 
+import com.google.gson.JsonArray;
+import com.google.gson.JsonObject;
 import dev.bpf4j.api.BpfObject;
 import dev.bpf4j.api.OpenObject;
+import dev.bpf4j.cli.trace.FoldedStacks;
 import dev.bpf4j.cli.trace.StackCount;
 import dev.bpf4j.cli.trace.TraceRun;
 import dev.bpf4j.cli.trace.TraceTarget;
 import dev.bpf4j.object.ProgramType;
 import dev.bpf4j.runtime.BpfLoadException;
+import dev.bpf4j.runtime.BpfNotFoundException;
 import dev.bpf4j.runtime.Engine;
 
 import java.io.PrintStream;
@@ -15,8 +19,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import dev.bpf4j.runtime.BpfNotFoundException;
-import java.util.Set;
 
 /**
  * {@code bpf4j trace LIB.so --attach F[,F...] --call ENTRY}: attaches a kprobe-type program (the
@@ -27,16 +29,32 @@ import java.util.Set;
  * when not). Bad input (library, symbol, entry not patchable, object, program) exits 2.
  */
 final class TraceCommand implements Command {
-    private static final List<String> ENGINE_CHOICES = List.of("interp", "jit", "both");
+    private static final List<String> ENGINE_CHOICES = List.of("interp", "jit", "all", "both");
 
     @Override public String name() { return "trace"; }
     @Override public String summary() { return "probe functions of a native library while calling an entry of it and print the folded stacks that reached them"; }
     @Override public String usage() {
-        return "bpf4j trace LIB.so --attach FUNC[,FUNC...] --call ENTRY [--arg N] [--object OBJ.o --program P] [--engine interp|jit|both]";
+        return "bpf4j trace LIB.so --attach FUNC[,FUNC...] --call ENTRY [--arg N] [--object OBJ.o --program P] [--engine interp|jit|all] [-j]"
+                + " [--perf-map]";
     }
 
-    @Override public int run(List<String> argv, PrintStream out, PrintStream err) {
-        Args args = new Args(argv, Set.of("--attach", "--call", "--arg", "--object", "--program", "--engine"), Set.of(PerfMapFlag.NAME));
+    @Override public List<Opt> options() {
+        return List.of(Opt.valued("--attach", "FUNC[,FUNC...]", "the library's functions to probe (built with patchable entries)", null),
+                Opt.valued("--call", "ENTRY", "the function to call once, as long ENTRY(long)", null),
+                Opt.valued("--arg", "N", "its argument", "0"),
+                Opt.file("--object", "OBJ.o", "a kprobe program to attach instead of the bundled stackcount"),
+                Opt.valued("--program", "P", "the program of --object (default: its only program)", null),
+                Opt.bpf4jEngine("interp"), Opt.JSON, Opt.PERF_MAP);
+    }
+
+    @Override public String parameters() { return "LIB.so"; }
+
+    @Override public String parametersDescription() { return "the native library (a shared object)"; }
+
+    @Override public boolean parametersAreFiles() { return false; }
+
+    @Override public int run(Args args, PrintStream out, PrintStream err) {
+        boolean json = args.flag("--json");
         // --perf-map: the JIT programs and the probes' trampolines are named in /tmp/perf-PID.map.
         if (PerfMapFlag.given(args, err)) PerfMapFlag.enable();
         Path library = Path.of(args.single("LIB.so"));
@@ -47,8 +65,9 @@ final class TraceCommand implements Command {
         long arg = args.option("--arg").map(TraceCommand::parseArg).orElse(0L);
         String engineChoice = args.option("--engine").orElse("interp");
         if (!ENGINE_CHOICES.contains(engineChoice)) {
-            throw new UsageException("unknown engine '" + engineChoice + "' (expected one of " + String.join(", ", ENGINE_CHOICES) + ")");
+            throw new UsageException("unknown engine '" + engineChoice + "' (expected one of interp, jit, all)");
         }
+        if (engineChoice.equals("both")) err.println("bpf4j trace: --engine both is deprecated: use --engine all");
         if (args.option("--program").isPresent() && args.option("--object").isEmpty()) throw new UsageException("--program needs --object");
         List<Engine> engines = engines(engineChoice);
         boolean userObject = args.option("--object").isPresent();
@@ -86,17 +105,23 @@ final class TraceCommand implements Command {
                 return badInput(e, err);
             }
             results.add(r);
-            out.println("== " + engine.name());
-            r.stacks().ifPresent(s -> s.lines().forEach(out::println));
-            r.maps().forEach(out::println);
+            if (!json) {
+                out.println("== " + engine.name());
+                r.stacks().ifPresent(s -> s.lines().forEach(out::println));
+                r.maps().forEach(out::println);
+            }
             err.println(engine.name() + ": " + entry + "(" + arg + ") = " + r.returned() + "; " + String.join("; ", r.hits()));
             for (String e : r.errors()) {
                 err.println(engine.name() + ": program errors on " + e);
                 status = 1;
             }
         }
+        List<String> diffs = results.size() > 1 ? differences(results.get(0), results.get(1)) : List.of();
+        if (json) {
+            out.println(Json.print(json(entry, arg, results, diffs)));
+            return diffs.isEmpty() ? status : 1;
+        }
         if (results.size() > 1) {
-            List<String> diffs = differences(results.get(0), results.get(1));
             if (diffs.isEmpty()) {
                 out.println("== engines agree: " + (results.get(0).stacks().isPresent() ? "same stack ids, frames and counts" : "same maps")
                         + ", same return value and hits");
@@ -109,13 +134,58 @@ final class TraceCommand implements Command {
         return status;
     }
 
+    /** Each engine's return value, hits, errors, folded stacks (frames root first, folded, count) and maps; the differences. */
+    private static JsonObject json(String entry, long arg, List<TraceRun.Result> results, List<String> diffs) {
+        JsonObject doc = Json.object("call", entry);
+        doc.addProperty("arg", arg);
+        JsonArray runs = new JsonArray();
+        for (TraceRun.Result r : results) {
+            JsonObject o = Json.object("engine", r.engine());
+            o.addProperty("returned", r.returned());
+            JsonArray hits = new JsonArray();
+            r.hits().forEach(hits::add);
+            o.add("hits", hits);
+            JsonArray errors = new JsonArray();
+            r.errors().forEach(errors::add);
+            o.add("errors", errors);
+            r.stacks().ifPresent(s -> {
+                JsonArray stacks = new JsonArray();
+                for (FoldedStacks.Stack st : s.stacks()) {
+                    JsonObject x = new JsonObject();
+                    x.addProperty("id", st.id());
+                    JsonArray frames = new JsonArray();
+                    List<String> rootFirst = new ArrayList<>(st.frames());
+                    java.util.Collections.reverse(rootFirst);
+                    rootFirst.forEach(frames::add);
+                    x.add("frames", frames);
+                    x.addProperty("folded", st.folded());
+                    x.addProperty("count", st.count());
+                    stacks.add(x);
+                }
+                o.add("stacks", stacks);
+            });
+            JsonArray maps = new JsonArray();
+            r.maps().forEach(m -> maps.add(Json.parse(m)));
+            o.add("maps", maps);
+            runs.add(o);
+        }
+        doc.add("runs", runs);
+        if (results.size() > 1) {
+            JsonArray d = new JsonArray();
+            diffs.forEach(d::add);
+            doc.add("differences", d);
+            doc.addProperty("agree", diffs.isEmpty());
+        }
+        return doc;
+    }
+
     private static int badInput(Exception e, PrintStream err) {
         err.println("bpf4j trace: " + e.getMessage());
         return 2;
     }
 
     private static List<Engine> engines(String choice) {
-        List<String> names = choice.equals("both") ? List.of("interp", "jit") : List.of(choice);
+        List<String> names = choice.equals("both") || choice.equals("all") ? List.of("interp", "jit") : List.of(choice);
         List<Engine> out = new ArrayList<>();
         for (String n : names) {
             try {
