@@ -38,7 +38,11 @@ public record BpfObjectSpec(String name, String license, int kernelVersion, List
         return LoadPhase.guard(() -> ObjectReader.load(copy, ObjectNames.objectName(name)));
     }
 
-    /** Reads and parses an object file. */
+    /**
+     * Reads and parses an object file.
+     *
+     * @throws BpfLoadException when the file cannot be read or is not a valid BPF object (the message says which phase and why)
+     */
     public static BpfObjectSpec read(Path path) {
         byte[] data;
         try {
@@ -53,6 +57,11 @@ public record BpfObjectSpec(String name, String license, int kernelVersion, List
         return programs.stream().filter(p -> p.name().equals(programName)).findFirst();
     }
 
+    /**
+     * The program of that (function) name.
+     *
+     * @throws BpfNotFoundException when the object has none (the message lists its programs)
+     */
     public ProgramSpec program(String programName) {
         return findProgram(programName).orElseThrow(() -> notFound("program", programName, programs.stream().map(ProgramSpec::name).toList(),
                 "programs"));
@@ -62,6 +71,11 @@ public record BpfObjectSpec(String name, String license, int kernelVersion, List
         return maps.stream().filter(m -> m.name().equals(mapName)).findFirst();
     }
 
+    /**
+     * The map of that name ({@code .maps} or global data such as {@code obj.bss}).
+     *
+     * @throws BpfNotFoundException when the object has none (the message lists its maps)
+     */
     public MapSpec map(String mapName) {
         return findMap(mapName).orElseThrow(() -> notFound("map", mapName, maps.stream().map(MapSpec::name).toList(), "maps"));
     }
@@ -87,6 +101,11 @@ public record BpfObjectSpec(String name, String license, int kernelVersion, List
         return out;
     }
 
+    /**
+     * The global variable of that name.
+     *
+     * @throws BpfNotFoundException when the object has none (the message lists its variables)
+     */
     public GlobalVariable variable(String variableName) {
         return variables().stream().filter(v -> v.name().equals(variableName)).findFirst()
                 .orElseThrow(() -> notFound("global variable", variableName, variables().stream().map(GlobalVariable::name).toList(),

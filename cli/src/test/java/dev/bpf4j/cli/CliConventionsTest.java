@@ -74,6 +74,16 @@ class CliConventionsTest {
         assertUsage(run("mov %r0, 1\nexit\n".getBytes(StandardCharsets.UTF_8), "asm", "-"), "give -o OUT.bin");
     }
 
+    /** {@code --name=value}, a value that starts with a dash, and {@code --} before a positional. */
+    @Test
+    void valueFormsAndNegativeNumbers() {
+        assertThat(CliRunner.run("run", "--engine=jit", FIB).out()).contains(Long.toString(FIB_R0));
+        assertThat(CliRunner.run("run", "--engine", "jit", "--", FIB).out()).contains(Long.toString(FIB_R0));
+        CliRunner fuzz = CliRunner.run("fuzz", "--seed", "-5", "--count", "3");
+        assertThat(fuzz.status()).as(fuzz.err()).isZero();
+        assertThat(fuzz.out() + fuzz.err()).contains("-5");
+    }
+
     private static void assertUsage(CliRunner r, String what) {
         assertThat(r.status()).as(r.err()).isEqualTo(2);
         assertThat(r.err().lines().findFirst().orElse("")).as(r.err()).contains(what);
