@@ -2,6 +2,7 @@ package dev.bpf4j.api;
 
 import dev.bpf4j.btf.MapBtf;
 import dev.bpf4j.maps.BpfMap;
+import dev.bpf4j.maps.BpfMapException;
 import dev.bpf4j.maps.MapOfMaps;
 import dev.bpf4j.maps.MapTable;
 import dev.bpf4j.maps.TypedMap;
@@ -9,6 +10,7 @@ import dev.bpf4j.object.BpfObjectSpec;
 import dev.bpf4j.object.GlobalVariable;
 import dev.bpf4j.object.MapSpec;
 import dev.bpf4j.runtime.BpfException;
+import dev.bpf4j.runtime.BpfNotFoundException;
 
 import java.nio.file.Path;
 import java.util.Collection;
@@ -16,7 +18,6 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.NoSuchElementException;
 
 /**
  * A loaded object: its live maps and programs (libbpf's loaded {@code bpf_object}, cilium's
@@ -58,25 +59,42 @@ public final class BpfObject implements AutoCloseable {
     /** The loaded programs, in object order (programs in {@code ?sec} sections are not loaded). */
     public Collection<BpfProgram> programs() { return programs.values(); }
 
+    /**
+     * The loaded program called {@code name} (its function name in the object).
+     *
+     * @throws BpfNotFoundException  when the object loaded no such program (the message lists those it did)
+     * @throws IllegalStateException when the object is closed
+     */
     public BpfProgram program(String name) {
         checkOpen();
         BpfProgram p = programs.get(name);
-        if (p == null) throw new NoSuchElementException("object '" + spec.name() + "' has no loaded program '" + name
-                + "' (loaded: " + String.join(", ", programs.keySet()) + ")");
+        if (p == null) throw new BpfNotFoundException("program", name, List.copyOf(programs.keySet()), "object '" + spec.name()
+                + "' has no loaded program '" + name + "' (loaded: " + String.join(", ", programs.keySet()) + ")");
         return p;
     }
 
-    /** The live map; use {@code BpfMap}'s lookup/update/delete or a typed {@code MapView} over it. */
+    /**
+     * The live map; use {@code BpfMap}'s lookup/update/delete or a typed {@code MapView} over it.
+     *
+     * @throws BpfNotFoundException  when the object has no such map (the message lists those it has)
+     * @throws IllegalStateException when the object is closed
+     */
     public BpfMap map(String name) {
         checkOpen();
-        return maps.map(name).orElseThrow(() -> new NoSuchElementException("object '" + spec.name() + "' has no map '" + name
-                + "' (maps: " + maps.maps().stream().map(BpfMap::name).toList() + ")"));
+        List<String> names = maps.maps().stream().map(BpfMap::name).toList();
+        return maps.map(name).orElseThrow(() -> new BpfNotFoundException("map", name, names, "object '" + spec.name()
+                + "' has no map '" + name + "' (maps: " + String.join(", ", names) + ")"));
     }
 
-    /** The live ARRAY_OF_MAPS / HASH_OF_MAPS of that name: set, read and clear its inner maps by slot. */
+    /**
+     * The live ARRAY_OF_MAPS / HASH_OF_MAPS of that name: set, read and clear its inner maps by slot.
+     *
+     * @throws BpfNotFoundException when the object has no such map
+     * @throws BpfMapException      when the map is not a map-in-map
+     */
     public MapOfMaps mapOfMaps(String name) {
         BpfMap m = map(name);
-        if (!(m instanceof MapOfMaps outer)) throw new IllegalArgumentException(m.describe() + " is not a map-in-map");
+        if (!(m instanceof MapOfMaps outer)) throw new BpfMapException(dev.bpf4j.maps.Errno.EINVAL, m.describe() + " is not a map-in-map");
         return outer;
     }
 
@@ -101,12 +119,12 @@ public final class BpfObject implements AutoCloseable {
      * A global variable of {@code .data}, {@code .bss} or {@code .rodata} (libbpf's skeleton field,
      * cilium's {@code Variable}): read and written in the live map by its BTF type. {@code .rodata}
      * is frozen at load, so writing it here is refused; set it before load with {@link OpenObject#variable}.
+     *
+     * @throws BpfNotFoundException when the object has no such variable
      */
     public Variable variable(String name) {
         checkOpen();
-        GlobalVariable v = spec.variables().stream().filter(x -> x.name().equals(name)).findFirst()
-                .orElseThrow(() -> new BpfException("object '" + spec.name() + "' has no global variable '" + name + "' (variables: "
-                        + spec.variables().stream().map(GlobalVariable::name).toList() + ")"));
+        GlobalVariable v = spec.variable(name);
         return new Variable(v, spec.btf(), map(v.mapName()));
     }
 

@@ -100,6 +100,10 @@ public final class BpfProgram implements AutoCloseable {
      * Runs the program {@code options.repeat()} times on one context and packet (each run sees the
      * previous one's changes, as in the kernel). A failing run throws {@link BpfRuntimeException} whose
      * message names the program, pc and source line.
+     *
+     * @throws dev.bpf4j.runtime.BpfRuntimeException when a run fails (its {@code ErrorKind}, program, pc and source line)
+     * @throws IllegalArgumentException              when the test run refuses the input for this program type
+     *                                               (data_in too short, a bad ctx_in: the kernel's EINVAL)
      */
     public RunResult run(RunOptions options) {
         if (closed) throw new IllegalStateException("program '" + spec.name() + "' is closed");

@@ -1,10 +1,10 @@
 package dev.bpf4j.api;
 
+import dev.bpf4j.runtime.BpfNotFoundException;
 import dev.bpf4j.runtime.Engine;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.NoSuchElementException;
 import java.util.ServiceLoader;
 
 /** The engines on the class path ({@code META-INF/services/dev.bpf4j.runtime.Engine}), by name. */
@@ -29,10 +29,28 @@ public final class Engines {
         return switch (name) { case "interp" -> 0; case "jit" -> 1; case "jvm" -> 2; case "kernel" -> 3; default -> 4; };
     }
 
-    /** The engine called {@code name} ("interp", "jit", ...). */
+    /**
+     * The engine called {@code name} ("interp", "jit", "kernel").
+     *
+     * @throws BpfNotFoundException when no such engine is on the class path; the message names the
+     *                              artifact that provides it
+     */
     public static Engine byName(String name) {
         List<Engine> all = available();
-        return all.stream().filter(e -> e.name().equals(name)).findFirst().orElseThrow(() -> new NoSuchElementException(
-                "no engine '" + name + "' (available: " + all.stream().map(Engine::name).toList() + ")"));
+        List<String> names = all.stream().map(Engine::name).toList();
+        return all.stream().filter(e -> e.name().equals(name)).findFirst().orElseThrow(() -> new BpfNotFoundException(
+                "engine", name, names, "no engine '" + name + "' (available: " + names + ")" + artifactHint(name)));
+    }
+
+    /** Engines are separate jars: say which one to add (the coordinates README gives). */
+    static String artifactHint(String name) {
+        String artifact = switch (name) {
+            case "interp" -> "bpf4j-interp";
+            case "jit" -> "bpf4j-jit-x86";
+            case "kernel" -> "bpf4j-kernel";
+            default -> null;
+        };
+        return artifact == null ? "; engines are interp, jit and kernel"
+                : "; add the dependency dev.bpf4j:" + artifact + " to the class path";
     }
 }

@@ -33,6 +33,7 @@ final class ObjectLoader {
     private ObjectLoader() {}
 
     static BpfObject load(BpfObjectSpec spec, ObjectLoadOptions options) {
+        refuseOwnVerifier(spec, options);
         MapTable maps = createMaps(spec);
         List<BpfProgram> programs = new ArrayList<>();
         try {
@@ -59,6 +60,19 @@ final class ObjectLoader {
         }
     }
 
+    /**
+     * A {@code BpfObject}'s maps live in this JVM and its programs reference them by bpf4j handles, so an
+     * engine with its own verifier and maps (the Linux kernel) cannot load them: it would take the relocated
+     * program for a syscall program and fail at the first run. Said here, before anything is created.
+     */
+    private static void refuseOwnVerifier(BpfObjectSpec spec, ObjectLoadOptions options) {
+        if (!options.engine().verifiesItself()) return;
+        throw new BpfLoadException("object '" + spec.name() + "': the '" + options.engine().name() + "' engine cannot load a"
+                + " BpfObject (its maps live in this JVM); load the object into Linux with"
+                + " dev.bpf4j.kernel.object.KernelObject.load(spec, programs) from bpf4j-kernel, which creates kernel maps"
+                + " and loads each program with its real type, or run it with `bpf4j run OBJ.o --engine kernel`");
+    }
+
     /** The key and value sizes behind each handle of {@code maps}, for the verifier (a map of maps has no plain value). */
     private static MapShapes shapes(MapTable maps) {
         return new MapShapes() {
@@ -83,7 +97,7 @@ final class ObjectLoader {
     /** libbpf's init_prog_array_slots: each {@code .values} entry of a prog array gets the loaded program. */
     private static void fillProgArrays(BpfObjectSpec spec, MapTable maps, List<BpfProgram> programs) {
         for (MapSpec m : spec.maps()) {
-            if (m.type() != dev.bpf4j.object.MapType.PROG_ARRAY || m.initialSlots().isEmpty()) continue;
+            if (m.type() != dev.bpf4j.object.BpfMapType.PROG_ARRAY || m.initialSlots().isEmpty()) continue;
             ProgArrayMap array = (ProgArrayMap) maps.map(m.name()).orElseThrow();
             for (var slot : m.initialSlotsSorted().entrySet()) {
                 BpfProgram target = programs.stream().filter(p -> p.name().equals(slot.getValue())).findFirst()

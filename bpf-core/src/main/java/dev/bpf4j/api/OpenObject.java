@@ -26,13 +26,21 @@ public final class OpenObject {
         return this;
     }
 
-    /** Edits one map ({@code m -> m.withMaxEntries(4096)}). */
+    /**
+     * Edits one map ({@code m -> m.withMaxEntries(4096)}).
+     *
+     * @throws dev.bpf4j.runtime.BpfNotFoundException when the object has no such map
+     */
     public OpenObject map(String name, UnaryOperator<MapSpec> edit) {
         spec = spec.withMap(edit.apply(spec.map(name)));
         return this;
     }
 
-    /** libbpf's {@code bpf_map__set_max_entries}. */
+    /**
+     * libbpf's {@code bpf_map__set_max_entries}.
+     *
+     * @throws dev.bpf4j.runtime.BpfNotFoundException when the object has no such map
+     */
     public OpenObject maxEntries(String map, int maxEntries) { return map(map, m -> m.withMaxEntries(maxEntries)); }
 
     /** The initial value of a global variable (exactly its size), e.g. a {@code const volatile} setting in {@code .rodata}. */
@@ -59,15 +67,30 @@ public final class OpenObject {
     /** The initial value a global variable has so far, decoded by its BTF type. */
     public dev.bpf4j.btf.BtfValue variable(String name) { return spec.variableTyped(name); }
 
-    /** Edits one program (e.g. its type, when the section name does not say it). */
+    /**
+     * Edits one program (e.g. its type, when the section name does not say it).
+     *
+     * @throws dev.bpf4j.runtime.BpfNotFoundException when the object has no such program
+     */
     public OpenObject program(String name, UnaryOperator<ProgramSpec> edit) {
         spec = spec.withProgram(edit.apply(spec.program(name)));
         return this;
     }
 
-    /** Creates the maps and loads every autoload program into the engine: the second stage. */
+    /**
+     * Creates the maps and loads every autoload program into the engine: the second stage.
+     *
+     * @throws dev.bpf4j.verifier.VerifierException   when the verifier rejects a program (names it, the pc and the reason)
+     * @throws dev.bpf4j.runtime.BpfLoadException      when a map or program cannot be made, or the engine is the kernel
+     *                                                 (use {@code KernelObject} from bpf4j-kernel for that)
+     */
     public BpfObject load(ObjectLoadOptions options) { return ObjectLoader.load(spec, options); }
 
-    /** {@link #load(ObjectLoadOptions)} on the named engine with default options. */
+    /**
+     * {@link #load(ObjectLoadOptions)} on the named engine ("interp" or "jit") with default options.
+     *
+     * @throws dev.bpf4j.runtime.BpfNotFoundException when that engine's jar is not on the class path
+     * @throws dev.bpf4j.runtime.BpfLoadException     as {@link #load(ObjectLoadOptions)}
+     */
     public BpfObject load(String engine) { return load(ObjectLoadOptions.engine(engine)); }
 }

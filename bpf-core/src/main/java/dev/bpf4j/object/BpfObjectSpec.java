@@ -5,6 +5,7 @@ import dev.bpf4j.btf.BtfType;
 import dev.bpf4j.btf.BtfValue;
 import dev.bpf4j.btf.BtfValues;
 import dev.bpf4j.runtime.BpfLoadException;
+import dev.bpf4j.runtime.BpfNotFoundException;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -12,10 +13,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.stream.Collectors;
 
 /**
  * An object file ({@code clang -O2 -g -target bpf -c}) parsed the way libbpf opens it: programs,
@@ -38,10 +37,14 @@ public record BpfObjectSpec(String name, String license, int kernelVersion, List
     /** Parses an object held in memory; {@code name} is its file name or any label. */
     public static BpfObjectSpec parse(byte[] elf, String name) {
         byte[] copy = elf.clone();
-        return LoadPhase.guard(() -> ObjectLoader.load(copy, ObjectNames.objectName(name)));
+        return LoadPhase.guard(() -> ObjectReader.load(copy, ObjectNames.objectName(name)));
     }
 
-    /** Reads and parses an object file. */
+    /**
+     * Reads and parses an object file.
+     *
+     * @throws BpfLoadException when the file cannot be read or is not a valid BPF object (the message says which phase and why)
+     */
     public static BpfObjectSpec read(Path path) {
         byte[] data;
         try {
@@ -49,25 +52,39 @@ public record BpfObjectSpec(String name, String license, int kernelVersion, List
         } catch (IOException | OutOfMemoryError e) {
             throw new BpfLoadException("read " + path + ": " + e, e);
         }
-        return LoadPhase.guard(() -> ObjectLoader.load(data, ObjectNames.objectName(String.valueOf(path.getFileName()))));
+        return LoadPhase.guard(() -> ObjectReader.load(data, ObjectNames.objectName(String.valueOf(path.getFileName()))));
     }
 
     public Optional<ProgramSpec> findProgram(String programName) {
         return programs.stream().filter(p -> p.name().equals(programName)).findFirst();
     }
 
+    /**
+     * The program of that (function) name.
+     *
+     * @throws BpfNotFoundException when the object has none (the message lists its programs)
+     */
     public ProgramSpec program(String programName) {
-        return findProgram(programName).orElseThrow(() -> new NoSuchElementException("object '" + name + "' has no program '"
-                + programName + "' (programs: " + programs.stream().map(ProgramSpec::name).collect(Collectors.joining(", ")) + ")"));
+        return findProgram(programName).orElseThrow(() -> notFound("program", programName, programs.stream().map(ProgramSpec::name).toList(),
+                "programs"));
     }
 
     public Optional<MapSpec> findMap(String mapName) {
         return maps.stream().filter(m -> m.name().equals(mapName)).findFirst();
     }
 
+    /**
+     * The map of that name ({@code .maps} or global data such as {@code obj.bss}).
+     *
+     * @throws BpfNotFoundException when the object has none (the message lists its maps)
+     */
     public MapSpec map(String mapName) {
-        return findMap(mapName).orElseThrow(() -> new NoSuchElementException("object '" + name + "' has no map '"
-                + mapName + "' (maps: " + maps.stream().map(MapSpec::name).collect(Collectors.joining(", ")) + ")"));
+        return findMap(mapName).orElseThrow(() -> notFound("map", mapName, maps.stream().map(MapSpec::name).toList(), "maps"));
+    }
+
+    private BpfNotFoundException notFound(String kind, String wanted, List<String> names, String plural) {
+        return new BpfNotFoundException(kind, wanted, names, "object '" + name + "' has no " + kind + " '" + wanted + "' ("
+                + plural + ": " + (names.isEmpty() ? "none" : String.join(", ", names)) + ")");
     }
 
     /** The global variables of {@code .data}, {@code .rodata*} and {@code .bss*} (empty without BTF). */
@@ -86,9 +103,15 @@ public record BpfObjectSpec(String name, String license, int kernelVersion, List
         return out;
     }
 
+    /**
+     * The global variable of that name.
+     *
+     * @throws BpfNotFoundException when the object has none (the message lists its variables)
+     */
     public GlobalVariable variable(String variableName) {
         return variables().stream().filter(v -> v.name().equals(variableName)).findFirst()
-                .orElseThrow(() -> new NoSuchElementException("object '" + name + "' has no global variable '" + variableName + "'"));
+                .orElseThrow(() -> notFound("global variable", variableName, variables().stream().map(GlobalVariable::name).toList(),
+                        "variables"));
     }
 
     /** The current initial value of a global variable. */

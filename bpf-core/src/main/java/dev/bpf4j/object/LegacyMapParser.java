@@ -46,7 +46,7 @@ final class LegacyMapParser {
             for (long p = KNOWN_DEF_SIZE; p < defSize; p += 4) {
                 if (data.u32(base + p) != 0) throw error("map '%s': unrecognized non-zero bytes at offset %d of its definition", name, p);
             }
-            MapType type = MapType.of(f[0]);
+            BpfMapType type = BpfMapType.of(f[0]);
             if (type == null) throw error("map '%s': unknown map type %d", name, f[0]);
             for (int i = 1; i < 4; i++) {
                 if (f[i] > Integer.MAX_VALUE) throw error("map '%s': field %d value %d is larger than supported", name, i, f[i]);

@@ -7,7 +7,12 @@ import dev.bpf4j.verifier.Validator;
 public final class Bpf {
     private Bpf() {}
 
-    /** Verifies {@code program} and loads it into {@code engine} (an engine with a verifier of its own, the kernel, decides alone). */
+    /**
+     * Verifies {@code program} and loads it into {@code engine} (an engine with a verifier of its own, the kernel, decides alone).
+     *
+     * @throws dev.bpf4j.verifier.VerifierException when the verifier rejects it (pc and reason)
+     * @throws BpfLoadException                     when the engine cannot load it (an unknown helper, ...)
+     */
     public static Executable load(Program program, Engine engine, LoadOptions options) {
         if (engine.verifiesItself()) return engine.load(program, options);
         return engine.load(Validator.analyze(program, options), options);

@@ -82,7 +82,7 @@ public final class BpfSyscall {
             attr.putLong(MapElem.KEY, k.address());
             attr.putLong(MapElem.VALUE, v.address());
             long r = bpf(BPF_MAP_LOOKUP_ELEM, attr);
-            if (r == -Errno.ENOENT) return null;
+            if (r == -SyscallErrno.ENOENT) return null;
             if (r < 0) throw new KernelBpfException("bpf(BPF_MAP_LOOKUP_ELEM)", (int) -r, null);
             return v.bytes(0, valueSize);
         }
@@ -108,7 +108,7 @@ public final class BpfSyscall {
             attr.putInt(MapElem.MAP_FD, mapFd);
             attr.putLong(MapElem.VALUE, v.address());
             long r = bpf(BPF_MAP_LOOKUP_AND_DELETE_ELEM, attr);
-            if (r == -Errno.ENOENT) return null;
+            if (r == -SyscallErrno.ENOENT) return null;
             if (r < 0) throw new KernelBpfException("bpf(BPF_MAP_LOOKUP_AND_DELETE_ELEM)", (int) -r, null);
             return v.bytes(0, valueSize);
         }
@@ -158,7 +158,7 @@ public final class BpfSyscall {
             attr.putInt(MapElem.MAP_FD, mapFd);
             attr.putLong(MapElem.KEY, k.address());
             long r = bpf(BPF_MAP_DELETE_ELEM, attr);
-            if (r == -Errno.ENOENT) return false;
+            if (r == -SyscallErrno.ENOENT) return false;
             if (r < 0) throw new KernelBpfException("bpf(BPF_MAP_DELETE_ELEM)", (int) -r, null);
             return true;
         }
@@ -172,7 +172,7 @@ public final class BpfSyscall {
             attr.putLong(MapElem.KEY, k == null ? 0 : k.address());
             attr.putLong(MapElem.NEXT_KEY, next.address());
             long r = bpf(BPF_MAP_GET_NEXT_KEY, attr);
-            if (r == -Errno.ENOENT) return null;
+            if (r == -SyscallErrno.ENOENT) return null;
             if (r < 0) throw new KernelBpfException("bpf(BPF_MAP_GET_NEXT_KEY)", (int) -r, null);
             return next.bytes(0, keySize);
         }
@@ -213,7 +213,7 @@ public final class BpfSyscall {
                 long r = bpf(BPF_PROG_LOAD, attr);
                 if (r >= 0) return (int) r;
                 int errno = (int) -r;
-                if (errno == Errno.EAGAIN && attempt < MAX_EAGAIN_RETRIES) continue; // as libbpf: the verifier was interrupted
+                if (errno == SyscallErrno.EAGAIN && attempt < MAX_EAGAIN_RETRIES) continue; // as libbpf: the verifier was interrupted
                 if (level == 0) { level = 1; continue; }
                 throw new KernelBpfException("bpf(BPF_PROG_LOAD) of '" + req.name() + "'", errno, log.cString().strip());
             }

@@ -45,8 +45,8 @@ public final class KernelBpf {
             return new Availability(true, "bpf(BPF_PROG_LOAD) works");
         } catch (KernelBpfException e) {
             return new Availability(false, "bpf(BPF_PROG_LOAD) of 'r0 = 0; exit' failed with " + e.errnoName()
-                    + (e.errno() == Errno.EPERM ? " (needs root or CAP_BPF; sysctl kernel.unprivileged_bpf_disabled refuses everyone else)" : "")
-                    + (e.errno() == Errno.ENOSYS ? " (kernel built without CONFIG_BPF_SYSCALL, or seccomp)" : ""));
+                    + (e.errno() == SyscallErrno.EPERM ? " (needs root or CAP_BPF; sysctl kernel.unprivileged_bpf_disabled refuses everyone else)" : "")
+                    + (e.errno() == SyscallErrno.ENOSYS ? " (kernel built without CONFIG_BPF_SYSCALL, or seccomp)" : ""));
         } catch (LinkageError | RuntimeException e) {
             return new Availability(false, "cannot call bpf(2) through jffi: " + e);
         }

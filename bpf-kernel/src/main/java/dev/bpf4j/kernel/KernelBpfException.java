@@ -12,7 +12,7 @@ public class KernelBpfException extends BpfException {
     private final String verifierLog;
 
     public KernelBpfException(String command, int errno, String verifierLog) {
-        super(command + " failed: " + Errno.name(errno)
+        super(command + " failed: " + SyscallErrno.name(errno)
                 + (verifierLog == null || verifierLog.isEmpty() ? "" : "\nverifier log:\n" + verifierLog));
         this.command = command;
         this.errno = errno;
@@ -25,7 +25,7 @@ public class KernelBpfException extends BpfException {
     public int errno() { return errno; }
 
     /** {@code EPERM}, {@code EINVAL}, {@code EACCES}, ... */
-    public String errnoName() { return Errno.name(errno); }
+    public String errnoName() { return SyscallErrno.name(errno); }
 
     /** The kernel verifier's log (empty when there is none). */
     public String verifierLog() { return verifierLog; }

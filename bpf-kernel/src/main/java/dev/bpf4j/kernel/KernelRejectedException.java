@@ -16,7 +16,7 @@ public final class KernelRejectedException extends KernelLoadException {
 
     public String program() { return program; }
     public int errno() { return errno; }
-    public String errnoName() { return Errno.name(errno); }
+    public String errnoName() { return SyscallErrno.name(errno); }
 
     /** The kernel verifier's log; its last lines name the failing instruction and the reason. */
     public String verifierLog() { return verifierLog; }

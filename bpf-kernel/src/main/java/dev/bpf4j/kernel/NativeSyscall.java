@@ -32,7 +32,7 @@ final class NativeSyscall {
         long r = Invoker.getInstance().invokeL6(CONTEXT, SYSCALL, number, a1, a2, a3, a4, a5);
         if (r == -1) {
             int errno = LastError.getInstance().get();
-            return -(errno == 0 ? Errno.EINVAL : errno);
+            return -(errno == 0 ? SyscallErrno.EINVAL : errno);
         }
         return r;
     }

@@ -1,53 +1,27 @@
 package dev.bpf4j.cli;
 
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
-/** Hand-rolled argument splitting: {@code --name value}, {@code --name=value} and positionals. */
+/**
+ * A command's parsed arguments ({@link CommandLineSpec} fills it from picocli's parse): the options given,
+ * by their longest name, the value-less ones given, the positional arguments and, for a command that
+ * {@link Command#takesCommand takes one}, the command after {@code --}. Only what the user gave is here:
+ * each command applies the defaults its {@code --help} states.
+ */
 public final class Args {
-    private final Map<String, String> options = new HashMap<>();
-    private final List<String> positionals = new ArrayList<>();
-    private final Set<String> flagsGiven = new HashSet<>();
+    private final Map<String, String> options;
+    private final Set<String> flagsGiven;
+    private final List<String> positionals;
+    private final List<String> command;
 
-    /** Parses {@code args}; every option must be one of {@code valued} and take a value. */
-    public Args(List<String> args, Set<String> valued) { this(args, valued, Set.of()); }
-
-    /** As {@link #Args(List, Set)}, also accepting the value-less options in {@code flags}. */
-    public Args(List<String> args, Set<String> valued, Set<String> flags) {
-        for (int i = 0; i < args.size(); i++) {
-            String a = args.get(i);
-            if (a.equals("--")) {
-                positionals.addAll(args.subList(i + 1, args.size()));
-                break;
-            }
-            if (a.startsWith("-") && a.length() > 1) {
-                String name = a;
-                String value = null;
-                int eq = a.indexOf('=');
-                if (a.startsWith("--") && eq > 0) {
-                    name = a.substring(0, eq);
-                    value = a.substring(eq + 1);
-                }
-                if (value == null && flags.contains(name)) {
-                    if (!flagsGiven.add(name)) throw new UsageException("option '" + name + "' given twice");
-                    continue;
-                }
-                if (flags.contains(name)) throw new UsageException("option '" + name + "' takes no value");
-                if (!valued.contains(name)) throw new UsageException("unknown option '" + name + "'");
-                if (value == null) {
-                    if (i + 1 >= args.size()) throw new UsageException("option '" + name + "' needs a value");
-                    value = args.get(++i);
-                }
-                if (options.put(name, value) != null) throw new UsageException("option '" + name + "' given twice");
-            } else {
-                positionals.add(a);
-            }
-        }
+    Args(Map<String, String> options, Set<String> flags, List<String> positionals, List<String> command) {
+        this.options = Map.copyOf(options);
+        this.flagsGiven = Set.copyOf(flags);
+        this.positionals = List.copyOf(positionals);
+        this.command = List.copyOf(command);
     }
 
     public Optional<String> option(String name) { return Optional.ofNullable(options.get(name)); }
@@ -56,6 +30,9 @@ public final class Args {
 
     /** Whether the value-less option {@code name} was given. */
     public boolean flag(String name) { return flagsGiven.contains(name); }
+
+    /** The words after {@code --} (empty when there were none). */
+    public List<String> command() { return command; }
 
     /** The single positional argument, or a usage error naming {@code what}. */
     public String single(String what) {

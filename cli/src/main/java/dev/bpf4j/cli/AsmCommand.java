@@ -8,7 +8,6 @@ import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Set;
 
 /** {@code bpf4j asm}: assembles text into raw bytecode (8 little-endian bytes per slot). */
 final class AsmCommand implements Command {
@@ -16,10 +15,22 @@ final class AsmCommand implements Command {
     @Override public String summary() { return "assemble a text program into raw bytecode (.bin)"; }
     @Override public String usage() { return "bpf4j asm IN.s [-o OUT.bin]"; }
 
-    @Override public int run(List<String> argv, PrintStream out, PrintStream err) {
-        Args args = new Args(argv, Set.of("-o", "--output"));
-        Path in = Path.of(args.single("input file IN.s"));
-        Path target = Path.of(args.option("-o").or(() -> args.option("--output")).orElse(defaultOutput(in)));
+    @Override public List<Opt> options() {
+        return List.of(Opt.valued("-o,--output", "OUT.bin", "where the bytecode goes (default: IN with .bin for its extension;"
+                + " required when IN is -)", null));
+    }
+
+    @Override public String parameters() { return "IN.s"; }
+
+    @Override public String parametersDescription() { return "the program in the conformance suites' text syntax; - for standard input"; }
+
+    @Override public int run(Args args, PrintStream out, PrintStream err) {
+        String input = args.single("input file IN.s");
+        Path in = Path.of(input);
+        if (args.option("--output").isEmpty() && in.getParent() != null && in.getParent().getFileName().toString().startsWith("bpf4j-stdin")) {
+            throw new UsageException("reading standard input: give -o OUT.bin");
+        }
+        Path target = Path.of(args.option("--output").orElse(defaultOutput(in)));
         Program program = TextAssembly.assemble(in.toString(), ProgramInput.readText(in));
         byte[] bytes = Insn.encodeAll(program.toArray());
         try {

@@ -11,7 +11,6 @@ import dev.bpf4j.cli.profile.SubprogramChain;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Set;
 
 /**
  * {@code bpf4j demo}: what bpf4j is for, in one command. JIT-compiles a program whose main calls a
@@ -42,8 +41,17 @@ final class DemoCommand implements Command {
         }
     }
 
-    @Override public int run(List<String> argv, PrintStream out, PrintStream err) {
-        Args args = new Args(argv, Set.of("--out", "-F", "--duration", "--top"), Set.of(PerfMapFlag.NAME));
+    @Override public List<Opt> options() {
+        return List.of(Opt.valued("--out", "DIR", "where stacks.folded, profile.pb.gz and flame.html go", "demo"),
+                Opt.valued("-F", "HZ", "samples per second", "99"),
+                Opt.valued("--duration", "S", "seconds to sample", "3"),
+                Opt.valued("--top", "N", "stacks to print", "8"),
+                Opt.PERF_MAP);
+    }
+
+    @Override public String parameters() { return null; }
+
+    @Override public int run(Args args, PrintStream out, PrintStream err) {
         // --perf-map: Linux perf, sampling this JVM meanwhile, names the JIT code too.
         if (PerfMapFlag.given(args, err)) PerfMapFlag.enable();
         if (!args.positionals().isEmpty()) throw new UsageException("unexpected argument '" + args.positionals().get(0) + "'");

@@ -3,7 +3,6 @@ package dev.bpf4j.cli;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Set;
 
 /**
  * {@code bpf4j disasm}: prints raw bytecode or the program of a {@code .data} file as text. The
@@ -15,8 +14,17 @@ final class DisasmCommand implements Command {
     @Override public String summary() { return "disassemble a .bin (or the program of a .data file)"; }
     @Override public String usage() { return "bpf4j disasm FILE.bin|FILE.data|OBJ.o [--syntax asm|llvm] [--jited [--program NAME]]"; }
 
-    @Override public int run(List<String> argv, PrintStream out, PrintStream err) {
-        Args args = new Args(argv, Set.of("--syntax", "--program"), Set.of("--jited"));
+    @Override public List<Opt> options() {
+        return List.of(Opt.valued("--syntax", "SYNTAX", "asm (the assembler's, which asm reads back) or llvm (llvm-objdump's)", "asm"),
+                Opt.flag("--jited", "print the x86-64 code the JIT makes of it, as bpftool prog dump jited"),
+                Opt.valued("--program", "NAME", "with --jited and OBJ.o: only this program (default: every program)", null));
+    }
+
+    @Override public String parameters() { return "FILE"; }
+
+    @Override public String parametersDescription() { return "raw bytecode (.bin), a .data file or an object (OBJ.o); - for standard input"; }
+
+    @Override public int run(Args args, PrintStream out, PrintStream err) {
         String syntax = args.option("--syntax").orElse("asm");
         if (!syntax.equals("asm") && !syntax.equals("llvm")) throw new UsageException("unknown syntax '" + syntax + "' (expected asm or llvm)");
         Path file = Path.of(args.single("FILE"));

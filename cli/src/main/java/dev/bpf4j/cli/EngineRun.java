@@ -1,10 +1,12 @@
 package dev.bpf4j.cli;
 
+import com.google.gson.JsonArray;
+import com.google.gson.JsonObject;
 import dev.bpf4j.api.PerCpuValues;
 import dev.bpf4j.api.MapDump;
 import dev.bpf4j.api.RunResult;
 import dev.bpf4j.btf.MapBtf;
-import dev.bpf4j.kernel.Errno;
+import dev.bpf4j.kernel.SyscallErrno;
 import dev.bpf4j.kernel.KernelBpfException;
 
 import java.util.ArrayList;
@@ -19,10 +21,12 @@ import java.util.List;
  * touches depends on where the thread (or the kernel's test run) was scheduled, not on the engine —
  * and without the duration, which is a measurement.
  */
-record EngineRun(List<String> lines, List<String> compared) {
+record EngineRun(List<String> lines, List<String> compared, JsonObject json) {
     static final class Builder {
         private final List<String> lines = new ArrayList<>();
         private final List<String> compared = new ArrayList<>();
+        private final JsonObject json = new JsonObject();
+        private final JsonArray maps = new JsonArray();
 
         Builder result(RunResult r) { return result(r, false); }
 
@@ -30,9 +34,13 @@ record EngineRun(List<String> lines, List<String> compared) {
         Builder result(RunResult r, boolean duration) {
             HexFormat hex = HexFormat.of();
             line("retval: " + r.retval());
+            json.addProperty("retval", r.retval());
             if (r.dataOut() != null) line("data_out: " + hex.formatHex(r.dataOut()));
+            if (r.dataOut() != null) json.addProperty("data_out", hex.formatHex(r.dataOut()));
             if (r.ctxOut() != null) line("ctx_out: " + hex.formatHex(r.ctxOut()));
+            if (r.ctxOut() != null) json.addProperty("ctx_out", hex.formatHex(r.ctxOut()));
             if (duration) lines.add("duration (average): " + r.averageDurationNs() + " ns");
+            if (duration) json.addProperty("duration_ns", r.averageDurationNs());
             return this;
         }
 
@@ -41,6 +49,7 @@ record EngineRun(List<String> lines, List<String> compared) {
         /** One map's dump; {@code types} (may be null) adds bpftool's {@code formatted} values. */
         Builder map(String name, boolean percpu, List<MapDump.Entry> entries, MapBtf types) {
             lines.add(MapDump.json(name, percpu, entries, types));
+            maps.add(Json.parse(lines.get(lines.size() - 1)));
             if (!percpu) {
                 compared.add(lines.get(lines.size() - 1));
             } else {
@@ -55,7 +64,10 @@ record EngineRun(List<String> lines, List<String> compared) {
             compared.add(s);
         }
 
-        EngineRun build() { return new EngineRun(List.copyOf(lines), List.copyOf(compared)); }
+        EngineRun build() {
+            if (!maps.isEmpty()) json.add("maps", maps);
+            return new EngineRun(List.copyOf(lines), List.copyOf(compared), json);
+        }
     }
 
     /**
@@ -64,11 +76,11 @@ record EngineRun(List<String> lines, List<String> compared) {
      * the kernel answers {@code BPF_PROG_TEST_RUN} with {@code EINVAL} — the same verdict.
      */
     static EngineRun error(RuntimeException e) {
-        boolean kernelRefusedInput = e instanceof KernelBpfException k && k.errno() == Errno.EINVAL
+        boolean kernelRefusedInput = e instanceof KernelBpfException k && k.errno() == SyscallErrno.EINVAL
                 && k.command().contains("BPF_PROG_TEST_RUN");
         String compared = e instanceof IllegalArgumentException || kernelRefusedInput
                 ? "error: the test run refuses this input (EINVAL)" : "error: " + e.getMessage();
-        return new EngineRun(List.of("error: " + e.getMessage()), List.of(compared));
+        return new EngineRun(List.of("error: " + e.getMessage()), List.of(compared), Json.object("error", e.getMessage()));
     }
 
 }

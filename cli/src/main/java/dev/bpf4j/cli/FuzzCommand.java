@@ -17,7 +17,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 
 /**
  * {@code bpf4j fuzz}: a differential campaign between engines (interpreter = reference, JIT, Linux) over
@@ -31,17 +30,32 @@ final class FuzzCommand implements Command {
     @Override public String summary() { return "differential fuzzing of the engines, with minimised .data reproducers"; }
     @Override public String usage() {
         return "bpf4j fuzz [--seed S] [--count N | --time T] [--mode grammar|bytes|mutate|replay|mutate-objects] [--frame-escapes] [--corpus DIR] "
-                + "[--out DIR] [--engines interp,jit,jvm[,kernel]] [--jobs N] [--minimise N] [--objects PERCENT] [--linux-only N] [--no-pin]   (T: 90s, 10m, 1h; "
-                + "--frame-escapes: also the issue-21 classes; replay: each .data file of --corpus once, as it is; mutate-objects: structure-aware mutants of the .o files of --corpus; --minimise: "
-                + "reproducers per mismatch class, default 5; --objects: share of grammar programs that are tc objects with maps, "
-                + "default 50; kernel: Linux's verifier verdict and results too, skipped with the reason where bpf() is refused; "
-                + "--linux-only: with the kernel, minimised reproducers of the programs only Linux rejects, N per Linux error, into --out/linux-only; "
-                + "--no-pin: workers not pinned to a CPU, which shows per-CPU updates split by a migration mid-run)";
+                + "[--out DIR] [--engines interp,jit,jvm[,kernel]] [--jobs N] [--minimise N] [--objects PERCENT] [--linux-only N] [--no-pin]";
     }
 
-    @Override public int run(List<String> argv, PrintStream out, PrintStream err) {
-        Args args = new Args(argv, Set.of("--seed", "--count", "--time", "--mode", "--corpus", "--out", "--engines", "--jobs", "--minimise", "--objects", "--linux-only"),
-                Set.of("--frame-escapes", "--no-pin"));
+    @Override public List<Opt> options() {
+        return List.of(Opt.valued("--seed", "S", "the campaign's seed", "the current time in ms"),
+                Opt.valued("--count", "N", "programs to run", "1000"),
+                Opt.valued("--time", "T", "run for this long instead (90s, 10m, 1h)", null),
+                Opt.valued("--mode", "MODE", "grammar (generated programs), bytes (random bytes), mutate (mutated .data files of --corpus),"
+                        + " replay (each .data file of --corpus once, as it is), mutate-objects (structure-aware mutants of the .o files of --corpus)",
+                        "grammar"),
+                Opt.flag("--frame-escapes", "grammar: also the issue-21 classes (stack pointers escaping their frame)"),
+                Opt.valued("--corpus", "DIR", "the files mutate, replay and mutate-objects start from", DEFAULT_CORPUS),
+                Opt.valued("--out", "DIR", "where minimised reproducers go (default: none written)", null),
+                Opt.valued("--engines", "LIST", "a comma-separated list of interp, jit, jvm and kernel (Linux's verifier verdict and results too,"
+                        + " skipped with the reason where bpf() is refused)", "interp,jit,jvm"),
+                Opt.valued("--jobs", "N", "worker threads", "1"),
+                Opt.valued("--minimise", "N", "reproducers minimised per mismatch class", "5"),
+                Opt.valued("--objects", "PERCENT", "grammar: share of programs that are tc objects with maps", "50"),
+                Opt.valued("--linux-only", "N", "with the kernel: minimised reproducers of the programs only Linux rejects, N per Linux"
+                        + " error, into --out/linux-only", null),
+                Opt.flag("--no-pin", "do not pin workers to a CPU (shows per-CPU updates split by a migration mid-run)"));
+    }
+
+    @Override public String parameters() { return null; }
+
+    @Override public int run(Args args, PrintStream out, PrintStream err) {
         if (!args.positionals().isEmpty()) throw new UsageException("unexpected argument " + args.positionals().get(0));
         if (args.option("--mode").filter(ObjectFuzzCommand.MODE::equals).isPresent()) return ObjectFuzzCommand.run(args, out, err);
         long seed = args.option("--seed").map(s -> parseLong("--seed", s)).orElse(System.currentTimeMillis());

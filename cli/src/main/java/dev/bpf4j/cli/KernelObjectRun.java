@@ -6,7 +6,7 @@ import dev.bpf4j.kernel.KernelLoadException;
 import dev.bpf4j.kernel.object.KernelObject;
 import dev.bpf4j.object.BpfObjectSpec;
 import dev.bpf4j.object.MapSpec;
-import dev.bpf4j.object.MapType;
+import dev.bpf4j.object.BpfMapType;
 import dev.bpf4j.object.ProgramSpec;
 
 import java.util.List;
@@ -38,6 +38,6 @@ final class KernelObjectRun {
     }
 
     private static boolean percpu(MapSpec m) {
-        return m.type() == MapType.PERCPU_ARRAY || m.type() == MapType.PERCPU_HASH || m.type() == MapType.LRU_PERCPU_HASH;
+        return m.type() == BpfMapType.PERCPU_ARRAY || m.type() == BpfMapType.PERCPU_HASH || m.type() == BpfMapType.LRU_PERCPU_HASH;
     }
 }

@@ -1,13 +1,18 @@
 package dev.bpf4j.cli;
 
 import dev.bpf4j.runtime.BpfException;
+import picocli.CommandLine;
+import picocli.CommandLine.ParseResult;
 
+import java.io.InputStream;
 import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.io.UncheckedIOException;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
-/** {@code bpf4j}: a thin command line over the bpf4j API. */
+/** {@code bpf4j}: a thin command line over the bpf4j API; picocli parses it ({@link CommandLineSpec}). */
 public final class Main {
     static final List<Command> COMMANDS = List.of(
             new RunCommand(), new ConformanceCommand(), new AsmCommand(), new DisasmCommand(), new TraceCommand(),
@@ -22,29 +27,74 @@ public final class Main {
         if (Runtime.version().feature() >= 22 && System.getProperty("jffi.unsafe.disabled") == null) {
             System.setProperty("jffi.unsafe.disabled", "true");
         }
-        System.exit(run(Arrays.asList(args), System.out, System.err));
+        System.exit(run(Arrays.asList(args), System.in, System.out, System.err));
     }
 
     /** Runs one command line; returns the exit status (0 ok, 1 failure, 2 usage error, missing input or engine unavailable here). */
     public static int run(List<String> args, PrintStream out, PrintStream err) {
-        if (args.isEmpty() || List.of("--help", "-h", "help").contains(args.get(0))) {
-            if (args.size() > 1 && args.get(0).equals("help")) return helpFor(args.get(1), out, err);
-            out.print(help());
-            return args.isEmpty() ? 2 : 0;
+        return run(args, System.in, out, err);
+    }
+
+    /** As {@link #run(List, PrintStream, PrintStream)}, with {@code in} as the standard input {@code -} reads. */
+    public static int run(List<String> args, InputStream in, PrintStream out, PrintStream err) {
+        if (args.size() >= 1 && args.get(0).equals("help")) {
+            return args.size() == 1 ? run(List.of("--help"), in, out, err) : run(List.of(args.get(1), "--help"), in, out, err);
         }
-        Command cmd = find(args.get(0));
-        if (cmd == null) {
-            err.println("bpf4j: unknown command '" + args.get(0) + "'");
-            err.print(help());
+        CommandLine cl = CommandLineSpec.build(COMMANDS);
+        // Everything after the first "--" is a command to run, for the commands that take one (profile).
+        List<String> words = args;
+        List<String> command = List.of();
+        int dashes = args.indexOf("--");
+        if (dashes > 0 && takesCommand(args.get(0))) {
+            words = args.subList(0, dashes);
+            command = List.copyOf(args.subList(dashes + 1, args.size()));
+            if (command.isEmpty()) {
+                err.println("bpf4j " + args.get(0) + ": missing COMMAND after --");
+                err.println("usage: " + find(args.get(0)).usage());
+                return 2;
+            }
+        }
+        ParseResult parsed;
+        try {
+            parsed = cl.parseArgs(words.toArray(String[]::new));
+        } catch (CommandLine.ParameterException e) {
+            CommandLine where = e.getCommandLine();
+            String name = where.getCommandSpec().name();
+            if (where == cl && e instanceof CommandLine.UnmatchedArgumentException u && !u.getUnmatched().isEmpty()
+                    && !u.getUnmatched().get(0).startsWith("-")) {
+                err.println("bpf4j: unknown command '" + u.getUnmatched().get(0) + "' (commands: " + names() + ")");
+                return 2;
+            }
+            err.println((where == cl ? "bpf4j" : "bpf4j " + name) + ": " + CommandLineSpec.describe(e));
+            err.print(where == cl ? "" : "usage: " + find(name).usage() + "\n");
+            err.println("Run 'bpf4j " + (where == cl ? "" : name + " ") + "--help' for more.");
             return 2;
         }
-        List<String> rest = args.subList(1, args.size());
-        if (rest.contains("--help") || rest.contains("-h")) {
-            out.println("usage: " + cmd.usage());
+        if (parsed.isUsageHelpRequested()) {
+            cl.usage(out);
             return 0;
         }
+        if (parsed.isVersionHelpRequested()) {
+            cl.printVersionHelp(out);
+            return 0;
+        }
+        ParseResult sub = parsed.subcommand();
+        if (sub == null) {
+            cl.usage(out);
+            return 2;
+        }
+        Command cmd = find(sub.commandSpec().name());
+        if (sub.isUsageHelpRequested()) {
+            sub.commandSpec().commandLine().usage(out);
+            return 0;
+        }
+        if (sub.isVersionHelpRequested()) {
+            sub.commandSpec().commandLine().printVersionHelp(out);
+            return 0;
+        }
+        StdinFile stdin = new StdinFile(in);
         try {
-            return cmd.run(rest, out, err);
+            return cmd.run(CommandLineSpec.args(cmd, sub, command, stdin), out, err);
         } catch (EngineUnavailableException | BadInputException e) {
             err.println("bpf4j " + cmd.name() + ": " + e.getMessage());
             return 2;
@@ -60,31 +110,30 @@ public final class Main {
             // A bug rather than bad input: still a message and a status, never a stack dump.
             err.println("bpf4j " + cmd.name() + ": internal error: " + e);
             return 1;
+        } finally {
+            stdin.delete();
         }
     }
 
-    private static int helpFor(String name, PrintStream out, PrintStream err) {
-        Command cmd = find(name);
-        if (cmd == null) {
-            err.println("bpf4j: unknown command '" + name + "'");
-            return 2;
-        }
-        out.println("usage: " + cmd.usage());
-        return 0;
+    private static boolean takesCommand(String name) {
+        Command c = find(name);
+        return c != null && c.takesCommand();
+    }
+
+    private static String names() {
+        List<String> out = new ArrayList<>();
+        for (Command c : COMMANDS) out.add(c.name());
+        return String.join(", ", out);
     }
 
     static Command find(String name) {
         return COMMANDS.stream().filter(c -> c.name().equals(name)).findFirst().orElse(null);
     }
 
+    /** The usage of every command, as {@code bpf4j --help} prints it. */
     static String help() {
-        StringBuilder sb = new StringBuilder();
-        sb.append("bpf4j - an eBPF runtime for the JVM\n\nusage: bpf4j COMMAND [ARGS...]\n\ncommands:\n");
-        for (Command c : COMMANDS) sb.append(String.format("  %-12s %s%n", c.name(), c.summary()));
-        sb.append("\nusage of each command:\n");
-        for (Command c : COMMANDS) sb.append("  ").append(c.usage()).append('\n');
-        sb.append("\nEngines: interp (the interpreter), jit (x86-64 JIT), jvm (JVM bytecode, docs/jvm-engine.md), kernel (the Linux kernel through bpf(2): root or CAP_BPF),\n"
-                + "all (every available engine; the kernel is skipped, with the reason, where bpf() is refused).\n");
-        return sb.toString();
+        java.io.StringWriter w = new java.io.StringWriter();
+        CommandLineSpec.build(COMMANDS).usage(new PrintWriter(w));
+        return w.toString();
     }
 }

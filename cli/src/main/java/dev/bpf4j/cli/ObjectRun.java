@@ -1,5 +1,7 @@
 package dev.bpf4j.cli;
 
+import com.google.gson.JsonArray;
+import com.google.gson.JsonObject;
 import dev.bpf4j.api.BpfObject;
 import dev.bpf4j.api.MapDump;
 import dev.bpf4j.api.ObjectLoadOptions;
@@ -20,7 +22,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * {@code bpf4j run OBJ.o}: loads an object through the {@code dev.bpf4j.api} layer, test-runs one
@@ -32,12 +33,12 @@ import java.util.Set;
  */
 final class ObjectRun {
     static final String USAGE = "bpf4j run OBJ.o [--program NAME] [--engine interp|jit|jvm|kernel|all] [--data-in FILE] [--ctx-in FILE]"
-            + " [--repeat N] [--dump-maps] [--perf-map]";
+            + " [--repeat N] [--dump-maps] [-j] [--perf-map]";
 
     private ObjectRun() {}
 
-    static int run(Path file, List<String> argv, PrintStream out, PrintStream err) {
-        Args args = new Args(argv, Set.of("--program", "--engine", "--data-in", "--ctx-in", "--repeat"), Set.of("--dump-maps", PerfMapFlag.NAME));
+    static int run(Path file, Args args, PrintStream out, PrintStream err) {
+        boolean json = args.flag("--json");
         // --perf-map: every JIT function of the object is named in /tmp/perf-PID.map as it loads.
         if (PerfMapFlag.given(args, err)) PerfMapFlag.enable();
         boolean dumpMaps = args.flag("--dump-maps");
@@ -51,7 +52,9 @@ final class ObjectRun {
         requireProgram(open, file, program);
         List<Engine> engines = Engines.select(engine, err);
         if (engines.size() == 1) {
-            for (String line : runOn(open, program, engines.get(0), options, dumpMaps).lines()) out.println(line);
+            EngineRun r = runOn(open, program, engines.get(0), options, dumpMaps);
+            if (json) out.println(Json.print(document(program, engines.get(0).name(), r)));
+            else for (String line : r.lines()) out.println(line);
             return 0;
         }
         Map<String, EngineRun> results = new LinkedHashMap<>();
@@ -71,16 +74,34 @@ final class ObjectRun {
                 status = 1;
             }
             results.put(e.name(), r);
+            if (json) continue;
             out.println("== " + e.name());
             for (String line : r.lines()) out.println(line);
         }
         List<String> diffs = differences(results);
-        if (!diffs.isEmpty()) {
+        if (!diffs.isEmpty()) status = 1;
+        if (json) {
+            JsonObject doc = Json.object("program", program);
+            JsonArray runs = new JsonArray();
+            results.forEach((name, r) -> runs.add(document(program, name, r)));
+            doc.add("runs", runs);
+            JsonArray d = new JsonArray();
+            diffs.forEach(d::add);
+            doc.add("differences", d);
+            out.println(Json.print(doc));
+        } else if (!diffs.isEmpty()) {
             out.println("== differences");
             diffs.forEach(out::println);
-            status = 1;
         }
         return status;
+    }
+
+    /** One engine's run as JSON: the program, the engine, then what {@link EngineRun#json()} holds. */
+    private static JsonObject document(String program, String engine, EngineRun r) {
+        JsonObject o = Json.object("program", program);
+        o.addProperty("engine", engine);
+        r.json().entrySet().forEach(e -> o.add(e.getKey(), e.getValue()));
+        return o;
     }
 
     private static EngineRun runOn(OpenObject open, String program, Engine engine, RunOptions options, boolean dumpMaps) {

@@ -12,7 +12,6 @@ import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 
 /**
  * {@code bpf4j profile --pid-self WORKLOAD}: runs a bundled workload in this JVM while sampling every
@@ -22,28 +21,45 @@ import java.util.Set;
  */
 final class ProfileCommand implements Command {
     static final List<String> WORKLOADS = List.of("subprog-chain");
-    private static final List<String> ENGINES = List.of("interp", "jit", "both");
+    private static final List<String> ENGINES = List.of("interp", "jit", "all", "both");
     private static final List<String> SAMPLERS = List.of("perf", "java");
 
     @Override public String name() { return "profile"; }
     @Override public String summary() { return "sample a bundled in-process workload with perf_event_open and write folded stacks, pprof and a flame graph"; }
     @Override public String usage() {
-        return "bpf4j profile --pid-self WORKLOAD [-F HZ] [--duration S] [--engine interp|jit|both] [--out DIR] [--stack-size BYTES] "
+        return "bpf4j profile --pid-self WORKLOAD [-F HZ] [--duration S] [--engine interp|jit|all] [--out DIR] [--stack-size BYTES] "
                 + "[--callchain] [--threads] [--sampler perf|java] [--top N] [--perf-map]   (WORKLOAD: " + String.join(", ", WORKLOADS) + ")\n"
-                + "       bpf4j profile [--object OBJ.o] [--program P] [--bpf] [--engine interp|jit|both] [-F HZ] [--duration S] [--out DIR] "
+                + "       bpf4j profile [--object OBJ.o] [--program P] [--bpf] [--engine interp|jit|all] [-F HZ] [--duration S] [--out DIR] "
                 + "[--stack-size BYTES] [--callchain] [--top N] (--pid-self WORKLOAD | -- COMMAND [ARG...])\n"
                 + "  the second form runs a perf_event program (default: the bundled profile, BCC's profile.py) on every sample, on each --engine";
     }
 
-    @Override public int run(List<String> argv, PrintStream out, PrintStream err) {
-        int dashes = argv.indexOf("--");
-        List<String> command = dashes < 0 ? List.of() : List.copyOf(argv.subList(dashes + 1, argv.size()));
-        Args args = new Args(dashes < 0 ? argv : argv.subList(0, dashes),
-                Set.of("--pid-self", "-F", "--duration", "--engine", "--out", "--stack-size", "--sampler", "--top", "--object", "--program"),
-                Set.of("--callchain", "--threads", "--bpf", PerfMapFlag.NAME));
+    @Override public List<Opt> options() {
+        return List.of(Opt.valued("--pid-self", "WORKLOAD", "run this bundled workload in this JVM and sample it: "
+                        + String.join(", ", WORKLOADS), null),
+                Opt.valued("-F", "HZ", "samples per second", "99"),
+                Opt.valued("--duration", "S", "seconds to sample (with -- COMMAND: until it exits, at most 3600)", "3"),
+                Opt.bpf4jEngine("jit"),
+                Opt.valued("--out", "DIR", "where stacks.folded, profile.pb.gz and flame.html go", "profile"),
+                Opt.valued("--stack-size", "BYTES", "user stack bytes copied per sample", "16384"),
+                Opt.flag("--callchain", "also ask the kernel for its CALLCHAIN and compare"),
+                Opt.flag("--threads", "one flame graph root per thread"),
+                Opt.valued("--sampler", "SAMPLER", "perf (perf_event_open) or java (the workload thread's Java stack)", "perf"),
+                Opt.valued("--top", "N", "stacks to print", "10"),
+                Opt.file("--object", "OBJ.o", "a perf_event program to run on every sample (default: the bundled profile.o)"),
+                Opt.valued("--program", "P", "the program of --object (default: its only program)", null),
+                Opt.flag("--bpf", "run the bundled perf_event program on every sample"),
+                Opt.PERF_MAP);
+    }
+
+    @Override public String parameters() { return null; }
+
+    @Override public boolean takesCommand() { return true; }
+
+    @Override public int run(Args args, PrintStream out, PrintStream err) {
+        List<String> command = args.command();
         if (PerfMapFlag.given(args, err)) PerfMapFlag.enable();
         if (!args.positionals().isEmpty()) throw new UsageException("unexpected argument '" + args.positionals().get(0) + "'");
-        if (dashes >= 0 && command.isEmpty()) throw new UsageException("missing COMMAND after --");
         boolean programMode = !command.isEmpty() || args.option("--object").isPresent() || args.option("--program").isPresent() || args.flag("--bpf");
         if (programMode) return runProgramMode(args, command, out, err);
         String workload = args.option("--pid-self").orElseThrow(() -> new UsageException("missing --pid-self WORKLOAD (one of " + String.join(", ", WORKLOADS) + ")"));
@@ -97,7 +113,7 @@ final class ProfileCommand implements Command {
 
     static List<Engine> engines(String choice) {
         List<Engine> out = new ArrayList<>();
-        for (String name : choice.equals("both") ? List.of("interp", "jit") : List.of(choice)) {
+        for (String name : choice.equals("both") || choice.equals("all") ? List.of("interp", "jit") : List.of(choice)) {
             out.add(Engines.available().stream().filter(e -> e.name().equals(name)).findFirst()
                     .orElseThrow(() -> new EngineUnavailableException("the '" + name + "' engine is not available in this build")));
         }
@@ -106,7 +122,9 @@ final class ProfileCommand implements Command {
 
     private static String choice(Args args, String option, List<String> choices, String dflt) {
         String v = args.option(option).orElse(dflt);
-        if (!choices.contains(v)) throw new UsageException(option + " '" + v + "' (expected one of " + String.join(", ", choices) + ")");
+        List<String> shown = choices.stream().filter(c -> !c.equals("both")).toList();
+        if (!choices.contains(v)) throw new UsageException(option + " '" + v + "' (expected one of " + String.join(", ", shown) + ")");
+        if (v.equals("both")) System.err.println("bpf4j profile: " + option + " both is deprecated: use " + option + " all");
         return v;
     }
 

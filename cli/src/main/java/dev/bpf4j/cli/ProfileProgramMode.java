@@ -21,7 +21,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.NoSuchElementException;
+import dev.bpf4j.runtime.BpfNotFoundException;
 
 /**
  * {@code bpf4j profile} with a perf_event program ({@code --object OBJ [--program P]}, {@code --bpf}
@@ -50,7 +50,7 @@ final class ProfileProgramMode {
         ProgramType type;
         try {
             type = open.spec().program(name).type();
-        } catch (NoSuchElementException | IllegalArgumentException e) {
+        } catch (BpfNotFoundException | IllegalArgumentException e) {
             throw new BadInputException(e.getMessage());
         }
         if (type != ProgramType.PERF_EVENT) {

@@ -1,13 +1,17 @@
 package dev.bpf4j.cli;
 
+import com.google.gson.JsonArray;
+import com.google.gson.JsonObject;
 import dev.bpf4j.api.BpfObject;
 import dev.bpf4j.api.OpenObject;
+import dev.bpf4j.cli.trace.FoldedStacks;
 import dev.bpf4j.cli.trace.StackCount;
 import dev.bpf4j.cli.trace.TraceRun;
 import dev.bpf4j.cli.trace.TraceSession;
 import dev.bpf4j.cli.trace.TraceTarget;
 import dev.bpf4j.object.ProgramType;
 import dev.bpf4j.runtime.BpfLoadException;
+import dev.bpf4j.runtime.BpfNotFoundException;
 import dev.bpf4j.runtime.Engine;
 
 import java.io.PrintStream;
@@ -16,8 +20,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.NoSuchElementException;
-import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
@@ -32,16 +34,34 @@ import java.util.concurrent.TimeUnit;
  * Ctrl-C) while this process runs: see {@link TraceSession} for what "this process" covers.
  */
 final class TraceCommand implements Command {
-    private static final List<String> ENGINE_CHOICES = List.of("interp", "jit", "both");
+    private static final List<String> ENGINE_CHOICES = List.of("interp", "jit", "all", "both");
 
     @Override public String name() { return "trace"; }
     @Override public String summary() { return "probe functions of a native library while calling an entry of it and print the folded stacks that reached them"; }
     @Override public String usage() {
-        return "bpf4j trace LIB.so --attach FUNC[,FUNC...] (--call ENTRY [--arg N] | --duration S | both) [--object OBJ.o --program P] [--engine interp|jit|both]";
+        return "bpf4j trace LIB.so --attach FUNC[,FUNC...] (--call ENTRY [--arg N] | --duration S | both) [--object OBJ.o --program P] [--engine interp|jit|all] [-j]"
+                + " [--perf-map]";
     }
 
-    @Override public int run(List<String> argv, PrintStream out, PrintStream err) {
-        Args args = new Args(argv, Set.of("--attach", "--call", "--arg", "--object", "--program", "--engine", "--duration"), Set.of(PerfMapFlag.NAME));
+    @Override public List<Opt> options() {
+        return List.of(Opt.valued("--attach", "FUNC[,FUNC...]", "the library's functions to probe", null),
+                Opt.valued("--call", "ENTRY", "the function to call once, as long ENTRY(long)", null),
+                Opt.valued("--arg", "N", "its argument", "0"),
+                Opt.valued("--duration", "S", "keep the probes attached for S seconds (the entry, if any, on its own thread; ends early when it"
+                        + " returns or on Ctrl-C); without --call, this process's own calls", null),
+                Opt.file("--object", "OBJ.o", "a kprobe program to attach instead of the bundled stackcount"),
+                Opt.valued("--program", "P", "the program of --object (default: its only program)", null),
+                Opt.bpf4jEngine("interp"), Opt.JSON, Opt.PERF_MAP);
+    }
+
+    @Override public String parameters() { return "LIB.so"; }
+
+    @Override public String parametersDescription() { return "the native library (a shared object)"; }
+
+    @Override public boolean parametersAreFiles() { return false; }
+
+    @Override public int run(Args args, PrintStream out, PrintStream err) {
+        boolean json = args.flag("--json");
         // --perf-map: the JIT programs and the probes' trampolines are named in /tmp/perf-PID.map.
         if (PerfMapFlag.given(args, err)) PerfMapFlag.enable();
         Path library = Path.of(args.single("LIB.so"));
@@ -54,8 +74,9 @@ final class TraceCommand implements Command {
         long arg = args.option("--arg").map(TraceCommand::parseArg).orElse(0L);
         String engineChoice = args.option("--engine").orElse("interp");
         if (!ENGINE_CHOICES.contains(engineChoice)) {
-            throw new UsageException("unknown engine '" + engineChoice + "' (expected one of " + String.join(", ", ENGINE_CHOICES) + ")");
+            throw new UsageException("unknown engine '" + engineChoice + "' (expected one of interp, jit, all)");
         }
+        if (engineChoice.equals("both")) err.println("bpf4j trace: --engine both is deprecated: use --engine all");
         if (args.option("--program").isPresent() && args.option("--object").isEmpty()) throw new UsageException("--program needs --object");
         List<Engine> engines = engines(engineChoice);
         boolean userObject = args.option("--object").isPresent();
@@ -78,33 +99,39 @@ final class TraceCommand implements Command {
                 open = StackCount.open();
                 program = StackCount.PROGRAM;
             }
-        } catch (IllegalArgumentException | NoSuchElementException | BpfLoadException e) {
+        } catch (IllegalArgumentException | BpfNotFoundException | BpfLoadException e) {
             return badInput(e, err);
         }
 
-        if (durationMillis > 0) return runSession(open, program, engines, target, arg, durationMillis, userObject, out, err);
+        if (durationMillis > 0) return runSession(open, program, engines, target, arg, durationMillis, userObject, json, out, err);
         List<TraceRun.Result> results = new ArrayList<>();
         int status = 0;
         for (Engine engine : engines) {
             TraceRun.Result r;
             try {
                 r = TraceRun.run(open, program, engine, target, arg, userObject, line -> err.print(line.endsWith("\n") ? line : line + "\n"));
-            } catch (IllegalArgumentException | IllegalStateException | NoSuchElementException | BpfLoadException e) {
+            } catch (IllegalArgumentException | IllegalStateException | BpfNotFoundException | BpfLoadException e) {
                 // Not patchable, already probed, refused at load: bad input, reported before anything ran.
                 return badInput(e, err);
             }
             results.add(r);
-            out.println("== " + engine.name());
-            r.stacks().ifPresent(s -> s.lines().forEach(out::println));
-            r.maps().forEach(out::println);
+            if (!json) {
+                out.println("== " + engine.name());
+                r.stacks().ifPresent(s -> s.lines().forEach(out::println));
+                r.maps().forEach(out::println);
+            }
             err.println(engine.name() + ": " + entry + "(" + arg + ") = " + r.returned() + "; " + String.join("; ", r.hits()));
             for (String e : r.errors()) {
                 err.println(engine.name() + ": program errors on " + e);
                 status = 1;
             }
         }
+        List<String> diffs = results.size() > 1 ? differences(results.get(0), results.get(1)) : List.of();
+        if (json) {
+            out.println(Json.print(json(entry, arg, results, diffs)));
+            return diffs.isEmpty() ? status : 1;
+        }
         if (results.size() > 1) {
-            List<String> diffs = differences(results.get(0), results.get(1));
             if (diffs.isEmpty()) {
                 out.println("== engines agree: " + (results.get(0).stacks().isPresent() ? "same stack ids, frames and counts" : "same maps")
                         + ", same return value and hits");
@@ -124,7 +151,7 @@ final class TraceCommand implements Command {
      * while the probes come and go (one engine after the other) may hit one engine's program more.
      */
     private static int runSession(OpenObject open, String program, List<Engine> engines, TraceTarget target, long arg, long durationMillis,
-                                  boolean userObject, PrintStream out, PrintStream err) {
+                                  boolean userObject, boolean json, PrintStream out, PrintStream err) {
         TraceSession session = new TraceSession();
         CountDownLatch printed = new CountDownLatch(1);
         Thread hook = new Thread(() -> {
@@ -140,7 +167,7 @@ final class TraceCommand implements Command {
             TraceSession.Outcome o;
             try {
                 o = session.run(open, program, engines, target, arg, durationMillis, userObject, line -> err.print(line.endsWith("\n") ? line : line + "\n"));
-            } catch (IllegalArgumentException | IllegalStateException | NoSuchElementException | BpfLoadException e) {
+            } catch (IllegalArgumentException | IllegalStateException | BpfNotFoundException | BpfLoadException e) {
                 return badInput(e, err);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -150,20 +177,27 @@ final class TraceCommand implements Command {
             String call = target.entry() == null ? "no entry called"
                     : target.entry() + "(" + arg + ") " + (o.returned().isPresent() ? "= " + o.returned().getAsLong() : "still running");
             for (TraceRun.Result r : o.results()) {
-                out.println("== " + r.engine());
-                r.stacks().ifPresent(s -> s.lines().forEach(out::println));
-                r.maps().forEach(out::println);
+                if (!json) {
+                    out.println("== " + r.engine());
+                    r.stacks().ifPresent(s -> s.lines().forEach(out::println));
+                    r.maps().forEach(out::println);
+                }
                 err.println(r.engine() + ": " + o.millis() + " ms, ended by " + o.stoppedBy() + "; " + call + "; " + String.join("; ", r.hits()));
                 for (String e : r.errors()) {
                     err.println(r.engine() + ": program errors on " + e);
                     status = 1;
                 }
             }
+            boolean compared = o.results().size() > 1 && o.returned().isPresent();
+            List<String> diffs = compared ? differences(o.results().get(0), o.results().get(1)) : List.of();
+            if (json) {
+                out.println(Json.print(json(target.entry(), arg, o.results(), diffs)));
+                return diffs.isEmpty() ? status : 1;
+            }
             if (o.results().size() > 1) {
-                if (o.returned().isEmpty()) {
+                if (!compared) {
                     out.println("== engines not compared: the workload ran on while the engines' probes were attached and detached one after the other");
                 } else {
-                    List<String> diffs = differences(o.results().get(0), o.results().get(1));
                     if (diffs.isEmpty()) {
                         out.println("== engines agree: " + (o.results().get(0).stacks().isPresent() ? "same stack ids, frames and counts" : "same maps")
                                 + ", same return value and hits");
@@ -195,18 +229,63 @@ final class TraceCommand implements Command {
         }
     }
 
+    /** Each engine's return value, hits, errors, folded stacks (frames root first, folded, count) and maps; the differences. */
+    private static JsonObject json(String entry, long arg, List<TraceRun.Result> results, List<String> diffs) {
+        JsonObject doc = Json.object("call", entry);
+        doc.addProperty("arg", arg);
+        JsonArray runs = new JsonArray();
+        for (TraceRun.Result r : results) {
+            JsonObject o = Json.object("engine", r.engine());
+            o.addProperty("returned", r.returned());
+            JsonArray hits = new JsonArray();
+            r.hits().forEach(hits::add);
+            o.add("hits", hits);
+            JsonArray errors = new JsonArray();
+            r.errors().forEach(errors::add);
+            o.add("errors", errors);
+            r.stacks().ifPresent(s -> {
+                JsonArray stacks = new JsonArray();
+                for (FoldedStacks.Stack st : s.stacks()) {
+                    JsonObject x = new JsonObject();
+                    x.addProperty("id", st.id());
+                    JsonArray frames = new JsonArray();
+                    List<String> rootFirst = new ArrayList<>(st.frames());
+                    java.util.Collections.reverse(rootFirst);
+                    rootFirst.forEach(frames::add);
+                    x.add("frames", frames);
+                    x.addProperty("folded", st.folded());
+                    x.addProperty("count", st.count());
+                    stacks.add(x);
+                }
+                o.add("stacks", stacks);
+            });
+            JsonArray maps = new JsonArray();
+            r.maps().forEach(m -> maps.add(Json.parse(m)));
+            o.add("maps", maps);
+            runs.add(o);
+        }
+        doc.add("runs", runs);
+        if (results.size() > 1) {
+            JsonArray d = new JsonArray();
+            diffs.forEach(d::add);
+            doc.add("differences", d);
+            doc.addProperty("agree", diffs.isEmpty());
+        }
+        return doc;
+    }
+
     private static int badInput(Exception e, PrintStream err) {
         err.println("bpf4j trace: " + e.getMessage());
         return 2;
     }
 
     private static List<Engine> engines(String choice) {
-        List<String> names = choice.equals("both") ? List.of("interp", "jit") : List.of(choice);
+        List<String> names = choice.equals("both") || choice.equals("all") ? List.of("interp", "jit") : List.of(choice);
         List<Engine> out = new ArrayList<>();
         for (String n : names) {
             try {
                 out.add(dev.bpf4j.api.Engines.byName(n));
-            } catch (NoSuchElementException e) {
+            } catch (BpfNotFoundException e) {
                 throw new CliException(e.getMessage());
             }
         }

@@ -2,7 +2,7 @@ package dev.bpf4j.cli;
 
 import dev.bpf4j.api.MapDump;
 import dev.bpf4j.api.RunResult;
-import dev.bpf4j.kernel.Errno;
+import dev.bpf4j.kernel.SyscallErrno;
 import dev.bpf4j.kernel.KernelBpfException;
 import org.junit.jupiter.api.Test;
 
@@ -44,11 +44,11 @@ class EngineRunTest {
 
     @Test void inputTheTestRunRefusesIsTheSameVerdictOnEveryEngine() {
         EngineRun ours = EngineRun.error(new IllegalArgumentException("p: an XDP run needs data_in of at least 14 bytes"));
-        EngineRun kernel = EngineRun.error(new KernelBpfException("bpf(BPF_PROG_TEST_RUN)", Errno.EINVAL, null));
+        EngineRun kernel = EngineRun.error(new KernelBpfException("bpf(BPF_PROG_TEST_RUN)", SyscallErrno.EINVAL, null));
         assertThat(ours.lines()).containsExactly("error: p: an XDP run needs data_in of at least 14 bytes");
         assertThat(kernel.lines()).containsExactly("error: bpf(BPF_PROG_TEST_RUN) failed: EINVAL");
         assertThat(ours.compared()).isEqualTo(kernel.compared());
-        assertThat(EngineRun.error(new KernelBpfException("bpf(BPF_PROG_TEST_RUN)", Errno.EFAULT, null)).compared()).isNotEqualTo(ours.compared());
-        assertThat(EngineRun.error(new KernelBpfException("bpf(BPF_MAP_CREATE)", Errno.EINVAL, null)).compared()).isNotEqualTo(ours.compared());
+        assertThat(EngineRun.error(new KernelBpfException("bpf(BPF_PROG_TEST_RUN)", SyscallErrno.EFAULT, null)).compared()).isNotEqualTo(ours.compared());
+        assertThat(EngineRun.error(new KernelBpfException("bpf(BPF_MAP_CREATE)", SyscallErrno.EINVAL, null)).compared()).isNotEqualTo(ours.compared());
     }
 }

@@ -18,7 +18,7 @@ class MainTest {
         assertThat(r.out()).contains("bpf4j run FILE", "bpf4j conformance [--engine interp|jit|jvm|kernel|all] PATH...",
                 "bpf4j asm IN.s [-o OUT.bin]", "bpf4j disasm FILE.bin|FILE.data");
         assertThat(CliRunner.run().status()).isEqualTo(2);
-        assertThat(CliRunner.run("run", "--help").out()).startsWith("usage: bpf4j run FILE");
+        assertThat(CliRunner.run("run", "--help").out()).startsWith("Usage: bpf4j run FILE");
     }
 
     @Test

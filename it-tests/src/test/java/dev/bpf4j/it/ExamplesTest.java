@@ -41,12 +41,12 @@ class ExamplesTest {
     void traceExampleGivesTheReadmeOutput() throws java.io.IOException {
         org.junit.jupiter.api.Assumptions.assumeTrue(dev.bpf4j.jit.probe.PatchableLibrary.gccAvailable(), "gcc is not installed");
         String readme = java.nio.file.Files.readString(Path.of("../README.md"));
-        String command = "./bpf4j trace /tmp/libcalls.so --attach leaf --call drive --arg 3 --engine both\n";
+        String command = "./bpf4j trace /tmp/libcalls.so --attach leaf --call drive --arg 3 --engine all\n";
         int at = readme.indexOf(command);
         assertThat(at).as("README shows the trace example").isPositive();
         String expected = readme.substring(at + command.length(), readme.indexOf("```", at));
         assertThat(readme).contains("gcc " + String.join(" ", dev.bpf4j.jit.probe.PatchableLibrary.FLAGS) + " -o /tmp/libcalls.so examples/calls.c");
         Path lib = dev.bpf4j.jit.probe.PatchableLibrary.build("calls", java.nio.file.Files.readString(Path.of("../examples/calls.c")), List.of());
-        assertThat(cli("trace", lib.toString(), "--attach", "leaf", "--call", "drive", "--arg", "3", "--engine", "both")).isEqualTo(expected);
+        assertThat(cli("trace", lib.toString(), "--attach", "leaf", "--call", "drive", "--arg", "3", "--engine", "all")).isEqualTo(expected);
     }
 }

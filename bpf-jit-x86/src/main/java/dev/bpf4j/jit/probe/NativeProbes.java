@@ -10,7 +10,7 @@ import java.util.Optional;
  * Attaches programs to the entry of native functions (fentry-style): the function's patchable
  * 5-byte nop becomes a {@code call} to a trampoline that saves the registers into a
  * {@code pt_regs}, builds the frames ftrace builds for fentry (so stack walks from inside show the
- * traced function and its parent), runs every attached program with ctx = &pt_regs, restores every
+ * traced function and its parent), runs every attached program with ctx = {@code &pt_regs}, restores every
  * register and continues the function. See {@link NativeProbe} for the concurrency rule.
  */
 public final class NativeProbes {

@@ -9,5 +9,7 @@
  * {@code HelperBridge} (the upcall, through JNI or a jffi closure, that dispatches Java helpers by id to the thread's
  * current {@code JitRun}, or, for a block native code built, to a {@code JitRun} over that block:
  * {@code DirectRuns}).
+ *
+ * <p><b>Internal, not API</b>: public only for bpf4j's own modules; it may change in any release.
  */
 package dev.bpf4j.jit.runtime;

@@ -4,7 +4,7 @@ import dev.bpf4j.api.MapDump;
 import dev.bpf4j.kernel.BpfSyscall;
 import dev.bpf4j.maps.Cpus;
 import dev.bpf4j.object.MapSpec;
-import dev.bpf4j.object.MapType;
+import dev.bpf4j.object.BpfMapType;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -46,14 +46,14 @@ final class KernelMapDump {
         return out;
     }
 
-    static boolean isPercpu(MapType t) {
-        return t == MapType.PERCPU_ARRAY || t == MapType.PERCPU_HASH || t == MapType.LRU_PERCPU_HASH;
+    static boolean isPercpu(BpfMapType t) {
+        return t == BpfMapType.PERCPU_ARRAY || t == BpfMapType.PERCPU_HASH || t == BpfMapType.LRU_PERCPU_HASH;
     }
 
     private static List<MapDump.Entry> queueStack(MapSpec m, int fd) {
         List<byte[]> popped = new ArrayList<>();
         for (byte[] v = BpfSyscall.mapPop(fd, m.valueSize()); v != null; v = BpfSyscall.mapPop(fd, m.valueSize())) popped.add(v);
-        boolean stack = m.type() == MapType.STACK;
+        boolean stack = m.type() == BpfMapType.STACK;
         for (int i = 0; i < popped.size(); i++) BpfSyscall.mapPush(fd, popped.get(stack ? popped.size() - 1 - i : i));
         List<MapDump.Entry> out = new ArrayList<>();
         for (byte[] v : popped) out.add(new MapDump.Entry(null, List.of(v)));

@@ -13,8 +13,9 @@ import dev.bpf4j.kernel.ProgLoadRequest;
 import dev.bpf4j.object.BpfObjectSpec;
 import dev.bpf4j.object.MapReference;
 import dev.bpf4j.object.MapSpec;
-import dev.bpf4j.object.MapType;
+import dev.bpf4j.object.BpfMapType;
 import dev.bpf4j.object.ProgramSpec;
+import dev.bpf4j.runtime.BpfNotFoundException;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -55,9 +56,9 @@ public final class KernelObject implements AutoCloseable {
             for (MapSpec m : spec.maps()) if (m.type().isMapInMap()) k.fillInnerSlots(m);
             Set<String> wanted = new LinkedHashSet<>();
             for (String p : programs) wanted.add(spec.program(p).name());
-            for (MapSpec m : spec.maps()) if (m.type() == MapType.PROG_ARRAY) wanted.addAll(m.initialSlots().values());
+            for (MapSpec m : spec.maps()) if (m.type() == BpfMapType.PROG_ARRAY) wanted.addAll(m.initialSlots().values());
             for (String p : wanted) k.loadProgram(spec.program(p));
-            for (MapSpec m : spec.maps()) if (m.type() == MapType.PROG_ARRAY) k.fillProgArray(m);
+            for (MapSpec m : spec.maps()) if (m.type() == BpfMapType.PROG_ARRAY) k.fillProgArray(m);
             return k;
         } catch (RuntimeException e) {
             k.close();
@@ -73,10 +74,14 @@ public final class KernelObject implements AutoCloseable {
     /** Why the object's BTF was not loaded, or null when it was (or the object has none). */
     public String btfProblem() { return btfProblem; }
 
-    /** One BPF_PROG_TEST_RUN (or {@code repeat} of them) of a loaded program. */
+    /**
+     * One BPF_PROG_TEST_RUN (or {@code repeat} of them) of a loaded program.
+     *
+     * @throws BpfNotFoundException when that program was not loaded
+     * @throws KernelLoadException  when the kernel cannot test-run the program's type
+     */
     public RunResult run(String program, RunOptions options) {
-        Integer fd = progFds.get(program);
-        if (fd == null) throw new IllegalArgumentException("program '" + program + "' is not loaded into the kernel (loaded: " + progFds.keySet() + ")");
+        int fd = programFd(program);
         ProgramSpec p = spec.program(program);
         if (!KernelTestRun.runnable(p.type())) {
             throw new KernelLoadException("program '" + program + "': the kernel has no BPF_PROG_TEST_RUN for " + p.type() + " programs");
@@ -107,14 +112,16 @@ public final class KernelObject implements AutoCloseable {
     /** The fd of a loaded program, for callers that attach it themselves (a perf event's SET_BPF). */
     public int programFd(String name) {
         Integer fd = progFds.get(name);
-        if (fd == null) throw new IllegalArgumentException("program '" + name + "' is not loaded into the kernel (loaded: " + progFds.keySet() + ")");
+        if (fd == null) throw new BpfNotFoundException("program", name, List.copyOf(progFds.keySet()), "program '" + name
+                + "' is not loaded into the kernel (loaded: " + String.join(", ", progFds.keySet()) + ")");
         return fd;
     }
 
     /** The fd of a map, for callers that read it themselves. */
     public int mapFd(String name) {
         Integer fd = mapFds.get(name);
-        if (fd == null) throw new IllegalArgumentException("no map '" + name + "'");
+        if (fd == null) throw new BpfNotFoundException("map", name, List.copyOf(mapFds.keySet()), "object '" + spec.name()
+                + "' has no map '" + name + "' (maps: " + String.join(", ", mapFds.keySet()) + ")");
         return fd;
     }
 

@@ -36,7 +36,7 @@ class TraceCommandErrorsTest {
         assertError(trace(lib, "--call", "drive"), "missing --attach");
         assertError(trace(lib, "--attach", "leaf"), "missing --call");
         assertError(trace(lib, "--attach", "leaf", "--call", "drive", "--arg", "ten"), "--arg needs an integer");
-        assertError(trace(lib, "--attach", "leaf", "--call", "drive", "--engine", "all"), "unknown engine 'all'");
+        assertError(trace(lib, "--attach", "leaf", "--call", "drive", "--engine", "kernel"), "unknown engine 'kernel'");
         assertError(trace(lib, "--attach", "leaf", "--call", "drive", "--program", "p"), "--program needs --object");
         assertError(trace(lib, "--attach", "leaf", "--call", "drive", "--object", dir.resolve("none.o").toString()), "no such object");
         assertError(trace("--attach", "leaf", "--call", "drive"), "missing LIB.so");

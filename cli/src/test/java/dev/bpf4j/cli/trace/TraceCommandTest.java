@@ -103,4 +103,34 @@ class TraceCommandTest {
             assertThat(frames[0]).as(line).isEqualTo("drive");
         }
     }
+
+    /** {@code -j}: the same stacks as a JSON document per engine, frames root first, and the verdict; {@code all} names both engines. */
+    @Test
+    void jsonOutputUnderAllEngines() {
+        Run r = trace(TraceLib.path().toString(), "--attach", "leaf", "--call", "drive", "--arg", "3", "--engine", "all", "-j");
+        assertThat(r.status()).as(r.err()).isZero();
+        assertThat(r.lines()).hasSize(1);
+        com.google.gson.JsonObject doc = com.google.gson.JsonParser.parseString(r.out()).getAsJsonObject();
+        assertThat(doc.get("call").getAsString()).isEqualTo("drive");
+        assertThat(doc.get("agree").getAsBoolean()).isTrue();
+        List<String> engines = new ArrayList<>();
+        for (var run : doc.getAsJsonArray("runs")) {
+            com.google.gson.JsonObject o = run.getAsJsonObject();
+            engines.add(o.get("engine").getAsString());
+            List<String> folded = new ArrayList<>();
+            for (var st : o.getAsJsonArray("stacks")) {
+                com.google.gson.JsonObject x = st.getAsJsonObject();
+                List<String> frames = new ArrayList<>();
+                x.getAsJsonArray("frames").forEach(f -> frames.add(f.getAsString()));
+                assertThat(String.join(";", frames)).isEqualTo(x.get("folded").getAsString());
+                folded.add(x.get("folded").getAsString() + " " + x.get("count").getAsLong());
+            }
+            // stacks are per id; the folded lines add ids with the same frames
+            assertThat(folded).containsExactlyInAnyOrderElementsOf(LEAF);
+        }
+        assertThat(engines).containsExactly("interp", "jit");
+        assertThat(r.err()).doesNotContain("deprecated");
+        assertThat(trace(TraceLib.path().toString(), "--attach", "leaf", "--call", "drive", "--engine", "both").err())
+                .contains("--engine both is deprecated: use --engine all");
+    }
 }

@@ -197,8 +197,8 @@ class TypedValuesTest {
             assertThatThrownBy(() -> limit.set(5)).isInstanceOf(BpfException.class)
                     .hasMessageContaining("variable 'limit' (const volatile __u32 in .rodata): .rodata is frozen after load");
             assertThat(limit.getLong()).isEqualTo(100);
-            assertThatThrownBy(() -> obj.variable("nope")).isInstanceOf(BpfException.class)
-                    .hasMessageContaining("has no global variable 'nope' (variables: [limit, cfg, ratio, default_proto, label, offset, total, over_limit, big, last])");
+            assertThatThrownBy(() -> obj.variable("nope")).isInstanceOf(dev.bpf4j.runtime.BpfNotFoundException.class)
+                    .hasMessageContaining("has no global variable 'nope' (variables: limit, cfg, ratio, default_proto, label, offset, total, over_limit, big, last)");
         }
     }
 

@@ -16,8 +16,8 @@ import static dev.bpf4j.object.LoadPhase.error;
  * reads what the earlier ones found, and every error is prefixed with the phase it happened in
  * ("load maps: map 'x': unknown field 'y'").
  */
-final class ObjectLoader {
-    private ObjectLoader() {}
+final class ObjectReader {
+    private ObjectReader() {}
 
     static BpfObjectSpec load(byte[] data, String objectName) {
         ElfFile elf = ElfFile.parse(data);

@@ -1,8 +1,8 @@
 package dev.bpf4j.kernel;
 
 /** Names of the errno values bpf(2) and mount(2) return (asm-generic/errno-base.h, errno.h, linux/errno.h). */
-public final class Errno {
-    private Errno() {}
+public final class SyscallErrno {
+    private SyscallErrno() {}
 
     public static final int EPERM = 1, ENOENT = 2, E2BIG = 7, EBADF = 9, EAGAIN = 11, ENOMEM = 12,
             EACCES = 13, EFAULT = 14, EBUSY = 16, EEXIST = 17, EINVAL = 22, ENOSPC = 28, ENOSYS = 38,
