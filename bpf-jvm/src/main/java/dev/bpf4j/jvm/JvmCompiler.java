@@ -123,6 +123,7 @@ final class JvmCompiler {
         }
 
         boolean stackOnly(int pc) { return aux != null && aux.stackOnly(pc); }
+        int unsetArgs(int pc) { return aux == null ? 0 : aux.unsetArgs(pc); }
 
         int helperConstant(int pc) { return helperConstant[pc]; }
 

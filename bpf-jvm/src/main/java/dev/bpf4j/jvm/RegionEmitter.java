@@ -270,7 +270,7 @@ final class RegionEmitter {
         mv.visitLdcInsn(new ConstantDynamic("_", "Ldev/bpf4j/runtime/Helper;", CLASS_DATA_AT, f.helperConstant(pc)));
         mv.visitVarInsn(ALOAD, M);
         pushInt(pc);
-        for (int i = 1; i <= 5; i++) mv.visitVarInsn(LLOAD, reg(i));
+        pushArgs(pc);
         mv.visitMethodInsn(INVOKESTATIC, MACHINE, "callHelper", "(Ldev/bpf4j/runtime/Helper;L" + MACHINE + ";IJJJJJ)J", false);
         afterHelper();
         if (done != null) mv.visitLabel(done);
@@ -282,9 +282,18 @@ final class RegionEmitter {
         pushInt(pc);
         pushInt(in.dst());
         mv.visitVarInsn(LLOAD, reg(in.dst()));
-        for (int i = 1; i <= 5; i++) mv.visitVarInsn(LLOAD, reg(i));
+        pushArgs(pc);
         mv.visitMethodInsn(INVOKEVIRTUAL, MACHINE, "callx", "(IIJJJJJJ)J", false);
         afterHelper();
+    }
+
+    /** r1-r5 for a helper; an argument no path set is 0, as on every engine (InsnAux.unsetArgs). */
+    private void pushArgs(int pc) {
+        int unset = f.unsetArgs(pc);
+        for (int i = 1; i <= 5; i++) {
+            if ((unset & (1 << i)) != 0) mv.visitInsn(LCONST_0);
+            else mv.visitVarInsn(LLOAD, reg(i));
+        }
     }
 
     private void beforeHelper() {
