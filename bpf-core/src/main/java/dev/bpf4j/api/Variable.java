@@ -77,7 +77,7 @@ public final class Variable {
         NativeMemory.write(a.elementAddress(0, 0) + v.offset(), bytes, 0, bytes.length);
     }
 
-    /** {@link #set(Object)} for an integer or enum: 1L<<40 into a u32 is refused, not truncated. */
+    /** {@link #set(Object)} for an integer or enum: {@code 1L << 40} into a u32 is refused, not truncated. */
     public void set(long value) { set((Object) value); }
 
     private String what() { return "variable '" + v.name() + "' (" + type() + " in " + v.section() + ")"; }
