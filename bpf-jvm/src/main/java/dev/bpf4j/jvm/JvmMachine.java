@@ -368,6 +368,12 @@ final class JvmMachine implements RunScopedHelperCall.Run {
         dropWindows();
     }
 
+    /** LD ABS/IND read the packet where the helper left it. */
+    @Override public void packetDataMoved(long data, long length) {
+        packetAddress = data;
+        packetLength = length;
+    }
+
     @Override public void exit(long r0) {
         exited = stop = true;
         exitValue = r0;
