@@ -53,8 +53,8 @@ public interface HelperCall {
     /**
      * The engine half of {@code bpf_tail_call}, called after the helper has checked the index
      * against {@code max_entries}. Counts one tail call of this run; when the run already made
-     * {@link Limits#MAX_TAIL_CALLS}, or {@code target} is null (empty slot: it still counts, as in the
-     * kernel), returns false and the program continues after the call. Otherwise, after the helper
+     * {@link Limits#MAX_TAIL_CALLS}, or {@code target} is null (an empty slot, which does not count,
+     * as in Linux's x86-64 and arm64 JITs), returns false and the program continues after the call. Otherwise, after the helper
      * returns, the running program is replaced by {@code target} — the executable stored in the
      * prog-array slot, which must come from the same engine (else HELPER_FAILED) — starting at its
      * pc 0 with the same registers (r1 = the context) and the same stack frame; returns true. Only

@@ -203,12 +203,13 @@ class TailCallTest {
     }
 
     @Test
-    void emptySlotsCountTowardsTheLimit() {
+    void emptySlotsDoNotCountTowardsTheLimit() {
         List<LongFunction<Program>> slots = new ArrayList<>();
         slots.add(TailCallTest::stackReader);
         slots.add(null);
         assertThat(agree(emptiesThenSlot0(32), 0, slots)).startsWith("r0=77 ");
-        assertThat(agree(emptiesThenSlot0(33), 0, slots)).startsWith("r0=fa11 ");
+        assertThat(agree(emptiesThenSlot0(33), 0, slots)).startsWith("r0=77 "); // Linux 6.18's x86-64 JIT too
+        assertThat(agree(emptiesThenSlot0(200), 0, slots)).startsWith("r0=77 ");
     }
 
     @Test

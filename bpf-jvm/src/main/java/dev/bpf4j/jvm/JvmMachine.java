@@ -289,9 +289,9 @@ final class JvmMachine implements RunScopedHelperCall.Run {
 
     @Override public boolean tailCall(Object target) {
         RunRules.checkTailCallDepth(prog.name, helperPc, depth);
-        if (tailCalls >= Limits.MAX_TAIL_CALLS) return false;
-        tailCalls++; // an empty slot counts too, as in the kernel
-        if (target == null) return false;
+        // An empty slot falls through without counting, as in Linux's x86-64 and arm64 JITs (6.10+).
+        if (tailCalls >= Limits.MAX_TAIL_CALLS || target == null) return false;
+        tailCalls++;
         if (!(target instanceof JvmExecutable next)) throw RunRules.foreignTailCallTarget(prog.name, helperPc, target, JvmEngine.NAME);
         if (next.isClosed()) throw RunRules.closedTailCallTarget(prog.name, helperPc, next.program().name());
         pendingTailCall = next.compiled();

@@ -314,7 +314,7 @@ final class JitRun implements RunScopedHelperCall.Run {
         return env.get(EnvLayout.SCRATCH_BASE) + (depth - 1) * Limits.STACK_SIZE;
     }
 
-    /** As the interpreter: main frame only, 33 per run (empty slots count), same-engine targets that are open. */
+    /** As the interpreter: main frame only, 33 per run (empty slots do not count), same-engine targets that are open. */
     @Override public boolean tailCall(Object target) {
         long depth = env.get(EnvLayout.DEPTH);
         RunRules.checkTailCallDepth(programName(), pc(), depth);
@@ -322,8 +322,8 @@ final class JitRun implements RunScopedHelperCall.Run {
             tailCalls = new TailCalls();
             rare = true;
         }
-        if (!tailCalls.count()) return false;
-        if (target == null) return false;
+        if (tailCalls.full() || target == null) return false;
+        tailCalls.count();
         if (!(target instanceof JitExecutable)) throw RunRules.foreignTailCallTarget(programName(), pc(), target, "jit");
         // The budget left (stored before every helper call) decides whether the target's code may skip counting it.
         JitExecutable next = ((JitExecutable) target).forBudget(env.get(EnvLayout.BUDGET));

@@ -118,6 +118,11 @@ final class Corpus {
                 assertThat(o.maps().get("hits")).containsExactly("00000000=" + hex(le(3)), "01000000=" + hex(le(2)),
                         "02000000=" + hex(le(1)), "03000000=" + hex(le(1)));
             }),
+            c("tail_calls", "tail_empties", List.of(pkt(ipv4)), o -> {
+                assertThat(o.runs().get(0)).startsWith("retval=3 "); // slot 0 taken after 40 empty ones
+                assertThat(o.maps().get("hits")).containsExactly("00000000=" + hex(le(0)), "01000000=" + hex(le(1)),
+                        "02000000=" + hex(le(0)), "03000000=" + hex(le(0)));
+            }),
             c("map_in_map", "mim_update", List.of(ctx(mim(0, 1, 5, false)), ctx(mim(1, 0, 1, false)), ctx(mim(1, 2, 7, true)),
                     ctx(mim(3, 1, 1, true)), ctx(mim(2, 4, 1, false)), ctx(mim(2, 0, 1, true))), o -> {
                 assertThat(o.runs()).extracting(s -> s.substring(0, 8)).containsExactly("retval=0", "retval=1", "retval=0",
