@@ -8,6 +8,7 @@ import dev.bpf4j.runtime.ErrorKind;
 import dev.bpf4j.runtime.Helper;
 import dev.bpf4j.runtime.HelperCall;
 import dev.bpf4j.runtime.HelperSpec;
+import dev.bpf4j.runtime.LegacyPacketOffsets;
 import dev.bpf4j.runtime.Limits;
 import dev.bpf4j.runtime.RunRules;
 import dev.bpf4j.runtime.RunScopedHelperCall;
@@ -392,7 +393,8 @@ final class Machine implements RunScopedHelperCall.Run {
     /**
      * Loads 1, 2 or 4 big-endian bytes of the run's packet into r0 and returns true, or returns
      * false when {@code [offset, offset + size)} is not inside it. The offset is the imm (plus src
-     * for IND) truncated to a signed 32-bit int, as the kernel's bpf_skb_load_helper_* take it.
+     * for IND) truncated to a signed 32-bit int, as the kernel's bpf_skb_load_helper_* take it;
+     * a negative one is past the sk_buff's network or mac header ({@link LegacyPacketOffsets}).
      */
     boolean loadPacket(long w) {
         int op = InsnCode.opcode(w);
@@ -400,8 +402,9 @@ final class Machine implements RunScopedHelperCall.Run {
         if ((op & 0xe0) == dev.bpf4j.isa.Opcodes.IND) off += regs[InsnCode.src(w)];
         int offset = (int) off;
         int size = dev.bpf4j.isa.Opcodes.sizeBytes(op);
-        if (offset < 0 || offset + (long) size > packetLength) return false;
-        long a = packetAddress + offset;
+        long at = offset >= 0 ? offset : LegacyPacketOffsets.resolve(offset, context.packetBuffer(), packetAddress);
+        if (at + size > packetLength) return false;
+        long a = packetAddress + at;
         switch (size) {
             case 1: regs[0] = NativeMemory.getByte(a) & 0xffL; break;
             case 2: regs[0] = Short.reverseBytes(NativeMemory.getShort(a)) & 0xffffL; break;

@@ -4,6 +4,7 @@ import dev.bpf4j.runtime.BpfRuntimeException;
 import dev.bpf4j.runtime.ErrorKind;
 import dev.bpf4j.runtime.Helper;
 import dev.bpf4j.runtime.HelperSpec;
+import dev.bpf4j.runtime.LegacyPacketOffsets;
 import dev.bpf4j.runtime.Limits;
 import dev.bpf4j.runtime.MemoryRegion;
 import dev.bpf4j.runtime.NativeMemory;
@@ -319,12 +320,14 @@ final class JvmMachine implements RunScopedHelperCall.Run {
 
     /**
      * 1, 2 or 4 big-endian bytes of the run's packet at {@code off} (truncated to a signed 32-bit
-     * int, as the kernel's bpf_skb_load_helper_* take it), or -1 when they are not all inside it.
+     * int, as the kernel's bpf_skb_load_helper_* take it; a negative one is past the sk_buff's network or
+     * mac header: {@link LegacyPacketOffsets}), or -1 when they are not all inside it.
      */
     long loadPacket(long off, int size) {
         int offset = (int) off;
-        if (offset < 0 || offset + (long) size > packetLength) return -1;
-        long a = packetAddress + offset;
+        long at = offset >= 0 ? offset : LegacyPacketOffsets.resolve(offset, context.packetBuffer(), packetAddress);
+        if (at + size > packetLength) return -1;
+        long a = packetAddress + at;
         switch (size) {
             case 1: return NativeMemory.getByte(a) & 0xffL;
             case 2: return Short.reverseBytes(NativeMemory.getShort(a)) & 0xffffL;

@@ -62,8 +62,13 @@ public final class EnvLayout {
      */
     public static final int OWNER = 224;
     public static final int REGION_COUNT = 232;
+    /**
+     * The sk_buff's network and mac headers as signed offsets from PKT_ADDR, which LD ABS/IND at
+     * SKF_NET_OFF / SKF_LL_OFF read past ({@code LegacyPacketOffsets}; NO_HEADER when there are none).
+     */
+    public static final int PKT_NET_OFF = 240, PKT_MAC_OFF = 248;
     /** Region table: {start, end, writable} per region. */
-    public static final int REGIONS = 240;
+    public static final int REGIONS = 256;
     public static final int REGION_SIZE = 24;
     public static final int REGION_END = 8;
     public static final int REGION_WRITABLE = 16;

@@ -7,10 +7,12 @@ import dev.bpf4j.jit.x86.Cond;
 import dev.bpf4j.jit.x86.Mem;
 import dev.bpf4j.jit.x86.Reg;
 import dev.bpf4j.jit.x86.X86Encoder;
+import dev.bpf4j.runtime.LegacyPacketOffsets;
 
 /**
  * LD ABS/IND B/H/W (docs/runtime-semantics.md "Legacy packet loads"): r0 = the 1, 2 or 4 big-endian
- * bytes at {@code offset} of the run's packet, where offset = (int) (imm [+ src]). Out of range the
+ * bytes at {@code offset} of the run's packet, where offset = (int) (imm [+ src]); a negative one is
+ * past the sk_buff's network or mac header (env words PKT_NET_OFF, PKT_MAC_OFF). Out of range the
  * function returns with r0 = 0, as the kernel's classic-BPF loads do. Inline: the packet bounds are
  * in the env block; r10/r11 are the only scratch registers touched.
  */
@@ -30,10 +32,28 @@ final class LegacyLoadEmitter {
             e.movImmSx(off, i.imm());                                    /* mov r10, imm */
         }
         e.testRR(true, off, off);                                        /* test r10, r10 */
-        int neg = e.jccForward8(Cond.S);                                 /* js .out */
+        int pos = e.jccForward8(Cond.NS);                                /* jns .pos */
+        // SKF_NET_OFF + k / SKF_LL_OFF + k: k past the network / mac header (LegacyPacketOffsets)
+        e.aluRI(AluOp.CMP, true, off, LegacyPacketOffsets.SKF_NET_OFF);  /* cmp r10, SKF_NET_OFF */
+        int ll = e.jccForward8(Cond.L);                                  /* jl .ll */
+        e.aluRI(AluOp.SUB, true, off, LegacyPacketOffsets.SKF_NET_OFF);  /* sub r10, SKF_NET_OFF */
+        e.aluRM(AluOp.ADD, true, off, JitContext.env(EnvLayout.PKT_NET_OFF)); /* add r10, [r12 + PKT_NET_OFF] */
+        int header = e.jmpForward8();                                    /* jmp .header */
+        e.bind(ll);                                                      /* .ll: */
+        e.aluRI(AluOp.CMP, true, off, LegacyPacketOffsets.SKF_LL_OFF);   /* cmp r10, SKF_LL_OFF */
+        int below = e.jccForward8(Cond.L);                               /* jl .out */
+        e.aluRI(AluOp.SUB, true, off, LegacyPacketOffsets.SKF_LL_OFF);   /* sub r10, SKF_LL_OFF */
+        e.aluRM(AluOp.ADD, true, off, JitContext.env(EnvLayout.PKT_MAC_OFF)); /* add r10, [r12 + PKT_MAC_OFF] */
+        e.bind(header);                                                  /* .header: r10 >= the header's offset, maybe < 0 */
+        e.lea(tmp, Mem.of(off, size));                                   /* lea r11, [r10 + size] */
+        e.aluRM(AluOp.CMP, true, tmp, JitContext.env(EnvLayout.PKT_LEN)); /* cmp r11, [r12 + PKT_LEN] */
+        int pastHeader = e.jccForward8(Cond.G);                          /* jg .out (signed) */
+        int load = e.jmpForward8();                                      /* jmp .load */
+        e.bind(pos);                                                     /* .pos: */
         e.lea(tmp, Mem.of(off, size));                                   /* lea r11, [r10 + size] */
         e.aluRM(AluOp.CMP, true, tmp, JitContext.env(EnvLayout.PKT_LEN)); /* cmp r11, [r12 + PKT_LEN] */
         int past = e.jccForward8(Cond.A);                                /* ja .out */
+        e.bind(load);                                                    /* .load: */
         e.aluRM(AluOp.ADD, true, off, JitContext.env(EnvLayout.PKT_ADDR)); /* add r10, [r12 + PKT_ADDR] */
         Reg r0 = RegMap.x86(0);
         Mem m = Mem.of(off, 0);
@@ -43,7 +63,8 @@ final class LegacyLoadEmitter {
             default: e.load(false, r0, m); e.bswap(false, r0);           /* mov eax, [r10]; bswap eax */
         }
         int done = e.jmpForward8();                                      /* jmp .done */
-        e.bind(neg);                                                     /* .out: */
+        e.bind(below);                                                   /* .out: */
+        e.bind(pastHeader);
         e.bind(past);
         e.aluRR(AluOp.XOR, false, r0, r0);                               /* xor eax, eax */
         e.jmpRel32(c.epilogueOffset());                                  /* jmp epilogue (return r0 = 0) */

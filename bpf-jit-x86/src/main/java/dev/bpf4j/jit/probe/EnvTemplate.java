@@ -1,6 +1,7 @@
 package dev.bpf4j.jit.probe;
 
 import dev.bpf4j.jit.compiler.EnvLayout;
+import dev.bpf4j.runtime.LegacyPacketOffsets;
 import dev.bpf4j.runtime.Limits;
 import dev.bpf4j.runtime.MemoryRegion;
 import dev.bpf4j.runtime.NativeMemory;
@@ -32,6 +33,8 @@ final class EnvTemplate implements AutoCloseable {
         put(EnvLayout.REGION_COUNT, count);
         put(EnvLayout.FAST_W_START, -1L);   // no address is >= 0xffff... and <= 0
         put(EnvLayout.FAST_W_LAST, 0);
+        put(EnvLayout.PKT_NET_OFF, LegacyPacketOffsets.NO_HEADER); // a probe's run has no packet
+        put(EnvLayout.PKT_MAC_OFF, LegacyPacketOffsets.NO_HEADER);
         boolean fastWrite = false;
         for (int i = 0; i < regions.size(); i++) {
             MemoryRegion r = regions.get(i);

@@ -4,6 +4,8 @@ import dev.bpf4j.jit.compiler.EnvLayout;
 import dev.bpf4j.runtime.Limits;
 import dev.bpf4j.runtime.MemoryRegion;
 import dev.bpf4j.runtime.NativeMemory;
+import dev.bpf4j.runtime.LegacyPacketOffsets;
+import dev.bpf4j.runtime.PacketBuffer;
 import dev.bpf4j.runtime.RunContext;
 
 import java.lang.ref.Cleaner;
@@ -91,12 +93,14 @@ final class EnvBlock {
     static boolean readsPacket(int words) { return (words & PACKET) != 0; }
 
     /** The packet words of {@code ctx} (prepare writes them only for programs that read them). */
-    void setPacket(RunContext ctx) { setPacket(ctx.packetAddress(), ctx.packetLength()); }
+    void setPacket(RunContext ctx) { setPacket(ctx.packetAddress(), ctx.packetLength(), ctx.packetBuffer()); }
 
-    /** The packet words LD ABS/IND read. */
-    void setPacket(long address, long length) {
+    /** The packet words LD ABS/IND read: the packet and, from {@code buffer} (null: none), its headers. */
+    void setPacket(long address, long length, PacketBuffer buffer) {
         set(EnvLayout.PKT_ADDR, address);
         set(EnvLayout.PKT_LEN, length);
+        set(EnvLayout.PKT_NET_OFF, LegacyPacketOffsets.networkOffset(buffer, address));
+        set(EnvLayout.PKT_MAC_OFF, LegacyPacketOffsets.macOffset(buffer, address));
     }
 
     /** The regions the table holds now. */
@@ -121,8 +125,11 @@ final class EnvBlock {
         int args = words & (PACKET - 1);
         for (int i = 1; i < args; i++) update(EnvLayout.ARGS + 8 * i, ctx.arg(i));
         if ((words & PACKET) != 0) {
-            update(EnvLayout.PKT_ADDR, ctx.packetAddress());
+            long address = ctx.packetAddress();
+            update(EnvLayout.PKT_ADDR, address);
             update(EnvLayout.PKT_LEN, ctx.packetLength());
+            update(EnvLayout.PKT_NET_OFF, LegacyPacketOffsets.networkOffset(ctx.packetBuffer(), address));
+            update(EnvLayout.PKT_MAC_OFF, LegacyPacketOffsets.macOffset(ctx.packetBuffer(), address));
         }
     }
 

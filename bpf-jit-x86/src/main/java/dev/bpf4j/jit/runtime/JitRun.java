@@ -347,7 +347,8 @@ final class JitRun implements RunScopedHelperCall.Run {
 
     /** LD ABS/IND read the env block's packet words: the packet as the helper left it (the next run's prepare writes its own). */
     @Override public void packetDataMoved(long data, long length) {
-        env.setPacket(data, length);
+        RunContext c = context();
+        env.setPacket(data, length, c == null ? null : c.packetBuffer());
     }
 
     /** The memory-check rule: inside one region (writable for writes) or, when an argument of the call may be a stack pointer, one live BPF frame. */

@@ -27,6 +27,21 @@ final class Corpus {
         return le(r);
     }
 
+    /** ld_abs_headers: what LD ABS/IND read past the network and mac headers of {@code p}; SKF_AD_OFF ends the run. */
+    private static void skfHeaders(Outcome o, byte[] p) {
+        int n = p.length;
+        assertThat(o.runs().get(0)).startsWith("retval=0 ");
+        assertThat(o.maps().get("seen")).containsExactly("00000000=" + hex(le(p[14] & 0xffL)), "01000000=" + hex(le(be(p, 15, 2))),
+                "02000000=" + hex(le(be(p, 0, 4))), "03000000=" + hex(le(p[13] & 0xffL)), "04000000=" + hex(le(be(p, n - 4, 4))),
+                "05000000=" + hex(le(p[n - 1] & 0xffL)), "06000000=" + hex(le(0L)), "07000000=" + hex(le(0L)));
+    }
+
+    private static long be(byte[] p, int at, int size) {
+        long v = 0;
+        for (int i = 0; i < size; i++) v = v << 8 | (p[at + i] & 0xff);
+        return v;
+    }
+
     static List<CorpusCase> all() {
         byte[] ipv4 = udp(53, 10);
         byte[] badCsum = udp(53, 10);
@@ -122,6 +137,14 @@ final class Corpus {
                 assertThat(o.runs().get(0)).startsWith("retval=3 "); // slot 0 taken after 40 empty ones
                 assertThat(o.maps().get("hits")).containsExactly("00000000=" + hex(le(0)), "01000000=" + hex(le(1)),
                         "02000000=" + hex(le(0)), "03000000=" + hex(le(0)));
+            }),
+            c("ld_abs_headers", "skf_socket", List.of(pkt(ipv4)), o -> skfHeaders(o, ipv4)),
+            c("ld_abs_headers", "skf_tc", List.of(pkt(ipv4)), o -> skfHeaders(o, ipv4)),
+            c("ld_abs_headers", "skf_past_end", List.of(pkt(ipv4)), o -> {
+                assertThat(o.runs().get(0)).startsWith("retval=0 ");
+                assertThat(o.entry("seen", "00000000")).isEqualTo(hex(le(ipv4[ipv4.length - 1] & 0xffL)));
+                assertThat(o.entry("seen", "01000000")).isEqualTo(hex(le(0L)));
+                assertThat(o.entry("seen", "02000000")).isEqualTo(hex(le(0L)));
             }),
             c("map_in_map", "mim_update", List.of(ctx(mim(0, 1, 5, false)), ctx(mim(1, 0, 1, false)), ctx(mim(1, 2, 7, true)),
                     ctx(mim(3, 1, 1, true)), ctx(mim(2, 4, 1, false)), ctx(mim(2, 0, 1, true))), o -> {
