@@ -4,7 +4,6 @@ import dev.bpf4j.runtime.StackFrames;
 import dev.bpf4j.runtime.AtomicOps;
 
 import dev.bpf4j.runtime.BpfRuntimeException;
-import dev.bpf4j.runtime.ErrorKind;
 import dev.bpf4j.runtime.Helper;
 import dev.bpf4j.runtime.HelperCall;
 import dev.bpf4j.runtime.HelperSpec;
@@ -12,7 +11,6 @@ import dev.bpf4j.runtime.Limits;
 import dev.bpf4j.runtime.RunRules;
 import dev.bpf4j.runtime.RunScopedHelperCall;
 import dev.bpf4j.runtime.MemoryRegion;
-import dev.bpf4j.runtime.NativeMemory;
 import dev.bpf4j.runtime.RunContext;
 
 import java.util.List;
@@ -270,7 +268,7 @@ final class Machine implements RunScopedHelperCall.Run {
 
     /** {@code call local}: saves r6-r9 and the return pc, opens a fresh frame; returns the target pc. */
     int enterCall(long w, int pc) {
-        if (depth == Limits.MAX_CALL_FRAMES) throw BpfRuntimeException.callDepthExceeded(prog.name, pc, Limits.MAX_CALL_FRAMES);
+        RunRules.checkCallDepth(prog.name, pc, depth);
         System.arraycopy(regs, 6, saved, depth * 4, 4);
         returnPc[depth] = pc + 1;
         regs[10] = stack.frameTop(depth);
@@ -299,9 +297,7 @@ final class Machine implements RunScopedHelperCall.Run {
      * that names no registered helper ends the run with HELPER_FAILED at {@code pc}.
      */
     long callx(int pc, int reg) {
-        long id = regs[reg];
-        HelperSpec spec = id == (int) id ? prog.registry.lookup((int) id).orElse(null) : null;
-        if (spec == null) throw BpfRuntimeException.unknownHelper(prog.name, pc, reg, id);
+        HelperSpec spec = RunRules.callxTarget(prog.registry, prog.name, pc, reg, regs[reg]);
         return callHelper(pc, spec.body(), spec);
     }
 
@@ -320,10 +316,7 @@ final class Machine implements RunScopedHelperCall.Run {
         } catch (BpfRuntimeException e) {
             throw e;
         } catch (RuntimeException e) {
-            BpfRuntimeException failure = new BpfRuntimeException(ErrorKind.HELPER_FAILED, prog.name, pc, 0,
-                    "helper " + spec.name() + " (id " + spec.id() + ") threw " + e);
-            failure.initCause(e);
-            throw failure;
+            throw RunRules.helperThrew(prog.name, pc, spec.name(), spec.id(), e);
         } finally {
             scratchLive &= ~(1 << d);
         }
@@ -357,12 +350,10 @@ final class Machine implements RunScopedHelperCall.Run {
     }
 
     @Override public boolean tailCall(Object target) {
-        RunRules.checkTailCallDepth(prog.name, helperPc, depth);
-        if (tailCalls >= Limits.MAX_TAIL_CALLS) return false;
+        if (!RunRules.mayTailCall(prog.name, helperPc, depth, tailCalls)) return false;
         tailCalls++; // an empty slot counts too, as in the kernel
-        if (target == null) return false;
-        if (!(target instanceof InterpretedExecutable)) throw RunRules.foreignTailCallTarget(prog.name, helperPc, target, "interp");
-        InterpretedExecutable next = (InterpretedExecutable) target;
+        InterpretedExecutable next = RunRules.tailCallTarget(prog.name, helperPc, target, InterpretedExecutable.class, "interp");
+        if (next == null) return false;
         if (next.isClosed()) throw RunRules.closedTailCallTarget(prog.name, helperPc, next.program().name());
         pendingTailCall = next.decoded();
         stop = true;
@@ -398,15 +389,9 @@ final class Machine implements RunScopedHelperCall.Run {
         int op = InsnCode.opcode(w);
         long off = InsnCode.imm(w);
         if ((op & 0xe0) == dev.bpf4j.isa.Opcodes.IND) off += regs[InsnCode.src(w)];
-        int offset = (int) off;
-        int size = dev.bpf4j.isa.Opcodes.sizeBytes(op);
-        if (offset < 0 || offset + (long) size > packetLength) return false;
-        long a = packetAddress + offset;
-        switch (size) {
-            case 1: regs[0] = NativeMemory.getByte(a) & 0xffL; break;
-            case 2: regs[0] = Short.reverseBytes(NativeMemory.getShort(a)) & 0xffffL; break;
-            default: regs[0] = Integer.reverseBytes(NativeMemory.getInt(a)) & 0xffffffffL;
-        }
+        long v = RunRules.loadPacket(packetAddress, packetLength, off, dev.bpf4j.isa.Opcodes.sizeBytes(op));
+        if (v < 0) return false;
+        regs[0] = v;
         return true;
     }
 
@@ -453,11 +438,7 @@ final class Machine implements RunScopedHelperCall.Run {
      * its context's list unequal to this one and binds it afresh.
      */
     @Override public void replaceRegion(MemoryRegion old, MemoryRegion now) {
-        List<MemoryRegion> rs = new java.util.ArrayList<>(boundRegions);
-        int i = rs.indexOf(old);
-        if (i < 0) throw new IllegalStateException("region " + old + " is not in this run's table");
-        rs.set(i, now);
-        bind(List.copyOf(rs));
+        bind(RunRules.replaceRegion(boundRegions, old, now));
         dropWindows();
     }
 

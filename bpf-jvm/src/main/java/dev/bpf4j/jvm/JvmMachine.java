@@ -1,12 +1,10 @@
 package dev.bpf4j.jvm;
 
 import dev.bpf4j.runtime.BpfRuntimeException;
-import dev.bpf4j.runtime.ErrorKind;
 import dev.bpf4j.runtime.Helper;
 import dev.bpf4j.runtime.HelperSpec;
 import dev.bpf4j.runtime.Limits;
 import dev.bpf4j.runtime.MemoryRegion;
-import dev.bpf4j.runtime.NativeMemory;
 import dev.bpf4j.runtime.RunContext;
 import dev.bpf4j.runtime.RunEntry;
 import dev.bpf4j.runtime.RunRules;
@@ -195,7 +193,7 @@ final class JvmMachine implements RunScopedHelperCall.Run {
     BpfRuntimeException overBudget(int pc) { return BpfRuntimeException.budgetExceeded(prog.name, pc, budgetLimit); }
 
     private int enterCall(int pc) {
-        if (depth == Limits.MAX_CALL_FRAMES) throw BpfRuntimeException.callDepthExceeded(prog.name, pc, Limits.MAX_CALL_FRAMES);
+        RunRules.checkCallDepth(prog.name, pc, depth);
         System.arraycopy(regs, 6, saved, depth * 4, 4);
         returnPc[depth] = pc + 1;
         regs[10] = stack.frameTop(depth);
@@ -236,8 +234,7 @@ final class JvmMachine implements RunScopedHelperCall.Run {
 
     /** {@code callx} at {@code pc}: the helper whose id is {@code id}. */
     long callx(int pc, int reg, long id, long r1, long r2, long r3, long r4, long r5) {
-        HelperSpec spec = id == (int) id ? prog.registry.lookup((int) id).orElse(null) : null;
-        if (spec == null) throw BpfRuntimeException.unknownHelper(prog.name, pc, reg, id);
+        HelperSpec spec = RunRules.callxTarget(prog.registry, prog.name, pc, reg, id);
         helperPc = pc;
         int d = depth;
         try {
@@ -254,10 +251,7 @@ final class JvmMachine implements RunScopedHelperCall.Run {
     }
 
     private BpfRuntimeException helperFailed(int pc, HelperSpec spec, RuntimeException e) {
-        BpfRuntimeException failure = new BpfRuntimeException(ErrorKind.HELPER_FAILED, prog.name, pc, 0,
-                "helper " + spec.name() + " (id " + spec.id() + ") threw " + e);
-        failure.initCause(e);
-        return failure;
+        return RunRules.helperThrew(prog.name, pc, spec.name(), spec.id(), e);
     }
 
     // ---- callbacks, tail calls, scratch (docs/runtime-semantics.md), by RunRules ----
@@ -288,11 +282,10 @@ final class JvmMachine implements RunScopedHelperCall.Run {
     }
 
     @Override public boolean tailCall(Object target) {
-        RunRules.checkTailCallDepth(prog.name, helperPc, depth);
-        if (tailCalls >= Limits.MAX_TAIL_CALLS) return false;
+        if (!RunRules.mayTailCall(prog.name, helperPc, depth, tailCalls)) return false;
         tailCalls++; // an empty slot counts too, as in the kernel
-        if (target == null) return false;
-        if (!(target instanceof JvmExecutable next)) throw RunRules.foreignTailCallTarget(prog.name, helperPc, target, JvmEngine.NAME);
+        JvmExecutable next = RunRules.tailCallTarget(prog.name, helperPc, target, JvmExecutable.class, JvmEngine.NAME);
+        if (next == null) return false;
         if (next.isClosed()) throw RunRules.closedTailCallTarget(prog.name, helperPc, next.program().name());
         pendingTailCall = next.compiled();
         stop = true;
@@ -322,14 +315,7 @@ final class JvmMachine implements RunScopedHelperCall.Run {
      * int, as the kernel's bpf_skb_load_helper_* take it), or -1 when they are not all inside it.
      */
     long loadPacket(long off, int size) {
-        int offset = (int) off;
-        if (offset < 0 || offset + (long) size > packetLength) return -1;
-        long a = packetAddress + offset;
-        switch (size) {
-            case 1: return NativeMemory.getByte(a) & 0xffL;
-            case 2: return Short.reverseBytes(NativeMemory.getShort(a)) & 0xffffL;
-            default: return Integer.reverseBytes(NativeMemory.getInt(a)) & 0xffffffffL;
-        }
+        return RunRules.loadPacket(packetAddress, packetLength, off, size);
     }
 
     // ---- HelperCall ----
@@ -360,11 +346,7 @@ final class JvmMachine implements RunScopedHelperCall.Run {
     }
 
     @Override public void replaceRegion(MemoryRegion old, MemoryRegion now) {
-        List<MemoryRegion> rs = new java.util.ArrayList<>(boundRegions);
-        int i = rs.indexOf(old);
-        if (i < 0) throw new IllegalStateException("region " + old + " is not in this run's table");
-        rs.set(i, now);
-        bind(List.copyOf(rs));
+        bind(RunRules.replaceRegion(boundRegions, old, now));
         dropWindows();
     }
 

@@ -5,7 +5,6 @@ import dev.bpf4j.isa.Opcodes;
 import dev.bpf4j.jit.compiler.AccessDescriptor;
 import dev.bpf4j.jit.compiler.EnvLayout;
 import dev.bpf4j.runtime.BpfRuntimeException;
-import dev.bpf4j.runtime.ErrorKind;
 import dev.bpf4j.runtime.HelperCall;
 import dev.bpf4j.runtime.HelperSpec;
 import dev.bpf4j.runtime.Limits;
@@ -247,8 +246,7 @@ final class JitRun implements RunScopedHelperCall.Run {
     /** HELPER_FAILED at the current pc: "helper NAME (id ID) WHAT". */
     private BpfRuntimeException helperFailed(int id, String what) {
         HelperSpec spec = running.javaHelper(id);
-        return new BpfRuntimeException(ErrorKind.HELPER_FAILED, programName(), pc(), 0,
-                "helper " + (spec == null ? "?" : spec.name()) + " (id " + id + ") " + what);
+        return RunRules.helperFailed(programName(), pc(), spec == null ? "?" : spec.name(), id, what);
     }
 
     /** The running program's name: the loaded program's, or the last tail call target's. */
@@ -317,16 +315,16 @@ final class JitRun implements RunScopedHelperCall.Run {
     /** As the interpreter: main frame only, 33 per run (empty slots count), same-engine targets that are open. */
     @Override public boolean tailCall(Object target) {
         long depth = env.get(EnvLayout.DEPTH);
-        RunRules.checkTailCallDepth(programName(), pc(), depth);
         if (tailCalls == null) {
             tailCalls = new TailCalls();
             rare = true;
         }
-        if (!tailCalls.count()) return false;
-        if (target == null) return false;
-        if (!(target instanceof JitExecutable)) throw RunRules.foreignTailCallTarget(programName(), pc(), target, "jit");
+        if (!RunRules.mayTailCall(programName(), pc(), depth, tailCalls.made())) return false;
+        tailCalls.count(); // an empty slot counts too, as in the kernel
+        JitExecutable slot = RunRules.tailCallTarget(programName(), pc(), target, JitExecutable.class, "jit");
+        if (slot == null) return false;
         // The budget left (stored before every helper call) decides whether the target's code may skip counting it.
-        JitExecutable next = ((JitExecutable) target).forBudget(env.get(EnvLayout.BUDGET));
+        JitExecutable next = slot.forBudget(env.get(EnvLayout.BUDGET));
         if (!tailCalls.pin(next)) throw RunRules.closedTailCallTarget(programName(), pc(), next.program().name());
         return true;
     }
@@ -338,11 +336,7 @@ final class JitRun implements RunScopedHelperCall.Run {
      */
     @Override public void replaceRegion(MemoryRegion old, MemoryRegion now) {
         if (env.boundRegions() == null) RunScopedHelperCall.Run.super.replaceRegion(old, now); // a probe's run: no packet to move
-        java.util.List<MemoryRegion> rs = new java.util.ArrayList<>(env.boundRegions());
-        int i = rs.indexOf(old);
-        if (i < 0) throw new IllegalStateException("region " + old + " is not in this run's table");
-        rs.set(i, now);
-        env.bind(java.util.List.copyOf(rs));
+        env.bind(RunRules.replaceRegion(env.boundRegions(), old, now));
     }
 
     /** LD ABS/IND read the env block's packet words: the packet as the helper left it (the next run's prepare writes its own). */

@@ -15,12 +15,11 @@ final class TailCalls {
     private JitExecutable pending;
     private final List<JitExecutable> pinned = new ArrayList<>(2);
 
-    /** Counts one tail call; false when the run already made the maximum (the call falls through). */
-    boolean count() {
-        if (made >= Limits.MAX_TAIL_CALLS) return false;
-        made++;
-        return true;
-    }
+    /** Tail calls counted so far ({@code RunRules.mayTailCall} compares it with the limit). */
+    int made() { return made; }
+
+    /** Counts one tail call that {@code RunRules.mayTailCall} allowed. */
+    void count() { made++; }
 
     /** Pins {@code next} for the rest of the run and makes it the pending target; false when it is closed. */
     boolean pin(JitExecutable next) {
