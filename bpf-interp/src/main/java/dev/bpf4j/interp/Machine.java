@@ -8,6 +8,7 @@ import dev.bpf4j.runtime.Helper;
 import dev.bpf4j.runtime.HelperCall;
 import dev.bpf4j.runtime.HelperSpec;
 import dev.bpf4j.runtime.Limits;
+import dev.bpf4j.runtime.RegionTable;
 import dev.bpf4j.runtime.RunRules;
 import dev.bpf4j.runtime.RunScopedHelperCall;
 import dev.bpf4j.runtime.MemoryRegion;
@@ -42,10 +43,7 @@ final class Machine implements RunScopedHelperCall.Run {
     private final int[] returnPc = new int[Limits.MAX_CALL_FRAMES];
     /** Live frames, the main program's included. */
     int depth;
-    private long[] regionStart = new long[4], regionEnd = new long[4];
-    private boolean[] regionWritable = new boolean[4];
-    private int regionCount;
-    private List<MemoryRegion> boundRegions;
+    private final RegionTable regions = new RegionTable();
     private int helperPc;
     /** Set by a helper that ended the run ({@link #exit}) or asked for a tail call: the loop must look. */
     boolean stop;
@@ -96,8 +94,8 @@ final class Machine implements RunScopedHelperCall.Run {
         packetAddress = ctx.packetAddress();
         packetLength = ctx.packetLength();
         List<MemoryRegion> rs = ctx.regions();
-        if (!MemoryRegion.sameRegions(rs, boundRegions)) { // RunContext's list is immutable: equal lists, same table
-            bind(rs);
+        if (!regions.holds(rs)) {
+            regions.bind(rs);
             dropWindows();
         } else if (!settled) { // a window on a region or on the main frame holds for this run too
             if (!validAtEntry(regs[READ_LO])) regs[READ_LEN] = NO_WINDOW;
@@ -136,23 +134,6 @@ final class Machine implements RunScopedHelperCall.Run {
         scratchLive = 0;
     }
 
-    private void bind(List<MemoryRegion> rs) {
-        boundRegions = rs;
-        int n = rs.size();
-        if (n > regionStart.length) {
-            regionStart = new long[n];
-            regionEnd = new long[n];
-            regionWritable = new boolean[n];
-        }
-        for (int i = 0; i < n; i++) {
-            MemoryRegion r = rs.get(i);
-            regionStart[i] = r.start();
-            regionEnd[i] = r.end();
-            regionWritable[i] = r.writable();
-        }
-        regionCount = n;
-    }
-
     // ---- memory checks (docs/runtime-semantics.md "Memory checks") ----
 
     /**
@@ -160,15 +141,7 @@ final class Machine implements RunScopedHelperCall.Run {
      * {@code frames} (the verifier typed the access as a stack pointer), one live frame.
      */
     boolean allowed(long a, long size, boolean write, boolean frames) {
-        long end = a + size;
-        if (Long.compareUnsigned(end, a) <= 0) return false; // empty or wraps around
-        for (int i = 0; i < regionCount; i++) {
-            if ((!write || regionWritable[i])
-                    && Long.compareUnsigned(a, regionStart[i]) >= 0
-                    && Long.compareUnsigned(end, regionEnd[i]) <= 0) return true;
-        }
-        if (frames && stack.inLiveFrame(a, end, depth)) return true;
-        return !write && scratchLive != 0 && stack.inLiveScratch(a, end, scratchLive);
+        return regions.allows(a, size, write, frames, stack, depth, scratchLive);
     }
 
     long check(long a, int size, boolean write, int pc) {
@@ -188,12 +161,11 @@ final class Machine implements RunScopedHelperCall.Run {
     long readSlow(long a, int size, int pc) {
         long end = a + size;
         if (Long.compareUnsigned(end, a) > 0) {
-            for (int i = 0; i < regionCount; i++) {
-                if (Long.compareUnsigned(a, regionStart[i]) >= 0 && Long.compareUnsigned(end, regionEnd[i]) <= 0) {
-                    regs[READ_LO] = regionStart[i];
-                    regs[READ_LEN] = regionEnd[i] - regionStart[i];
-                    return a;
-                }
+            int i = regions.find(a, end, false);
+            if (i >= 0) {
+                regs[READ_LO] = regions.start(i);
+                regs[READ_LEN] = regions.end(i) - regions.start(i);
+                return a;
             }
             int k = prog.touchesFrames(pc) ? stack.liveFrameOf(a, end, depth) : -1;
             if (k >= 0) {
@@ -212,12 +184,11 @@ final class Machine implements RunScopedHelperCall.Run {
     long writeSlow(long a, int size, int pc) {
         long end = a + size;
         if (Long.compareUnsigned(end, a) > 0) {
-            for (int i = 0; i < regionCount; i++) {
-                if (regionWritable[i] && Long.compareUnsigned(a, regionStart[i]) >= 0 && Long.compareUnsigned(end, regionEnd[i]) <= 0) {
-                    regs[WRITE_LO] = regionStart[i];
-                    regs[WRITE_LEN] = regionEnd[i] - regionStart[i];
-                    return a;
-                }
+            int i = regions.find(a, end, true);
+            if (i >= 0) {
+                regs[WRITE_LO] = regions.start(i);
+                regs[WRITE_LEN] = regions.end(i) - regions.start(i);
+                return a;
             }
             int k = prog.touchesFrames(pc) ? stack.liveFrameOf(a, end, depth) : -1;
             if (k >= 0) {
@@ -438,7 +409,7 @@ final class Machine implements RunScopedHelperCall.Run {
      * its context's list unequal to this one and binds it afresh.
      */
     @Override public void replaceRegion(MemoryRegion old, MemoryRegion now) {
-        bind(RunRules.replaceRegion(boundRegions, old, now));
+        regions.replace(old, now);
         dropWindows();
     }
 

@@ -5,13 +5,13 @@ import dev.bpf4j.runtime.Helper;
 import dev.bpf4j.runtime.HelperSpec;
 import dev.bpf4j.runtime.Limits;
 import dev.bpf4j.runtime.MemoryRegion;
+import dev.bpf4j.runtime.RegionTable;
 import dev.bpf4j.runtime.RunContext;
 import dev.bpf4j.runtime.RunEntry;
 import dev.bpf4j.runtime.RunRules;
 import dev.bpf4j.runtime.RunScopedHelperCall;
 import dev.bpf4j.runtime.StackFrames;
 
-import java.util.List;
 
 /**
  * The state of one run of a compiled program: the register file the region methods load and store
@@ -30,10 +30,7 @@ final class JvmMachine implements RunScopedHelperCall.Run {
     private final long[] saved = new long[Limits.MAX_CALL_FRAMES * 4];
     private final int[] returnPc = new int[Limits.MAX_CALL_FRAMES];
     int depth;
-    private long[] regionStart = new long[4], regionEnd = new long[4];
-    private boolean[] regionWritable = new boolean[4];
-    private int regionCount;
-    private List<MemoryRegion> boundRegions;
+    private final RegionTable regions = new RegionTable();
     /** The last region a checked read / write found its access in: two compares for the next one. */
     private long readLo, readLen = NO_WINDOW, writeLo, writeLen = NO_WINDOW;
     private static final long NO_WINDOW = -16;
@@ -77,7 +74,7 @@ final class JvmMachine implements RunScopedHelperCall.Run {
         budgetLimit = budgetLeft = ctx.budget();
         packetAddress = ctx.packetAddress();
         packetLength = ctx.packetLength();
-        if (!MemoryRegion.sameRegions(ctx.regions(), boundRegions)) bind(ctx.regions());
+        if (!regions.holds(ctx.regions())) regions.bind(ctx.regions());
         dropWindows();
     }
 
@@ -103,23 +100,6 @@ final class JvmMachine implements RunScopedHelperCall.Run {
         }
     }
 
-    private void bind(List<MemoryRegion> rs) {
-        boundRegions = rs;
-        int n = rs.size();
-        if (n > regionStart.length) {
-            regionStart = new long[n];
-            regionEnd = new long[n];
-            regionWritable = new boolean[n];
-        }
-        for (int i = 0; i < n; i++) {
-            MemoryRegion x = rs.get(i);
-            regionStart[i] = x.start();
-            regionEnd[i] = x.end();
-            regionWritable[i] = x.writable();
-        }
-        regionCount = n;
-    }
-
     private void dropWindows() { readLen = writeLen = NO_WINDOW; }
 
     // ---- memory checks (docs/runtime-semantics.md "Memory checks"), the interpreter's rule ----
@@ -140,10 +120,10 @@ final class JvmMachine implements RunScopedHelperCall.Run {
     private long readSlow(long a, int size, int pc) {
         long end = a + size;
         if (Long.compareUnsigned(end, a) > 0) {
-            int i = regionOf(a, end, false);
+            int i = regions.find(a, end, false);
             if (i >= 0) {
-                readLo = regionStart[i];
-                readLen = regionEnd[i] - regionStart[i];
+                readLo = regions.start(i);
+                readLen = regions.end(i) - regions.start(i);
                 return a;
             }
             if (prog.touchesFrames(pc) && stack.liveFrameOf(a, end, depth) >= 0) return a; // frames never become a window
@@ -155,10 +135,10 @@ final class JvmMachine implements RunScopedHelperCall.Run {
     private long writeSlow(long a, int size, int pc) {
         long end = a + size;
         if (Long.compareUnsigned(end, a) > 0) {
-            int i = regionOf(a, end, true);
+            int i = regions.find(a, end, true);
             if (i >= 0) {
-                writeLo = regionStart[i];
-                writeLen = regionEnd[i] - regionStart[i];
+                writeLo = regions.start(i);
+                writeLen = regions.end(i) - regions.start(i);
                 return a;
             }
             if (prog.touchesFrames(pc) && stack.liveFrameOf(a, end, depth) >= 0) return a;
@@ -166,19 +146,8 @@ final class JvmMachine implements RunScopedHelperCall.Run {
         throw BpfRuntimeException.outOfBounds(prog.name, pc, a, size, true);
     }
 
-    private int regionOf(long a, long end, boolean write) {
-        for (int i = 0; i < regionCount; i++) {
-            if ((!write || regionWritable[i]) && Long.compareUnsigned(a, regionStart[i]) >= 0 && Long.compareUnsigned(end, regionEnd[i]) <= 0) return i;
-        }
-        return -1;
-    }
-
     private boolean allowed(long a, long size, boolean write, boolean frames) {
-        long end = a + size;
-        if (Long.compareUnsigned(end, a) <= 0) return false;
-        if (regionOf(a, end, write) >= 0) return true;
-        if (frames && stack.inLiveFrame(a, end, depth)) return true;
-        return !write && scratchLive != 0 && stack.inLiveScratch(a, end, scratchLive);
+        return regions.allows(a, size, write, frames, stack, depth, scratchLive);
     }
 
     /** BPF_ATOMIC's address: checked as a write, then for alignment (x86 split locks; the kernel refuses them too). */
@@ -346,7 +315,7 @@ final class JvmMachine implements RunScopedHelperCall.Run {
     }
 
     @Override public void replaceRegion(MemoryRegion old, MemoryRegion now) {
-        bind(RunRules.replaceRegion(boundRegions, old, now));
+        regions.replace(old, now);
         dropWindows();
     }
 
