@@ -90,6 +90,17 @@ public final class RunRules {
                 + " engine (fill prog arrays with executables of the engine that runs them)");
     }
 
+    /**
+     * Before a tail call's target runs: the main frame (top at {@code frameTop}, its top
+     * {@code zeroed} bytes zeroed at entry) is zeroed wholly, since the target may read bytes the
+     * caller never could, and they must read as zero unless the caller wrote them. Returns the bytes
+     * now zeroed (the whole frame).
+     */
+    public static int defineMainFrame(long frameTop, int zeroed) {
+        if (zeroed < Limits.STACK_SIZE) StackFrames.zeroBelow(frameTop, zeroed);
+        return Limits.STACK_SIZE;
+    }
+
     /** The target was closed while a prog array still held it. */
     public static BpfRuntimeException closedTailCallTarget(String program, int pc, String target) {
         return new BpfRuntimeException(ErrorKind.HELPER_FAILED, program, pc, 0,

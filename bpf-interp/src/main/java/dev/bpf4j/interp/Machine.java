@@ -4,6 +4,7 @@ import dev.bpf4j.runtime.StackFrames;
 import dev.bpf4j.runtime.AtomicOps;
 
 import dev.bpf4j.runtime.BpfRuntimeException;
+import dev.bpf4j.runtime.CallbackExit;
 import dev.bpf4j.runtime.Helper;
 import dev.bpf4j.runtime.HelperCall;
 import dev.bpf4j.runtime.HelperSpec;
@@ -282,7 +283,7 @@ final class Machine implements RunScopedHelperCall.Run {
             if (unset == 0) return h.call(helperCall(), regs[1], regs[2], regs[3], regs[4], regs[5]);
             // a dead register holds what each engine left there: never-set arguments are 0 on every engine
             return h.call(helperCall(), arg(unset, 1), arg(unset, 2), arg(unset, 3), arg(unset, 4), arg(unset, 5));
-        } catch (ExitSignal e) { // a helper inside a callback ended the run: exited is set
+        } catch (CallbackExit e) { // a helper inside a callback ended the run: exited is set
             return 0;
         } catch (BpfRuntimeException e) {
             throw e;
@@ -310,7 +311,7 @@ final class Machine implements RunScopedHelperCall.Run {
         depth++;
         try {
             long r0 = Interpreter.execute(p, this, target, budgetLeft, depth);
-            if (exited) throw ExitSignal.INSTANCE;
+            if (exited) throw CallbackExit.INSTANCE;
             return r0;
         } finally {
             depth = outer;
@@ -333,10 +334,7 @@ final class Machine implements RunScopedHelperCall.Run {
 
     /** After a helper asked for a tail call: the running program becomes the target, same registers and frame. */
     DecodedProgram enterTailCall() {
-        if (mainZeroed < Limits.STACK_SIZE) { // the target may read bytes the caller never could
-            stack.zeroBelow(0, mainZeroed);
-            mainZeroed = Limits.STACK_SIZE;
-        }
+        mainZeroed = RunRules.defineMainFrame(stack.frameTop(0), mainZeroed);
         prog = pendingTailCall;
         pendingTailCall = null;
         stop = false;

@@ -1,6 +1,7 @@
 package dev.bpf4j.jvm;
 
 import dev.bpf4j.runtime.BpfRuntimeException;
+import dev.bpf4j.runtime.CallbackExit;
 import dev.bpf4j.runtime.Helper;
 import dev.bpf4j.runtime.HelperSpec;
 import dev.bpf4j.runtime.Limits;
@@ -190,7 +191,7 @@ final class JvmMachine implements RunScopedHelperCall.Run {
         int d = m.depth;
         try {
             return h.call(m.helperCall(), r1, r2, r3, r4, r5);
-        } catch (ExitSignal e) { // a helper inside a callback ended the run: exited is set
+        } catch (CallbackExit e) { // a helper inside a callback ended the run: exited is set
             return 0;
         } catch (BpfRuntimeException e) {
             throw e;
@@ -208,7 +209,7 @@ final class JvmMachine implements RunScopedHelperCall.Run {
         int d = depth;
         try {
             return spec.body().call(helperCall(), r1, r2, r3, r4, r5);
-        } catch (ExitSignal e) {
+        } catch (CallbackExit e) {
             return 0;
         } catch (BpfRuntimeException e) {
             throw e;
@@ -240,7 +241,7 @@ final class JvmMachine implements RunScopedHelperCall.Run {
         depth++;
         try {
             long r0 = execute(target, depth);
-            if (exited) throw ExitSignal.INSTANCE;
+            if (exited) throw CallbackExit.INSTANCE;
             return r0;
         } finally {
             depth = outer;
@@ -262,10 +263,7 @@ final class JvmMachine implements RunScopedHelperCall.Run {
     }
 
     private void enterTailCall() {
-        if (mainZeroed < Limits.STACK_SIZE) { // the target may read bytes the caller never could
-            stack.zeroBelow(0, mainZeroed);
-            mainZeroed = Limits.STACK_SIZE;
-        }
+        mainZeroed = RunRules.defineMainFrame(stack.frameTop(0), mainZeroed);
         prog = pendingTailCall;
         pendingTailCall = null;
         stop = false;
@@ -334,12 +332,5 @@ final class JvmMachine implements RunScopedHelperCall.Run {
         if (freed) return;
         freed = true;
         stack.free();
-    }
-
-    /** Unwinds the helper that ran a callback in which a helper ended the run; never escapes {@link #callHelper}. */
-    static final class ExitSignal extends RuntimeException {
-        static final ExitSignal INSTANCE = new ExitSignal();
-
-        private ExitSignal() { super("run exited inside a callback", null, false, false); }
     }
 }

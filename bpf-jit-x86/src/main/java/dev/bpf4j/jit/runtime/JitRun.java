@@ -5,6 +5,7 @@ import dev.bpf4j.isa.Opcodes;
 import dev.bpf4j.jit.compiler.AccessDescriptor;
 import dev.bpf4j.jit.compiler.EnvLayout;
 import dev.bpf4j.runtime.BpfRuntimeException;
+import dev.bpf4j.runtime.CallbackExit;
 import dev.bpf4j.runtime.HelperCall;
 import dev.bpf4j.runtime.HelperSpec;
 import dev.bpf4j.runtime.Limits;
@@ -178,11 +179,8 @@ final class JitRun implements RunScopedHelperCall.Run {
     private void enterTailCall(JitExecutable next, long r1, long r2, long r3, long r4, long r5) {
         if (!frameDefined) {
             frameDefined = true;
-            // First tail call of the run: the loaded program's prologue zeroed only what it touches;
-            // the target may read any byte, which must be zero unless the caller wrote it.
-            long frameTop = env.get(EnvLayout.ENTRY_RBP);
-            int zeroed = running.mainZeroed();
-            if (zeroed < Limits.STACK_SIZE) NativeMemory.setMemory(frameTop - Limits.STACK_SIZE, Limits.STACK_SIZE - zeroed, (byte) 0);
+            // First tail call of the run: the loaded program's prologue zeroed only what it touches
+            RunRules.defineMainFrame(env.get(EnvLayout.ENTRY_RBP), running.mainZeroed());
         }
         long[] args = {r1, r2, r3, r4, r5};
         for (int i = 0; i < 5; i++) env.set(EnvLayout.ARGS + 8 * i, args[i]);
