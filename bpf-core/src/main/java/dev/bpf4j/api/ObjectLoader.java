@@ -12,7 +12,6 @@ import dev.bpf4j.maps.ProgArrayMap;
 import dev.bpf4j.object.BpfObjectSpec;
 import dev.bpf4j.object.MapSpec;
 import dev.bpf4j.object.ProgramSpec;
-import dev.bpf4j.object.ProgramType;
 import dev.bpf4j.runtime.BpfLoadException;
 import dev.bpf4j.runtime.HelperRegistry;
 import dev.bpf4j.runtime.EntryRegisters;
@@ -41,12 +40,12 @@ final class ObjectLoader {
             BpfHelpers.register(b, maps, BpfHelpers.Options.defaults().withTraceSink(options.traceSink()));
             options.helperExtras().accept(b);
             HelperRegistry helpers = b.build();
-            // perf_event runs stand for the sampled thread: the task helpers must see the run's CurrentTask
+            // perf_event runs stand for the sampled thread (ProgramType.runsForSampledTask): the task helpers must see the run's CurrentTask
             HelperRegistry sampledTask = helpers.toBuilder().withoutNativeForms(BpfHelpers.OF_CURRENT_TASK).build();
             Map<String, SpinLockCheck.Target> lockTargets = lockTargets(spec);
             for (ProgramSpec p : spec.programs()) {
                 if (!p.autoload()) continue;
-                LoadOptions loadOptions = new LoadOptions(p.type() == ProgramType.PERF_EVENT ? sampledTask : helpers, 1, false,
+                LoadOptions loadOptions = new LoadOptions(p.type().runsForSampledTask() ? sampledTask : helpers, 1, false,
                         p.type().legacyPacketLoads(), p.type().packetContext(), EntryRegisters.CONTEXT,
                         shapes(maps), p.type().ctxRules());
                 programs.add(new BpfProgram(p, MapRelocator.relocate(p, maps), maps, loadOptions, options, lockTargets));

@@ -5,8 +5,12 @@ import dev.bpf4j.runtime.PacketContext;
 /**
  * {@code enum bpf_prog_type} of {@code include/uapi/linux/bpf.h}, with the kernel's numbers, and
  * bpf4j's one table of what each type means (the kernel's {@code bpf_prog_types}): the context a
- * test run hands it, whether it may use LD ABS/IND, and how the kernel's BPF_PROG_TEST_RUN runs it.
- * Section names map to types in {@link SectionDef}, as libbpf's {@code section_defs}.
+ * test run hands it (and so where the packet pointers are), its ctx access rules
+ * ({@link #ctxRules}), whether it may use LD ABS/IND, how the kernel's BPF_PROG_TEST_RUN runs it,
+ * whether a run stands for a sampled task, and the r0 range Linux checks at exit
+ * ({@link #returnRange}). Section names map to types in {@link SectionDef}, as libbpf's
+ * {@code section_defs}; ProgramTypeRulesTest checks that every row a test run supports is complete.
+ * Not here yet: the helpers each type may call (the kernel's {@code get_func_proto}).
  */
 public enum ProgramType {
     UNSPEC(0),
@@ -46,7 +50,15 @@ public enum ProgramType {
         /** An array of u64 arguments (raw tracepoints, fentry/fexit). */
         RAW_ARGS,
         /** A user-supplied block the program may write back (BPF_PROG_TYPE_SYSCALL). */
-        SYSCALL_USER
+        SYSCALL_USER;
+
+        /** The run hands the context back as ctx_out because the program may write it (a syscall program's block). */
+        public boolean writtenBack() { return this == SYSCALL_USER; }
+    }
+
+    /** A closed range of r0 values ({@code u32} as the kernel compares them). */
+    public record ReturnRange(long min, long max) {
+        public boolean contains(long r0) { return r0 >= min && r0 <= max; }
     }
 
     /** How the kernel's BPF_PROG_TEST_RUN runs the type, as bpf4j drives it (bpf-kernel). */
@@ -79,6 +91,40 @@ public enum ProgramType {
     public Context context() { return context; }
 
     public KernelTestRun kernelTestRun() { return kernelTestRun; }
+
+    /**
+     * A run stands for the thread a sample interrupted, not the caller: the task helpers read the
+     * run's {@code CurrentTask} (so the loader binds their Java bodies, not native forms).
+     */
+    public boolean runsForSampledTask() { return this == PERF_EVENT; }
+
+    /**
+     * The kernel's {@code check_return_code} (kernel/bpf/verifier.c): the r0 a program of this type,
+     * loaded with {@code attach} as its expected attach type, must return at exit, or null where
+     * Linux checks nothing (XDP, tc, socket filters, kprobes, ...). Recorded here for the loaders and
+     * tools; bpf4j's verifier does not refuse an out-of-range r0 yet (docs/architecture.md, known debts).
+     */
+    public ReturnRange returnRange(AttachType attach) {
+        return switch (this) {
+            case CGROUP_SKB -> attach == AttachType.CGROUP_INET_EGRESS ? new ReturnRange(0, 3) : new ReturnRange(0, 1);
+            case CGROUP_SOCK_ADDR -> switch (attach) {
+                case CGROUP_UDP4_RECVMSG, CGROUP_UDP6_RECVMSG, CGROUP_INET4_GETPEERNAME, CGROUP_INET6_GETPEERNAME,
+                        CGROUP_INET4_GETSOCKNAME, CGROUP_INET6_GETSOCKNAME -> new ReturnRange(1, 1);
+                case CGROUP_INET4_BIND, CGROUP_INET6_BIND -> new ReturnRange(0, 3);
+                default -> new ReturnRange(0, 1);
+            };
+            case CGROUP_SOCK, SOCK_OPS, CGROUP_DEVICE, CGROUP_SYSCTL, CGROUP_SOCKOPT -> new ReturnRange(0, 1);
+            case RAW_TRACEPOINT -> attach == AttachType.NONE ? null : new ReturnRange(0, 0);
+            case TRACING -> switch (attach) {
+                case TRACE_FENTRY, TRACE_FEXIT -> new ReturnRange(0, 0);
+                case TRACE_ITER -> new ReturnRange(0, 1);
+                default -> null; // tp_btf, fmod_ret: anything
+            };
+            case SK_LOOKUP -> new ReturnRange(0, 1); // SK_DROP, SK_PASS
+            case NETFILTER -> new ReturnRange(0, 1); // NF_DROP, NF_ACCEPT
+            default -> null;
+        };
+    }
 
     /** The kernel's may_access_skb: LD ABS/IND only in socket filters and tc programs. */
     public boolean legacyPacketLoads() { return legacyPacketLoads; }

@@ -53,8 +53,10 @@ public final class StackFrames {
     }
 
     /** Zeroes the part of frame {@code k} below its top {@code zeroed} bytes. */
-    public void zeroBelow(int k, int zeroed) {
-        long top = frameTop(k);
+    public void zeroBelow(int k, int zeroed) { zeroBelow(frameTop(k), zeroed); }
+
+    /** Zeroes the part of the frame whose top is {@code top} below its top {@code zeroed} bytes (a multiple of 8). */
+    public static void zeroBelow(long top, int zeroed) {
         for (long a = top - Limits.STACK_SIZE; a < top - zeroed; a += 8) NativeMemory.putLong(a, 0);
     }
 

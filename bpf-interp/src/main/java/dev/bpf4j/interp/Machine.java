@@ -4,16 +4,16 @@ import dev.bpf4j.runtime.StackFrames;
 import dev.bpf4j.runtime.AtomicOps;
 
 import dev.bpf4j.runtime.BpfRuntimeException;
-import dev.bpf4j.runtime.ErrorKind;
+import dev.bpf4j.runtime.CallbackExit;
 import dev.bpf4j.runtime.Helper;
 import dev.bpf4j.runtime.HelperCall;
 import dev.bpf4j.runtime.HelperSpec;
 import dev.bpf4j.runtime.LegacyPacketOffsets;
 import dev.bpf4j.runtime.Limits;
+import dev.bpf4j.runtime.RegionTable;
 import dev.bpf4j.runtime.RunRules;
 import dev.bpf4j.runtime.RunScopedHelperCall;
 import dev.bpf4j.runtime.MemoryRegion;
-import dev.bpf4j.runtime.NativeMemory;
 import dev.bpf4j.runtime.RunContext;
 
 import java.util.List;
@@ -45,10 +45,7 @@ final class Machine implements RunScopedHelperCall.Run {
     private final int[] returnPc = new int[Limits.MAX_CALL_FRAMES];
     /** Live frames, the main program's included. */
     int depth;
-    private long[] regionStart = new long[4], regionEnd = new long[4];
-    private boolean[] regionWritable = new boolean[4];
-    private int regionCount;
-    private List<MemoryRegion> boundRegions;
+    private final RegionTable regions = new RegionTable();
     private int helperPc;
     /** Set by a helper that ended the run ({@link #exit}) or asked for a tail call: the loop must look. */
     boolean stop;
@@ -99,8 +96,8 @@ final class Machine implements RunScopedHelperCall.Run {
         packetAddress = ctx.packetAddress();
         packetLength = ctx.packetLength();
         List<MemoryRegion> rs = ctx.regions();
-        if (!MemoryRegion.sameRegions(rs, boundRegions)) { // RunContext's list is immutable: equal lists, same table
-            bind(rs);
+        if (!regions.holds(rs)) {
+            regions.bind(rs);
             dropWindows();
         } else if (!settled) { // a window on a region or on the main frame holds for this run too
             if (!validAtEntry(regs[READ_LO])) regs[READ_LEN] = NO_WINDOW;
@@ -139,23 +136,6 @@ final class Machine implements RunScopedHelperCall.Run {
         scratchLive = 0;
     }
 
-    private void bind(List<MemoryRegion> rs) {
-        boundRegions = rs;
-        int n = rs.size();
-        if (n > regionStart.length) {
-            regionStart = new long[n];
-            regionEnd = new long[n];
-            regionWritable = new boolean[n];
-        }
-        for (int i = 0; i < n; i++) {
-            MemoryRegion r = rs.get(i);
-            regionStart[i] = r.start();
-            regionEnd[i] = r.end();
-            regionWritable[i] = r.writable();
-        }
-        regionCount = n;
-    }
-
     // ---- memory checks (docs/runtime-semantics.md "Memory checks") ----
 
     /**
@@ -163,15 +143,7 @@ final class Machine implements RunScopedHelperCall.Run {
      * {@code frames} (the verifier typed the access as a stack pointer), one live frame.
      */
     boolean allowed(long a, long size, boolean write, boolean frames) {
-        long end = a + size;
-        if (Long.compareUnsigned(end, a) <= 0) return false; // empty or wraps around
-        for (int i = 0; i < regionCount; i++) {
-            if ((!write || regionWritable[i])
-                    && Long.compareUnsigned(a, regionStart[i]) >= 0
-                    && Long.compareUnsigned(end, regionEnd[i]) <= 0) return true;
-        }
-        if (frames && stack.inLiveFrame(a, end, depth)) return true;
-        return !write && scratchLive != 0 && stack.inLiveScratch(a, end, scratchLive);
+        return regions.allows(a, size, write, frames, stack, depth, scratchLive);
     }
 
     long check(long a, int size, boolean write, int pc) {
@@ -191,12 +163,11 @@ final class Machine implements RunScopedHelperCall.Run {
     long readSlow(long a, int size, int pc) {
         long end = a + size;
         if (Long.compareUnsigned(end, a) > 0) {
-            for (int i = 0; i < regionCount; i++) {
-                if (Long.compareUnsigned(a, regionStart[i]) >= 0 && Long.compareUnsigned(end, regionEnd[i]) <= 0) {
-                    regs[READ_LO] = regionStart[i];
-                    regs[READ_LEN] = regionEnd[i] - regionStart[i];
-                    return a;
-                }
+            int i = regions.find(a, end, false);
+            if (i >= 0) {
+                regs[READ_LO] = regions.start(i);
+                regs[READ_LEN] = regions.end(i) - regions.start(i);
+                return a;
             }
             int k = prog.touchesFrames(pc) ? stack.liveFrameOf(a, end, depth) : -1;
             if (k >= 0) {
@@ -215,12 +186,11 @@ final class Machine implements RunScopedHelperCall.Run {
     long writeSlow(long a, int size, int pc) {
         long end = a + size;
         if (Long.compareUnsigned(end, a) > 0) {
-            for (int i = 0; i < regionCount; i++) {
-                if (regionWritable[i] && Long.compareUnsigned(a, regionStart[i]) >= 0 && Long.compareUnsigned(end, regionEnd[i]) <= 0) {
-                    regs[WRITE_LO] = regionStart[i];
-                    regs[WRITE_LEN] = regionEnd[i] - regionStart[i];
-                    return a;
-                }
+            int i = regions.find(a, end, true);
+            if (i >= 0) {
+                regs[WRITE_LO] = regions.start(i);
+                regs[WRITE_LEN] = regions.end(i) - regions.start(i);
+                return a;
             }
             int k = prog.touchesFrames(pc) ? stack.liveFrameOf(a, end, depth) : -1;
             if (k >= 0) {
@@ -271,7 +241,7 @@ final class Machine implements RunScopedHelperCall.Run {
 
     /** {@code call local}: saves r6-r9 and the return pc, opens a fresh frame; returns the target pc. */
     int enterCall(long w, int pc) {
-        if (depth == Limits.MAX_CALL_FRAMES) throw BpfRuntimeException.callDepthExceeded(prog.name, pc, Limits.MAX_CALL_FRAMES);
+        RunRules.checkCallDepth(prog.name, pc, depth);
         System.arraycopy(regs, 6, saved, depth * 4, 4);
         returnPc[depth] = pc + 1;
         regs[10] = stack.frameTop(depth);
@@ -300,9 +270,7 @@ final class Machine implements RunScopedHelperCall.Run {
      * that names no registered helper ends the run with HELPER_FAILED at {@code pc}.
      */
     long callx(int pc, int reg) {
-        long id = regs[reg];
-        HelperSpec spec = id == (int) id ? prog.registry.lookup((int) id).orElse(null) : null;
-        if (spec == null) throw BpfRuntimeException.unknownHelper(prog.name, pc, reg, id);
+        HelperSpec spec = RunRules.callxTarget(prog.registry, prog.name, pc, reg, regs[reg]);
         return callHelper(pc, spec.body(), spec);
     }
 
@@ -316,15 +284,12 @@ final class Machine implements RunScopedHelperCall.Run {
             if (unset == 0) return h.call(helperCall(), regs[1], regs[2], regs[3], regs[4], regs[5]);
             // a dead register holds what each engine left there: never-set arguments are 0 on every engine
             return h.call(helperCall(), arg(unset, 1), arg(unset, 2), arg(unset, 3), arg(unset, 4), arg(unset, 5));
-        } catch (ExitSignal e) { // a helper inside a callback ended the run: exited is set
+        } catch (CallbackExit e) { // a helper inside a callback ended the run: exited is set
             return 0;
         } catch (BpfRuntimeException e) {
             throw e;
         } catch (RuntimeException e) {
-            BpfRuntimeException failure = new BpfRuntimeException(ErrorKind.HELPER_FAILED, prog.name, pc, 0,
-                    "helper " + spec.name() + " (id " + spec.id() + ") threw " + e);
-            failure.initCause(e);
-            throw failure;
+            throw RunRules.helperThrew(prog.name, pc, spec.name(), spec.id(), e);
         } finally {
             scratchLive &= ~(1 << d);
         }
@@ -347,7 +312,7 @@ final class Machine implements RunScopedHelperCall.Run {
         depth++;
         try {
             long r0 = Interpreter.execute(p, this, target, budgetLeft, depth);
-            if (exited) throw ExitSignal.INSTANCE;
+            if (exited) throw CallbackExit.INSTANCE;
             return r0;
         } finally {
             depth = outer;
@@ -358,12 +323,10 @@ final class Machine implements RunScopedHelperCall.Run {
     }
 
     @Override public boolean tailCall(Object target) {
-        RunRules.checkTailCallDepth(prog.name, helperPc, depth);
-        // An empty slot falls through without counting, as in Linux's x86-64 and arm64 JITs (6.10+).
-        if (tailCalls >= Limits.MAX_TAIL_CALLS || target == null) return false;
+        if (!RunRules.mayTailCall(prog.name, helperPc, depth, tailCalls)) return false;
+        InterpretedExecutable next = RunRules.tailCallTarget(prog.name, helperPc, target, InterpretedExecutable.class, "interp");
+        if (next == null) return false; // an empty slot does not count, as in Linux's x86-64 JIT
         tailCalls++;
-        if (!(target instanceof InterpretedExecutable)) throw RunRules.foreignTailCallTarget(prog.name, helperPc, target, "interp");
-        InterpretedExecutable next = (InterpretedExecutable) target;
         if (next.isClosed()) throw RunRules.closedTailCallTarget(prog.name, helperPc, next.program().name());
         pendingTailCall = next.decoded();
         stop = true;
@@ -372,10 +335,7 @@ final class Machine implements RunScopedHelperCall.Run {
 
     /** After a helper asked for a tail call: the running program becomes the target, same registers and frame. */
     DecodedProgram enterTailCall() {
-        if (mainZeroed < Limits.STACK_SIZE) { // the target may read bytes the caller never could
-            stack.zeroBelow(0, mainZeroed);
-            mainZeroed = Limits.STACK_SIZE;
-        }
+        mainZeroed = RunRules.defineMainFrame(stack.frameTop(0), mainZeroed);
         prog = pendingTailCall;
         pendingTailCall = null;
         stop = false;
@@ -400,16 +360,9 @@ final class Machine implements RunScopedHelperCall.Run {
         int op = InsnCode.opcode(w);
         long off = InsnCode.imm(w);
         if ((op & 0xe0) == dev.bpf4j.isa.Opcodes.IND) off += regs[InsnCode.src(w)];
-        int offset = (int) off;
-        int size = dev.bpf4j.isa.Opcodes.sizeBytes(op);
-        long at = offset >= 0 ? offset : LegacyPacketOffsets.resolve(offset, context.packetBuffer(), packetAddress);
-        if (at + size > packetLength) return false;
-        long a = packetAddress + at;
-        switch (size) {
-            case 1: regs[0] = NativeMemory.getByte(a) & 0xffL; break;
-            case 2: regs[0] = Short.reverseBytes(NativeMemory.getShort(a)) & 0xffffL; break;
-            default: regs[0] = Integer.reverseBytes(NativeMemory.getInt(a)) & 0xffffffffL;
-        }
+        long v = RunRules.loadPacket(packetAddress, packetLength, context.packetBuffer(), off, dev.bpf4j.isa.Opcodes.sizeBytes(op));
+        if (v < 0) return false;
+        regs[0] = v;
         return true;
     }
 
@@ -456,11 +409,7 @@ final class Machine implements RunScopedHelperCall.Run {
      * its context's list unequal to this one and binds it afresh.
      */
     @Override public void replaceRegion(MemoryRegion old, MemoryRegion now) {
-        List<MemoryRegion> rs = new java.util.ArrayList<>(boundRegions);
-        int i = rs.indexOf(old);
-        if (i < 0) throw new IllegalStateException("region " + old + " is not in this run's table");
-        rs.set(i, now);
-        bind(List.copyOf(rs));
+        regions.replace(old, now);
         dropWindows();
     }
 

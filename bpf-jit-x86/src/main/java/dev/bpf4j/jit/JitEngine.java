@@ -53,10 +53,14 @@ public final class JitEngine implements Engine {
     /** Tail calls jump between programs this engine compiled (kernel style: same frame). */
     @Override public boolean canTailCallInto(Object target) { return target instanceof JitExecutable; }
 
-    @Override public JitExecutable load(Program program, LoadOptions options) { return load(program, options, null); }
+    @Override public JitExecutable load(Program program, LoadOptions options) {
+        guard(program, options);
+        return load(program, options, null);
+    }
 
     /** A verified program: its facts keep every access the verifier did not type as a stack pointer out of the frames. */
     @Override public JitExecutable load(ValidatedProgram program, LoadOptions options) {
+        guard(program.program(), options);
         VerifierStats stats = program.stats();
         boolean elide = stats != null && stats.bounded() && Switches.on("bpf4j.jit.elideBudget");
         JitExecutable x = load(program.program(), options, program.aux(), elide);
@@ -66,6 +70,15 @@ public final class JitEngine implements Engine {
     }
 
     private JitExecutable load(Program program, LoadOptions options, InsnAux aux) { return load(program, options, aux, false); }
+
+    /**
+     * The engines' shared load rules, once per load (the budget-counting recompile of an elided
+     * program and the compile itself rely on it): first, so that a program with several faults
+     * fails alike in each engine.
+     */
+    private static void guard(Program program, LoadOptions options) {
+        EngineGuard.check(program.name(), program.toArray(), options.legacyPacketLoads());
+    }
 
     /** {@code elideBudget}: compile without budget counting (the verifier bounded the program's budget events). */
     private JitExecutable load(Program program, LoadOptions options, InsnAux aux, boolean elideBudget) {
@@ -81,18 +94,17 @@ public final class JitEngine implements Engine {
 
     /** Compiles without mapping the code: the machine code and its layout (for disassemblers and tests). */
     public CompiledProgram compile(Program program, LoadOptions options) {
+        guard(program, options);
         return JitCompiler.compile(program, compileOptions(bindHelpers(program, options, new HashMap<>()), options));
     }
 
     private static CompileOptions compileOptions(Map<Integer, HelperBinding> bindings, LoadOptions options) {
         return CompileOptions.of(bindings, options.entryArgs()).withLegacyPacketLoads(options.legacyPacketLoads())
-                .withPacketContext(options.packetContext());
+                .withPacketContext(options.packetContext()).withGuarded(true);
     }
 
     /** The target of every helper the program calls; Java helpers are also collected into {@code javaHelpers}. */
     private Map<Integer, HelperBinding> bindHelpers(Program program, LoadOptions options, Map<Integer, HelperSpec> javaHelpers) {
-        // the engines' shared load rules come first, so a program with several faults fails alike in each
-        EngineGuard.check(program.name(), program.toArray(), options.legacyPacketLoads());
         Map<Integer, HelperBinding> bindings = new HashMap<>();
         List<Insn> insns = program.insns();
         for (int pc = 0; pc < insns.size(); pc++) {

@@ -1,20 +1,19 @@
 package dev.bpf4j.jvm;
 
 import dev.bpf4j.runtime.BpfRuntimeException;
-import dev.bpf4j.runtime.ErrorKind;
+import dev.bpf4j.runtime.CallbackExit;
 import dev.bpf4j.runtime.Helper;
 import dev.bpf4j.runtime.HelperSpec;
 import dev.bpf4j.runtime.LegacyPacketOffsets;
 import dev.bpf4j.runtime.Limits;
 import dev.bpf4j.runtime.MemoryRegion;
-import dev.bpf4j.runtime.NativeMemory;
+import dev.bpf4j.runtime.RegionTable;
 import dev.bpf4j.runtime.RunContext;
 import dev.bpf4j.runtime.RunEntry;
 import dev.bpf4j.runtime.RunRules;
 import dev.bpf4j.runtime.RunScopedHelperCall;
 import dev.bpf4j.runtime.StackFrames;
 
-import java.util.List;
 
 /**
  * The state of one run of a compiled program: the register file the region methods load and store
@@ -33,10 +32,7 @@ final class JvmMachine implements RunScopedHelperCall.Run {
     private final long[] saved = new long[Limits.MAX_CALL_FRAMES * 4];
     private final int[] returnPc = new int[Limits.MAX_CALL_FRAMES];
     int depth;
-    private long[] regionStart = new long[4], regionEnd = new long[4];
-    private boolean[] regionWritable = new boolean[4];
-    private int regionCount;
-    private List<MemoryRegion> boundRegions;
+    private final RegionTable regions = new RegionTable();
     /** The last region a checked read / write found its access in: two compares for the next one. */
     private long readLo, readLen = NO_WINDOW, writeLo, writeLen = NO_WINDOW;
     private static final long NO_WINDOW = -16;
@@ -80,7 +76,7 @@ final class JvmMachine implements RunScopedHelperCall.Run {
         budgetLimit = budgetLeft = ctx.budget();
         packetAddress = ctx.packetAddress();
         packetLength = ctx.packetLength();
-        if (!MemoryRegion.sameRegions(ctx.regions(), boundRegions)) bind(ctx.regions());
+        if (!regions.holds(ctx.regions())) regions.bind(ctx.regions());
         dropWindows();
     }
 
@@ -106,23 +102,6 @@ final class JvmMachine implements RunScopedHelperCall.Run {
         }
     }
 
-    private void bind(List<MemoryRegion> rs) {
-        boundRegions = rs;
-        int n = rs.size();
-        if (n > regionStart.length) {
-            regionStart = new long[n];
-            regionEnd = new long[n];
-            regionWritable = new boolean[n];
-        }
-        for (int i = 0; i < n; i++) {
-            MemoryRegion x = rs.get(i);
-            regionStart[i] = x.start();
-            regionEnd[i] = x.end();
-            regionWritable[i] = x.writable();
-        }
-        regionCount = n;
-    }
-
     private void dropWindows() { readLen = writeLen = NO_WINDOW; }
 
     // ---- memory checks (docs/runtime-semantics.md "Memory checks"), the interpreter's rule ----
@@ -143,10 +122,10 @@ final class JvmMachine implements RunScopedHelperCall.Run {
     private long readSlow(long a, int size, int pc) {
         long end = a + size;
         if (Long.compareUnsigned(end, a) > 0) {
-            int i = regionOf(a, end, false);
+            int i = regions.find(a, end, false);
             if (i >= 0) {
-                readLo = regionStart[i];
-                readLen = regionEnd[i] - regionStart[i];
+                readLo = regions.start(i);
+                readLen = regions.end(i) - regions.start(i);
                 return a;
             }
             if (prog.touchesFrames(pc) && stack.liveFrameOf(a, end, depth) >= 0) return a; // frames never become a window
@@ -158,10 +137,10 @@ final class JvmMachine implements RunScopedHelperCall.Run {
     private long writeSlow(long a, int size, int pc) {
         long end = a + size;
         if (Long.compareUnsigned(end, a) > 0) {
-            int i = regionOf(a, end, true);
+            int i = regions.find(a, end, true);
             if (i >= 0) {
-                writeLo = regionStart[i];
-                writeLen = regionEnd[i] - regionStart[i];
+                writeLo = regions.start(i);
+                writeLen = regions.end(i) - regions.start(i);
                 return a;
             }
             if (prog.touchesFrames(pc) && stack.liveFrameOf(a, end, depth) >= 0) return a;
@@ -169,19 +148,8 @@ final class JvmMachine implements RunScopedHelperCall.Run {
         throw BpfRuntimeException.outOfBounds(prog.name, pc, a, size, true);
     }
 
-    private int regionOf(long a, long end, boolean write) {
-        for (int i = 0; i < regionCount; i++) {
-            if ((!write || regionWritable[i]) && Long.compareUnsigned(a, regionStart[i]) >= 0 && Long.compareUnsigned(end, regionEnd[i]) <= 0) return i;
-        }
-        return -1;
-    }
-
     private boolean allowed(long a, long size, boolean write, boolean frames) {
-        long end = a + size;
-        if (Long.compareUnsigned(end, a) <= 0) return false;
-        if (regionOf(a, end, write) >= 0) return true;
-        if (frames && stack.inLiveFrame(a, end, depth)) return true;
-        return !write && scratchLive != 0 && stack.inLiveScratch(a, end, scratchLive);
+        return regions.allows(a, size, write, frames, stack, depth, scratchLive);
     }
 
     /** BPF_ATOMIC's address: checked as a write, then for alignment (x86 split locks; the kernel refuses them too). */
@@ -196,7 +164,7 @@ final class JvmMachine implements RunScopedHelperCall.Run {
     BpfRuntimeException overBudget(int pc) { return BpfRuntimeException.budgetExceeded(prog.name, pc, budgetLimit); }
 
     private int enterCall(int pc) {
-        if (depth == Limits.MAX_CALL_FRAMES) throw BpfRuntimeException.callDepthExceeded(prog.name, pc, Limits.MAX_CALL_FRAMES);
+        RunRules.checkCallDepth(prog.name, pc, depth);
         System.arraycopy(regs, 6, saved, depth * 4, 4);
         returnPc[depth] = pc + 1;
         regs[10] = stack.frameTop(depth);
@@ -224,7 +192,7 @@ final class JvmMachine implements RunScopedHelperCall.Run {
         int d = m.depth;
         try {
             return h.call(m.helperCall(), r1, r2, r3, r4, r5);
-        } catch (ExitSignal e) { // a helper inside a callback ended the run: exited is set
+        } catch (CallbackExit e) { // a helper inside a callback ended the run: exited is set
             return 0;
         } catch (BpfRuntimeException e) {
             throw e;
@@ -237,13 +205,12 @@ final class JvmMachine implements RunScopedHelperCall.Run {
 
     /** {@code callx} at {@code pc}: the helper whose id is {@code id}. */
     long callx(int pc, int reg, long id, long r1, long r2, long r3, long r4, long r5) {
-        HelperSpec spec = id == (int) id ? prog.registry.lookup((int) id).orElse(null) : null;
-        if (spec == null) throw BpfRuntimeException.unknownHelper(prog.name, pc, reg, id);
+        HelperSpec spec = RunRules.callxTarget(prog.registry, prog.name, pc, reg, id);
         helperPc = pc;
         int d = depth;
         try {
             return spec.body().call(helperCall(), r1, r2, r3, r4, r5);
-        } catch (ExitSignal e) {
+        } catch (CallbackExit e) {
             return 0;
         } catch (BpfRuntimeException e) {
             throw e;
@@ -255,10 +222,7 @@ final class JvmMachine implements RunScopedHelperCall.Run {
     }
 
     private BpfRuntimeException helperFailed(int pc, HelperSpec spec, RuntimeException e) {
-        BpfRuntimeException failure = new BpfRuntimeException(ErrorKind.HELPER_FAILED, prog.name, pc, 0,
-                "helper " + spec.name() + " (id " + spec.id() + ") threw " + e);
-        failure.initCause(e);
-        return failure;
+        return RunRules.helperThrew(prog.name, pc, spec.name(), spec.id(), e);
     }
 
     // ---- callbacks, tail calls, scratch (docs/runtime-semantics.md), by RunRules ----
@@ -278,7 +242,7 @@ final class JvmMachine implements RunScopedHelperCall.Run {
         depth++;
         try {
             long r0 = execute(target, depth);
-            if (exited) throw ExitSignal.INSTANCE;
+            if (exited) throw CallbackExit.INSTANCE;
             return r0;
         } finally {
             depth = outer;
@@ -289,11 +253,10 @@ final class JvmMachine implements RunScopedHelperCall.Run {
     }
 
     @Override public boolean tailCall(Object target) {
-        RunRules.checkTailCallDepth(prog.name, helperPc, depth);
-        // An empty slot falls through without counting, as in Linux's x86-64 and arm64 JITs (6.10+).
-        if (tailCalls >= Limits.MAX_TAIL_CALLS || target == null) return false;
+        if (!RunRules.mayTailCall(prog.name, helperPc, depth, tailCalls)) return false;
+        JvmExecutable next = RunRules.tailCallTarget(prog.name, helperPc, target, JvmExecutable.class, JvmEngine.NAME);
+        if (next == null) return false; // an empty slot does not count, as in Linux's x86-64 JIT
         tailCalls++;
-        if (!(target instanceof JvmExecutable next)) throw RunRules.foreignTailCallTarget(prog.name, helperPc, target, JvmEngine.NAME);
         if (next.isClosed()) throw RunRules.closedTailCallTarget(prog.name, helperPc, next.program().name());
         pendingTailCall = next.compiled();
         stop = true;
@@ -301,10 +264,7 @@ final class JvmMachine implements RunScopedHelperCall.Run {
     }
 
     private void enterTailCall() {
-        if (mainZeroed < Limits.STACK_SIZE) { // the target may read bytes the caller never could
-            stack.zeroBelow(0, mainZeroed);
-            mainZeroed = Limits.STACK_SIZE;
-        }
+        mainZeroed = RunRules.defineMainFrame(stack.frameTop(0), mainZeroed);
         prog = pendingTailCall;
         pendingTailCall = null;
         stop = false;
@@ -324,15 +284,7 @@ final class JvmMachine implements RunScopedHelperCall.Run {
      * mac header: {@link LegacyPacketOffsets}), or -1 when they are not all inside it.
      */
     long loadPacket(long off, int size) {
-        int offset = (int) off;
-        long at = offset >= 0 ? offset : LegacyPacketOffsets.resolve(offset, context.packetBuffer(), packetAddress);
-        if (at + size > packetLength) return -1;
-        long a = packetAddress + at;
-        switch (size) {
-            case 1: return NativeMemory.getByte(a) & 0xffL;
-            case 2: return Short.reverseBytes(NativeMemory.getShort(a)) & 0xffffL;
-            default: return Integer.reverseBytes(NativeMemory.getInt(a)) & 0xffffffffL;
-        }
+        return RunRules.loadPacket(packetAddress, packetLength, context.packetBuffer(), off, size);
     }
 
     // ---- HelperCall ----
@@ -363,11 +315,7 @@ final class JvmMachine implements RunScopedHelperCall.Run {
     }
 
     @Override public void replaceRegion(MemoryRegion old, MemoryRegion now) {
-        List<MemoryRegion> rs = new java.util.ArrayList<>(boundRegions);
-        int i = rs.indexOf(old);
-        if (i < 0) throw new IllegalStateException("region " + old + " is not in this run's table");
-        rs.set(i, now);
-        bind(List.copyOf(rs));
+        regions.replace(old, now);
         dropWindows();
     }
 
@@ -386,12 +334,5 @@ final class JvmMachine implements RunScopedHelperCall.Run {
         if (freed) return;
         freed = true;
         stack.free();
-    }
-
-    /** Unwinds the helper that ran a callback in which a helper ended the run; never escapes {@link #callHelper}. */
-    static final class ExitSignal extends RuntimeException {
-        static final ExitSignal INSTANCE = new ExitSignal();
-
-        private ExitSignal() { super("run exited inside a callback", null, false, false); }
     }
 }

@@ -79,10 +79,7 @@ public record ObjectOutcome(String engine, boolean loaded, List<String> lines, S
 
     /** A packet for the types that take one, nothing for the others (their context is zeroed). */
     private static RunOptions input(BpfProgram p) {
-        return switch (p.type()) {
-            case XDP, SCHED_CLS, SCHED_ACT, LWT_XMIT, SOCKET_FILTER, CGROUP_SKB, LWT_IN, LWT_OUT -> RunOptions.packet(PACKET);
-            default -> RunOptions.defaults();
-        };
+        return p.type().packetContext() != null ? RunOptions.packet(PACKET) : RunOptions.defaults();
     }
 
     private static String runOnce(BpfProgram p, RunOptions o, List<MemoryRegion> maps) {

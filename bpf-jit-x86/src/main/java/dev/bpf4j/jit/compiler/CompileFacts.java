@@ -60,7 +60,7 @@ final class CompileFacts {
         if (insns.length > AccessDescriptor.MAX_PC) {
             throw new BpfLoadException("program '" + programName + "': " + insns.length + " slots is too long for the JIT");
         }
-        EngineGuard.check(programName, insns, options.legacyPacketLoads());
+        if (!options.guarded()) EngineGuard.check(programName, insns, options.legacyPacketLoads());
         this.functions = Subprograms.split(programName, insns);
         this.frames = new FunctionFrame[functions.size()];
         for (FunctionSpan f : functions) {

@@ -5,7 +5,7 @@ import dev.bpf4j.isa.Opcodes;
 import dev.bpf4j.jit.compiler.AccessDescriptor;
 import dev.bpf4j.jit.compiler.EnvLayout;
 import dev.bpf4j.runtime.BpfRuntimeException;
-import dev.bpf4j.runtime.ErrorKind;
+import dev.bpf4j.runtime.CallbackExit;
 import dev.bpf4j.runtime.HelperCall;
 import dev.bpf4j.runtime.HelperSpec;
 import dev.bpf4j.runtime.Limits;
@@ -179,11 +179,8 @@ final class JitRun implements RunScopedHelperCall.Run {
     private void enterTailCall(JitExecutable next, long r1, long r2, long r3, long r4, long r5) {
         if (!frameDefined) {
             frameDefined = true;
-            // First tail call of the run: the loaded program's prologue zeroed only what it touches;
-            // the target may read any byte, which must be zero unless the caller wrote it.
-            long frameTop = env.get(EnvLayout.ENTRY_RBP);
-            int zeroed = running.mainZeroed();
-            if (zeroed < Limits.STACK_SIZE) NativeMemory.setMemory(frameTop - Limits.STACK_SIZE, Limits.STACK_SIZE - zeroed, (byte) 0);
+            // First tail call of the run: the loaded program's prologue zeroed only what it touches
+            RunRules.defineMainFrame(env.get(EnvLayout.ENTRY_RBP), running.mainZeroed());
         }
         long[] args = {r1, r2, r3, r4, r5};
         for (int i = 0; i < 5; i++) env.set(EnvLayout.ARGS + 8 * i, args[i]);
@@ -247,8 +244,7 @@ final class JitRun implements RunScopedHelperCall.Run {
     /** HELPER_FAILED at the current pc: "helper NAME (id ID) WHAT". */
     private BpfRuntimeException helperFailed(int id, String what) {
         HelperSpec spec = running.javaHelper(id);
-        return new BpfRuntimeException(ErrorKind.HELPER_FAILED, programName(), pc(), 0,
-                "helper " + (spec == null ? "?" : spec.name()) + " (id " + id + ") " + what);
+        return RunRules.helperFailed(programName(), pc(), spec == null ? "?" : spec.name(), id, what);
     }
 
     /** The running program's name: the loaded program's, or the last tail call target's. */
@@ -317,16 +313,16 @@ final class JitRun implements RunScopedHelperCall.Run {
     /** As the interpreter: main frame only, 33 per run (empty slots do not count), same-engine targets that are open. */
     @Override public boolean tailCall(Object target) {
         long depth = env.get(EnvLayout.DEPTH);
-        RunRules.checkTailCallDepth(programName(), pc(), depth);
         if (tailCalls == null) {
             tailCalls = new TailCalls();
             rare = true;
         }
-        if (tailCalls.full() || target == null) return false;
+        if (!RunRules.mayTailCall(programName(), pc(), depth, tailCalls.made())) return false;
+        JitExecutable slot = RunRules.tailCallTarget(programName(), pc(), target, JitExecutable.class, "jit");
+        if (slot == null) return false; // an empty slot does not count, as in Linux's x86-64 JIT
         tailCalls.count();
-        if (!(target instanceof JitExecutable)) throw RunRules.foreignTailCallTarget(programName(), pc(), target, "jit");
         // The budget left (stored before every helper call) decides whether the target's code may skip counting it.
-        JitExecutable next = ((JitExecutable) target).forBudget(env.get(EnvLayout.BUDGET));
+        JitExecutable next = slot.forBudget(env.get(EnvLayout.BUDGET));
         if (!tailCalls.pin(next)) throw RunRules.closedTailCallTarget(programName(), pc(), next.program().name());
         return true;
     }
@@ -338,11 +334,7 @@ final class JitRun implements RunScopedHelperCall.Run {
      */
     @Override public void replaceRegion(MemoryRegion old, MemoryRegion now) {
         if (env.boundRegions() == null) RunScopedHelperCall.Run.super.replaceRegion(old, now); // a probe's run: no packet to move
-        java.util.List<MemoryRegion> rs = new java.util.ArrayList<>(env.boundRegions());
-        int i = rs.indexOf(old);
-        if (i < 0) throw new IllegalStateException("region " + old + " is not in this run's table");
-        rs.set(i, now);
-        env.bind(java.util.List.copyOf(rs));
+        env.bind(RunRules.replaceRegion(env.boundRegions(), old, now));
     }
 
     /** LD ABS/IND read the env block's packet words: the packet as the helper left it (the next run's prepare writes its own). */

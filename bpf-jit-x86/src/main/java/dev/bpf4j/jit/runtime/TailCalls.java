@@ -15,10 +15,10 @@ final class TailCalls {
     private JitExecutable pending;
     private final List<JitExecutable> pinned = new ArrayList<>(2);
 
-    /** True when the run already made the maximum: the next tail call falls through. */
-    boolean full() { return made >= Limits.MAX_TAIL_CALLS; }
+    /** Tail calls counted so far ({@code RunRules.mayTailCall} compares it with the limit). */
+    int made() { return made; }
 
-    /** Counts one tail call into a populated slot. */
+    /** Counts one tail call that {@code RunRules.mayTailCall} allowed. */
     void count() { made++; }
 
     /** Pins {@code next} for the rest of the run and makes it the pending target; false when it is closed. */

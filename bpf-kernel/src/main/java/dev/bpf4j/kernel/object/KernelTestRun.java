@@ -38,9 +38,9 @@ final class KernelTestRun {
             for (int i = 0; i < o.repeat(); i++) {
                 r = BpfSyscall.progTestRun(fd, TestRunRequest.ofContext(ctx));
                 total += r.duration();
-                if (type == ProgramType.SYSCALL && ctx != null) ctx = r.ctxIn();
+                if (type.context().writtenBack() && ctx != null) ctx = r.ctxIn();
             }
-            boolean back = type == ProgramType.SYSCALL && ctx != null && ctx.length > 0;
+            boolean back = type.context().writtenBack() && ctx != null && ctx.length > 0;
             return new RunResult(r.retvalUnsigned(), null, back ? r.ctxIn() : null, total / o.repeat());
         }
         byte[] data = o.dataIn();
