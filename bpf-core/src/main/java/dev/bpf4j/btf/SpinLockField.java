@@ -1,5 +1,8 @@
 package dev.bpf4j.btf;
 
+import java.util.HashMap;
+import java.util.Map;
+
 import static dev.bpf4j.object.LoadPhase.error;
 
 /**
@@ -17,12 +20,20 @@ public final class SpinLockField {
     /** The byte offset of the value's spin lock, or -1 when it has none (or is not a struct). */
     public static int offset(Btf btf, int valueTypeId, String mapName) {
         if (btf == null || valueTypeId == 0) return -1;
-        long found = find(btf, btf.skipModsAndTypedefs(valueTypeId), 0, mapName, 0);
-        return (int) found;
+        return (int) find(btf, btf.skipModsAndTypedefs(valueTypeId), mapName, 0, new HashMap<>());
     }
 
-    private static long find(Btf btf, int id, long base, String mapName, int depth) {
+    /**
+     * The lock's offset inside struct {@code id}, or -1. Each type is searched once ({@code memo}: its answer
+     * does not depend on where it sits), so a type reached through many members costs once: without it a
+     * mutated BTF whose structs nest one another through several members each took exponential time.
+     * A type reached again while it is being searched (a cycle, which the kernel refuses) holds no lock.
+     */
+    private static long find(Btf btf, int id, String mapName, int depth, Map<Integer, Long> memo) {
         if (!(btf.type(id) instanceof BtfType.Composite c) || c.union() || depth > Btf.MAX_RESOLVE_DEPTH) return -1;
+        Long known = memo.get(id);
+        if (known != null) return known;
+        memo.put(id, -1L);
         long found = -1;
         for (BtfType.Member m : c.members()) {
             int t = btf.skipModsAndTypedefs(m.type());
@@ -32,14 +43,16 @@ public final class SpinLockField {
                 if (m.bitfieldSize() != 0 || m.bitOffset() % 32 != 0) {
                     throw error("map '%s': bpf_spin_lock member '%s' is not 4-byte aligned", mapName, m.name());
                 }
-                at = base + m.bitOffset() / 8;
+                at = m.bitOffset() / 8;
             } else {
-                at = m.bitOffset() % 8 == 0 ? find(btf, t, base + m.bitOffset() / 8, mapName, depth + 1) : -1;
+                long inner = m.bitOffset() % 8 == 0 ? find(btf, t, mapName, depth + 1, memo) : -1;
+                at = inner < 0 ? -1 : m.bitOffset() / 8 + inner;
             }
             if (at < 0) continue;
             if (found >= 0) throw error("map '%s': the value type has more than one bpf_spin_lock (the kernel: E2BIG)", mapName);
             found = at;
         }
+        memo.put(id, found);
         return found;
     }
 }

@@ -48,6 +48,7 @@ public final class BpfHelpers {
         RingBufHelpers.register(b, maps);
         TaskHelpers.register(b);
         ProcessHelpers.register(b, mem);
+        VmaHelpers.register(b, mem);
         ProbeHelpers.register(b, mem);
         PrintkHelpers.register(b, mem, options.traceSink());
         CallbackHelpers.register(b, maps);

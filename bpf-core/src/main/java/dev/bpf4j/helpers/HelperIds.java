@@ -36,6 +36,9 @@ public final class HelperIds {
     public static final int GET_NS_CURRENT_PID_TGID = 120;
     public static final int GET_CURRENT_ANCESTOR_CGROUP_ID = 123;
     public static final int COPY_FROM_USER = 148;
+    public static final int GET_CURRENT_TASK_BTF = 158;
+    public static final int FIND_VMA = 180;
+    public static final int COPY_FROM_USER_TASK = 191;
     public static final int PROBE_READ_KERNEL = 113;
     public static final int PROBE_READ_USER_STR = 114;
     public static final int PROBE_READ_KERNEL_STR = 115;

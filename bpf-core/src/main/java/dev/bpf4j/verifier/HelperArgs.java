@@ -22,6 +22,11 @@ final class HelperArgs {
                 a[1] = RegState.unknown();
                 a[1].setVar(0, 1L << 23); // the index, below BPF_MAX_LOOPS
                 a[2] = argsAtCall[3].copy();
+            } else if (helper.equals("bpf_find_vma")) { // bpf_find_vma(task, addr, cb, ctx, flags): cb(task, vma, ctx)
+                a[1] = argsAtCall[1].copy();
+                a[2] = RegState.pointer(RegType.PTR_TO_BTF_ID, 0);
+                a[2].target = BtfObject.VM_AREA_STRUCT.ordinal();
+                a[3] = argsAtCall[4].copy();
             } else { // bpf_for_each_map_elem(map, cb, ctx, flags): cb(map, key, value, ctx)
                 a[1] = argsAtCall[1].copy();
                 a[2] = RegState.pointer(RegType.PTR_TO_MEM, 0);
@@ -104,6 +109,17 @@ final class HelperArgs {
                     if (len > 0) memoryArg(st, pc, r, v, helper, len, arg == HelperProto.Arg.PTR_TO_UNINIT_MEM);
                     break;
                 }
+                case PTR_TO_BTF_ID_TASK:
+                    // a plain number is left to the helper, which takes only the task bpf_get_current_task_btf returned
+                    if (v.type == RegType.SCALAR) break;
+                    if (v.type != RegType.PTR_TO_BTF_ID) throw typeError(pc, r, v, helper, "ptr_, trusted_ptr_, rcu_ptr_");
+                    if (BtfObject.of(v.target) != BtfObject.TASK_STRUCT) {
+                        throw reject.at(pc, "R" + r + " is of type " + BtfObject.of(v.target).structName + " but task_struct is expected");
+                    }
+                    if (v.off != 0 || !v.isConst() || v.smin != 0) {
+                        throw reject.at(pc, "dereference of modified ptr_ ptr R" + r + " off=" + v.off + " disallowed");
+                    }
+                    break;
                 case PTR_TO_LONG:
                     memoryArg(st, pc, r, v, helper, 8, true);
                     break;

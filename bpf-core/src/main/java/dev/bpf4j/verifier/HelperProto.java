@@ -39,10 +39,12 @@ record HelperProto(List<Arg> args, Ret ret) {
         /** A map value holding a bpf_spin_lock. */
         PTR_TO_SPIN_LOCK,
         /** 8 bytes the helper writes (ARG_PTR_TO_FIXED_SIZE_MEM | MEM_UNINIT | MEM_WRITE, once ARG_PTR_TO_LONG). */
-        PTR_TO_LONG
+        PTR_TO_LONG,
+        /** A task_struct ({@code ARG_PTR_TO_BTF_ID} of btf_tracing_ids[BTF_TRACING_TYPE_TASK]), unmodified. */
+        PTR_TO_BTF_ID_TASK
     }
 
-    enum Ret { INTEGER, VOID, PTR_TO_MAP_VALUE_OR_NULL, PTR_TO_ALLOC_MEM_OR_NULL }
+    enum Ret { INTEGER, VOID, PTR_TO_MAP_VALUE_OR_NULL, PTR_TO_ALLOC_MEM_OR_NULL, /** RET_PTR_TO_BTF_ID_TRUSTED of a task */ PTR_TO_BTF_ID_TASK }
 
     static final HelperProto UNKNOWN = new HelperProto(List.of(ANY_OR_UNSET, ANY_OR_UNSET, ANY_OR_UNSET, ANY_OR_UNSET, ANY_OR_UNSET), INTEGER);
 
@@ -84,6 +86,10 @@ record HelperProto(List<Arg> args, Ret ret) {
             // bpf_snprintf's format is ARG_PTR_TO_CONST_STR in Linux; here any value, its reads checked at run time.
             Map.entry("bpf_snprintf", p(INTEGER, PTR_TO_UNINIT_MEM, CONST_SIZE_OR_ZERO, ANYTHING, PTR_TO_MEM, CONST_SIZE_OR_ZERO)),
             Map.entry("bpf_loop", p(INTEGER, ANYTHING, PTR_TO_FUNC, PTR_TO_STACK_OR_NULL, ANYTHING)),
+            // kernel/bpf/helpers.c, kernel/bpf/task_iter.c, kernel/trace/bpf_trace.c
+            Map.entry("bpf_get_current_task_btf", p(Ret.PTR_TO_BTF_ID_TASK)),
+            Map.entry("bpf_find_vma", p(INTEGER, Arg.PTR_TO_BTF_ID_TASK, ANYTHING, PTR_TO_FUNC, PTR_TO_STACK_OR_NULL, ANYTHING)),
+            Map.entry("bpf_copy_from_user_task", p(INTEGER, PTR_TO_UNINIT_MEM, CONST_SIZE_OR_ZERO, ANYTHING, Arg.PTR_TO_BTF_ID_TASK, ANYTHING)),
             Map.entry("bpf_strncmp", p(INTEGER, PTR_TO_MEM, CONST_SIZE, ANYTHING)),
             Map.entry("bpf_map_lookup_percpu_elem", p(PTR_TO_MAP_VALUE_OR_NULL, CONST_MAP_PTR, PTR_TO_MAP_KEY, ANYTHING)),
             Map.entry("bpf_ktime_get_coarse_ns", p(INTEGER)),

@@ -42,14 +42,38 @@ final class MemoryAccess {
                 }
                 return loadedScalar(size, signExtend);
             }
+            case PTR_TO_BTF_ID:
+                btfRead(pc, baseReg, base, off, size);
+                return loadedScalar(size, signExtend);
             default:
                 checkPointer(pc, baseReg, base, off, size);
                 return loadedScalar(size, signExtend);
         }
     }
 
+    /**
+     * check_ptr_to_btf_access for a read: a constant, non-negative offset inside the struct, in Linux's words;
+     * then only the fields bpf4j fills (a gap against Linux, which reads any member: docs/helpers.md).
+     */
+    private void btfRead(int pc, int baseReg, RegState base, int off, int size) {
+        BtfObject o = BtfObject.of(base.target);
+        long at = base.off + off;
+        if (!base.isConst() || base.smin != 0) {
+            throw reject.at(pc, "R" + baseReg + " is ptr_" + o.structName + " invalid variable offset: off=" + at
+                    + ", var_off=" + base.tnum);
+        }
+        if (at < 0) throw reject.at(pc, "R" + baseReg + " is ptr_" + o.structName + " invalid negative access: off=" + at);
+        if (at + size > o.size) throw reject.at(pc, "access beyond struct " + o.structName + " at off " + at + " size " + size);
+        if (!o.readable(at, size)) {
+            throw reject.at(pc, "R" + baseReg + " is ptr_" + o.structName + ": bpf4j reads no field of struct " + o.structName
+                    + " at off " + at + " size " + size + (o == BtfObject.VM_AREA_STRUCT
+                    ? " (only vm_start, vm_end, vm_flags, vm_pgoff, vm_file)" : ""));
+        }
+    }
+
     /** {@code *(size *)(base + off) = value} ({@code valueReg} -1 for an immediate). */
     void store(VerifierState st, int pc, int baseReg, RegState base, int off, int size, RegState value, int valueReg) {
+        if (base.type == RegType.PTR_TO_BTF_ID) throw reject.at(pc, "only read is supported");
         if (base.type == RegType.PTR_TO_STACK) {
             stackWrite(st, pc, baseReg, base, off, size, value, valueReg);
             return;
@@ -65,6 +89,7 @@ final class MemoryAccess {
 
     /** An atomic read-modify-write of a scalar in memory. */
     void atomic(VerifierState st, int pc, int baseReg, RegState base, int off, int size) {
+        if (base.type == RegType.PTR_TO_BTF_ID) throw reject.at(pc, "only read is supported");
         if (base.type == RegType.PTR_TO_STACK) {
             FuncState frame = frameOf(st, base);
             long lo = stackRange(frame, pc, baseReg, base, off, size, " write to");

@@ -23,7 +23,7 @@ final class RegState {
     int frameno;
     /** Pointers that may be null share an id: a null check on one decides all copies. */
     int id;
-    /** CONST_PTR_TO_MAP and PTR_TO_MAP_VALUE: the map; PTR_TO_FUNC: the callback's pc. */
+    /** CONST_PTR_TO_MAP and PTR_TO_MAP_VALUE: the map; PTR_TO_FUNC: the callback's pc; PTR_TO_BTF_ID: its {@link BtfObject} ordinal. */
     long target;
     /** PTR_TO_MAP_VALUE: bytes a program may access from offset 0 (value_size); -1 unknown. */
     long memSize = -1;

@@ -23,7 +23,12 @@ enum RegType {
     PTR_TO_MEM("mem"),
     PTR_TO_MEM_OR_NULL("mem_or_null"),
     /** {@code lddw src=4}: a callback's address. */
-    PTR_TO_FUNC("func");
+    PTR_TO_FUNC("func"),
+    /**
+     * A kernel object of a BTF struct ({@code PTR_TO_BTF_ID}): the task bpf_get_current_task_btf returns, the
+     * vma bpf_find_vma hands its callback; which one is {@code RegState.target} ({@link BtfObject}).
+     */
+    PTR_TO_BTF_ID("ptr_");
 
     final String logName;
 

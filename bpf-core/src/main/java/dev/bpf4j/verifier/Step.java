@@ -370,7 +370,7 @@ final class Step {
         RegState[] regs = st.cur().regs;
         if (callee.callback) {
             if (r0.type != RegType.SCALAR) throw reject.at(pc, "R0 not a scalar value (a callback returns a number)");
-            // callback_ret_range of bpf_loop and bpf_for_each_map_elem: 0 (go on) or 1 (stop)
+            // callback_ret_range of bpf_loop, bpf_for_each_map_elem and bpf_find_vma: 0 (go on) or 1 (stop)
             if (r0.smin < 0 || r0.smax > 1) throw reject.at(pc, invalidScalar("At callback return", "R0", r0, 0, 1));
             regs[0] = RegState.unknown();
         } else {
@@ -462,6 +462,11 @@ final class Step {
             case PTR_TO_ALLOC_MEM_OR_NULL: {
                 RegState v = RegState.pointer(RegType.PTR_TO_MEM_OR_NULL, 0);
                 v.id = nextId++;
+                return v;
+            }
+            case PTR_TO_BTF_ID_TASK: {
+                RegState v = RegState.pointer(RegType.PTR_TO_BTF_ID, 0);
+                v.target = BtfObject.TASK_STRUCT.ordinal();
                 return v;
             }
             default: return RegState.unknown();

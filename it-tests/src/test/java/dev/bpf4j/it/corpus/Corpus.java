@@ -174,6 +174,7 @@ final class Corpus {
         all.addAll(HelperCases.all());
         all.addAll(SkbResizeCases.all());
         all.addAll(TaskCases.all());
+        all.addAll(VmaCases.all());
         all.addAll(HashCases.all());
         return all;
     }
