@@ -48,7 +48,7 @@ final class ObjectLoader {
                 if (!p.autoload()) continue;
                 LoadOptions loadOptions = new LoadOptions(p.type() == ProgramType.PERF_EVENT ? sampledTask : helpers, 1, false,
                         p.type().legacyPacketLoads(), p.type().packetContext(), EntryRegisters.CONTEXT,
-                        shapes(maps), p.type().ctxRules());
+                        shapes(maps), p.type().ctxRules(p.attachType()));
                 programs.add(new BpfProgram(p, MapRelocator.relocate(p, maps), maps, loadOptions, options, lockTargets));
             }
             fillProgArrays(spec, maps, programs);

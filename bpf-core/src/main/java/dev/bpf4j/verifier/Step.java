@@ -359,6 +359,15 @@ final class Step {
     private VerifierState exit(VerifierState st, int pc) {
         if (st.frames.size() == 1) {
             RegState r0 = read(st, pc, 0);
+            int[] range = policy.ctxRules() == null ? null : policy.ctxRules().returnRange();
+            if (range != null) { // check_return_code of a program type with a return range (cgroup_skb)
+                if (r0.type != RegType.SCALAR) {
+                    throw reject.at(pc, "At program exit the register R0 is not a known value (" + r0.type.logName + ")");
+                }
+                if (r0.smin < range[0] || r0.smax > range[1]) {
+                    throw reject.at(pc, invalidScalar("At program exit", "R0", r0, range[0], range[1]));
+                }
+            }
             if (r0.type.isPointer()) leak(pc, "R0 leaks addr as return value");
             return null;
         }

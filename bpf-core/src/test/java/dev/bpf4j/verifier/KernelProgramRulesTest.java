@@ -74,4 +74,24 @@ class KernelProgramRulesTest {
                 "At callback return the register R0 has smin=-1");
         refused(loop, call + "exit", 8, "R0 not a scalar value");
     }
+
+    @Test void cgroupSkbProgramsReturnANumberInTheirAttachTypesRange() {
+        LoadOptions ingress = TC.withCtxRules(ContextRules.CGROUP_SKB);
+        LoadOptions egress = TC.withCtxRules(ContextRules.CGROUP_SKB_EGRESS);
+        accepted(ingress, "mov %r0, 1\nexit");
+        accepted(ingress, "ldxw %r0, [%r1+0]\nand %r0, 1\nexit");
+        refused(ingress, "mov %r0, 2\nexit", 1, "At program exit the register R0 has smin=2 smax=2 should have been in [0, 1]");
+        refused(ingress, "mov %r0, -1\nexit", 1, "At program exit the register R0 has smin=-1 smax=-1 should have been in [0, 1]");
+        refused(ingress, "ldxw %r0, [%r1+0]\nexit", 1, "At program exit the register R0 has smin=0 smax=4294967295 should have been in [0, 1]");
+        refused(ingress, "ldxw %r0, [%r1+76]\nexit", 1, "At program exit the register R0 is not a known value (pkt)");
+        refused(ingress, "mov %r0, %r1\nexit", 1, "At program exit the register R0 is not a known value (ctx)");
+        accepted(egress, "mov %r0, 3\nexit");
+        refused(egress, "mov %r0, 4\nexit", 1, "At program exit the register R0 has smin=4 smax=4 should have been in [0, 3]");
+        // other program types have no range: tc may return any number
+        accepted(TC, "mov %r0, 99\nexit");
+        assertThat(dev.bpf4j.object.ProgramType.CGROUP_SKB.ctxRules(dev.bpf4j.object.AttachType.CGROUP_INET_EGRESS))
+                .isEqualTo(ContextRules.CGROUP_SKB_EGRESS);
+        assertThat(dev.bpf4j.object.ProgramType.CGROUP_SKB.ctxRules(dev.bpf4j.object.AttachType.CGROUP_INET_INGRESS))
+                .isEqualTo(ContextRules.CGROUP_SKB);
+    }
 }
