@@ -304,6 +304,8 @@ final class Step {
             if (isNull) r.markConst(0);
             else r.type = r.type.nonNull();
         });
+        if (isNull) st.release(id); // a reservation that failed holds nothing
+
     }
 
     /** Comparisons involving a pointer: null checks, pointers into one region, and (with leaks allowed) anything. */
@@ -358,6 +360,7 @@ final class Step {
      */
     private VerifierState exit(VerifierState st, int pc) {
         if (st.frames.size() == 1) {
+            checkReferenceLeak(st, pc, "BPF_EXIT instruction in main prog");
             RegState r0 = read(st, pc, 0);
             int[] range = policy.ctxRules() == null ? null : policy.ctxRules().returnRange();
             if (range != null) { // check_return_code of a program type with a return range (cgroup_skb)
@@ -390,6 +393,16 @@ final class Step {
         return st;
     }
 
+    /**
+     * check_resource_leak in the main program's frame (at its exit, a tail call, LD_ABS/IND): a ring buffer
+     * reservation still held is "Unreleased reference id=N alloc_insn=M", then "... would lead to reference leak".
+     */
+    private void checkReferenceLeak(VerifierState st, int pc, String prefix) {
+        if (st.frames.size() != 1 || st.refs.isEmpty()) return;
+        int[] ref = st.refs.get(0);
+        throw reject.at(pc, prefix + " would lead to reference leak (Unreleased reference id=" + ref[0] + " alloc_insn=" + ref[1] + ")");
+    }
+
     /** verbose_invalid_scalar: the bounds a return value has, against those it needs. */
     private static String invalidScalar(String ctx, String reg, RegState r, int min, int max) {
         StringBuilder b = new StringBuilder(ctx).append(" the register ").append(reg).append(" has");
@@ -411,7 +424,7 @@ final class Step {
             return helperCall(st, pc, (int) id.smin, pending);
         }
         runsOtherCode = true; // any helper: a tail call or a callback among them
-        return finishHelperCall(st, HelperProto.UNKNOWN, helperArgs.check(st, pc, "callx helper", HelperProto.UNKNOWN));
+        return finishHelperCall(st, HelperProto.UNKNOWN, helperArgs.check(st, pc, "callx helper", HelperProto.UNKNOWN), pc);
     }
 
     /**
@@ -426,7 +439,21 @@ final class Step {
         HelperSpec spec = helpers.lookup(helperId).orElseThrow(() -> reject.at(pc, "invalid func unknown#" + helperId));
         HelperProto proto = HelperProto.forName(spec.name());
         HelperArgs.Checked args = helperArgs.check(st, pc, spec.name(), proto);
-        if (spec.name().equals("bpf_tail_call")) runsOtherCode = true;
+        if (spec.name().equals("bpf_tail_call")) {
+            runsOtherCode = true;
+            checkReferenceLeak(st, pc, "tail_call");
+        }
+        if (spec.name().equals("bpf_ringbuf_submit") || spec.name().equals("bpf_ringbuf_discard")) {
+            int id = st.cur().regs[1].id;
+            // release_reference: the reservation and every copy of its pointer are gone (mark_reg_invalid)
+            if (st.release(id)) {
+                st.forEachReg(r -> {
+                    if (r.id != id || r.type != RegType.PTR_TO_MEM) return;
+                    if (policy.allowPtrLeaks()) r.markUnknown();
+                    else r.markNotInit(pc);
+                });
+            }
+        }
         if (dev.bpf4j.helpers.HelperIds.changesPacketData(helperId)) clearAllPacketPointers(st, pc);
         if (args.callback() >= 0) {
             runsOtherCode = true;
@@ -434,7 +461,7 @@ final class Step {
             pushFrame(inCallback, pc, args.callback(), true, args.callbackArgs(inCallback));
             pending.push(inCallback);
         }
-        return finishHelperCall(st, proto, args);
+        return finishHelperCall(st, proto, args, pc);
     }
 
     /**
@@ -451,10 +478,11 @@ final class Step {
     }
 
     /** After any helper call: r1-r5 unreadable, r0 what the prototype returns. */
-    private VerifierState finishHelperCall(VerifierState st, HelperProto proto, HelperArgs.Checked args) {
+    private VerifierState finishHelperCall(VerifierState st, HelperProto proto, HelperArgs.Checked args, int pc) {
         RegState[] regs = st.cur().regs;
         for (int r = 1; r <= 5; r++) regs[r] = RegState.notInit();
         regs[0] = returned(proto.ret(), args);
+        if (proto.ret() == HelperProto.Ret.PTR_TO_ALLOC_MEM_OR_NULL) st.refs.add(new int[] {regs[0].id, pc}); // acquire_reference
         return st.pcAdvance();
     }
 
@@ -504,6 +532,7 @@ final class Step {
     }
 
     private void legacyPacketLoad(VerifierState st, int pc, Insn insn) {
+        checkReferenceLeak(st, pc, "BPF_LD_[ABS|IND]");
         RegState ctx = read(st, pc, 6);
         boolean plainArgs = !policy.ctxEntry() && ctx.type == RegType.SCALAR; // a raw program's r1: whatever the caller passed
         if (ctx.type != RegType.PTR_TO_CTX && !plainArgs) {
