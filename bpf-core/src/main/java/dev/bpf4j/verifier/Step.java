@@ -125,12 +125,26 @@ final class Step {
             return;
         }
         RegState dst = read(st, pc, insn.dst()).copy();
+        if (policy.ctxRules() != null && !regSrc) constantOperand(pc, op, alu64, insn.imm());
         if (dst.type.isPointer() || src.type.isPointer()) {
             regs[insn.dst()] = pointerAlu(st, pc, insn, op, alu64, dst, src);
             return;
         }
         ScalarAlu.apply(op, alu64, insn.off(), dst, src);
         regs[insn.dst()] = dst;
+    }
+
+    /**
+     * check_alu_op of a kernel program type: a constant divisor of 0 and a constant shift past the width are
+     * refused at load ("div by zero", "invalid shift 64"). The RFC defines both (the conformance suites'
+     * memory-block programs keep its results: x / 0 = 0, the shift masked), so only loads naming a kernel
+     * program type follow Linux here; a divisor or shift in a register is the same on both engines either way.
+     */
+    private void constantOperand(int pc, int op, boolean alu64, int imm) {
+        if ((op == Opcodes.DIV || op == Opcodes.MOD) && imm == 0) throw reject.at(pc, "div by zero");
+        if ((op == Opcodes.LSH || op == Opcodes.RSH || op == Opcodes.ARSH) && (imm < 0 || imm >= (alu64 ? 64 : 32))) {
+            throw reject.at(pc, "invalid shift " + imm);
+        }
     }
 
     private RegState mov(int pc, Insn insn, boolean alu64, boolean regSrc, RegState src) {

@@ -94,4 +94,16 @@ class KernelProgramRulesTest {
         assertThat(dev.bpf4j.object.ProgramType.CGROUP_SKB.ctxRules(dev.bpf4j.object.AttachType.CGROUP_INET_INGRESS))
                 .isEqualTo(ContextRules.CGROUP_SKB);
     }
+
+    @Test void constantDivisorsOfZeroAndShiftsPastTheWidthAreRefusedInKernelProgramTypesOnly() {
+        refused(TC, "mov %r0, 1\ndiv %r0, 0\nexit", 1, "div by zero");
+        refused(TC, "mov %r0, 1\nmod32 %r0, 0\nexit", 1, "div by zero");
+        refused(TC, "mov %r0, 1\nlsh %r0, 64\nexit", 1, "invalid shift 64");
+        refused(TC, "mov %r0, 1\nrsh32 %r0, 32\nexit", 1, "invalid shift 32");
+        refused(TC, "mov %r0, 1\narsh %r0, -1\nexit", 1, "invalid shift -1");
+        refused(TC, "div %r0, 0\nexit", 0, "R0 !read_ok"); // the destination is read first, as check_alu_op
+        accepted(TC, "mov %r0, 1\nlsh32 %r0, 31\nlsh %r0, 32\nmov %r2, 0\ndiv %r0, %r2\nexit");
+        // the RFC's programs keep its semantics: x / 0 = 0, shifts masked
+        accepted(BLOCK, "mov %r0, 1\ndiv %r0, 0\nlsh %r0, 64\nexit");
+    }
 }

@@ -120,6 +120,13 @@ class FuzzFindingsKernelTest {
         c.add(new Case("e. LD_ABS while a reservation is held", SCHED_CLS, TC,
                 reserve + "jeq r0, 0, +5\nmov r7, r0\nldabsb 0\nmov r1, r7\nmov r2, 0\ncall 132\nmov r0, 0\nexit",
                 Expect.BOTH_REFUSE, 8, "BPF_LD_[ABS|IND] would lead to reference leak"));
+        // f. (same campaign: 54 of its tc objects) constant divisors of 0 and constant shifts past the width
+        String[][] alu = {{"div r0, 0", "div by zero"}, {"mod32 r0, 0", "div by zero"}, {"lsh r0, 64", "invalid shift 64"},
+                {"rsh32 r0, 32", "invalid shift 32"}, {"arsh r0, -1", "invalid shift -1"}};
+        for (String[] a : alu) {
+            c.add(new Case("f. tc " + a[0], SCHED_CLS, TC, "mov r0, 1\n" + a[0] + "\nexit", Expect.BOTH_REFUSE, 1, a[1]));
+        }
+        c.add(new Case("f. tc lsh32 r0, 31", SCHED_CLS, TC, "mov r0, 1\nlsh32 r0, 31\nmov r0, 0\nexit", Expect.BOTH_ACCEPT, -1, ""));
         return c;
     }
 
