@@ -469,6 +469,7 @@ final class Step {
             }
         }
         if (dev.bpf4j.helpers.HelperIds.changesPacketData(helperId)) clearAllPacketPointers(st, pc);
+        checkMapCompatibility(pc, helperId, spec.name(), proto, args);
         if (args.callback() >= 0) {
             runsOtherCode = true;
             VerifierState inCallback = st.copy();
@@ -476,6 +477,17 @@ final class Step {
             pending.push(inCallback);
         }
         return finishHelperCall(st, proto, args, pc);
+    }
+
+    /** check_map_func_compatibility: the map argument's type against the helper (when the verifier knows the type). */
+    private void checkMapCompatibility(int pc, int helperId, String helper, HelperProto proto, HelperArgs.Checked args) {
+        int i = proto.args().indexOf(HelperProto.Arg.CONST_MAP_PTR);
+        if (i < 0) return;
+        RegState map = args.argsAtCall()[i + 1];
+        if (map == null || map.type != RegType.CONST_PTR_TO_MAP) return;
+        MapShapes.Shape shape = policy.maps().of(map.target);
+        String refusal = shape == null ? null : MapFuncCompat.refusal(shape.mapType(), helper, helperId);
+        if (refusal != null) throw reject.at(pc, refusal);
     }
 
     /**

@@ -106,4 +106,19 @@ class KernelProgramRulesTest {
         // the RFC's programs keep its semantics: x / 0 = 0, shifts masked
         accepted(BLOCK, "mov %r0, 1\ndiv %r0, 0\nlsh %r0, 64\nexit");
     }
+
+    @Test void mapsGoOnlyToHelpersThatTakeTheirType() {
+        LoadOptions o = TC.withHelpers(dev.bpf4j.helpers.BpfHelpers.registry(dev.bpf4j.maps.MapTable.of(java.util.List.of())))
+                .withMaps(h -> h == 0x7000 ? new dev.bpf4j.runtime.MapShapes.Shape(4, 8, 2)
+                        : h == 0x7040 ? new dev.bpf4j.runtime.MapShapes.Shape(0, 0, 27)
+                        : h == 0x7080 ? new dev.bpf4j.runtime.MapShapes.Shape(4, 4, 3) : null);
+        String key = "stw [%r10-4], 0\nmov %r2, %r10\nadd %r2, -4\n";
+        refused(o, key + "lddw %r1, 0x7080\ncall 1\nmov %r0, 0\nexit", 5, "cannot pass map_type 3 into func bpf_map_lookup_elem#1");
+        refused(o, key + "lddw %r1, 0x7040\ncall 1\nmov %r0, 0\nexit", 5, "invalid zero-sized read");
+        refused(o, "lddw %r2, 0x7000\nmov %r3, 0\ncall 12\nmov %r0, 0\nexit", 3, "expected prog array map for tail call");
+        accepted(o, "lddw %r2, 0x7080\nmov %r3, 0\ncall 12\nmov %r0, 0\nexit");
+        accepted(o, key + "lddw %r1, 0x7000\ncall 1\nmov %r0, 0\nexit");
+        // a map whose type the verifier does not know is left to the helper
+        accepted(o.withMaps(h -> new dev.bpf4j.runtime.MapShapes.Shape(4, 4)), key + "lddw %r1, 0x7080\ncall 1\nmov %r0, 0\nexit");
+    }
 }

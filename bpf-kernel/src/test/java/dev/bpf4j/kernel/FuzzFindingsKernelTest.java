@@ -41,12 +41,13 @@ import static org.assertj.core.api.Assertions.assertThat;
  * </ul>
  */
 class FuzzFindingsKernelTest {
-    private static final int BPF_MAP_TYPE_RINGBUF = 27;
+    private static final int BPF_MAP_TYPE_RINGBUF = 27, BPF_MAP_TYPE_PROG_ARRAY = 3;
     private static final int SOCKET_FILTER = 1, SCHED_CLS = 3, XDP = 6, CGROUP_SKB = 8;
-    private static final long MAP_HANDLE = 0x7000, RINGBUF_HANDLE = 0x7040;
+    private static final long MAP_HANDLE = 0x7000, RINGBUF_HANDLE = 0x7040, PROG_ARRAY_HANDLE = 0x7080;
     private static final LoadOptions TC = LoadOptions.defaults().withEntry(EntryRegisters.CONTEXT).withPacketContext(PacketContext.SK_BUFF)
             .withCtxRules(ContextRules.TC).withLegacyPacketLoads(true).withHelpers(BpfHelpers.registry(MapTable.of(List.of())))
-            .withMaps(h -> h == MAP_HANDLE ? new MapShapes.Shape(4, 8) : h == RINGBUF_HANDLE ? new MapShapes.Shape(0, 0) : null);
+            .withMaps(h -> h == MAP_HANDLE ? new MapShapes.Shape(4, 8, 2) : h == RINGBUF_HANDLE ? new MapShapes.Shape(0, 0, BPF_MAP_TYPE_RINGBUF)
+                    : h == PROG_ARRAY_HANDLE ? new MapShapes.Shape(4, 4, BPF_MAP_TYPE_PROG_ARRAY) : null);
     private static final LoadOptions SF = TC.withPacketContext(null).withCtxRules(ContextRules.SOCKET_FILTER);
     private static final LoadOptions XDP_MD = TC.withLegacyPacketLoads(false).withPacketContext(PacketContext.XDP_MD).withCtxRules(ContextRules.XDP);
     private static final LoadOptions CG = TC.withLegacyPacketLoads(false).withCtxRules(ContextRules.CGROUP_SKB);
@@ -127,13 +128,29 @@ class FuzzFindingsKernelTest {
             c.add(new Case("f. tc " + a[0], SCHED_CLS, TC, "mov r0, 1\n" + a[0] + "\nexit", Expect.BOTH_REFUSE, 1, a[1]));
         }
         c.add(new Case("f. tc lsh32 r0, 31", SCHED_CLS, TC, "mov r0, 1\nlsh32 r0, 31\nmov r0, 0\nexit", Expect.BOTH_ACCEPT, -1, ""));
+        // g. (same campaign) maps passed to helpers that do not take their type
+        String key = "stw [r10-4], 0\nmov r2, r10\nadd r2, -4\n";
+        c.add(new Case("g. bpf_map_lookup_elem of a prog array", SCHED_CLS, TC, key + "lddw r1, PROGS\ncall 1\nmov r0, 0\nexit",
+                Expect.BOTH_REFUSE, 5, "cannot pass map_type 3 into func bpf_map_lookup_elem#1"));
+        c.add(new Case("g. bpf_map_update_elem of a prog array", SCHED_CLS, TC,
+                key + "lddw r1, PROGS\nmov r3, r2\nmov r4, 0\ncall 2\nmov r0, 0\nexit",
+                Expect.BOTH_REFUSE, 7, "cannot pass map_type 3 into func bpf_map_update_elem#2"));
+        c.add(new Case("g. bpf_map_lookup_elem of a ring buffer (its key is 0 bytes)", SCHED_CLS, TC,
+                key + "lddw r1, RINGBUF\ncall 1\nmov r0, 0\nexit", Expect.BOTH_REFUSE, 5, "invalid zero-sized read"));
+        c.add(new Case("g. bpf_ringbuf_output into an array", SCHED_CLS, TC,
+                key + "mov r2, r10\nadd r2, -4\nlddw r1, MAP\nmov r3, 4\nmov r4, 0\ncall 130\nmov r0, 0\nexit",
+                Expect.BOTH_REFUSE, 9, "cannot pass map_type 2 into func bpf_ringbuf_output#130"));
+        c.add(new Case("g. bpf_tail_call through an array", SCHED_CLS, TC,
+                "lddw r2, MAP\nmov r3, 0\ncall 12\nmov r0, 0\nexit", Expect.BOTH_REFUSE, 3, "expected prog array map for tail call"));
+        c.add(new Case("g. bpf_tail_call through a prog array", SCHED_CLS, TC,
+                "lddw r2, PROGS\nmov r3, 0\ncall 12\nmov r0, 0\nexit", Expect.BOTH_ACCEPT, -1, ""));
         return c;
     }
 
     @Test void bpf4jRefusesWhereLinuxRefusesAtLinuxsPcWithLinuxsWords() {
         List<Case> cases = cases();
         for (Case k : cases) {
-            Program p = new Program("finding", dev.bpf4j.isa.Assembler.assemble(k.asm().replace("RINGBUF", "0x" + Long.toHexString(RINGBUF_HANDLE)).replace("MAP", "0x" + Long.toHexString(MAP_HANDLE))));
+            Program p = new Program("finding", dev.bpf4j.isa.Assembler.assemble(k.asm().replace("PROGS", "0x" + Long.toHexString(PROG_ARRAY_HANDLE)).replace("RINGBUF", "0x" + Long.toHexString(RINGBUF_HANDLE)).replace("MAP", "0x" + Long.toHexString(MAP_HANDLE))));
             VerifierException refused = null;
             try {
                 Validator.validate(p, k.options());
@@ -153,9 +170,10 @@ class FuzzFindingsKernelTest {
         Assumptions.assumeTrue(a.available(), () -> "bpf4j's verdicts hold; Linux's part skipped: the kernel oracle is unavailable: " + a.reason());
         int map = BpfSyscall.mapCreate(BpfSyscall.BPF_MAP_TYPE_ARRAY, 4, 8, 1, 0, "findings");
         int ringbuf = BpfSyscall.mapCreate(BPF_MAP_TYPE_RINGBUF, 0, 0, 4096, 0, "findings_rb");
+        int progs = BpfSyscall.mapCreate(BPF_MAP_TYPE_PROG_ARRAY, 4, 4, 4, 0, "findings_pa");
         try {
             for (Case k : cases) {
-                Program p = new Program("finding", dev.bpf4j.isa.Assembler.assemble(k.asm().replace("RINGBUF", "map_by_fd(" + ringbuf + ")").replace("MAP", "map_by_fd(" + map + ")")));
+                Program p = new Program("finding", dev.bpf4j.isa.Assembler.assemble(k.asm().replace("PROGS", "map_by_fd(" + progs + ")").replace("RINGBUF", "map_by_fd(" + ringbuf + ")").replace("MAP", "map_by_fd(" + map + ")")));
                 String log = linux(k.progType(), p, k.funcs());
                 System.out.printf("%-70s Linux: %s%n", k.name(), log == null ? "accepts" : "pc " + linuxPc(log) + ": " + ConformanceKernelTest.lastLine(log));
                 if (k.expect() == Expect.BOTH_REFUSE) {
@@ -169,6 +187,7 @@ class FuzzFindingsKernelTest {
         } finally {
             BpfSyscall.close(map);
             BpfSyscall.close(ringbuf);
+            BpfSyscall.close(progs);
         }
     }
 
