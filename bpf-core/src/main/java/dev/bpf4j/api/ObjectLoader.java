@@ -47,7 +47,7 @@ final class ObjectLoader {
                 if (!p.autoload()) continue;
                 LoadOptions loadOptions = new LoadOptions(p.type().runsForSampledTask() ? sampledTask : helpers, 1, false,
                         p.type().legacyPacketLoads(), p.type().packetContext(), EntryRegisters.CONTEXT,
-                        shapes(maps), p.type().ctxRules());
+                        shapes(maps), p.type().ctxRules(p.attachType()));
                 programs.add(new BpfProgram(p, MapRelocator.relocate(p, maps), maps, loadOptions, options, lockTargets));
             }
             fillProgArrays(spec, maps, programs);
@@ -90,7 +90,7 @@ final class ObjectLoader {
     }
 
     private static MapShapes.Shape shape(BpfMap m) {
-        return new MapShapes.Shape(m.keySize(), m.type().isMapInMap() ? -1 : m.valueSize());
+        return new MapShapes.Shape(m.keySize(), m.type().isMapInMap() ? -1 : m.valueSize(), m.type().id());
     }
 
     /** libbpf's init_prog_array_slots: each {@code .values} entry of a prog array gets the loaded program. */

@@ -129,6 +129,15 @@ public enum ProgramType {
     /** The kernel's may_access_skb: LD ABS/IND only in socket filters and tc programs. */
     public boolean legacyPacketLoads() { return legacyPacketLoads; }
 
+    /**
+     * {@link #ctxRules()} for a program loaded with {@code attach} as its expected attach type: a cgroup_skb
+     * program attached at egress may return 0-3 ({@link dev.bpf4j.runtime.ContextRules#CGROUP_SKB_EGRESS}).
+     */
+    public dev.bpf4j.runtime.ContextRules ctxRules(AttachType attach) {
+        if (this == CGROUP_SKB && attach == AttachType.CGROUP_INET_EGRESS) return dev.bpf4j.runtime.ContextRules.CGROUP_SKB_EGRESS;
+        return ctxRules();
+    }
+
     /** The kernel's is_valid_access of the type (which ctx offsets, sizes and writes it allows); null where bpf4j has none. */
     public dev.bpf4j.runtime.ContextRules ctxRules() {
         return switch (this) {

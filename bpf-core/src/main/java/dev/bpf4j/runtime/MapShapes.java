@@ -8,8 +8,13 @@ package dev.bpf4j.runtime;
  */
 @FunctionalInterface
 public interface MapShapes {
-    /** A map's sizes; {@code valueSize} -1 where a lookup yields no plain value (a map of maps). */
-    record Shape(int keySize, int valueSize) {}
+    /**
+     * A map's sizes; {@code valueSize} -1 where a lookup yields no plain value (a map of maps); {@code mapType}
+     * its uapi {@code enum bpf_map_type}, 0 when not known (then any helper may take it).
+     */
+    record Shape(int keySize, int valueSize, int mapType) {
+        public Shape(int keySize, int valueSize) { this(keySize, valueSize, 0); }
+    }
 
     /** The shape of the map whose handle is {@code handle}, or null when no map has it. */
     Shape of(long handle);

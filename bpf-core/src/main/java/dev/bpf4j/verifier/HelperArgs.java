@@ -100,6 +100,9 @@ final class HelperArgs {
                     expect(pc, r, v, helper, "map_value", RegType.PTR_TO_MAP_VALUE);
                     break;
                 case PTR_TO_MAP_KEY: case PTR_TO_MAP_VALUE: case PTR_TO_UNINIT_MAP_VALUE:
+                    if (v.type == RegType.PTR_TO_STACK && knownMapArgSize(atCall[1], arg == HelperProto.Arg.PTR_TO_MAP_KEY) == 0) {
+                        throw reject.at(pc, "invalid zero-sized read"); // a ring buffer's key (check_stack_range_initialized)
+                    }
                     memoryArg(st, pc, r, v, helper, mapArgSize(atCall[1], arg == HelperProto.Arg.PTR_TO_MAP_KEY),
                             arg == HelperProto.Arg.PTR_TO_UNINIT_MAP_VALUE);
                     break;
@@ -133,6 +136,13 @@ final class HelperArgs {
     }
 
     /** The key or value size of the map in r1 when the verifier knows it (a CONST_PTR_TO_MAP), else 1 (checked by the helper). */
+    /** The key or value size of the map in r1, -1 when the verifier does not know it. */
+    private long knownMapArgSize(RegState map, boolean key) {
+        if (map == null || map.type != RegType.CONST_PTR_TO_MAP) return -1;
+        MapShapes.Shape s = policy.maps().of(map.target);
+        return s == null ? -1 : key ? s.keySize() : s.valueSize();
+    }
+
     private long mapArgSize(RegState map, boolean key) {
         if (map == null || map.type != RegType.CONST_PTR_TO_MAP) return 1;
         MapShapes.Shape s = policy.maps().of(map.target);

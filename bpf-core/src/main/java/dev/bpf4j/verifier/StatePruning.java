@@ -19,6 +19,8 @@ final class StatePruning {
     /** True when every execution from {@code cur} is one that {@code old} already stood for. */
     static boolean covers(VerifierState old, VerifierState cur) {
         if (old.frames.size() != cur.frames.size()) return false;
+        // refsafe: as many references held (their ids differ path by path; the registers holding them compare below)
+        if (old.refs.size() != cur.refs.size()) return false;
         for (int i = 0; i < old.frames.size(); i++) {
             FuncState o = old.frames.get(i), c = cur.frames.get(i);
             if (o.callsite != c.callsite || o.subprogStart != c.subprogStart || o.callback != c.callback) return false;

@@ -125,12 +125,26 @@ final class Step {
             return;
         }
         RegState dst = read(st, pc, insn.dst()).copy();
+        if (policy.ctxRules() != null && !regSrc) constantOperand(pc, op, alu64, insn.imm());
         if (dst.type.isPointer() || src.type.isPointer()) {
             regs[insn.dst()] = pointerAlu(st, pc, insn, op, alu64, dst, src);
             return;
         }
         ScalarAlu.apply(op, alu64, insn.off(), dst, src);
         regs[insn.dst()] = dst;
+    }
+
+    /**
+     * check_alu_op of a kernel program type: a constant divisor of 0 and a constant shift past the width are
+     * refused at load ("div by zero", "invalid shift 64"). The RFC defines both (the conformance suites'
+     * memory-block programs keep its results: x / 0 = 0, the shift masked), so only loads naming a kernel
+     * program type follow Linux here; a divisor or shift in a register is the same on both engines either way.
+     */
+    private void constantOperand(int pc, int op, boolean alu64, int imm) {
+        if ((op == Opcodes.DIV || op == Opcodes.MOD) && imm == 0) throw reject.at(pc, "div by zero");
+        if ((op == Opcodes.LSH || op == Opcodes.RSH || op == Opcodes.ARSH) && (imm < 0 || imm >= (alu64 ? 64 : 32))) {
+            throw reject.at(pc, "invalid shift " + imm);
+        }
     }
 
     private RegState mov(int pc, Insn insn, boolean alu64, boolean regSrc, RegState src) {
@@ -304,6 +318,8 @@ final class Step {
             if (isNull) r.markConst(0);
             else r.type = r.type.nonNull();
         });
+        if (isNull) st.release(id); // a reservation that failed holds nothing
+
     }
 
     /** Comparisons involving a pointer: null checks, pointers into one region, and (with leaks allowed) anything. */
@@ -358,7 +374,17 @@ final class Step {
      */
     private VerifierState exit(VerifierState st, int pc) {
         if (st.frames.size() == 1) {
+            checkReferenceLeak(st, pc, "BPF_EXIT instruction in main prog");
             RegState r0 = read(st, pc, 0);
+            int[] range = policy.ctxRules() == null ? null : policy.ctxRules().returnRange();
+            if (range != null) { // check_return_code of a program type with a return range (cgroup_skb)
+                if (r0.type != RegType.SCALAR) {
+                    throw reject.at(pc, "At program exit the register R0 is not a known value (" + r0.type.logName + ")");
+                }
+                if (r0.smin < range[0] || r0.smax > range[1]) {
+                    throw reject.at(pc, invalidScalar("At program exit", "R0", r0, range[0], range[1]));
+                }
+            }
             if (r0.type.isPointer()) leak(pc, "R0 leaks addr as return value");
             return null;
         }
@@ -379,6 +405,16 @@ final class Step {
         for (int r = 1; r <= 5; r++) regs[r] = RegState.notInit();
         st.pc = callee.callsite + 1;
         return st;
+    }
+
+    /**
+     * check_resource_leak in the main program's frame (at its exit, a tail call, LD_ABS/IND): a ring buffer
+     * reservation still held is "Unreleased reference id=N alloc_insn=M", then "... would lead to reference leak".
+     */
+    private void checkReferenceLeak(VerifierState st, int pc, String prefix) {
+        if (st.frames.size() != 1 || st.refs.isEmpty()) return;
+        int[] ref = st.refs.get(0);
+        throw reject.at(pc, prefix + " would lead to reference leak (Unreleased reference id=" + ref[0] + " alloc_insn=" + ref[1] + ")");
     }
 
     /** verbose_invalid_scalar: the bounds a return value has, against those it needs. */
@@ -402,7 +438,7 @@ final class Step {
             return helperCall(st, pc, (int) id.smin, pending);
         }
         runsOtherCode = true; // any helper: a tail call or a callback among them
-        return finishHelperCall(st, HelperProto.UNKNOWN, helperArgs.check(st, pc, "callx helper", HelperProto.UNKNOWN));
+        return finishHelperCall(st, HelperProto.UNKNOWN, helperArgs.check(st, pc, "callx helper", HelperProto.UNKNOWN), pc);
     }
 
     /**
@@ -417,15 +453,41 @@ final class Step {
         HelperSpec spec = helpers.lookup(helperId).orElseThrow(() -> reject.at(pc, "invalid func unknown#" + helperId));
         HelperProto proto = HelperProto.forName(spec.name());
         HelperArgs.Checked args = helperArgs.check(st, pc, spec.name(), proto);
-        if (spec.name().equals("bpf_tail_call")) runsOtherCode = true;
+        if (spec.name().equals("bpf_tail_call")) {
+            runsOtherCode = true;
+            checkReferenceLeak(st, pc, "tail_call");
+        }
+        if (spec.name().equals("bpf_ringbuf_submit") || spec.name().equals("bpf_ringbuf_discard")) {
+            int id = st.cur().regs[1].id;
+            // release_reference: the reservation and every copy of its pointer are gone (mark_reg_invalid)
+            if (st.release(id)) {
+                st.forEachReg(r -> {
+                    if (r.id != id || r.type != RegType.PTR_TO_MEM) return;
+                    if (policy.allowPtrLeaks()) r.markUnknown();
+                    else r.markNotInit(pc);
+                });
+            }
+        }
         if (dev.bpf4j.helpers.HelperIds.changesPacketData(helperId)) clearAllPacketPointers(st, pc);
+        checkMapCompatibility(pc, helperId, spec.name(), proto, args);
         if (args.callback() >= 0) {
             runsOtherCode = true;
             VerifierState inCallback = st.copy();
             pushFrame(inCallback, pc, args.callback(), true, args.callbackArgs(inCallback));
             pending.push(inCallback);
         }
-        return finishHelperCall(st, proto, args);
+        return finishHelperCall(st, proto, args, pc);
+    }
+
+    /** check_map_func_compatibility: the map argument's type against the helper (when the verifier knows the type). */
+    private void checkMapCompatibility(int pc, int helperId, String helper, HelperProto proto, HelperArgs.Checked args) {
+        int i = proto.args().indexOf(HelperProto.Arg.CONST_MAP_PTR);
+        if (i < 0) return;
+        RegState map = args.argsAtCall()[i + 1];
+        if (map == null || map.type != RegType.CONST_PTR_TO_MAP) return;
+        MapShapes.Shape shape = policy.maps().of(map.target);
+        String refusal = shape == null ? null : MapFuncCompat.refusal(shape.mapType(), helper, helperId);
+        if (refusal != null) throw reject.at(pc, refusal);
     }
 
     /**
@@ -442,10 +504,11 @@ final class Step {
     }
 
     /** After any helper call: r1-r5 unreadable, r0 what the prototype returns. */
-    private VerifierState finishHelperCall(VerifierState st, HelperProto proto, HelperArgs.Checked args) {
+    private VerifierState finishHelperCall(VerifierState st, HelperProto proto, HelperArgs.Checked args, int pc) {
         RegState[] regs = st.cur().regs;
         for (int r = 1; r <= 5; r++) regs[r] = RegState.notInit();
         regs[0] = returned(proto.ret(), args);
+        if (proto.ret() == HelperProto.Ret.PTR_TO_ALLOC_MEM_OR_NULL) st.refs.add(new int[] {regs[0].id, pc}); // acquire_reference
         return st.pcAdvance();
     }
 
@@ -500,6 +563,7 @@ final class Step {
     }
 
     private void legacyPacketLoad(VerifierState st, int pc, Insn insn) {
+        checkReferenceLeak(st, pc, "BPF_LD_[ABS|IND]");
         RegState ctx = read(st, pc, 6);
         boolean plainArgs = !policy.ctxEntry() && ctx.type == RegType.SCALAR; // a raw program's r1: whatever the caller passed
         if (ctx.type != RegType.PTR_TO_CTX && !plainArgs) {

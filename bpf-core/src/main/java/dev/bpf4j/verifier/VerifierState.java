@@ -12,6 +12,11 @@ final class VerifierState {
     int pc;
     /** How often this path has come back to each loop head (by its index): a loop's rounds so far. */
     int[] visits;
+    /**
+     * References this path holds ({@code acquired_refs}): a ring buffer reservation from
+     * {@code bpf_ringbuf_reserve} until it is submitted, discarded or found null; each {@code {id, alloc pc}}.
+     */
+    List<int[]> refs = new ArrayList<>();
     /** The state this path kept last (the kernel's {@code parent}), for branch counts; null before the first. */
     StatePruning.Kept lastKept;
 
@@ -22,6 +27,9 @@ final class VerifierState {
         this.pc = pc;
         this.visits = visits;
     }
+
+    /** Drops the reference {@code id} (release_reference_state); true when this path held it. */
+    boolean release(int id) { return id != 0 && refs.removeIf(r -> r[0] == id); }
 
     FuncState cur() { return frames.get(frames.size() - 1); }
 
@@ -38,6 +46,7 @@ final class VerifierState {
         for (FuncState s : frames) f.add(s.copy());
         VerifierState c = new VerifierState(f, pc, visits.clone());
         c.lastKept = lastKept;
+        c.refs = new ArrayList<>(refs);
         return c;
     }
 

@@ -74,4 +74,51 @@ class KernelProgramRulesTest {
                 "At callback return the register R0 has smin=-1");
         refused(loop, call + "exit", 8, "R0 not a scalar value");
     }
+
+    @Test void cgroupSkbProgramsReturnANumberInTheirAttachTypesRange() {
+        LoadOptions ingress = TC.withCtxRules(ContextRules.CGROUP_SKB);
+        LoadOptions egress = TC.withCtxRules(ContextRules.CGROUP_SKB_EGRESS);
+        accepted(ingress, "mov %r0, 1\nexit");
+        accepted(ingress, "ldxw %r0, [%r1+0]\nand %r0, 1\nexit");
+        refused(ingress, "mov %r0, 2\nexit", 1, "At program exit the register R0 has smin=2 smax=2 should have been in [0, 1]");
+        refused(ingress, "mov %r0, -1\nexit", 1, "At program exit the register R0 has smin=-1 smax=-1 should have been in [0, 1]");
+        refused(ingress, "ldxw %r0, [%r1+0]\nexit", 1, "At program exit the register R0 has smin=0 smax=4294967295 should have been in [0, 1]");
+        refused(ingress, "ldxw %r0, [%r1+76]\nexit", 1, "At program exit the register R0 is not a known value (pkt)");
+        refused(ingress, "mov %r0, %r1\nexit", 1, "At program exit the register R0 is not a known value (ctx)");
+        accepted(egress, "mov %r0, 3\nexit");
+        refused(egress, "mov %r0, 4\nexit", 1, "At program exit the register R0 has smin=4 smax=4 should have been in [0, 3]");
+        // other program types have no range: tc may return any number
+        accepted(TC, "mov %r0, 99\nexit");
+        assertThat(dev.bpf4j.object.ProgramType.CGROUP_SKB.ctxRules(dev.bpf4j.object.AttachType.CGROUP_INET_EGRESS))
+                .isEqualTo(ContextRules.CGROUP_SKB_EGRESS);
+        assertThat(dev.bpf4j.object.ProgramType.CGROUP_SKB.ctxRules(dev.bpf4j.object.AttachType.CGROUP_INET_INGRESS))
+                .isEqualTo(ContextRules.CGROUP_SKB);
+    }
+
+    @Test void constantDivisorsOfZeroAndShiftsPastTheWidthAreRefusedInKernelProgramTypesOnly() {
+        refused(TC, "mov %r0, 1\ndiv %r0, 0\nexit", 1, "div by zero");
+        refused(TC, "mov %r0, 1\nmod32 %r0, 0\nexit", 1, "div by zero");
+        refused(TC, "mov %r0, 1\nlsh %r0, 64\nexit", 1, "invalid shift 64");
+        refused(TC, "mov %r0, 1\nrsh32 %r0, 32\nexit", 1, "invalid shift 32");
+        refused(TC, "mov %r0, 1\narsh %r0, -1\nexit", 1, "invalid shift -1");
+        refused(TC, "div %r0, 0\nexit", 0, "R0 !read_ok"); // the destination is read first, as check_alu_op
+        accepted(TC, "mov %r0, 1\nlsh32 %r0, 31\nlsh %r0, 32\nmov %r2, 0\ndiv %r0, %r2\nexit");
+        // the RFC's programs keep its semantics: x / 0 = 0, shifts masked
+        accepted(BLOCK, "mov %r0, 1\ndiv %r0, 0\nlsh %r0, 64\nexit");
+    }
+
+    @Test void mapsGoOnlyToHelpersThatTakeTheirType() {
+        LoadOptions o = TC.withHelpers(dev.bpf4j.helpers.BpfHelpers.registry(dev.bpf4j.maps.MapTable.of(java.util.List.of())))
+                .withMaps(h -> h == 0x7000 ? new dev.bpf4j.runtime.MapShapes.Shape(4, 8, 2)
+                        : h == 0x7040 ? new dev.bpf4j.runtime.MapShapes.Shape(0, 0, 27)
+                        : h == 0x7080 ? new dev.bpf4j.runtime.MapShapes.Shape(4, 4, 3) : null);
+        String key = "stw [%r10-4], 0\nmov %r2, %r10\nadd %r2, -4\n";
+        refused(o, key + "lddw %r1, 0x7080\ncall 1\nmov %r0, 0\nexit", 5, "cannot pass map_type 3 into func bpf_map_lookup_elem#1");
+        refused(o, key + "lddw %r1, 0x7040\ncall 1\nmov %r0, 0\nexit", 5, "invalid zero-sized read");
+        refused(o, "lddw %r2, 0x7000\nmov %r3, 0\ncall 12\nmov %r0, 0\nexit", 3, "expected prog array map for tail call");
+        accepted(o, "lddw %r2, 0x7080\nmov %r3, 0\ncall 12\nmov %r0, 0\nexit");
+        accepted(o, key + "lddw %r1, 0x7000\ncall 1\nmov %r0, 0\nexit");
+        // a map whose type the verifier does not know is left to the helper
+        accepted(o.withMaps(h -> new dev.bpf4j.runtime.MapShapes.Shape(4, 4)), key + "lddw %r1, 0x7080\ncall 1\nmov %r0, 0\nexit");
+    }
 }

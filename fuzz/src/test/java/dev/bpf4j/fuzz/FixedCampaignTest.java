@@ -48,8 +48,9 @@ class FixedCampaignTest {
         assertThat(r.stats().hangs()).isZero();
         // About half load: the tc objects leave out a null check, a release or a bound on purpose now and
         // then, and call chains go past Linux's 8 frames; the bound only catches a generator whose programs
-        // no longer load (it was at 25% when frames of 512 bytes each met a combined-stack rule)
-        assertThat(r.stats().acceptedPercent()).as("programs the gate accepts").isGreaterThan(40);
+        // no longer load (it was at 25% when frames of 512 bytes each met a combined-stack rule). 39.8% since
+        // tc objects follow Linux on reference leaks, map types passed to helpers, div by 0 and shift immediates.
+        assertThat(r.stats().acceptedPercent()).as("programs the gate accepts").isGreaterThan(35);
     }
 
     @Test void mutatedFilesAndRawBytesNeitherCrashNorHang() {
