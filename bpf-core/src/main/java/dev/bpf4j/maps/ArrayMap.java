@@ -123,8 +123,10 @@ public final class ArrayMap extends BpfMap {
 
     @Override protected int write(byte[] key, byte[] value, long flags, boolean allCpus) {
         // arraymap.c: unknown flags -EINVAL; index past the end -E2BIG; BPF_NOEXIST -EEXIST (all exist);
-        // BPF_F_LOCK needs a bpf_spin_lock in the value (-EINVAL without) and copies under it.
-        long unknown = cpus == 1 ? flags & ~MapFlags.BPF_F_LOCK : flags;
+        // BPF_F_LOCK needs a bpf_spin_lock in the value (-EINVAL without) and copies under it. A program's
+        // update takes array_map_update_elem for per-CPU arrays too; only the Java side's
+        // bpf_percpu_array_update counts BPF_F_LOCK as unknown.
+        long unknown = cpus == 1 || !allCpus ? flags & ~MapFlags.BPF_F_LOCK : flags;
         if (Long.compareUnsigned(unknown, MapFlags.BPF_EXIST) > 0) return -Errno.EINVAL;
         int i = ArrayKeys.u32(key);
         if (!inRange(i)) return -Errno.E2BIG;

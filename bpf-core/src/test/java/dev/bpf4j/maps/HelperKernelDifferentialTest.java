@@ -108,6 +108,38 @@ class HelperKernelDifferentialTest {
         }
     }
 
+    /**
+     * A program's update of a per-CPU array goes through array_map_update_elem, which lets BPF_F_LOCK
+     * past the flags check: a key past the end is -E2BIG, one inside is -EINVAL (no bpf_spin_lock in a
+     * per-CPU value), not -EINVAL for both as the Java side's bpf_percpu_array_update (fuzz seed 4872).
+     */
+    @org.junit.jupiter.api.Test
+    void perCpuArrayUpdateWithLockChecksTheKeyFirst() {
+        MapDefinition d = new MapDefinition("pcpu", MapType.PERCPU_ARRAY, 4, 8, 4, 0);
+        Optional<KernelMap> km = KernelMap.create(d);
+        Assumptions.assumeTrue(km.isPresent(), "bpf(BPF_MAP_CREATE) is not allowed here");
+        long stack = NativeMemory.allocate(16), fp = stack + 16;
+        try (KernelMap k = km.get(); MapTable table = MapTable.create(List.of(d))) {
+            HelperRegistry reg = BpfHelpers.registry(table);
+            Call call = new Call();
+            call.regions.add(new MemoryRegion("stack", stack, 16, true));
+            call.regions.addAll(table.regions());
+            for (int key : new int[] {1, 4, 9}) {
+                for (int flags : new int[] {4, 5, 6, 0, 1, 2, 3}) {
+                    NativeMemory.putInt(fp - 4, key);
+                    NativeMemory.putLong(fp - 16, 7);
+                    KernelProgram p = new KernelProgram();
+                    p.stW(-4, key).stDw(-16, 7).ldMap(1, k.fd()).movr(2, 10).add(2, -4).movr(3, 10).add(3, -16)
+                            .mov(4, flags).call(HelperIds.MAP_UPDATE_ELEM).exit();
+                    int ours = (int) helper(reg, call, HelperIds.MAP_UPDATE_ELEM, table.handle(0), fp - 4, fp - 16, flags);
+                    assertThat(ours).as("key %d flags %d", key, flags).isEqualTo(p.run());
+                }
+            }
+        } finally {
+            NativeMemory.free(stack);
+        }
+    }
+
     private static long helper(HelperRegistry reg, HelperCall call, int id, long r1, long r2, long r3, long r4) {
         return reg.lookup(id).orElseThrow().body().call(call, r1, r2, r3, r4, 0);
     }
