@@ -470,13 +470,24 @@ final class Step {
         }
         if (dev.bpf4j.helpers.HelperIds.changesPacketData(helperId)) clearAllPacketPointers(st, pc);
         checkMapCompatibility(pc, helperId, spec.name(), proto, args);
-        if (args.callback() >= 0) {
+        if (args.callback() >= 0 && !neverCallsBack(spec.name(), args)) {
             runsOtherCode = true;
             VerifierState inCallback = st.copy();
             pushFrame(inCallback, pc, args.callback(), true, args.callbackArgs(inCallback));
             pending.push(inCallback);
         }
         return finishHelperCall(st, proto, args, pc);
+    }
+
+    /**
+     * A bpf_loop whose count (r1) is at most 0 never runs its callback: as Linux's check_helper_call
+     * (BPF_FUNC_loop explores the callback only while callback_depth < r1's umax), its body is not
+     * explored from this call. A callback also passed to a call that may run it is explored from there.
+     */
+    private static boolean neverCallsBack(String helper, HelperArgs.Checked args) {
+        if (!helper.equals("bpf_loop")) return false;
+        RegState count = args.argsAtCall()[1];
+        return count != null && count.type == RegType.SCALAR && count.umax == 0;
     }
 
     /** check_map_func_compatibility: the map argument's type against the helper (when the verifier knows the type). */

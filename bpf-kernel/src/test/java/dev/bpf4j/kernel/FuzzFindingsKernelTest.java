@@ -144,6 +144,19 @@ class FuzzFindingsKernelTest {
                 "lddw r2, MAP\nmov r3, 0\ncall 12\nmov r0, 0\nexit", Expect.BOTH_REFUSE, 3, "expected prog array map for tail call"));
         c.add(new Case("g. bpf_tail_call through a prog array", SCHED_CLS, TC,
                 "lddw r2, PROGS\nmov r3, 0\ncall 12\nmov r0, 0\nexit", Expect.BOTH_ACCEPT, -1, ""));
+        // h. (seed 3077 of the same campaign) a bpf_loop whose count is 0 never runs its callback: Linux does not
+        //    explore it from that call (check_helper_call, BPF_FUNC_loop), so a bad shift there is never seen
+        //    (code_addr(N) is relative: the function at the lddw's pc + N + 1)
+        String loop0 = "mov r1, 0\nlddw r2, code_addr(CB)\nmov r3, 0\nmov r4, 0\ncall 181\n";
+        String badCallback = "mov r0, 1\nlsh r0, 64\nmov r0, 0\nexit";
+        c.add(new Case("h. bpf_loop of 0 iterations, a bad shift in its callback", SCHED_CLS, TC,
+                (loop0 + "mov r0, 0\nexit\n" + badCallback).replace("CB", "6"), Expect.BOTH_ACCEPT, -1, "", 0, 8));
+        c.add(new Case("h. the same callback also passed to a bpf_loop of 1 iteration", SCHED_CLS, TC,
+                (loop0.replace("CB", "12") + BPF_LOOP.replace("CB", "6") + "mov r0, 0\nexit\n" + badCallback), Expect.BOTH_REFUSE, 15,
+                "invalid shift 64", 0, 14));
+        c.add(new Case("h. bpf_loop of a count that may be 0 (skb->len & 1)", SCHED_CLS, TC,
+                ("ldxw r1, [r1+0]\nand r1, 1\n" + loop0.substring(loop0.indexOf('\n') + 1) + "mov r0, 0\nexit\n" + badCallback)
+                        .replace("CB", "6"), Expect.BOTH_REFUSE, 10, "invalid shift 64", 0, 9));
         return c;
     }
 
