@@ -93,8 +93,13 @@ final class HelperArgs {
                         throw typeError(pc, r, v, helper, "fp or NULL");
                     }
                     break;
-                case PTR_TO_ALLOC_MEM:
-                    expect(pc, r, v, helper, "mem", RegType.PTR_TO_MEM);
+                case PTR_TO_ALLOC_MEM: // ARG_PTR_TO_RINGBUF_MEM | OBJ_RELEASE: the reservation itself, still held
+                    if (v.type != RegType.PTR_TO_MEM) throw typeError(pc, r, v, helper, "ringbuf_mem");
+                    if (v.off != 0 || (v.isConst() && v.smin != 0)) { // check_func_arg_reg_off
+                        throw reject.at(pc, "R" + r + " must have zero offset when passed to release func or trusted arg to kfunc");
+                    }
+                    if (!v.isConst()) throw reject.at(pc, "variable ringbuf_mem access var_off=" + v.tnum + " disallowed");
+                    if (!st.holds(v.id)) throw reject.at(pc, "R" + r + " must be referenced when passed to release function");
                     break;
                 case PTR_TO_SPIN_LOCK:
                     expect(pc, r, v, helper, "map_value", RegType.PTR_TO_MAP_VALUE);

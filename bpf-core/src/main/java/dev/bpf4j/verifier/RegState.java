@@ -40,6 +40,8 @@ final class RegState {
     long varRange;
     /** NOT_INIT since the helper call at this pc moved the packet it pointed into (-1: not so); for the log only. */
     int packetMovedAt = -1;
+    /** For a NOT_INIT register: the pc of the bpf_ringbuf_submit/discard that released the reservation it pointed to, else -1. */
+    int releasedAt = -1;
 
     static RegState notInit() { return new RegState(); }
 
@@ -83,6 +85,7 @@ final class RegState {
         r.range = range;
         r.varRange = varRange;
         r.packetMovedAt = packetMovedAt;
+        r.releasedAt = releasedAt;
         return r;
     }
 
@@ -102,6 +105,7 @@ final class RegState {
         range = 0;
         varRange = 0;
         packetMovedAt = -1;
+        releasedAt = -1;
     }
 
     /** __mark_reg_not_init: unreadable, as a register never written; {@code movedAt} says why in the log. */

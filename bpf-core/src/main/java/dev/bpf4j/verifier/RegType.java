@@ -20,8 +20,8 @@ enum RegType {
     /** The metadata area in front of the packet (XDP, TC). */
     PTR_TO_PACKET_META("pkt_meta"),
     /** Memory a helper returned (ring-buffer reservations): accesses are checked at run time. */
-    PTR_TO_MEM("mem"),
-    PTR_TO_MEM_OR_NULL("mem_or_null"),
+    PTR_TO_MEM("ringbuf_mem"), // Linux: PTR_TO_MEM | MEM_RINGBUF (a reservation; also the key bpf4j hands a for_each callback)
+    PTR_TO_MEM_OR_NULL("ringbuf_mem_or_null"),
     /** {@code lddw src=4}: a callback's address. */
     PTR_TO_FUNC("func"),
     /**

@@ -104,6 +104,10 @@ final class Step {
             return " (a packet pointer from before the call at pc " + s.packetMovedAt
                     + ", which can move the packet; load data and data_end from the ctx again)";
         }
+        if (s.releasedAt >= 0) {
+            return " (it pointed into a ring buffer reservation, released at pc " + s.releasedAt
+                    + ": bpf_ringbuf_submit and _discard invalidate every copy)";
+        }
         if (r == 0) return " (r0 is read but not set on this path; set r0 before exit)";
         if (r >= 1 && r <= 5) {
             String entry = st.frames.size() > 1 ? "a subprogram gets only the r1-r5 its caller set; " : "";
@@ -464,7 +468,10 @@ final class Step {
                 st.forEachReg(r -> {
                     if (r.id != id || r.type != RegType.PTR_TO_MEM) return;
                     if (policy.allowPtrLeaks()) r.markUnknown();
-                    else r.markNotInit(pc);
+                    else {
+                        r.markNotInit(-1);
+                        r.releasedAt = pc;
+                    }
                 });
             }
         }

@@ -29,6 +29,9 @@ final class VerifierState {
     }
 
     /** Drops the reference {@code id} (release_reference_state); true when this path held it. */
+    /** True while this path holds the reference {@code id} (acquired and not yet released). */
+    boolean holds(int id) { return id != 0 && refs.stream().anyMatch(r -> r[0] == id); }
+
     boolean release(int id) { return id != 0 && refs.removeIf(r -> r[0] == id); }
 
     FuncState cur() { return frames.get(frames.size() - 1); }

@@ -54,6 +54,14 @@ class FuzzFindingsKernelTest {
 
     enum Expect { BOTH_REFUSE, BOTH_ACCEPT, ONLY_BPF4J_REFUSES }
 
+    /**
+     * Cases both refuse where Linux refuses later, with other words: its pc and words. A released reservation's
+     * copies are unreadable in bpf4j (mark_reg_invalid without allow_ptr_leaks: pointer leaks are off) and unknown
+     * scalars in a privileged Linux, which refuses only where one is passed on.
+     */
+    private static final java.util.Map<String, Object[]> LINUX_LATER = java.util.Map.of(
+            "i. bpf_ringbuf_submit twice", new Object[] {13, "R1 type=scalar expected=ringbuf_mem"});
+
     /** {@code MAP} in asm is the array map (4-byte key, 8-byte value), {@code RINGBUF} a 4 KiB ring buffer; {@code funcs} the first insn of each function. */
     record Case(String name, int progType, LoadOptions options, String asm, Expect expect, int pc, String reason, int... funcs) {}
 
@@ -157,6 +165,20 @@ class FuzzFindingsKernelTest {
         c.add(new Case("h. bpf_loop of a count that may be 0 (skb->len & 1)", SCHED_CLS, TC,
                 ("ldxw r1, [r1+0]\nand r1, 1\n" + loop0.substring(loop0.indexOf('\n') + 1) + "mov r0, 0\nexit\n" + badCallback)
                         .replace("CB", "6"), Expect.BOTH_REFUSE, 10, "invalid shift 64", 0, 9));
+        // i. ring buffer releases of pointers that hold no reference
+        c.add(new Case("i. bpf_ringbuf_submit of a map value", SCHED_CLS, TC,
+                MAP_LOOKUP + "mov r1, r0\nmov r2, 0\ncall 132\nmov r0, 0\nexit", Expect.BOTH_REFUSE, 11, "R1 type=map_value expected=ringbuf_mem"));
+        c.add(new Case("i. bpf_ringbuf_discard of 0", SCHED_CLS, TC,
+                "mov r1, 0\nmov r2, 0\ncall 133\nmov r0, 0\nexit", Expect.BOTH_REFUSE, 2, "R1 type=scalar expected=ringbuf_mem"));
+        c.add(new Case("i. bpf_ringbuf_submit of the reservation plus 8", SCHED_CLS, TC,
+                reserve + "jeq r0, 0, +5\nmov r1, r0\nadd r1, 8\nmov r2, 0\ncall 132\nmov r0, 0\nexit", Expect.BOTH_REFUSE, 10,
+                "R1 must have zero offset when passed to release func"));
+        c.add(new Case("i. bpf_ringbuf_submit before the null check", SCHED_CLS, TC,
+                reserve + "mov r1, r0\nmov r2, 0\ncall 132\nmov r0, 0\nexit", Expect.BOTH_REFUSE, 8,
+                "R1 type=ringbuf_mem_or_null expected=ringbuf_mem"));
+        c.add(new Case("i. bpf_ringbuf_submit twice", SCHED_CLS, TC,
+                reserve + "jeq r0, 0, +8\nmov r7, r0\nmov r1, r7\nmov r2, 0\ncall 132\nmov r1, r7\nmov r2, 0\ncall 132\nmov r0, 0\nexit",
+                Expect.BOTH_REFUSE, 11, "R7 !read_ok"));
         return c;
     }
 
@@ -190,9 +212,12 @@ class FuzzFindingsKernelTest {
                 String log = linux(k.progType(), p, k.funcs());
                 System.out.printf("%-70s Linux: %s%n", k.name(), log == null ? "accepts" : "pc " + linuxPc(log) + ": " + ConformanceKernelTest.lastLine(log));
                 if (k.expect() == Expect.BOTH_REFUSE) {
+                    Object[] later = LINUX_LATER.get(k.name());
+                    String reason = later == null ? k.reason() : (String) later[1];
+                    int pc = later == null ? k.pc() : (Integer) later[0];
                     assertThat(log).as(k.name() + ": Linux refuses").isNotNull();
-                    assertThat(ConformanceKernelTest.lastLine(log)).as(k.name()).startsWith(k.reason().replaceAll(" \\(.*", ""));
-                    assertThat(linuxPc(log)).as(k.name() + ": Linux's pc\n" + log).isEqualTo(k.pc());
+                    assertThat(ConformanceKernelTest.lastLine(log)).as(k.name()).startsWith(reason.replaceAll(" \\(.*", ""));
+                    assertThat(linuxPc(log)).as(k.name() + ": Linux's pc\n" + log).isEqualTo(pc);
                 } else {
                     assertThat(log).as(k.name() + ": Linux accepts (privileged)").isNull();
                 }
