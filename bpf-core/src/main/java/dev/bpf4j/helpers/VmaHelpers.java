@@ -17,7 +17,7 @@ import java.util.Map;
 /**
  * The helpers that take the current task as a {@code struct task_struct *} (kernel/bpf/task_iter.c,
  * kernel/trace/bpf_trace.c, kernel/bpf/helpers.c): {@code bpf_get_current_task_btf},
- * {@code bpf_find_vma} (served by the process map, {@code /proc/self/smaps}) and
+ * {@code bpf_find_vma} (served by the process map, {@code /proc/self/maps} and {@code smaps}) and
  * {@code bpf_copy_from_user_task}. The task is a token, {@link #TASK}: an off-heap block no program may
  * read (the verifier refuses loads through it), the same for every thread of this process, since every
  * task a program can name here has the process's mm.
@@ -96,49 +96,87 @@ final class VmaHelpers {
             if (!describe(addr, vma)) return -Errno.ENOENT;
         } catch (IOException | RuntimeException e) {
             throw new BpfRuntimeException(ErrorKind.HELPER_FAILED, call.programName(), call.pc(), 0,
-                    "bpf_find_vma: cannot read /proc/self/smaps: " + e.getMessage());
+                    "bpf_find_vma: cannot read /proc/self/maps or smaps: " + e.getMessage());
         }
         call.callSubprogram(fn, task, vma, ctx, 0, 0);
         return 0;
     }
 
+    /**
+     * VmFlags of the mappings smaps showed when it was last read, by their header line (the same line
+     * /proc/self/maps shows). smaps costs 10-20 ms a read here (it walks every mapping's pages), maps
+     * well under one: a call reads maps and reads smaps again only for a mapping it has not seen.
+     * A flag changed in place (madvise, mlock) is seen once the mapping itself changes.
+     */
+    private static volatile Map<String, Long> smapsFlags = Map.of();
+
     /** Fills {@code vma} with the mapping of this process that contains {@code addr}; false when none does. */
     static boolean describe(long addr, long vma) throws IOException {
-        try (BufferedReader in = Files.newBufferedReader(Path.of("/proc/self/smaps"), StandardCharsets.ISO_8859_1)) {
-            boolean found = false;
+        String line = mapping(addr);
+        if (line == null) return false;
+        Long flags = smapsFlags.get(line);
+        if (flags == null) {
+            smapsFlags = readSmapsFlags();
+            flags = smapsFlags.get(line);
+        }
+        // start-end perms offset dev inode [path]
+        String[] f = line.trim().split("\\s+", 6);
+        int dash = f[0].indexOf('-');
+        long start = Long.parseUnsignedLong(f[0].substring(0, dash), 16);
+        long end = Long.parseUnsignedLong(f[0].substring(dash + 1), 16);
+        long offset = Long.parseUnsignedLong(f[2], 16);
+        long inode = Long.parseLong(f[4]);
+        String path = f.length > 5 ? f[5] : "";
+        boolean special = path.startsWith("[v"); // [vdso], [vvar], [vvar_vclock]
+        NativeMemory.putLong(vma + VM_START, start);
+        NativeMemory.putLong(vma + VM_END, end);
+        NativeMemory.putLong(vma + VM_PGOFF, inode != 0 ? offset >>> 12 : special ? 0 : start >>> 12);
+        NativeMemory.putLong(vma + VM_FILE, inode != 0 ? FILE : 0);
+        NativeMemory.putLong(vma + VM_FLAGS, flags != null ? flags : permsFlags(f[1]));
+        return true;
+    }
+
+    /** The line of /proc/self/maps whose range contains {@code addr}, or null. */
+    private static String mapping(long addr) throws IOException {
+        try (BufferedReader in = Files.newBufferedReader(Path.of("/proc/self/maps"), StandardCharsets.ISO_8859_1)) {
             for (String line; (line = in.readLine()) != null; ) {
-                int dash = line.indexOf('-');
-                int space = line.indexOf(' ');
-                if (dash > 0 && space > dash && isHex(line, 0, dash) && isHex(line, dash + 1, space)) {
-                    if (found) return true; // the next mapping began: no VmFlags line (not expected)
-                    long start = Long.parseUnsignedLong(line.substring(0, dash), 16);
-                    long end = Long.parseUnsignedLong(line.substring(dash + 1, space), 16);
-                    if (Long.compareUnsigned(addr, start) < 0 || Long.compareUnsigned(addr, end) >= 0) continue;
-                    // start-end perms offset dev inode [path]
-                    String[] f = line.trim().split("\\s+", 6);
-                    long offset = Long.parseUnsignedLong(f[2], 16);
-                    long inode = Long.parseLong(f[4]);
-                    String path = f.length > 5 ? f[5] : "";
-                    if (path.equals("[vsyscall]")) continue; // the gate area: shown in the map, no vma of the mm
-                    boolean special = path.startsWith("[v"); // [vdso], [vvar], [vvar_vclock], [vsyscall]
-                    NativeMemory.putLong(vma + VM_START, start);
-                    NativeMemory.putLong(vma + VM_END, end);
-                    NativeMemory.putLong(vma + VM_PGOFF, inode != 0 ? offset >>> 12 : special ? 0 : start >>> 12);
-                    NativeMemory.putLong(vma + VM_FILE, inode != 0 ? FILE : 0);
-                    NativeMemory.putLong(vma + VM_FLAGS, permsFlags(f[1]));
-                    found = true;
-                } else if (found && line.startsWith("VmFlags:")) {
-                    long flags = 0;
+                long[] range = range(line);
+                if (range == null || Long.compareUnsigned(addr, range[0]) < 0 || Long.compareUnsigned(addr, range[1]) >= 0) continue;
+                if (line.endsWith("[vsyscall]")) continue; // the gate area: shown in the map, no vma of the mm
+                return line;
+            }
+            return null;
+        }
+    }
+
+    /** Each smaps header line with the vm_flags bits 0-31 of its VmFlags line. */
+    private static Map<String, Long> readSmapsFlags() throws IOException {
+        Map<String, Long> flags = new java.util.HashMap<>();
+        try (BufferedReader in = Files.newBufferedReader(Path.of("/proc/self/smaps"), StandardCharsets.ISO_8859_1)) {
+            String header = null;
+            for (String line; (line = in.readLine()) != null; ) {
+                if (range(line) != null) {
+                    header = line;
+                } else if (header != null && line.startsWith("VmFlags:")) {
+                    long v = 0;
                     for (String m : line.substring(8).trim().split("\\s+")) {
                         Integer bit = FLAG_BITS.get(m);
-                        if (bit != null) flags |= 1L << bit;
+                        if (bit != null) v |= 1L << bit;
                     }
-                    NativeMemory.putLong(vma + VM_FLAGS, flags);
-                    return true;
+                    flags.put(header, v);
+                    header = null;
                 }
             }
-            return found;
         }
+        return Map.copyOf(flags);
+    }
+
+    /** {start, end} of a maps/smaps header line, or null for any other line. */
+    private static long[] range(String line) {
+        int dash = line.indexOf('-');
+        int space = line.indexOf(' ');
+        if (dash <= 0 || space <= dash || !isHex(line, 0, dash) || !isHex(line, dash + 1, space)) return null;
+        return new long[] {Long.parseUnsignedLong(line.substring(0, dash), 16), Long.parseUnsignedLong(line.substring(dash + 1, space), 16)};
     }
 
     /** VM_READ, VM_WRITE, VM_EXEC, VM_SHARED from the perms column (when smaps has no VmFlags line). */
