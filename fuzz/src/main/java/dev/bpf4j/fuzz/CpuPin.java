@@ -14,7 +14,7 @@ import java.util.function.Supplier;
  * an object's differential runs pin for their duration ({@link #onThisCpu}), so which CPUs a program
  * touched is the scheduler's choice, not the engine's. Where the affinity cannot be set, nothing is pinned.
  */
-final class CpuPin {
+public final class CpuPin {
     private CpuPin() {}
 
     public interface LibC {
@@ -51,7 +51,7 @@ final class CpuPin {
     }
 
     /** Runs {@code body} pinned to the CPU the thread is on, then gives the thread its affinity back. */
-    static <T> T onThisCpu(Supplier<T> body) {
+    public static <T> T onThisCpu(Supplier<T> body) {
         LibC c = Lib.C;
         long[] saved = new long[WORDS];
         if (c == null || c.sched_getaffinity(0, WORDS * 8L, saved) != 0) return body.get();
