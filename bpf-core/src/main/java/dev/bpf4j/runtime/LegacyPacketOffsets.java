@@ -37,18 +37,13 @@ public final class LegacyPacketOffsets {
     }
 
     /**
-     * The offset from data that a load at {@code offset} (negative) reads: past the network or the mac
-     * header, or {@link #NO_HEADER} for any other negative offset ({@code SKF_AD_OFF} included: the
-     * ancillary loads are classic BPF only).
+     * The offset from {@code data} that a load at {@code offset} (negative) reads: past the network or
+     * the mac header {@code buffer} holds now (null: none), or {@link #NO_HEADER} for any other negative
+     * offset ({@code SKF_AD_OFF} included: the ancillary loads are classic BPF only).
      */
-    public static long resolve(int offset, long networkOffset, long macOffset) {
-        if (offset >= SKF_NET_OFF) return (long) offset - SKF_NET_OFF + networkOffset;
-        if (offset >= SKF_LL_OFF) return (long) offset - SKF_LL_OFF + macOffset;
-        return NO_HEADER;
-    }
-
-    /** {@link #resolve(int, long, long)} with the headers {@code buffer} holds now (null: none). */
     public static long resolve(int offset, PacketBuffer buffer, long data) {
-        return resolve(offset, networkOffset(buffer, data), macOffset(buffer, data));
+        if (offset >= SKF_NET_OFF) return (long) offset - SKF_NET_OFF + networkOffset(buffer, data);
+        if (offset >= SKF_LL_OFF) return (long) offset - SKF_LL_OFF + macOffset(buffer, data);
+        return NO_HEADER;
     }
 }

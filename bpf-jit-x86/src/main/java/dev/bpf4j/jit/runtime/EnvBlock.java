@@ -97,10 +97,10 @@ final class EnvBlock {
 
     /** The packet words LD ABS/IND read: the packet and, from {@code buffer} (null: none), its headers. */
     void setPacket(long address, long length, PacketBuffer buffer) {
-        set(EnvLayout.PKT_ADDR, address);
-        set(EnvLayout.PKT_LEN, length);
-        set(EnvLayout.PKT_NET_OFF, LegacyPacketOffsets.networkOffset(buffer, address));
-        set(EnvLayout.PKT_MAC_OFF, LegacyPacketOffsets.macOffset(buffer, address));
+        update(EnvLayout.PKT_ADDR, address);
+        update(EnvLayout.PKT_LEN, length);
+        update(EnvLayout.PKT_NET_OFF, LegacyPacketOffsets.networkOffset(buffer, address));
+        update(EnvLayout.PKT_MAC_OFF, LegacyPacketOffsets.macOffset(buffer, address));
     }
 
     /** The regions the table holds now. */
@@ -124,13 +124,7 @@ final class EnvBlock {
         }
         int args = words & (PACKET - 1);
         for (int i = 1; i < args; i++) update(EnvLayout.ARGS + 8 * i, ctx.arg(i));
-        if ((words & PACKET) != 0) {
-            long address = ctx.packetAddress();
-            update(EnvLayout.PKT_ADDR, address);
-            update(EnvLayout.PKT_LEN, ctx.packetLength());
-            update(EnvLayout.PKT_NET_OFF, LegacyPacketOffsets.networkOffset(ctx.packetBuffer(), address));
-            update(EnvLayout.PKT_MAC_OFF, LegacyPacketOffsets.macOffset(ctx.packetBuffer(), address));
-        }
+        if ((words & PACKET) != 0) setPacket(ctx);
     }
 
     /**
