@@ -1,6 +1,9 @@
 package dev.bpf4j.api;
 
+import dev.bpf4j.maps.BpfMap;
+import dev.bpf4j.maps.CpuPin;
 import dev.bpf4j.maps.MapTable;
+import dev.bpf4j.maps.MapType;
 import dev.bpf4j.object.ProgramSpec;
 import dev.bpf4j.object.ProgramType;
 import dev.bpf4j.program.Program;
@@ -33,6 +36,8 @@ public final class BpfProgram implements AutoCloseable {
     private final MapTable maps;
     /** Whether any helper call may move the packet between runs: then runs go one at a time. */
     private final boolean callsHelpers;
+    /** Whether a run can tell CPUs apart (per-CPU maps, the CPU id helpers): then each {@link #run} stays on one CPU. */
+    private final boolean cpuSensitive;
     private final Map<String, Executable> executables = new ConcurrentHashMap<>();
     private volatile boolean closed;
     /** What the verifier found: the engines load it (its facts keep non-stack accesses out of frames). */
@@ -48,6 +53,7 @@ public final class BpfProgram implements AutoCloseable {
         this.spec = spec;
         this.program = relocated;
         this.callsHelpers = callsHelpers(relocated);
+        this.cpuSensitive = cpuSensitive(relocated, maps);
         this.loadOptions = loadOptions;
         this.objectOptions = objectOptions;
         try {
@@ -107,6 +113,11 @@ public final class BpfProgram implements AutoCloseable {
      */
     public RunResult run(RunOptions options) {
         if (closed) throw new IllegalStateException("program '" + spec.name() + "' is closed");
+        // Linux runs a test run with migration disabled: a thread that moved mid-run would split per-CPU updates
+        return cpuSensitive ? CpuPin.onThisCpu(() -> runHere(options)) : runHere(options);
+    }
+
+    private RunResult runHere(RunOptions options) {
         Executable exe = options.engineOverride().map(n -> executable(n.equals(engine()) ? objectOptions.engine() : Engines.byName(n)))
                 .orElseGet(() -> executable(objectOptions.engine()));
         try (RunFrame frame = ProgramContexts.frame(spec.name(), spec.type(), options)) {
@@ -140,6 +151,22 @@ public final class BpfProgram implements AutoCloseable {
         for (dev.bpf4j.isa.Insn i : program.insns()) {
             if (i.cls() == dev.bpf4j.isa.Opcodes.JMP && dev.bpf4j.isa.Opcodes.op(i.opcode()) == dev.bpf4j.isa.Opcodes.CALL
                     && i.src() != dev.bpf4j.isa.Opcodes.PSEUDO_CALL) return true;
+        }
+        return false;
+    }
+
+    /** Helpers whose result depends on the CPU a run is on: get_smp_processor_id, perf_event_output, get_numa_node_id, per_cpu_ptr, this_cpu_ptr, map_lookup_percpu_elem. */
+    private static final java.util.Set<Integer> CPU_HELPERS = java.util.Set.of(8, 25, 42, 153, 154, 195);
+
+    /** True when a run's outcome can depend on which CPU it is on (a prog array or map in map may lead to one that can). */
+    private static boolean cpuSensitive(Program program, MapTable maps) {
+        for (BpfMap m : maps.maps()) {
+            MapType t = m.type();
+            if (t.isPercpu() || t.isMapInMap() || t == MapType.PROG_ARRAY || t == MapType.CPUMAP) return true;
+        }
+        for (dev.bpf4j.isa.Insn i : program.insns()) {
+            if (i.cls() == dev.bpf4j.isa.Opcodes.JMP && dev.bpf4j.isa.Opcodes.op(i.opcode()) == dev.bpf4j.isa.Opcodes.CALL
+                    && i.src() == 0 && CPU_HELPERS.contains(i.imm())) return true;
         }
         return false;
     }

@@ -1,5 +1,7 @@
 package dev.bpf4j.fuzz;
 
+import dev.bpf4j.maps.CpuPin;
+
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,6 +1,7 @@
 package dev.bpf4j.fuzz;
 
 import dev.bpf4j.api.Engines;
+import dev.bpf4j.maps.CpuPin;
 import dev.bpf4j.object.BpfObjectSpec;
 import dev.bpf4j.object.LoadPhase;
 import dev.bpf4j.runtime.BpfException;

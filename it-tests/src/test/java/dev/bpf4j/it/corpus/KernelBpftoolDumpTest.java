@@ -80,7 +80,7 @@ class KernelBpftoolDumpTest {
      * were spread (a thread that migrated between runs under load gave 499 where Linux's gave -1).
      */
     private static void pinned(Runnable runs) {
-        dev.bpf4j.fuzz.CpuPin.onThisCpu(() -> { runs.run(); return null; });
+        dev.bpf4j.maps.CpuPin.onThisCpu(() -> { runs.run(); return null; });
     }
 
     /** A map's formatted dump; a per-CPU map's entries as the sums of their CPUs' values. */

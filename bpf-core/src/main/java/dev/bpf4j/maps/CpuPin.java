@@ -1,6 +1,5 @@
-package dev.bpf4j.fuzz;
+package dev.bpf4j.maps;
 
-import dev.bpf4j.maps.Cpus;
 import jnr.ffi.LibraryLoader;
 
 import java.util.function.Supplier;
@@ -8,11 +7,11 @@ import java.util.function.Supplier;
 /**
  * Pins threads to one CPU ({@code sched_setaffinity}). Linux runs a test run with migration disabled,
  * so a program's per-CPU map accesses all land in one CPU's slot; bpf4j asks for the CPU at each
- * access, and a JVM thread that migrates in the middle of a run splits its updates over two slots (a
- * known difference, docs/fuzzing.md). Campaign workers pin themselves ({@link #pin}) so that a
- * campaign is replayable and that difference does not drown the others ({@code --no-pin} shows it);
- * an object's differential runs pin for their duration ({@link #onThisCpu}), so which CPUs a program
- * touched is the scheduler's choice, not the engine's. Where the affinity cannot be set, nothing is pinned.
+ * access, and a JVM thread that migrates in the middle of a run would split its updates over two
+ * slots. So a test run of a program that can tell CPUs apart runs pinned ({@link #onThisCpu}, from
+ * {@code BpfProgram.run}), as does an object's differential run in the fuzzer; fuzz campaign workers
+ * pin themselves ({@link #pin}) so that a campaign is replayable. Where the affinity cannot be set,
+ * nothing is pinned.
  */
 public final class CpuPin {
     private CpuPin() {}
@@ -45,9 +44,19 @@ public final class CpuPin {
     }
 
     /** Pins the calling thread to CPU {@code cpu % possible}; false when that is not possible here. */
-    static boolean pin(int cpu) {
+    public static boolean pin(int cpu) {
         LibC c = Lib.C;
         return c != null && c.sched_setaffinity(0, WORDS * 8L, only(cpu)) == 0;
+    }
+
+    /** How many CPUs the calling thread may run on now; -1 when the affinity cannot be read here. */
+    public static int allowedCount() {
+        LibC c = Lib.C;
+        long[] mask = new long[WORDS];
+        if (c == null || c.sched_getaffinity(0, WORDS * 8L, mask) != 0) return -1;
+        int n = 0;
+        for (long w : mask) n += Long.bitCount(w);
+        return n;
     }
 
     /** Runs {@code body} pinned to the CPU the thread is on, then gives the thread its affinity back. */
