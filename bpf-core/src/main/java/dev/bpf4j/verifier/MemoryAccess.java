@@ -155,24 +155,50 @@ final class MemoryAccess {
         FuncState frame = frameOf(st, base);
         long lo = stackRange(frame, pc, baseReg, base, off, size, " read from");
         long hi = base.off + base.smax + off + size;
-        if (base.isConst() && size == 8 && frame.stack[FuncState.byteIndex(lo)] == FuncState.STACK_SPILL) {
-            return frame.spilled[FuncState.slot(lo)].copy(); // a fill of the whole spilled register
+        if (base.isConst() && frame.stack[FuncState.byteIndex(lo) & ~7] == FuncState.STACK_SPILL) {
+            return fill(frame, pc, baseReg, lo, size, signExtend);
         }
-        boolean allZero = true;
+        boolean allZero = true; // mark_reg_stack_read: zero only when every byte read is STACK_ZERO
         for (long a = lo; a < hi; a++) {
             byte b = frame.stack[FuncState.byteIndex(a)];
-            if (b == FuncState.STACK_SPILL) {
-                RegState spilled = frame.spilled[FuncState.slot(a)];
-                if (spilled.type.isPointer()) {
-                    leakCheck(pc, "invalid size of register fill: R" + baseReg + " reads part of a spilled " + spilled.type.logName
-                            + " at off=" + a);
-                }
-                if (!spilled.isConstZero()) allZero = false;
-            } else if (b != FuncState.STACK_ZERO) {
-                allZero = false;
+            if (b == FuncState.STACK_SPILL && frame.spilled[FuncState.slot(a)].type.isPointer()) {
+                leakCheck(pc, "invalid size of register fill: R" + baseReg + " reads part of a spilled "
+                        + frame.spilled[FuncState.slot(a)].type.logName + " at off=" + a);
             }
+            if (b != FuncState.STACK_ZERO) allZero = false;
         }
         return allZero ? RegState.constant(0) : loadedScalar(size, signExtend);
+    }
+
+    /**
+     * A read at a constant offset of a slot that holds a spill (check_stack_read_fixed_off): the whole
+     * spilled register, or a narrow fill of its low bytes coerced to the size, as Linux 6.18 does;
+     * elsewhere in the slot zero only when every byte read is a spilled 0 or every byte is STACK_ZERO.
+     */
+    private RegState fill(FuncState frame, int pc, int baseReg, long lo, int size, boolean signExtend) {
+        int slot = FuncState.slot(lo), first = slot * 8;
+        RegState spilled = frame.spilled[slot];
+        int spillSize = 0;
+        while (spillSize < 8 && frame.stack[first + spillSize] == FuncState.STACK_SPILL) spillSize++;
+        if (size == 8 && spillSize == 8) return spilled.copy();
+        if (spilled.type != RegType.SCALAR) {
+            leakCheck(pc, "invalid size of register fill: R" + baseReg + " reads part of a spilled " + spilled.type.logName
+                    + " at off=" + lo);
+            return loadedScalar(size, signExtend);
+        }
+        if (size <= spillSize && (FuncState.byteIndex(lo) & 7) == 0) {
+            RegState r = spilled.copy();
+            if (signExtend) r.coerceToSizeSx(size);
+            else r.coerceToSize(size);
+            return r;
+        }
+        int spills = 0, zeros = 0;
+        for (int i = FuncState.byteIndex(lo); i < FuncState.byteIndex(lo) + size; i++) {
+            if (frame.stack[i] == FuncState.STACK_SPILL) spills++;
+            else if (frame.stack[i] == FuncState.STACK_ZERO) zeros++;
+        }
+        if ((spills == size && spilled.isConstZero()) || zeros == size) return RegState.constant(0);
+        return loadedScalar(size, signExtend);
     }
 
     private void stackWrite(VerifierState st, int pc, int baseReg, RegState base, int off, int size, RegState value, int valueReg) {
@@ -192,10 +218,8 @@ final class MemoryAccess {
                 leakCheck(pc, "attempt to corrupt spilled pointer on stack at off=" + (slot * 8 - Limits.STACK_SIZE));
             }
         }
-        if (base.isConst() && size == 8) {
-            int slot = FuncState.slot(lo);
-            frame.spilled[slot] = value.copy();
-            java.util.Arrays.fill(frame.stack, FuncState.byteIndex(lo), FuncState.byteIndex(lo) + 8, FuncState.STACK_SPILL);
+        if (base.isConst() && (FuncState.byteIndex(lo) & 7) == 0 && (size == 8 || value.type == RegType.SCALAR)) {
+            spill(frame, lo, size, value); // a scalar of any size (an immediate too), a pointer of 8 bytes
             return;
         }
         if (base.isConst() && value.isConstZero()) {
@@ -206,18 +230,32 @@ final class MemoryAccess {
         markMisc(frame, lo, hi - lo);
     }
 
+    /**
+     * save_register_state: the slot's low {@code size} bytes hold {@code value} (STACK_SPILL), its other
+     * bytes keep ZERO and INVALID and become MISC otherwise.
+     */
+    private static void spill(FuncState frame, long lo, int size, RegState value) {
+        int first = FuncState.byteIndex(lo);
+        frame.spilled[FuncState.slot(lo)] = value.copy();
+        java.util.Arrays.fill(frame.stack, first, first + size, FuncState.STACK_SPILL);
+        for (int i = first + size; i < first + 8; i++) {
+            if (frame.stack[i] == FuncState.STACK_SPILL) frame.stack[i] = FuncState.STACK_MISC;
+        }
+    }
+
     /** Marks {@code [lo, lo + len)} as holding some scalar bytes; a spill they touch is broken up. */
     static void markMisc(FuncState frame, long lo, long len) {
         unspill(frame, lo, len);
         java.util.Arrays.fill(frame.stack, FuncState.byteIndex(lo), FuncState.byteIndex(lo + len), FuncState.STACK_MISC);
     }
 
-    /** A partly overwritten spill: the slot's other bytes keep a scalar's bytes (MISC). */
+    /** A spill partly overwritten (scrub_spilled_slot): every byte of its slot but INVALID ones becomes MISC. */
     private static void unspill(FuncState frame, long lo, long len) {
         for (int slot = FuncState.slot(lo); slot <= FuncState.slot(lo + len - 1); slot++) {
             if (frame.stack[slot * 8] != FuncState.STACK_SPILL) continue;
-            boolean zero = frame.spilled[slot].isConstZero();
-            java.util.Arrays.fill(frame.stack, slot * 8, slot * 8 + 8, zero ? FuncState.STACK_ZERO : FuncState.STACK_MISC);
+            for (int i = slot * 8; i < slot * 8 + 8; i++) {
+                if (frame.stack[i] != FuncState.STACK_INVALID) frame.stack[i] = FuncState.STACK_MISC;
+            }
             frame.spilled[slot] = null;
         }
     }

@@ -270,6 +270,44 @@ final class RegState {
         tnum = t64.clearSubreg().or(t32);
     }
 
+    /** coerce_reg_to_size: the value's low {@code size} bytes, zero-extended (a narrow load of a known value). */
+    void coerceToSize(int size) {
+        if (size >= 8) return;
+        tnum = tnum.cast(size);
+        long keep = (1L << (size * 8)) - 1;
+        if ((umin & ~keep) == (umax & ~keep)) {
+            umin &= keep;
+            umax &= keep;
+        } else {
+            umin = 0;
+            umax = keep;
+        }
+        smin = umin;
+        smax = umax;
+        if (size < 4) unbound32();
+        sync();
+    }
+
+    /** coerce_reg_to_size_sx: the value's low {@code size} bytes, sign-extended. */
+    void coerceToSizeSx(int size) {
+        if (size >= 8) return;
+        int shift = 64 - size * 8;
+        if (tnum.mask() == 0) {
+            markConst(tnum.value() << shift >> shift);
+            return;
+        }
+        long lo = smin << shift >> shift, hi = smax << shift >> shift;
+        if ((smin >>> (size * 8)) == (smax >>> (size * 8)) && (Math.min(lo, hi) >= 0) == (Math.max(lo, hi) >= 0)) {
+            long min = Math.min(lo, hi), max = Math.max(lo, hi);
+            markUnknown();
+            setVar(min, max);
+            return;
+        }
+        long half = 1L << (size * 8 - 1);
+        markUnknown();
+        setVar(-half, half - 1);
+    }
+
     /** zext_32_to_64 after an ALU32 operation: the 64-bit value is the zero-extended low half. */
     void zext32() {
         tnum = tnum.subreg();

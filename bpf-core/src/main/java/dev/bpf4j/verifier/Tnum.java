@@ -88,6 +88,12 @@ record Tnum(long value, long mask) {
         return new Tnum(v & ~mu, mu);
     }
 
+    /** The low {@code size} bytes (tnum_cast). */
+    Tnum cast(int size) {
+        long keep = size >= 8 ? -1L : (1L << (size * 8)) - 1;
+        return new Tnum(value & keep, mask & keep);
+    }
+
     /** The low 32 bits (tnum_subreg). */
     Tnum subreg() { return new Tnum(value & LOW32, mask & LOW32); }
 
