@@ -2,6 +2,7 @@ package dev.bpf4j.fuzz;
 
 import dev.bpf4j.helpers.HelperIds;
 import dev.bpf4j.isa.Insn;
+import dev.bpf4j.runtime.LegacyPacketOffsets;
 import dev.bpf4j.object.BpfMapType;
 
 import java.util.List;
@@ -221,8 +222,13 @@ final class ObjectStatements {
         int size = rnd.nextInt(40) == 0 ? DW : new int[] {B, H, W}[rnd.nextInt(3)];
         int bytes = InsnChoices.bytes(size);
         int k = rnd.nextInt(4) == 0 ? packetLen - bytes + rnd.nextInt(2 * bytes + 1) - bytes : rnd.nextInt(Math.max(1, packetLen - bytes + 1));
-        // (not SKF_NET_OFF/SKF_LL_OFF offsets: Linux reads relative to the network/link header there, bpf4j
-        // ends the run with r0 = 0 — a known difference, docs/fuzzing.md)
+        // now and then past the network or link-layer header (SKF_NET_OFF/SKF_LL_OFF + k), or just below one
+        switch (rnd.nextInt(8)) {
+            case 0 -> k += LegacyPacketOffsets.SKF_NET_OFF - 14 * rnd.nextInt(2);
+            case 1 -> k += LegacyPacketOffsets.SKF_LL_OFF;
+            case 2 -> k = rnd.nextInt(3) == 0 ? LegacyPacketOffsets.SKF_NET_OFF - 1 - rnd.nextInt(4) : k;
+            default -> { }
+        }
         if (rnd.nextBoolean()) {
             w.emit(new Insn(LD | ABS | size, 0, 0, 0, k));
         } else {
