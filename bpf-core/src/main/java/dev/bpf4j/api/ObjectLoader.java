@@ -90,7 +90,7 @@ final class ObjectLoader {
     }
 
     private static MapShapes.Shape shape(BpfMap m) {
-        return new MapShapes.Shape(m.keySize(), m.type().isMapInMap() ? -1 : m.valueSize(), m.type().id());
+        return new MapShapes.Shape(m.keySize(), m.type().isMapInMap() ? -1 : m.valueSize(), m.type().id(), m.maxEntries());
     }
 
     /** libbpf's init_prog_array_slots: each {@code .values} entry of a prog array gets the loaded program. */

@@ -10,9 +10,11 @@ package dev.bpf4j.runtime;
 public interface MapShapes {
     /**
      * A map's sizes; {@code valueSize} -1 where a lookup yields no plain value (a map of maps); {@code mapType}
-     * its uapi {@code enum bpf_map_type}, 0 when not known (then any helper may take it).
+     * its uapi {@code enum bpf_map_type}, 0 when not known (then any helper may take it); {@code maxEntries}
+     * 0 when not known.
      */
-    record Shape(int keySize, int valueSize, int mapType) {
+    record Shape(int keySize, int valueSize, int mapType, long maxEntries) {
+        public Shape(int keySize, int valueSize, int mapType) { this(keySize, valueSize, mapType, 0); }
         public Shape(int keySize, int valueSize) { this(keySize, valueSize, 0); }
     }
 

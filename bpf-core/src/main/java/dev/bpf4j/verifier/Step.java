@@ -483,7 +483,16 @@ final class Step {
             pushFrame(inCallback, pc, args.callback(), true, args.callbackArgs(inCallback));
             pending.push(inCallback);
         }
-        return finishHelperCall(st, proto, args, pc);
+        boolean found = spec.name().equals("bpf_map_lookup_elem") && args.argsAtCall()[1] != null
+                && args.argsAtCall()[1].type == RegType.CONST_PTR_TO_MAP
+                && ConstMapKey.alwaysFound(st, policy.maps().of(args.argsAtCall()[1].target), args.argsAtCall()[2]);
+        VerifierState after = finishHelperCall(st, proto, args, pc);
+        if (found) { // an array element at a known index: never NULL (Linux 6.13+)
+            RegState r0 = after.cur().regs[0];
+            r0.type = RegType.PTR_TO_MAP_VALUE;
+            r0.id = 0;
+        }
+        return after;
     }
 
     /**
