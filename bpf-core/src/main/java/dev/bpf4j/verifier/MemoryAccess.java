@@ -172,8 +172,12 @@ final class MemoryAccess {
 
     /**
      * A read at a constant offset of a slot that holds a spill (check_stack_read_fixed_off): the whole
-     * spilled register, or a narrow fill of its low bytes coerced to the size, as Linux 6.18 does;
-     * elsewhere in the slot zero only when every byte read is a spilled 0 or every byte is STACK_ZERO.
+     * spilled register, or a narrow fill of a spilled constant's low bytes coerced to the size, as Linux
+     * 6.18 does; elsewhere in the slot zero only when every byte read is a spilled 0 or every byte is
+     * STACK_ZERO. Linux also keeps narrow spills and fills of scalars that are not constants; it can,
+     * because its pruning ignores bounds no decision used (precision tracking, which bpf4j lacks: without
+     * it the bounds a bubble sort's compares leave in its u32 array made every path a new state, and the
+     * bench's sort went past the 1M-instruction limit).
      */
     private RegState fill(FuncState frame, int pc, int baseReg, long lo, int size, boolean signExtend) {
         int slot = FuncState.slot(lo), first = slot * 8;
@@ -186,7 +190,7 @@ final class MemoryAccess {
                     + " at off=" + lo);
             return loadedScalar(size, signExtend);
         }
-        if (size <= spillSize && (FuncState.byteIndex(lo) & 7) == 0) {
+        if (size <= spillSize && (FuncState.byteIndex(lo) & 7) == 0 && spilled.isConst()) {
             RegState r = spilled.copy();
             if (signExtend) r.coerceToSizeSx(size);
             else r.coerceToSize(size);
@@ -218,8 +222,8 @@ final class MemoryAccess {
                 leakCheck(pc, "attempt to corrupt spilled pointer on stack at off=" + (slot * 8 - Limits.STACK_SIZE));
             }
         }
-        if (base.isConst() && (FuncState.byteIndex(lo) & 7) == 0 && (size == 8 || value.type == RegType.SCALAR)) {
-            spill(frame, lo, size, value); // a scalar of any size (an immediate too), a pointer of 8 bytes
+        if (base.isConst() && (FuncState.byteIndex(lo) & 7) == 0 && (size == 8 || (value.type == RegType.SCALAR && value.isConst()))) {
+            spill(frame, lo, size, value); // any register of 8 bytes; a constant (an immediate too) of any size
             return;
         }
         if (base.isConst() && value.isConstZero()) {
