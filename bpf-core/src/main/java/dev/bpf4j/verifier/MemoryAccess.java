@@ -87,8 +87,12 @@ final class MemoryAccess {
         else checkPointer(pc, baseReg, base, off, size);
     }
 
-    /** An atomic read-modify-write of a scalar in memory. */
-    void atomic(VerifierState st, int pc, int baseReg, RegState base, int off, int size) {
+    /**
+     * An atomic read-modify-write of a scalar in memory; returns what a fetch loads. On the stack that is
+     * what a read of the bytes gives before the write (check_atomic_rmw reads into the fetch register
+     * first: a spilled constant stays known), elsewhere an unknown scalar of the size.
+     */
+    RegState atomic(VerifierState st, int pc, int baseReg, RegState base, int off, int size) {
         if (base.type == RegType.PTR_TO_BTF_ID) throw reject.at(pc, "only read is supported");
         if (base.type == RegType.PTR_TO_STACK) {
             FuncState frame = frameOf(st, base);
@@ -98,8 +102,9 @@ final class MemoryAccess {
             if (frame.stack[FuncState.byteIndex(lo)] == FuncState.STACK_SPILL && frame.spilled[slot].type.isPointer()) {
                 leakCheck(pc, "R" + baseReg + " atomic on a spilled pointer at off=" + lo + " prohibited");
             }
+            RegState old = stackRead(st, pc, baseReg, base, off, size, false);
             markMisc(frame, lo, size);
-            return;
+            return old.type == RegType.SCALAR ? old : loadedScalar(size, false);
         }
         if (base.type == RegType.PTR_TO_PACKET || base.type == RegType.PTR_TO_PACKET_META) { // Linux: not on packets
             throw reject.at(pc, "BPF_ATOMIC stores into R" + baseReg + " " + base.type.logName + " is not allowed");
@@ -112,9 +117,10 @@ final class MemoryAccess {
         if (base.type == RegType.PTR_TO_CTX) {
             if (policy.ctxFixedOffsets()) throw reject.at(pc, "BPF_ATOMIC stores into R" + baseReg + " ctx is not allowed");
             checkCtx(pc, baseReg, base, off, size, true, false); // the suites' memory block: a plain buffer, as a map value is in Linux
-            return;
+            return loadedScalar(size, false);
         }
         checkPointer(pc, baseReg, base, off, size);
+        return loadedScalar(size, false);
     }
 
     // ---- the stack ----

@@ -614,9 +614,8 @@ final class Step {
             RegState old = read(st, pc, 0);
             if (old.type.isPointer()) leak(pc, "R0 leaks addr into mem");
         }
-        memory.atomic(st, pc, insn.dst(), base, insn.off(), size);
+        RegState fetched = memory.atomic(st, pc, insn.dst(), base, insn.off(), size);
         aux.access(pc, insn.dst(), base, insn.off(), size);
-        RegState fetched = MemoryAccess.loadedScalar(size, false);
         if (insn.imm() == Opcodes.CMPXCHG) st.cur().regs[0] = fetched;
         else if ((insn.imm() & Opcodes.FETCH) != 0) st.cur().regs[insn.src()] = fetched;
     }
