@@ -535,8 +535,31 @@ final class Step {
         RegState[] regs = st.cur().regs;
         for (int r = 1; r <= 5; r++) regs[r] = RegState.notInit();
         regs[0] = returned(proto.ret(), args);
+        refineReturn(args, regs[0]);
         if (proto.ret() == HelperProto.Ret.PTR_TO_ALLOC_MEM_OR_NULL) st.refs.add(new int[] {regs[0].id, pc}); // acquire_reference
         return st.pcAdvance();
+    }
+
+    /** MAX_ERRNO of linux/err.h: a helper's negative errno is at least -4095. */
+    private static final long MAX_ERRNO = 4095;
+
+    /**
+     * do_refine_retval_range: the string reads and bpf_get_stack return at most their size argument's
+     * largest value (or a negative errno); bpf_get_smp_processor_id a CPU below nr_cpu_ids.
+     */
+    private static void refineReturn(HelperArgs.Checked args, RegState r0) {
+        int sizeReg = switch (args.helper()) {
+            case "bpf_probe_read_str", "bpf_probe_read_user_str", "bpf_probe_read_kernel_str" -> 2;
+            case "bpf_get_stack" -> 3;
+            default -> 0;
+        };
+        if (sizeReg > 0 && r0.type == RegType.SCALAR) {
+            RegState size = args.argsAtCall()[sizeReg];
+            long max = size == null || size.type != RegType.SCALAR || size.umax < 0 ? Long.MAX_VALUE : size.umax;
+            r0.setVar(-MAX_ERRNO, max);
+        } else if (args.helper().equals("bpf_get_smp_processor_id") && r0.type == RegType.SCALAR) {
+            r0.setVar(0, dev.bpf4j.maps.Cpus.possible() - 1);
+        }
     }
 
     private RegState returned(HelperProto.Ret ret, HelperArgs.Checked args) {
