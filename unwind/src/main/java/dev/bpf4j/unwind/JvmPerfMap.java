@@ -40,13 +40,10 @@ public final class JvmPerfMap {
                 List<String> before = Files.exists(path) ? Files.readAllLines(path, StandardCharsets.UTF_8) : null;
                 MBeanServer server = ManagementFactory.getPlatformMBeanServer();
                 server.invoke(new ObjectName(MBEAN), "compilerPerfmap", new Object[] {new String[0]}, new String[] {String[].class.getName()});
+                if (before != null) restore(path, before);
                 PerfMapFile map = new PerfMapFile(path);
                 int entries = map.readNow();
-                if (before == null) {
-                    Files.deleteIfExists(path);
-                } else {
-                    restore(path, before);
-                }
+                if (before == null) Files.deleteIfExists(path);
                 if (entries == 0) return new Result(Optional.empty(), "Compiler.perfmap wrote no entries to " + path);
                 return new Result(Optional.of(map), null);
             } catch (JMException | IOException | RuntimeException e) {

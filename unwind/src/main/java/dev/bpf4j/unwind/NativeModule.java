@@ -4,6 +4,7 @@ import dev.bpf4j.elf.ElfFile;
 import dev.bpf4j.elf.ElfFormatException;
 import dev.bpf4j.elf.ElfKind;
 import dev.bpf4j.elf.ElfProgramHeader;
+import dev.bpf4j.elf.ElfUnwindSections;
 import dev.bpf4j.unwind.cfi.CfiFormatException;
 import dev.bpf4j.unwind.cfi.ModuleCfi;
 
@@ -102,14 +103,19 @@ public final class NativeModule {
             if (candidate == null) continue;
             try {
                 Path p = Path.of(candidate);
-                if (Files.size(p) > MAX_FILE) return new Image(List.of(), ModuleCfi.NONE, candidate + ": larger than " + MAX_FILE + " bytes", null);
-                ElfFile elf = ElfFile.parseWithoutSymbols(Files.readAllBytes(p), ElfKind.NATIVE_X86_64);
-                List<ElfProgramHeader> loads = elf.programHeaders().stream().filter(ElfProgramHeader::isLoad).toList();
+                // The headers and CFI sections alone; anything unusual goes through the whole file's parse.
+                ElfUnwindSections parts = ElfUnwindSections.read(p);
+                ElfFile elf = null;
+                if (parts == null) {
+                    if (Files.size(p) > MAX_FILE) return new Image(List.of(), ModuleCfi.NONE, candidate + ": larger than " + MAX_FILE + " bytes", null);
+                    elf = ElfFile.parseWithoutSymbols(Files.readAllBytes(p), ElfKind.NATIVE_X86_64);
+                }
+                List<ElfProgramHeader> loads = (parts != null ? parts.programHeaders() : elf.programHeaders()).stream().filter(ElfProgramHeader::isLoad).toList();
                 // A bad CFI header leaves the rest usable.
                 ModuleCfi cfi = ModuleCfi.NONE;
                 String cfiError = null;
                 try {
-                    cfi = ModuleCfi.of(name, elf);
+                    cfi = parts != null ? ModuleCfi.of(name, parts) : ModuleCfi.of(name, elf);
                 } catch (CfiFormatException e) {
                     cfiError = e.getMessage();
                 }

@@ -45,15 +45,29 @@ class JvmCodeNamesTest {
     void aSpinningJavaMethodIsNamedInThisJvmsOwnSamples() throws Exception {
         Path map = Path.of("/tmp", "perf-" + ProcessHandle.current().pid() + ".map");
         Files.deleteIfExists(map);
-        spinFor(300_000_000L);   // compiled before sampling starts
+        // The thread exists before sampling starts (new threads are found by a rescan each second)
+        // and spin is compiled by then.
+        java.util.concurrent.CountDownLatch ready = new java.util.concurrent.CountDownLatch(1), go = new java.util.concurrent.CountDownLatch(1);
+        Thread t = new Thread(() -> {
+            spinFor(300_000_000L);
+            ready.countDown();
+            try {
+                go.await();
+            } catch (InterruptedException e) {
+                return;
+            }
+            spinFor(600_000_000L);
+        }, THREAD);
+        t.start();
+        ready.await();
         Profiler p = Profiler.ofProcess(SamplerOptions.atFrequency(999)).withThreadRoots();
         try {
             p.start();
         } catch (SamplingRefusedException e) {
+            t.interrupt();
             assumeTrue(false, "perf_event_open refused here: " + e.getMessage());
         }
-        Thread t = new Thread(() -> spinFor(500_000_000L), THREAD);
-        t.start();
+        go.countDown();
         t.join();
         p.stop();
 
