@@ -87,6 +87,11 @@ class ProfileProgramCommandTest {
         assertThat(r.status()).as(r.out() + r.err()).isZero();
         assertThat(r.out()).contains("== engines agree");
         assertThat(Files.readString(dir.resolve("jit.folded"))).containsPattern("bpf_prog_[0-9a-f]{16}_demo_chain;bpf_prog_[0-9a-f]{16}_F");
+        // This JVM's compiled Java below the chain is named (Compiler.perfmap), the same on both engines' stacks.
+        for (String engine : new String[] {"interp", "jit"}) {
+            assertThat(Files.readString(dir.resolve(engine + ".folded")))
+                    .containsPattern("JniEntry\\.enter\\(long, long, long\\);bpf_prog_[0-9a-f]{16}_demo_chain;");
+        }
     }
 
     @Test

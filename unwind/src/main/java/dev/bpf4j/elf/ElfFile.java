@@ -52,16 +52,25 @@ public final class ElfFile {
     public static ElfFile parse(byte[] data) { return parse(data, ElfKind.BPF_OBJECT); }
 
     /** Parses {@code data}, accepting only files of {@code kind}; the array must not be changed afterwards. */
-    public static ElfFile parse(byte[] data, ElfKind kind) {
+    public static ElfFile parse(byte[] data, ElfKind kind) { return parse(data, kind, true); }
+
+    /**
+     * Sections and program headers only: {@link #symbols()} and {@link #dynamicSymbols()} are empty.
+     * An unwinder needs a native module's {@code .eh_frame} and load headers, not its symbols, whose
+     * reading and sorting (libjvm.so: tens of thousands) cost a profile's unwinder most of its start.
+     */
+    public static ElfFile parseWithoutSymbols(byte[] data, ElfKind kind) { return parse(data, kind, false); }
+
+    private static ElfFile parse(byte[] data, ElfKind kind, boolean withSymbols) {
         return ElfPhase.guard(() -> {
             ByteView file = ByteView.of(data, "file");
             ElfHeader h = ElfPhase.run("load ELF header", () -> ElfHeader.read(file, kind));
             List<ElfSection> sections = ElfPhase.run("load sections", () -> readSections(file, h));
             List<ElfProgramHeader> phdrs = ElfPhase.run("load program headers", () -> readProgramHeaders(file, h));
             ElfSection symtab = ElfPhase.run("load symbols", () -> ElfSymbolReader.find(sections, ElfSection.SHT_SYMTAB));
-            List<ElfSymbol> symbols = ElfPhase.run("load symbols", () -> ElfSymbolReader.read(file, sections, symtab));
+            List<ElfSymbol> symbols = !withSymbols ? List.of() : ElfPhase.run("load symbols", () -> ElfSymbolReader.read(file, sections, symtab));
             // A BPF object has no .dynsym; one in it is not looked at, as libbpf does not.
-            List<ElfSymbol> dynsyms = kind == ElfKind.BPF_OBJECT ? List.of() : ElfPhase.run("load dynamic symbols",
+            List<ElfSymbol> dynsyms = kind == ElfKind.BPF_OBJECT || !withSymbols ? List.of() : ElfPhase.run("load dynamic symbols",
                     () -> ElfSymbolReader.read(file, sections, ElfSymbolReader.find(sections, ElfSection.SHT_DYNSYM)));
             Map<Integer, List<ElfSection>> rels = new HashMap<>();
             for (ElfSection s : sections) {

@@ -50,6 +50,14 @@ public final class PerfMapFile {
         return new FunctionSymbols.Hit(e.getValue().name(), ip - e.getKey());
     }
 
+    /** Reads the file now (it may be removed afterwards: what was read is kept); returns the entries read. */
+    synchronized int readNow() {
+        checked = true;
+        checkedAt = System.nanoTime();
+        reloadIfChanged();
+        return entries.size();
+    }
+
     /** Entries read so far (for tests). */
     public synchronized int size() { return entries.size(); }
 

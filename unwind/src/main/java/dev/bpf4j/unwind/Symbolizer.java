@@ -8,19 +8,27 @@ import java.util.Optional;
  * Names instruction pointers: synthetic Java frames first ({@link SyntheticFrames}), then the JIT's
  * regions ({@link CodeMap}: {@code module!bpf_prog_<tag>_<name>+0xoff}), then native modules
  * through their ELF symbols ({@code libc.so.6!malloc+0x1a}), then code without a file through the
- * process's perf map when it has one ({@link PerfMapFile}: another JVM's compiled Java); anything
- * else is {@code [unknown]}.
+ * process's perf map when it has one ({@link PerfMapFile}: another JVM's compiled Java, or this JVM's
+ * own from {@link JvmPerfMap} through {@link #withPerfMap}); anything else is {@code [unknown]}.
  */
 public final class Symbolizer {
     private static final Symbolizer GLOBAL = new Symbolizer(ProcessCode.global(), SyntheticFrames.global());
 
     private final ProcessCode code;
     private final SyntheticFrames synthetic;
+    /** Names code without a file: {@link ProcessCode#perfMap()} unless given. */
+    private final Optional<PerfMapFile> perfMap;
 
-    public Symbolizer(ProcessCode code, SyntheticFrames synthetic) {
+    public Symbolizer(ProcessCode code, SyntheticFrames synthetic) { this(code, synthetic, code.perfMap()); }
+
+    private Symbolizer(ProcessCode code, SyntheticFrames synthetic, Optional<PerfMapFile> perfMap) {
         this.code = code;
         this.synthetic = synthetic;
+        this.perfMap = perfMap;
     }
+
+    /** The same, naming anonymous code (this JVM's, say) from {@code map}. */
+    public Symbolizer withPerfMap(PerfMapFile map) { return new Symbolizer(code, synthetic, Optional.of(map)); }
 
     public static Symbolizer global() { return GLOBAL; }
 
@@ -35,9 +43,9 @@ public final class Symbolizer {
         }
         Optional<ProcessCode.NativeMapping> m = code.nativeMapping(ip);
         NativeModule module = m.map(ProcessCode.NativeMapping::module).orElse(null);
-        if (module == null && code.perfMap().isPresent()) {
-            FunctionSymbols.Hit hit = code.perfMap().get().lookup(ip);
-            if (hit != null) return new Frame(ip, code.perfMap().get().path().getFileName().toString(), hit.name(), hit.offset());
+        if (module == null && perfMap.isPresent()) {
+            FunctionSymbols.Hit hit = perfMap.get().lookup(ip);
+            if (hit != null) return new Frame(ip, perfMap.get().path().getFileName().toString(), hit.name(), hit.offset());
         }
         if (m.isEmpty()) return Frame.unknown(ip);
         if (module == null) {

@@ -78,8 +78,12 @@ public final class ProgramProfile {
                     stats = sampler.stop();
                     queue.finish();
                 }
-                // Named before the workload is closed: its JIT symbols leave the code map with it.
-                return new Result(runner, fold(runner, new Symbolizer(code, SyntheticFrames.global())), stats, queue.dropped(),
+                // Named before the workload is closed: its JIT symbols leave the code map with it; this
+                // JVM's own code from the perf map HotSpot writes now, as Profiler names it.
+                Symbolizer names = new Symbolizer(code, SyntheticFrames.global());
+                dev.bpf4j.unwind.JvmPerfMap.Result jvm = dev.bpf4j.unwind.JvmPerfMap.dumpSelf();
+                if (jvm.map().isPresent()) names = names.withPerfMap(jvm.map().get());
+                return new Result(runner, fold(runner, names), stats, queue.dropped(),
                         SubprogramChain.NAME + " on the " + workloadEngine.name() + " engine, in this JVM", workload.elapsedNanos(), null,
                         queue.workerCpuNanos(), check);
             } finally {

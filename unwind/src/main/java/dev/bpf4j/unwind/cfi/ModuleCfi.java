@@ -2,6 +2,7 @@ package dev.bpf4j.unwind.cfi;
 
 import dev.bpf4j.elf.ByteView;
 import dev.bpf4j.elf.ElfFile;
+import dev.bpf4j.elf.ElfUnwindSections;
 import dev.bpf4j.elf.ElfSection;
 
 import java.util.Arrays;
@@ -43,13 +44,23 @@ public final class ModuleCfi {
     public static ModuleCfi of(String name, ElfFile elf) {
         Optional<ElfSection> eh = elf.section(".eh_frame").filter(ElfSection::hasFileData);
         if (eh.isEmpty()) return NONE;
-        EhFrame frame = new EhFrame(ByteView.of(elf.data(eh.get()), name + " .eh_frame"), eh.get().addr());
-        EhFrameHdr header = null;
         Optional<ElfSection> hdr = elf.section(".eh_frame_hdr").filter(ElfSection::hasFileData);
-        if (hdr.isPresent()) {
-            EhFrameHdr h = new EhFrameHdr(ByteView.of(elf.data(hdr.get()), name + " .eh_frame_hdr"), hdr.get().addr());
-            if (h.ehFramePtr() != eh.get().addr()) {
-                throw CfiFormatException.of("%s: .eh_frame_hdr points at .eh_frame 0x%x, but the section is at 0x%x", name, h.ehFramePtr(), eh.get().addr());
+        return of(name, elf.data(eh.get()), eh.get().addr(), hdr.map(elf::data).orElse(null), hdr.map(ElfSection::addr).orElse(0L), true);
+    }
+
+    /** The same from the sections read alone ({@link ElfUnwindSections}). */
+    public static ModuleCfi of(String name, ElfUnwindSections s) {
+        if (s.ehFrame() == null) return NONE;
+        return of(name, s.ehFrame(), s.ehFrameAddr(), s.ehFrameHdr(), s.ehFrameHdrAddr(), true);
+    }
+
+    private static ModuleCfi of(String name, byte[] ehFrame, long ehAddr, byte[] hdr, long hdrAddr, boolean checkHeader) {
+        EhFrame frame = new EhFrame(ByteView.of(ehFrame, name + " .eh_frame"), ehAddr);
+        EhFrameHdr header = null;
+        if (hdr != null) {
+            EhFrameHdr h = new EhFrameHdr(ByteView.of(hdr, name + " .eh_frame_hdr"), hdrAddr);
+            if (checkHeader && h.ehFramePtr() != ehAddr) {
+                throw CfiFormatException.of("%s: .eh_frame_hdr points at .eh_frame 0x%x, but the section is at 0x%x", name, h.ehFramePtr(), ehAddr);
             }
             if (h.searchable()) header = h;
         }

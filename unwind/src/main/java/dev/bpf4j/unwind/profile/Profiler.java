@@ -60,6 +60,9 @@ public final class Profiler implements AutoCloseable {
     private final IntPredicate threads;
     private final Consumer<UnwoundSample> observer;
     private volatile boolean threadRoots;
+    /** Name this JVM's generated code from its perf map when the stacks are named (a profile of this process). */
+    private volatile boolean jvmCodeNames;
+    private volatile String jvmCodeNamesError;
     private volatile Consumer<PerfRecord.Sample> tap = s -> {};
 
     public Profiler(SamplerOptions options, Unwinder unwinder, Symbolizer symbolizer, IntPredicate threads, Consumer<UnwoundSample> observer) {
@@ -82,8 +85,22 @@ public final class Profiler implements AutoCloseable {
     /** Every thread of this process, observed by {@code observer}, unwound over {@link #processCode()}. */
     public static Profiler ofProcess(SamplerOptions options, Consumer<UnwoundSample> observer) {
         ProcessCode code = processCode();
-        return new Profiler(options, new Unwinder(code), new Symbolizer(code, SyntheticFrames.global()), tid -> true, observer);
+        return new Profiler(options, new Unwinder(code), new Symbolizer(code, SyntheticFrames.global()), tid -> true, observer).withJvmCodeNames(true);
     }
+
+    /**
+     * Whether {@link #stacks()} names this JVM's own generated code (interpreter, stubs, compiled Java)
+     * from the perf map HotSpot writes when asked ({@link dev.bpf4j.unwind.JvmPerfMap}), as perf names
+     * a JVM's code from {@code /tmp/perf-PID.map}; otherwise such frames are {@code [unknown]}. On for
+     * {@link #ofProcess}.
+     */
+    public Profiler withJvmCodeNames(boolean on) {
+        jvmCodeNames = on;
+        return this;
+    }
+
+    /** Why the last {@link #stacks()} could not name this JVM's code, or null. */
+    public String jvmCodeNamesError() { return jvmCodeNamesError; }
 
     public static Profiler ofProcess(SamplerOptions options) { return ofProcess(options, s -> {}); }
 
@@ -194,8 +211,15 @@ public final class Profiler implements AutoCloseable {
         Map<Key, Long> copy;
         synchronized (traces) { copy = new HashMap<>(traces); }
         FoldedStacks out = new FoldedStacks();
+        Symbolizer names = symbolizer;
+        if (jvmCodeNames) {
+            // Dumped now, as perf reads the map a JVM wrote at exit: compiled code is named as it is at the end.
+            dev.bpf4j.unwind.JvmPerfMap.Result map = dev.bpf4j.unwind.JvmPerfMap.dumpSelf();
+            jvmCodeNamesError = map.error();
+            if (map.map().isPresent()) names = symbolizer.withPerfMap(map.map().get());
+        }
         for (Map.Entry<Key, Long> e : copy.entrySet()) {
-            List<Frame> frames = symbolizer.symbolize(new StackTrace(e.getKey().ips(), true));
+            List<Frame> frames = names.symbolize(new StackTrace(e.getKey().ips(), true));
             List<String> rootFirst = new ArrayList<>(frames.size() + 1);
             if (e.getKey().tid() >= 0) rootFirst.add(threadNameOf(e.getKey().tid()));
             for (int i = frames.size() - 1; i >= 0; i--) rootFirst.add(FrameNames.of(frames.get(i)));

@@ -47,5 +47,7 @@ final class MappedRing implements RingMemory {
         IO.getByteArray(base + PAGE_SIZE + offset, dst, dstOffset, length);
     }
 
+    @Override public long getLong(long offset) { return IO.getLong(base + PAGE_SIZE + offset); }
+
     void unmap() { PerfSys.munmap(base, dataSize + PAGE_SIZE); }
 }

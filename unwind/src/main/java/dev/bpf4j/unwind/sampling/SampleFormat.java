@@ -50,50 +50,85 @@ public record SampleFormat(boolean callchain, int stackSize, boolean programRegs
     }
 
     /**
-     * Parses the body of a PERF_RECORD_SAMPLE ({@code record} starts at its header). Fails with a
-     * message naming the field when the record is shorter than its own fields say.
+     * A record's bytes where they lie — in the perf ring, read in place, or in an array — at offsets
+     * from the record's header. Reading in place spares the reader a copy of the whole record (a
+     * 16 KiB stack dump is in every one): only the {@code dyn_size} bytes of stack the kernel really
+     * copied leave the ring, once, into the sample's own array.
      */
+    public interface RecordBytes {
+        /** The little-endian word at {@code at}. */
+        long getLong(int at);
+
+        void copy(int at, byte[] dst, int dstOffset, int length);
+    }
+
+    private static final long[] NO_CHAIN = new long[0];
+    private static final byte[] NO_STACK = new byte[0];
+
+    /** Parses a PERF_RECORD_SAMPLE held in {@code record} (from its header on). */
     public PerfRecord.Sample parseSample(byte[] record, int length) {
-        ByteBuffer b = ByteBuffer.wrap(record, 0, length).order(ByteOrder.LITTLE_ENDIAN);
-        b.position(HEADER_SIZE);
-        try {
-            long ip = b.getLong();
-            int pid = b.getInt();
-            int tid = b.getInt();
-            long time = b.getLong();
-            int cpu = -1;
-            if (programRegs) {
-                cpu = b.getInt();
-                b.getInt(); // res
-            }
-            long period = programRegs ? b.getLong() : 0;
-            long[] chain = new long[0];
-            if (callchain) {
-                long nr = b.getLong();
-                if (nr < 0 || nr > (length - b.position()) / 8) throw new IllegalArgumentException("callchain of " + nr + " entries in a " + length + "-byte record");
-                chain = new long[(int) nr];
-                for (int i = 0; i < nr; i++) chain[i] = b.getLong();
-            }
-            long abi = b.getLong();
-            long[] regs = null;
-            if (abi != PERF_SAMPLE_REGS_ABI_NONE) {
-                // Dumped in increasing bit order of the mask.
-                regs = new long[PERF_REG_X86_64_MAX];
-                long mask = regsMask();
-                for (int r = 0; r < PERF_REG_X86_64_MAX; r++) if ((mask & (1L << r)) != 0) regs[r] = b.getLong();
-            }
-            long size = b.getLong();
-            byte[] stack = new byte[0];
-            if (size != 0) {
-                if (size < 0 || size > length - b.position() - 8) throw new IllegalArgumentException("user stack of " + size + " bytes in a " + length + "-byte record");
-                int at = b.position();
-                long dynSize = b.getLong(at + (int) size);
-                if (dynSize < 0 || dynSize > size) throw new IllegalArgumentException("user stack dyn_size " + dynSize + " > size " + size);
-                stack = java.util.Arrays.copyOfRange(record, at, at + (int) dynSize);
-            }
-            return new PerfRecord.Sample(pid, tid, time, ip, period, regs, stack, chain, cpu);
-        } catch (java.nio.BufferUnderflowException | IndexOutOfBoundsException e) {
-            throw new IllegalArgumentException("PERF_RECORD_SAMPLE of " + length + " bytes is truncated (at byte " + b.position() + ")");
+        ByteBuffer b = ByteBuffer.wrap(record).order(ByteOrder.LITTLE_ENDIAN);
+        return parseSample(new RecordBytes() {
+            @Override public long getLong(int at) { return b.getLong(at); }
+            @Override public void copy(int at, byte[] dst, int dstOffset, int n) { System.arraycopy(record, at, dst, dstOffset, n); }
+        }, Math.min(length, record.length));
+    }
+
+    /**
+     * Parses the body of a PERF_RECORD_SAMPLE of {@code length} bytes. Fails with a message naming
+     * the field when the record is shorter than its own fields say.
+     */
+    public PerfRecord.Sample parseSample(RecordBytes r, int length) {
+        int at = HEADER_SIZE;
+        long ip = word(r, at, length);
+        long pidTid = word(r, at += 8, length);
+        long time = word(r, at += 8, length);
+        at += 8;
+        int cpu = -1;
+        long period = 0;
+        if (programRegs) {
+            cpu = (int) word(r, at, length);   // then a u32 res
+            period = word(r, at += 8, length);
+            at += 8;
         }
+        long[] chain = NO_CHAIN;
+        if (callchain) {
+            long nr = word(r, at, length);
+            at += 8;
+            if (nr < 0 || nr > (length - at) / 8) throw new IllegalArgumentException("callchain of " + nr + " entries in a " + length + "-byte record");
+            chain = new long[(int) nr];
+            for (int i = 0; i < nr; i++, at += 8) chain[i] = r.getLong(at);
+        }
+        long abi = word(r, at, length);
+        at += 8;
+        long[] regs = null;
+        if (abi != PERF_SAMPLE_REGS_ABI_NONE) {
+            // Dumped in increasing bit order of the mask.
+            regs = new long[PERF_REG_X86_64_MAX];
+            long mask = regsMask();
+            for (int reg = 0; reg < PERF_REG_X86_64_MAX; reg++) {
+                if ((mask & (1L << reg)) != 0) {
+                    regs[reg] = word(r, at, length);
+                    at += 8;
+                }
+            }
+        }
+        long size = word(r, at, length);
+        at += 8;
+        byte[] stack = NO_STACK;
+        if (size != 0) {
+            if (size < 0 || size > length - at - 8) throw new IllegalArgumentException("user stack of " + size + " bytes in a " + length + "-byte record");
+            long dynSize = r.getLong(at + (int) size);
+            if (dynSize < 0 || dynSize > size) throw new IllegalArgumentException("user stack dyn_size " + dynSize + " > size " + size);
+            stack = new byte[(int) dynSize];
+            r.copy(at, stack, 0, (int) dynSize);
+        }
+        return new PerfRecord.Sample((int) pidTid, (int) (pidTid >>> 32), time, ip, period, regs, stack, chain, cpu);
+    }
+
+    /** The word at {@code at}, or a clear error when the record ends before it. */
+    private static long word(RecordBytes r, int at, int length) {
+        if (at + 8 > length) throw new IllegalArgumentException("PERF_RECORD_SAMPLE of " + length + " bytes is truncated (at byte " + at + ")");
+        return r.getLong(at);
     }
 }

@@ -17,7 +17,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
-import java.util.stream.Stream;
 
 /**
  * Samples every thread of this process with perf_event_open, one event and ring per thread (the
@@ -152,7 +151,7 @@ public final class Sampler implements AutoCloseable {
                 while (!stopping && sinkFailure == null) {
                     long wait = Math.min(nextDrain, nextRescan) - System.nanoTime();
                     int waitMillis = (int) Math.max(0, (wait + 999_999) / 1_000_000);
-                    for (ThreadEvent e : poller.await(waitMillis, hungUp)) e.reader.drain(this::deliver);
+                    for (ThreadEvent e : poller.await(waitMillis, hungUp)) e.reader.drain(deliver);
                     if (!hungUp.isEmpty()) {
                         for (ThreadEvent e : hungUp) {
                             e.close();
@@ -169,8 +168,7 @@ public final class Sampler implements AutoCloseable {
                         nextDrain = now + drainNanos;
                     }
                     if (now - nextRescan >= 0) {
-                        rescan(self, false);
-                        poller.watch(events.values());
+                        if (rescan(self, false)) poller.watch(events.values());
                         nextRescan = now + rescanNanos;
                     }
                     endBatch();
@@ -200,8 +198,11 @@ public final class Sampler implements AutoCloseable {
     }
 
     private void drainAll() {
-        for (ThreadEvent e : events.values()) e.reader.drain(this::deliver);
+        for (ThreadEvent e : events.values()) e.reader.drain(deliver);
     }
+
+    /** One instance: {@code this::deliver} at each drain made a new one. */
+    private final Consumer<PerfRecord> deliver = this::deliver;
 
     private void deliver(PerfRecord r) {
         if (r instanceof PerfRecord.Sample s) {
@@ -219,22 +220,24 @@ public final class Sampler implements AutoCloseable {
         }
     }
 
-    /** Opens events for new threads; drains and closes those of threads that exited. */
-    private void rescan(int self, boolean first) {
+    /** Opens events for new threads; drains and closes those of threads that exited. True when the set changed. */
+    private boolean rescan(int self, boolean first) {
         Set<Integer> live = tasks(first);
+        int before = events.size(), opened = threads;
         for (Iterator<Map.Entry<Integer, ThreadEvent>> it = events.entrySet().iterator(); it.hasNext(); ) {
             Map.Entry<Integer, ThreadEvent> e = it.next();
             if (!live.contains(e.getKey())) {
-                e.getValue().reader.drain(this::deliver);
+                e.getValue().reader.drain(deliver);
                 e.getValue().close();
                 it.remove();
             }
         }
         refused.retainAll(live);
-        List<Integer> order = new ArrayList<>(live);
+        List<Integer> order = new ArrayList<>();
+        for (int tid : live) if (tid != self && !events.containsKey(tid) && !refused.contains(tid)) order.add(tid);
+        if (order.isEmpty()) return events.size() != before;   // the usual rescan: nothing new
         order.sort(Comparator.comparing((Integer t) -> !preferred.contains(t)).thenComparing(t -> t));
         for (int tid : order) {
-            if (tid == self || events.containsKey(tid) || refused.contains(tid)) continue;
             try {
                 ThreadEvent e = ThreadEvent.open(tid, attr, options.attr().format(), options.dataPages());
                 if (e != null) {
@@ -252,25 +255,28 @@ public final class Sampler implements AutoCloseable {
                 if (firstThreadError == null) firstThreadError = ex.getMessage();
             }
         }
+        return events.size() != before || threads != opened;
     }
 
     private int processId() { return pid != 0 ? pid : (int) ProcessHandle.current().pid(); }
 
     private Set<Integer> tasks(boolean first) {
         Set<Integer> tids = new HashSet<>();
-        Path dir = Path.of(pid == 0 ? "/proc/self/task" : "/proc/" + pid + "/task");
-        try (Stream<Path> s = Files.list(dir)) {
-            s.forEach(p -> {
-                try {
-                    tids.add(Integer.parseInt(p.getFileName().toString()));
-                } catch (NumberFormatException ignored) {
-                    // not a task directory
-                }
-            });
-        } catch (IOException | java.io.UncheckedIOException e) {
+        String dir = pid == 0 ? "/proc/self/task" : "/proc/" + pid + "/task";
+        // File.list: one native call for the names, where Files.list's stream of Paths ran deep
+        // in the bytecode interpreter (the reader's code runs too rarely to be compiled soon).
+        String[] names = new java.io.File(dir).list();
+        if (names == null) {
             // Another process that has exited has no threads left; this one always has.
             if (pid != 0 && !first) return tids;
-            throw new SamplingRefusedException("cannot list " + dir + ": " + e.getMessage());
+            throw new SamplingRefusedException("cannot list " + dir);
+        }
+        for (String name : names) {
+            try {
+                tids.add(Integer.parseInt(name));
+            } catch (NumberFormatException ignored) {
+                // not a task directory
+            }
         }
         return tids;
     }

@@ -25,6 +25,11 @@ final class ByteRing implements RingMemory {
         System.arraycopy(data, (int) offset, dst, dstOffset, length);
     }
 
+    @Override public long getLong(long offset) {
+        if (offset + 8 > data.length) throw new AssertionError("word across the ring end: " + offset);
+        return ByteBuffer.wrap(data).order(ByteOrder.LITTLE_ENDIAN).getLong((int) offset);
+    }
+
     static ByteBuffer le(int size) { return ByteBuffer.allocate(size).order(ByteOrder.LITTLE_ENDIAN); }
 
     /** A PERF_RECORD_SAMPLE as the kernel lays it out for {@code format}. */
