@@ -8,6 +8,7 @@ import java.lang.ref.Cleaner;
 import java.lang.ref.Reference;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * A program loaded into the JVM-bytecode engine. Thread-safe: the compiled program is immutable and
@@ -50,21 +51,28 @@ final class JvmExecutable implements Executable {
 
     @Override public void close() { machines.close(); }
 
-    /** Idle machines; one is made whenever none is free. Closing frees the idle ones now and the others when they come back. */
+    /**
+     * Idle machines; one is made whenever none is free. Closing frees the idle ones now and the others
+     * when they come back. One idle machine sits in {@link #spare}: a run on one thread at a time takes
+     * and returns it with one atomic exchange each, where the queue cost a node and two CASes per run
+     * (more than half of a short program's run time in the jvm engine, JFR on the bench's parse).
+     */
     private static final class Machines implements Runnable {
         private final JvmProgram program;
+        private final AtomicReference<JvmMachine> spare = new AtomicReference<>();
         private final ConcurrentLinkedQueue<JvmMachine> idle = new ConcurrentLinkedQueue<>();
         volatile boolean closed;
 
         Machines(JvmProgram program) { this.program = program; }
 
         JvmMachine borrow() {
-            JvmMachine m = idle.poll();
+            JvmMachine m = spare.getAndSet(null);
+            if (m == null) m = idle.poll();
             return m != null ? m : new JvmMachine(program);
         }
 
         void giveBack(JvmMachine m) {
-            idle.offer(m);
+            if (!spare.compareAndSet(null, m)) idle.offer(m);
             if (closed) freeIdle();
         }
 
@@ -76,7 +84,7 @@ final class JvmExecutable implements Executable {
         @Override public void run() { close(); }
 
         private void freeIdle() {
-            for (JvmMachine m; (m = idle.poll()) != null; ) m.free();
+            for (JvmMachine m; (m = spare.getAndSet(null)) != null || (m = idle.poll()) != null; ) m.free();
         }
     }
 }
