@@ -2,7 +2,7 @@ package dev.bpf4j.fuzz;
 
 import dev.bpf4j.helpers.HelperIds;
 import dev.bpf4j.isa.Insn;
-import dev.bpf4j.object.BpfMapType;
+import dev.bpf4j.maps.MapType;
 
 import java.util.List;
 import java.util.Random;
@@ -125,7 +125,7 @@ final class ObjectStatements {
 
     /** bpf_ringbuf_output from this frame, or reserve / write every byte / submit or discard (rarely neither). */
     private void ringbuf() {
-        List<Integer> rbs = w.object.indexesOf(BpfMapType.RINGBUF);
+        List<Integer> rbs = w.object.indexesOf(MapType.RINGBUF);
         if (rbs.isEmpty()) return;
         int rb = pick(rbs);
         if (rnd.nextBoolean()) {
