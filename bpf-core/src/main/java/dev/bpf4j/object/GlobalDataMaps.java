@@ -11,7 +11,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 
-import static dev.bpf4j.object.LoadPhase.error;
+import static dev.bpf4j.runtime.LoadPhase.error;
 
 /**
  * The single-entry ARRAY maps libbpf makes for global variables: one per non-empty {@code .data*},

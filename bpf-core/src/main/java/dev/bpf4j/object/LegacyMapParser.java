@@ -8,7 +8,7 @@ import dev.bpf4j.elf.ElfSymbol;
 import java.util.List;
 import java.util.Map;
 
-import static dev.bpf4j.object.LoadPhase.error;
+import static dev.bpf4j.runtime.LoadPhase.error;
 
 /**
  * The legacy {@code maps} section: an array of {@code struct bpf_map_def} (type, key_size,

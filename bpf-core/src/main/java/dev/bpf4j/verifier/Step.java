@@ -475,7 +475,7 @@ final class Step {
                 });
             }
         }
-        if (dev.bpf4j.helpers.HelperIds.changesPacketData(helperId)) clearAllPacketPointers(st, pc);
+        if (dev.bpf4j.runtime.HelperIds.changesPacketData(helperId)) clearAllPacketPointers(st, pc);
         checkMapCompatibility(pc, helperId, spec.name(), proto, args);
         if (args.callback() >= 0 && !neverCallsBack(spec.name(), args)) {
             runsOtherCode = true;

@@ -253,7 +253,7 @@ final class RegionEmitter {
             done = new Label();
             Label call = new Label();
             for (int i = 2; i <= 4; i++) storeReg(i);
-            mv.visitInsn(f.program.helpers[pc].id() == dev.bpf4j.helpers.HelperIds.MAP_UPDATE_ELEM ? ICONST_1 : ICONST_0);
+            mv.visitInsn(f.program.helpers[pc].id() == dev.bpf4j.runtime.HelperIds.MAP_UPDATE_ELEM ? ICONST_1 : ICONST_0);
             mv.visitLdcInsn(new ConstantDynamic("_", "Ldev/bpf4j/runtime/LookupInlining$Target;", CLASS_DATA_AT, f.inlineConstant[pc]));
             mv.visitVarInsn(ALOAD, R);
             mv.visitMethodInsn(INVOKESTATIC, "dev/bpf4j/runtime/MapHelperInlining", "inline",

@@ -185,7 +185,7 @@ class FuzzFindingsKernelTest {
     @Test void bpf4jRefusesWhereLinuxRefusesAtLinuxsPcWithLinuxsWords() {
         List<Case> cases = cases();
         for (Case k : cases) {
-            Program p = new Program("finding", dev.bpf4j.isa.Assembler.assemble(k.asm().replace("PROGS", "0x" + Long.toHexString(PROG_ARRAY_HANDLE)).replace("RINGBUF", "0x" + Long.toHexString(RINGBUF_HANDLE)).replace("MAP", "0x" + Long.toHexString(MAP_HANDLE))));
+            Program p = new Program("finding", dev.bpf4j.asm.Assembler.assemble(k.asm().replace("PROGS", "0x" + Long.toHexString(PROG_ARRAY_HANDLE)).replace("RINGBUF", "0x" + Long.toHexString(RINGBUF_HANDLE)).replace("MAP", "0x" + Long.toHexString(MAP_HANDLE))));
             VerifierException refused = null;
             try {
                 Validator.validate(p, k.options());
@@ -208,7 +208,7 @@ class FuzzFindingsKernelTest {
         int progs = BpfSyscall.mapCreate(BPF_MAP_TYPE_PROG_ARRAY, 4, 4, 4, 0, "findings_pa");
         try {
             for (Case k : cases) {
-                Program p = new Program("finding", dev.bpf4j.isa.Assembler.assemble(k.asm().replace("PROGS", "map_by_fd(" + progs + ")").replace("RINGBUF", "map_by_fd(" + ringbuf + ")").replace("MAP", "map_by_fd(" + map + ")")));
+                Program p = new Program("finding", dev.bpf4j.asm.Assembler.assemble(k.asm().replace("PROGS", "map_by_fd(" + progs + ")").replace("RINGBUF", "map_by_fd(" + ringbuf + ")").replace("MAP", "map_by_fd(" + map + ")")));
                 String log = linux(k.progType(), p, k.funcs());
                 System.out.printf("%-70s Linux: %s%n", k.name(), log == null ? "accepts" : "pc " + linuxPc(log) + ": " + ConformanceKernelTest.lastLine(log));
                 if (k.expect() == Expect.BOTH_REFUSE) {
