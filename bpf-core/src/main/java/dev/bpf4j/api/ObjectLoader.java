@@ -45,9 +45,8 @@ final class ObjectLoader {
             Map<String, SpinLockCheck.Target> lockTargets = lockTargets(spec);
             for (ProgramSpec p : spec.programs()) {
                 if (!p.autoload()) continue;
-                LoadOptions loadOptions = new LoadOptions(p.type().runsForSampledTask() ? sampledTask : helpers, 1, false,
-                        p.type().legacyPacketLoads(), p.type().packetContext(), EntryRegisters.CONTEXT,
-                        shapes(maps), p.type().ctxRules(p.attachType()));
+                LoadOptions loadOptions = p.type().applyTo(new LoadOptions(p.type().runsForSampledTask() ? sampledTask : helpers, 1, false,
+                        p.type().legacyPacketLoads(), p.type().packetContext(), EntryRegisters.CONTEXT, shapes(maps)), p.attachType());
                 programs.add(new BpfProgram(p, MapRelocator.relocate(p, maps), maps, loadOptions, options, lockTargets));
             }
             fillProgArrays(spec, maps, programs);
