@@ -1,7 +1,7 @@
 package dev.bpf4j.bench;
 
-import dev.bpf4j.helpers.HelperIds;
-import dev.bpf4j.isa.ProgramBuilder;
+import dev.bpf4j.runtime.HelperIds;
+import dev.bpf4j.asm.ProgramBuilder;
 import dev.bpf4j.program.Program;
 import dev.bpf4j.runtime.HelperRegistry;
 

@@ -1,6 +1,6 @@
 package dev.bpf4j.bench;
 
-import dev.bpf4j.runtime.Engine;
+import dev.bpf4j.engine.Engine;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -2,8 +2,8 @@ package dev.bpf4j.bench;
 
 import dev.bpf4j.isa.Insn;
 import dev.bpf4j.program.Program;
-import dev.bpf4j.runtime.Bpf;
-import dev.bpf4j.runtime.Engine;
+import dev.bpf4j.engine.Bpf;
+import dev.bpf4j.engine.Engine;
 import dev.bpf4j.runtime.Executable;
 import dev.bpf4j.runtime.LoadOptions;
 import dev.bpf4j.runtime.MemoryRegion;

@@ -1,6 +1,6 @@
 package dev.bpf4j.bench;
 
-import dev.bpf4j.runtime.Engine;
+import dev.bpf4j.engine.Engine;
 import dev.bpf4j.runtime.Executable;
 import dev.bpf4j.runtime.LoadOptions;
 import dev.bpf4j.verifier.ValidatedProgram;

@@ -6,7 +6,7 @@ import dev.bpf4j.maps.MapDefinition;
 import dev.bpf4j.maps.MapFlags;
 import dev.bpf4j.maps.MapTable;
 import dev.bpf4j.maps.MapType;
-import dev.bpf4j.runtime.Bpf;
+import dev.bpf4j.engine.Bpf;
 import dev.bpf4j.runtime.Executable;
 import dev.bpf4j.runtime.LoadOptions;
 import dev.bpf4j.runtime.RunContext;

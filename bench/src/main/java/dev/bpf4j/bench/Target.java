@@ -1,7 +1,7 @@
 package dev.bpf4j.bench;
 
-import dev.bpf4j.runtime.Bpf;
-import dev.bpf4j.runtime.Engine;
+import dev.bpf4j.engine.Bpf;
+import dev.bpf4j.engine.Engine;
 import dev.bpf4j.runtime.Executable;
 import dev.bpf4j.runtime.LoadOptions;
 

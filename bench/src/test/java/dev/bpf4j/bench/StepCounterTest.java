@@ -1,6 +1,6 @@
 package dev.bpf4j.bench;
 
-import dev.bpf4j.isa.ProgramBuilder;
+import dev.bpf4j.asm.ProgramBuilder;
 import dev.bpf4j.program.Program;
 import org.junit.jupiter.api.Test;
 

@@ -1,6 +1,6 @@
 package dev.bpf4j.bench;
 
-import dev.bpf4j.runtime.Engine;
+import dev.bpf4j.engine.Engine;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

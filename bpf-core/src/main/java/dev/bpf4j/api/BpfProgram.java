@@ -9,7 +9,7 @@ import dev.bpf4j.object.ProgramType;
 import dev.bpf4j.program.Program;
 import dev.bpf4j.runtime.BpfLoadException;
 import dev.bpf4j.runtime.BpfRuntimeException;
-import dev.bpf4j.runtime.Engine;
+import dev.bpf4j.engine.Engine;
 import dev.bpf4j.runtime.Executable;
 import dev.bpf4j.runtime.LoadOptions;
 import dev.bpf4j.runtime.MemoryRegion;

@@ -1,13 +1,13 @@
 package dev.bpf4j.api;
 
 import dev.bpf4j.runtime.BpfNotFoundException;
-import dev.bpf4j.runtime.Engine;
+import dev.bpf4j.engine.Engine;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.ServiceLoader;
 
-/** The engines on the class path ({@code META-INF/services/dev.bpf4j.runtime.Engine}), by name. */
+/** The engines on the class path ({@code META-INF/services/dev.bpf4j.engine.Engine}), by name. */
 public final class Engines {
     private Engines() {}
 

@@ -1,6 +1,6 @@
 package dev.bpf4j.api;
 
-import dev.bpf4j.runtime.Engine;
+import dev.bpf4j.engine.Engine;
 import dev.bpf4j.runtime.HelperRegistry;
 import dev.bpf4j.runtime.Limits;
 

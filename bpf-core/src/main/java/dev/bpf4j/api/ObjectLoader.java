@@ -45,9 +45,8 @@ final class ObjectLoader {
             Map<String, SpinLockCheck.Target> lockTargets = lockTargets(spec);
             for (ProgramSpec p : spec.programs()) {
                 if (!p.autoload()) continue;
-                LoadOptions loadOptions = new LoadOptions(p.type().runsForSampledTask() ? sampledTask : helpers, 1, false,
-                        p.type().legacyPacketLoads(), p.type().packetContext(), EntryRegisters.CONTEXT,
-                        shapes(maps), p.type().ctxRules(p.attachType()));
+                LoadOptions loadOptions = p.type().applyTo(new LoadOptions(p.type().runsForSampledTask() ? sampledTask : helpers, 1, false,
+                        p.type().legacyPacketLoads(), p.type().packetContext(), EntryRegisters.CONTEXT, shapes(maps)), p.attachType());
                 programs.add(new BpfProgram(p, MapRelocator.relocate(p, maps), maps, loadOptions, options, lockTargets));
             }
             fillProgArrays(spec, maps, programs);
@@ -96,7 +95,7 @@ final class ObjectLoader {
     /** libbpf's init_prog_array_slots: each {@code .values} entry of a prog array gets the loaded program. */
     private static void fillProgArrays(BpfObjectSpec spec, MapTable maps, List<BpfProgram> programs) {
         for (MapSpec m : spec.maps()) {
-            if (m.type() != dev.bpf4j.object.BpfMapType.PROG_ARRAY || m.initialSlots().isEmpty()) continue;
+            if (m.type() != dev.bpf4j.maps.MapType.PROG_ARRAY || m.initialSlots().isEmpty()) continue;
             ProgArrayMap array = (ProgArrayMap) maps.map(m.name()).orElseThrow();
             for (var slot : m.initialSlotsSorted().entrySet()) {
                 BpfProgram target = programs.stream().filter(p -> p.name().equals(slot.getValue())).findFirst()
@@ -121,7 +120,7 @@ final class ObjectLoader {
 
     /** A spec's BPF_MAP_CREATE attributes, the bpf_spin_lock offset taken from the value's BTF type. */
     static MapDefinition definition(BpfObjectSpec spec, MapSpec m) {
-        MapDefinition d = MapDefinition.of(m.name(), m.type().id, m.keySize(), m.valueSize(), m.maxEntries(), m.flags())
+        MapDefinition d = MapDefinition.of(m.name(), m.type().id(), m.keySize(), m.valueSize(), m.maxEntries(), m.flags())
                 .withSpinLock(SpinLockField.offset(spec.btf(), m.valueTypeId(), m.name()));
         if (m.type().isMapInMap()) {
             if (m.innerMap() == null) {

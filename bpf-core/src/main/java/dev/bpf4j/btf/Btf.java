@@ -1,7 +1,7 @@
 package dev.bpf4j.btf;
 
 import dev.bpf4j.elf.ByteView;
-import dev.bpf4j.object.LoadPhase;
+import dev.bpf4j.runtime.LoadPhase;
 import dev.bpf4j.elf.StringTable;
 import dev.bpf4j.runtime.BpfLoadException;
 
@@ -10,7 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
-import static dev.bpf4j.object.LoadPhase.error;
+import static dev.bpf4j.runtime.LoadPhase.error;
 
 /**
  * Parsed {@code .BTF}: its types (index = type id, id 0 is void) and its string section. Every

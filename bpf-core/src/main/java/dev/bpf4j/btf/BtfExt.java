@@ -1,7 +1,7 @@
 package dev.bpf4j.btf;
 
 import dev.bpf4j.elf.ByteView;
-import dev.bpf4j.object.LoadPhase;
+import dev.bpf4j.runtime.LoadPhase;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

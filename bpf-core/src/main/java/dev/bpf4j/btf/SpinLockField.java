@@ -3,7 +3,7 @@ package dev.bpf4j.btf;
 import java.util.HashMap;
 import java.util.Map;
 
-import static dev.bpf4j.object.LoadPhase.error;
+import static dev.bpf4j.runtime.LoadPhase.error;
 
 /**
  * Finds the {@code struct bpf_spin_lock} of a map value type, as the kernel's {@code btf_parse_fields}

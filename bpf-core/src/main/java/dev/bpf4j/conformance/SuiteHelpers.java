@@ -1,7 +1,7 @@
 package dev.bpf4j.conformance;
 
 import dev.bpf4j.helpers.BpfHelpers;
-import dev.bpf4j.helpers.HelperIds;
+import dev.bpf4j.runtime.HelperIds;
 import dev.bpf4j.helpers.ProbeMemory;
 import dev.bpf4j.maps.MapTable;
 import dev.bpf4j.runtime.HelperRegistry;

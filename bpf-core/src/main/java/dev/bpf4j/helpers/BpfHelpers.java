@@ -1,7 +1,9 @@
 package dev.bpf4j.helpers;
 
 import dev.bpf4j.maps.MapTable;
+import dev.bpf4j.runtime.HelperIds;
 import dev.bpf4j.runtime.HelperRegistry;
+import dev.bpf4j.stack.StackHelpers;
 
 import java.util.Objects;
 import java.util.function.Consumer;
@@ -62,7 +64,7 @@ public final class BpfHelpers {
         CsumDiffHelper.register(b);
         RedirectHelper.register(b, maps);
         TailCallHelper.register(b, maps);
-        dev.bpf4j.stack.StackHelpers.register(b, maps);
+        StackHelpers.register(b, maps);
         return b;
     }
 

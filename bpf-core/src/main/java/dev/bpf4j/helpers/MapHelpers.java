@@ -1,5 +1,6 @@
 package dev.bpf4j.helpers;
 
+import dev.bpf4j.runtime.HelperIds;
 import dev.bpf4j.maps.ArrayMap;
 import dev.bpf4j.maps.BpfMap;
 import dev.bpf4j.maps.BpfMapException;

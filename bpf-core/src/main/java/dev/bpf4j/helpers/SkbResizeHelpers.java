@@ -1,5 +1,6 @@
 package dev.bpf4j.helpers;
 
+import dev.bpf4j.runtime.HelperIds;
 import dev.bpf4j.runtime.HelperCall;
 import dev.bpf4j.runtime.HelperRegistry;
 import dev.bpf4j.runtime.NativeMemory;

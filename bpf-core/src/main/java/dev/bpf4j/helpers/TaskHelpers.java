@@ -1,5 +1,6 @@
 package dev.bpf4j.helpers;
 
+import dev.bpf4j.runtime.HelperIds;
 import dev.bpf4j.maps.Cpus;
 import dev.bpf4j.runtime.CurrentTask;
 import dev.bpf4j.runtime.Helper;

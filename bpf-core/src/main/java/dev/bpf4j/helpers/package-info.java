@@ -1,6 +1,6 @@
 /**
  * Kernel helpers written in Java, registered by {@link dev.bpf4j.helpers.BpfHelpers} under their uapi
- * ids ({@link dev.bpf4j.helpers.HelperIds}): map access, queue/stack, spin locks, ring buffer, time, CPU and task
+ * ids ({@link dev.bpf4j.runtime.HelperIds}): map access, queue/stack, spin locks, ring buffer, time, CPU and task
  * identity, fault-free probe reads ({@link dev.bpf4j.helpers.ProbeMemory}), {@code bpf_trace_printk}
  * and {@code bpf_snprintf}; and, through the engine ({@link dev.bpf4j.runtime.HelperCall#callSubprogram},
  * {@link dev.bpf4j.runtime.HelperCall#tailCall}), {@code bpf_loop}, {@code bpf_for_each_map_elem} and

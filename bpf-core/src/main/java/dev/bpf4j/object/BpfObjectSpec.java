@@ -1,5 +1,6 @@
 package dev.bpf4j.object;
 
+import dev.bpf4j.runtime.LoadPhase;
 import dev.bpf4j.btf.Btf;
 import dev.bpf4j.btf.BtfType;
 import dev.bpf4j.btf.BtfValue;

@@ -1,5 +1,6 @@
 package dev.bpf4j.object;
 
+import dev.bpf4j.maps.MapType;
 import dev.bpf4j.btf.Btf;
 import dev.bpf4j.btf.BtfType;
 import dev.bpf4j.elf.ElfRelocation;
@@ -11,7 +12,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-import static dev.bpf4j.object.LoadPhase.error;
+import static dev.bpf4j.runtime.LoadPhase.error;
 
 /**
  * BTF-defined maps of the {@code .maps} section, read as libbpf's {@code parse_btf_map_def} reads
@@ -36,7 +37,7 @@ final class BtfMapParser {
 
     /** The map attributes collected from one definition struct. */
     private static final class Def {
-        BpfMapType type;
+        MapType type;
         long keySize = -1, valueSize = -1, maxEntries, flags, numaNode, mapExtra;
         int keyTypeId, valueTypeId;
         Pinning pinning = Pinning.NONE;
@@ -82,7 +83,7 @@ final class BtfMapParser {
             switch (field) {
                 case "type": {
                     long t = intField(mapName, m);
-                    d.type = BpfMapType.of(t);
+                    d.type = MapType.of(t);
                     if (d.type == null) throw error("map '%s': unknown map type %d", mapName, t);
                     break;
                 }
@@ -124,7 +125,7 @@ final class BtfMapParser {
         if (inner) throw error("map '%s': multi-level inner maps are not supported", mapName);
         if (index != def.members().size() - 1) throw error("map '%s': 'values' member must be the last one", mapName);
         boolean mapInMap = d.type != null && d.type.isMapInMap();
-        boolean progArray = d.type == BpfMapType.PROG_ARRAY;
+        boolean progArray = d.type == MapType.PROG_ARRAY;
         if (!mapInMap && !progArray) throw error("map '%s': 'values' needs a map-in-map or prog-array type (declare 'type' first)", mapName);
         d.valueSize = sizeField(mapName, "value", 4, d.valueSize);
         if (!(btf.type(m.type()) instanceof BtfType.Array arr)) throw error("map '%s': 'values' must be an array, is %s", mapName, btf.describe(m.type()));
@@ -219,7 +220,7 @@ final class BtfMapParser {
             if (outer.type().isMapInMap() && (sym.sectionIndex() != ctx.btfMapsIndex || !ctx.maps.containsKey(sym.name()))) {
                 throw error("map '%s': slot %d refers to '%s', which is not a map of '.maps'", ext.name(), slot, sym.name());
             }
-            if (outer.type() == BpfMapType.PROG_ARRAY && (sym.type() != ElfSymbol.STT_FUNC || sym.sectionIndex() == ctx.textIndex)) {
+            if (outer.type() == MapType.PROG_ARRAY && (sym.type() != ElfSymbol.STT_FUNC || sym.sectionIndex() == ctx.textIndex)) {
                 throw error("map '%s': slot %d refers to '%s', which is not a program", ext.name(), slot, sym.name());
             }
             slots.computeIfAbsent(ext.name(), k -> new HashMap<>()).put(slot, sym.name());

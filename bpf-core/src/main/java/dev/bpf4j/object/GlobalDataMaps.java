@@ -1,5 +1,6 @@
 package dev.bpf4j.object;
 
+import dev.bpf4j.maps.MapType;
 import dev.bpf4j.btf.Btf;
 import dev.bpf4j.btf.BtfKind;
 import dev.bpf4j.btf.BtfType;
@@ -10,7 +11,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 
-import static dev.bpf4j.object.LoadPhase.error;
+import static dev.bpf4j.runtime.LoadPhase.error;
 
 /**
  * The single-entry ARRAY maps libbpf makes for global variables: one per non-empty {@code .data*},
@@ -49,7 +50,7 @@ final class GlobalDataMaps {
     }
 
     private static MapSpec internalMap(String name, String section, int size, int flags, int valueTypeId, byte[] contents) {
-        return new MapSpec(name, section, BpfMapType.ARRAY, 4, size, 1, flags, Pinning.NONE, 0, 0, 0, valueTypeId, null, Map.of(), contents);
+        return new MapSpec(name, section, MapType.ARRAY, 4, size, 1, flags, Pinning.NONE, 0, 0, 0, valueTypeId, null, Map.of(), contents);
     }
 
     private static int datasecId(Btf btf, String section) {

@@ -1,5 +1,6 @@
 package dev.bpf4j.object;
 
+import dev.bpf4j.maps.MapType;
 import dev.bpf4j.elf.ByteView;
 import dev.bpf4j.elf.ElfSection;
 import dev.bpf4j.elf.ElfSymbol;
@@ -7,7 +8,7 @@ import dev.bpf4j.elf.ElfSymbol;
 import java.util.List;
 import java.util.Map;
 
-import static dev.bpf4j.object.LoadPhase.error;
+import static dev.bpf4j.runtime.LoadPhase.error;
 
 /**
  * The legacy {@code maps} section: an array of {@code struct bpf_map_def} (type, key_size,
@@ -46,7 +47,7 @@ final class LegacyMapParser {
             for (long p = KNOWN_DEF_SIZE; p < defSize; p += 4) {
                 if (data.u32(base + p) != 0) throw error("map '%s': unrecognized non-zero bytes at offset %d of its definition", name, p);
             }
-            BpfMapType type = BpfMapType.of(f[0]);
+            MapType type = MapType.of(f[0]);
             if (type == null) throw error("map '%s': unknown map type %d", name, f[0]);
             for (int i = 1; i < 4; i++) {
                 if (f[i] > Integer.MAX_VALUE) throw error("map '%s': field %d value %d is larger than supported", name, i, f[i]);

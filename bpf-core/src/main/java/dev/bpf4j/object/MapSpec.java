@@ -1,5 +1,6 @@
 package dev.bpf4j.object;
 
+import dev.bpf4j.maps.MapType;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.Objects;
@@ -20,7 +21,7 @@ import java.util.TreeMap;
  *                    of the map or program placed there
  * @param contents    initial value of a global-data map (its section bytes; zeros for .bss), else null
  */
-public record MapSpec(String name, String section, BpfMapType type, int keySize, int valueSize, int maxEntries,
+public record MapSpec(String name, String section, MapType type, int keySize, int valueSize, int maxEntries,
                       int flags, Pinning pinning, int numaNode, long mapExtra, int keyTypeId, int valueTypeId,
                       MapSpec innerMap, Map<Integer, String> initialSlots, byte[] contents) {
     /** {@code BPF_F_NO_PREALLOC}, {@code BPF_F_RDONLY_PROG} and {@code BPF_F_MMAPABLE} of the kernel. */
@@ -36,7 +37,7 @@ public record MapSpec(String name, String section, BpfMapType type, int keySize,
     }
 
     /** A plain map definition (no BTF, no initial data). */
-    public static MapSpec of(String name, BpfMapType type, int keySize, int valueSize, int maxEntries, int flags) {
+    public static MapSpec of(String name, MapType type, int keySize, int valueSize, int maxEntries, int flags) {
         return new MapSpec(name, "", type, keySize, valueSize, maxEntries, flags, Pinning.NONE, 0, 0, 0, 0, null, Map.of(), null);
     }
 
@@ -54,7 +55,7 @@ public record MapSpec(String name, String section, BpfMapType type, int keySize,
 
     public MapSpec withName(String v) { return new MapSpec(v, section, type, keySize, valueSize, maxEntries, flags, pinning, numaNode, mapExtra, keyTypeId, valueTypeId, innerMap, initialSlots, contents); }
 
-    public MapSpec withType(BpfMapType v) { return new MapSpec(name, section, v, keySize, valueSize, maxEntries, flags, pinning, numaNode, mapExtra, keyTypeId, valueTypeId, innerMap, initialSlots, contents); }
+    public MapSpec withType(MapType v) { return new MapSpec(name, section, v, keySize, valueSize, maxEntries, flags, pinning, numaNode, mapExtra, keyTypeId, valueTypeId, innerMap, initialSlots, contents); }
 
     public MapSpec withKeySize(int v) { return new MapSpec(name, section, type, v, valueSize, maxEntries, flags, pinning, numaNode, mapExtra, keyTypeId, valueTypeId, innerMap, initialSlots, contents); }
 

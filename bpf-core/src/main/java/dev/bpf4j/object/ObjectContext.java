@@ -49,7 +49,7 @@ final class ObjectContext {
     }
 
     void addMap(MapSpec map) {
-        if (maps.containsKey(map.name())) throw dev.bpf4j.object.LoadPhase.error("map '%s' is defined twice", map.name());
+        if (maps.containsKey(map.name())) throw dev.bpf4j.runtime.LoadPhase.error("map '%s' is defined twice", map.name());
         maps.put(map.name(), map);
     }
 

@@ -1,5 +1,6 @@
 package dev.bpf4j.object;
 
+import dev.bpf4j.runtime.LoadPhase;
 import dev.bpf4j.btf.Btf;
 import dev.bpf4j.btf.BtfExt;
 import dev.bpf4j.elf.ByteView;
@@ -9,7 +10,7 @@ import dev.bpf4j.elf.ElfSection;
 import java.util.ArrayList;
 import java.util.List;
 
-import static dev.bpf4j.object.LoadPhase.error;
+import static dev.bpf4j.runtime.LoadPhase.error;
 
 /**
  * Parses an object in named linear phases, in the manner of cilium/ebpf's ELF reader: each phase

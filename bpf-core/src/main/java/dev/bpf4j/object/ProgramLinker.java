@@ -15,7 +15,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-import static dev.bpf4j.object.LoadPhase.error;
+import static dev.bpf4j.runtime.LoadPhase.error;
 
 /**
  * Builds each program as libbpf's {@code bpf_object__reloc_code} does: the program's own

@@ -1,16 +1,22 @@
 package dev.bpf4j.object;
 
+import dev.bpf4j.runtime.ContextRules;
+import dev.bpf4j.runtime.LoadOptions;
 import dev.bpf4j.runtime.PacketContext;
+import dev.bpf4j.runtime.ReturnRange;
+
+import java.util.Set;
 
 /**
  * {@code enum bpf_prog_type} of {@code include/uapi/linux/bpf.h}, with the kernel's numbers, and
  * bpf4j's one table of what each type means (the kernel's {@code bpf_prog_types}): the context a
  * test run hands it (and so where the packet pointers are), its ctx access rules
  * ({@link #ctxRules}), whether it may use LD ABS/IND, how the kernel's BPF_PROG_TEST_RUN runs it,
- * whether a run stands for a sampled task, and the r0 range Linux checks at exit
- * ({@link #returnRange}). Section names map to types in {@link SectionDef}, as libbpf's
- * {@code section_defs}; ProgramTypeRulesTest checks that every row a test run supports is complete.
- * Not here yet: the helpers each type may call (the kernel's {@code get_func_proto}).
+ * whether a run stands for a sampled task, the r0 range Linux checks at exit
+ * ({@link #returnRange}) and the helpers it may call ({@link #allowedHelpers}, the kernel's
+ * {@code get_func_proto}); {@link #applyTo} hands the verifier's part to a load. Section names map
+ * to types in {@link SectionDef}, as libbpf's {@code section_defs}; ProgramTypeRulesTest checks that
+ * every row a test run supports is complete.
  */
 public enum ProgramType {
     UNSPEC(0),
@@ -56,11 +62,6 @@ public enum ProgramType {
         public boolean writtenBack() { return this == SYSCALL_USER; }
     }
 
-    /** A closed range of r0 values ({@code u32} as the kernel compares them). */
-    public record ReturnRange(long min, long max) {
-        public boolean contains(long r0) { return r0 >= min && r0 <= max; }
-    }
-
     /** How the kernel's BPF_PROG_TEST_RUN runs the type, as bpf4j drives it (bpf-kernel). */
     public enum KernelTestRun {
         /** No test run bpf4j drives (kprobe and perf_event have none in the kernel). */
@@ -101,8 +102,8 @@ public enum ProgramType {
     /**
      * The kernel's {@code check_return_code} (kernel/bpf/verifier.c): the r0 a program of this type,
      * loaded with {@code attach} as its expected attach type, must return at exit, or null where
-     * Linux checks nothing (XDP, tc, socket filters, kprobes, ...). Recorded here for the loaders and
-     * tools; bpf4j's verifier does not refuse an out-of-range r0 yet (docs/architecture.md, known debts).
+     * Linux checks nothing (XDP, tc, socket filters, kprobes, ...). The verifier refuses any other r0
+     * with Linux's message ({@link #applyTo}).
      */
     public ReturnRange returnRange(AttachType attach) {
         return switch (this) {
@@ -130,26 +131,32 @@ public enum ProgramType {
     public boolean legacyPacketLoads() { return legacyPacketLoads; }
 
     /**
-     * {@link #ctxRules()} for a program loaded with {@code attach} as its expected attach type: a cgroup_skb
-     * program attached at egress may return 0-3 ({@link dev.bpf4j.runtime.ContextRules#CGROUP_SKB_EGRESS}).
+     * The helper ids a program of this type may call on Linux 6.18 (its {@code get_func_proto}, privileged;
+     * {@code program-type-helpers.txt}), or null where bpf4j does not check: the types it cannot run, and
+     * tracing programs, whose list depends on an attach target.
      */
-    public dev.bpf4j.runtime.ContextRules ctxRules(AttachType attach) {
-        if (this == CGROUP_SKB && attach == AttachType.CGROUP_INET_EGRESS) return dev.bpf4j.runtime.ContextRules.CGROUP_SKB_EGRESS;
-        return ctxRules();
+    public Set<Integer> allowedHelpers() { return FuncProtos.of(this); }
+
+    /**
+     * {@code base} with the verifier's rules of a program of this type loaded with {@code attach} as its
+     * expected attach type: ctx access rules, exit range, allowed helpers.
+     */
+    public LoadOptions applyTo(LoadOptions base, AttachType attach) {
+        return base.withCtxRules(ctxRules()).withReturnRange(returnRange(attach)).withAllowedHelpers(allowedHelpers());
     }
 
     /** The kernel's is_valid_access of the type (which ctx offsets, sizes and writes it allows); null where bpf4j has none. */
-    public dev.bpf4j.runtime.ContextRules ctxRules() {
+    public ContextRules ctxRules() {
         return switch (this) {
-            case SOCKET_FILTER -> dev.bpf4j.runtime.ContextRules.SOCKET_FILTER;
-            case SCHED_CLS, SCHED_ACT -> dev.bpf4j.runtime.ContextRules.TC;
-            case CGROUP_SKB -> dev.bpf4j.runtime.ContextRules.CGROUP_SKB;
-            case LWT_IN, LWT_OUT, LWT_XMIT -> dev.bpf4j.runtime.ContextRules.LWT;
-            case XDP -> dev.bpf4j.runtime.ContextRules.XDP;
-            case KPROBE -> dev.bpf4j.runtime.ContextRules.KPROBE;
-            case PERF_EVENT -> dev.bpf4j.runtime.ContextRules.PERF_EVENT;
-            case RAW_TRACEPOINT -> dev.bpf4j.runtime.ContextRules.RAW_TRACEPOINT;
-            case SYSCALL -> dev.bpf4j.runtime.ContextRules.SYSCALL;
+            case SOCKET_FILTER -> ContextRules.SOCKET_FILTER;
+            case SCHED_CLS, SCHED_ACT -> ContextRules.TC;
+            case CGROUP_SKB -> ContextRules.CGROUP_SKB;
+            case LWT_IN, LWT_OUT, LWT_XMIT -> ContextRules.LWT;
+            case XDP -> ContextRules.XDP;
+            case KPROBE -> ContextRules.KPROBE;
+            case PERF_EVENT -> ContextRules.PERF_EVENT;
+            case RAW_TRACEPOINT -> ContextRules.RAW_TRACEPOINT;
+            case SYSCALL -> ContextRules.SYSCALL;
             default -> null;
         };
     }

@@ -6,7 +6,7 @@ import dev.bpf4j.elf.ElfSymbol;
 import dev.bpf4j.isa.Insn;
 import dev.bpf4j.isa.Opcodes;
 
-import static dev.bpf4j.object.LoadPhase.error;
+import static dev.bpf4j.runtime.LoadPhase.error;
 
 /**
  * Resolves the symbol of every relocation of a code section into what it means, as libbpf's

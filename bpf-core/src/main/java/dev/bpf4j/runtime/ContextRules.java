@@ -14,12 +14,6 @@ public enum ContextRules {
     TC,
     /** {@code cg_skb_is_valid_access}: {@code __sk_buff} with data and data_end (privileged), no data_meta. */
     CGROUP_SKB,
-    /**
-     * {@code cg_skb_is_valid_access} of a program loaded with expected attach type
-     * {@code BPF_CGROUP_INET_EGRESS}: the ctx rules of {@link #CGROUP_SKB}, but r0 may be 0-3 at exit
-     * (ingress programs return 0 or 1; the kernel's {@code check_return_code}).
-     */
-    CGROUP_SKB_EGRESS,
     /** {@code lwt_is_valid_access}: {@code __sk_buff} with data and data_end, no data_meta, tstamp or hwtstamp. */
     LWT,
     /** {@code xdp_is_valid_access}: {@code struct xdp_md}, 4-byte reads only. */
@@ -32,17 +26,4 @@ public enum ContextRules {
     RAW_TRACEPOINT,
     /** {@code syscall_prog_is_valid_access}: a user block up to 64 KiB, aligned reads and writes. */
     SYSCALL;
-
-    /**
-     * The values r0 may hold at the main program's exit, {@code {min, max}}, or null where the kernel's
-     * {@code check_return_code} enforces no range for the program type (Linux 6.18). Only a number may be
-     * returned where there is a range ("At program exit the register R0 is not a known value (pkt)").
-     */
-    public int[] returnRange() {
-        return switch (this) {
-            case CGROUP_SKB -> new int[] {0, 1};
-            case CGROUP_SKB_EGRESS -> new int[] {0, 3};
-            default -> null;
-        };
-    }
 }

@@ -75,6 +75,52 @@ public final class StackFrames {
         return a >= frameEnd - Limits.STACK_SIZE && end <= frameEnd ? (int) k : -1;
     }
 
+    // ---- entering and leaving frames: one rule for the engines that keep registers in a long[] ----
+
+    /** Per frame depth d: r6-r10 of the frame below it (d - 1) while d is open; a call saves r6-r9 only. */
+    private final long[] saved = new long[Limits.MAX_CALL_FRAMES * 5];
+    /** Per frame depth d: the pc after the {@code call} that opened it. */
+    private final int[] returnPc = new int[Limits.MAX_CALL_FRAMES];
+
+    /**
+     * {@code call local} at {@code pc} with {@code depth} frames open: saves the caller's r6-r9 and the
+     * return pc, points r10 at the new frame and zeroes its top {@code zeroBytes}; returns the new depth.
+     */
+    public int enterCall(String program, int pc, long[] regs, int depth, int zeroBytes) {
+        RunRules.checkCallDepth(program, pc, depth);
+        System.arraycopy(regs, 6, saved, depth * 5, 4);
+        returnPc[depth] = pc + 1;
+        regs[10] = stack(depth, zeroBytes);
+        return depth + 1;
+    }
+
+    /** {@code exit} from a subprogram, {@code depth} frames left open: restores the caller's r6-r10; returns the pc after the call. */
+    public int leaveCall(long[] regs, int depth) {
+        System.arraycopy(saved, depth * 5, regs, 6, 4);
+        regs[10] = frameTop(depth - 1);
+        return returnPc[depth];
+    }
+
+    /**
+     * A callback a helper runs from the frame below {@code depth}: saves r6-r10, sets r1-r5 to the
+     * callback's arguments, opens frame {@code depth} (top {@code zeroBytes} zeroed); returns the new depth.
+     * The caller checks budget and depth first ({@link RunRules#checkFrameOpen}).
+     */
+    public int enterCallback(long[] regs, int depth, int zeroBytes, long r1, long r2, long r3, long r4, long r5) {
+        System.arraycopy(regs, 6, saved, depth * 5, 5);
+        regs[1] = r1; regs[2] = r2; regs[3] = r3; regs[4] = r4; regs[5] = r5;
+        regs[10] = stack(depth, zeroBytes);
+        return depth + 1;
+    }
+
+    /** The callback opened at {@code depth} returned or failed: restores the r6-r10 it saved. */
+    public void leaveCallback(long[] regs, int depth) { System.arraycopy(saved, depth * 5, regs, 6, 5); }
+
+    private long stack(int k, int zeroBytes) {
+        zeroFrame(k, zeroBytes);
+        return frameTop(k);
+    }
+
     public void free() {
         NativeMemory.free(base);
         NativeMemory.free(scratchBase);

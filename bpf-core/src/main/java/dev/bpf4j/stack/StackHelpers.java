@@ -1,6 +1,6 @@
 package dev.bpf4j.stack;
 
-import dev.bpf4j.helpers.HelperIds;
+import dev.bpf4j.runtime.HelperIds;
 import dev.bpf4j.maps.Errno;
 import dev.bpf4j.maps.MapTable;
 import dev.bpf4j.maps.StackTraceMap;

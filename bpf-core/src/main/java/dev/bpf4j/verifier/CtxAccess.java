@@ -44,7 +44,6 @@ final class CtxAccess {
                 if (off == TSTAMP_TYPE) return size == 1 ? RegType.SCALAR : null; // read-only, one byte
                 return packetField(skb(off, size, write, signExtend), off, true);
             case CGROUP_SKB:
-            case CGROUP_SKB_EGRESS:
                 if (in(off, TC_CLASSID, 4) || in(off, DATA_META, 4) || in(off, WIRE_LEN, 4)) return null;
                 if (write && !(in(off, MARK, 4) || in(off, PRIORITY, 4) || within(off, CB, CB_END) || in(off, TSTAMP, 8))) return null;
                 if (within(off, REMOTE_IP4, LOCAL_IP6_END) && size != 4) return null; // the socket's addresses: whole words only

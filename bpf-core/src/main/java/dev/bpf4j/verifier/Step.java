@@ -2,6 +2,7 @@ package dev.bpf4j.verifier;
 
 import dev.bpf4j.isa.Insn;
 import dev.bpf4j.isa.Opcodes;
+import dev.bpf4j.runtime.ReturnRange;
 import dev.bpf4j.runtime.HelperRegistry;
 import dev.bpf4j.runtime.HelperSpec;
 import dev.bpf4j.runtime.Limits;
@@ -380,13 +381,13 @@ final class Step {
         if (st.frames.size() == 1) {
             checkReferenceLeak(st, pc, "BPF_EXIT instruction in main prog");
             RegState r0 = read(st, pc, 0);
-            int[] range = policy.ctxRules() == null ? null : policy.ctxRules().returnRange();
-            if (range != null) { // check_return_code of a program type with a return range (cgroup_skb)
+            ReturnRange range = policy.returnRange();
+            if (range != null) { // check_return_code of a program type with a return range
                 if (r0.type != RegType.SCALAR) {
                     throw reject.at(pc, "At program exit the register R0 is not a known value (" + r0.type.logName + ")");
                 }
-                if (r0.smin < range[0] || r0.smax > range[1]) {
-                    throw reject.at(pc, invalidScalar("At program exit", "R0", r0, range[0], range[1]));
+                if (r0.smin < range.min() || r0.smax > range.max()) {
+                    throw reject.at(pc, invalidScalar("At program exit", "R0", r0, range.min(), range.max()));
                 }
             }
             if (r0.type.isPointer()) leak(pc, "R0 leaks addr as return value");
@@ -422,7 +423,7 @@ final class Step {
     }
 
     /** verbose_invalid_scalar: the bounds a return value has, against those it needs. */
-    private static String invalidScalar(String ctx, String reg, RegState r, int min, int max) {
+    private static String invalidScalar(String ctx, String reg, RegState r, long min, long max) {
         StringBuilder b = new StringBuilder(ctx).append(" the register ").append(reg).append(" has");
         if (r.smin > Long.MIN_VALUE) b.append(" smin=").append(r.smin);
         if (r.smax < Long.MAX_VALUE) b.append(" smax=").append(r.smax);
@@ -455,6 +456,9 @@ final class Step {
 
     private VerifierState helperCall(VerifierState st, int pc, int helperId, Deque<VerifierState> pending) {
         HelperSpec spec = helpers.lookup(helperId).orElseThrow(() -> reject.at(pc, "invalid func unknown#" + helperId));
+        if (policy.allowedHelpers() != null && !policy.allowedHelpers().contains(helperId)) { // get_func_proto gave none
+            throw reject.at(pc, "program of this type cannot use helper " + spec.name() + "#" + helperId);
+        }
         HelperProto proto = HelperProto.forName(spec.name());
         HelperArgs.Checked args = helperArgs.check(st, pc, spec.name(), proto);
         if (spec.name().equals("bpf_tail_call")) {
@@ -475,7 +479,7 @@ final class Step {
                 });
             }
         }
-        if (dev.bpf4j.helpers.HelperIds.changesPacketData(helperId)) clearAllPacketPointers(st, pc);
+        if (dev.bpf4j.runtime.HelperIds.changesPacketData(helperId)) clearAllPacketPointers(st, pc);
         checkMapCompatibility(pc, helperId, spec.name(), proto, args);
         if (args.callback() >= 0 && !neverCallsBack(spec.name(), args)) {
             runsOtherCode = true;

@@ -5,6 +5,9 @@ import dev.bpf4j.runtime.EntryRegisters;
 import dev.bpf4j.runtime.LoadOptions;
 import dev.bpf4j.runtime.MapShapes;
 import dev.bpf4j.runtime.PacketContext;
+import dev.bpf4j.runtime.ReturnRange;
+
+import java.util.Set;
 
 /**
  * What the verifier assumes about a load.
@@ -20,9 +23,11 @@ import dev.bpf4j.runtime.PacketContext;
  *                       pointer's value differs between engines and runs
  * @param maps           the maps whose handles constants may be: such an {@code lddw} is a {@code CONST_PTR_TO_MAP}
  * @param ctxRules       the program type's ctx access rules ({@link CtxAccess}); null: any constant offset below 4 KiB
+ * @param returnRange    what r0 must hold at the main program's exit ({@code check_return_code}); null: anything
+ * @param allowedHelpers the helper ids the program type may call ({@code get_func_proto}); null: every registered one
  */
 record VerifierPolicy(int entryArgs, boolean ctxEntry, boolean ctxFixedOffsets, PacketContext packetContext, boolean allowPtrLeaks,
-                      MapShapes maps, ContextRules ctxRules) {
+                      MapShapes maps, ContextRules ctxRules, ReturnRange returnRange, Set<Integer> allowedHelpers) {
     /**
      * Whether Linux may give this program's larger functions private stacks (kprobe, tracepoint,
      * perf_event, raw tracepoint programs): assumed for a kernel context without packet pointers,
@@ -41,6 +46,6 @@ record VerifierPolicy(int entryArgs, boolean ctxEntry, boolean ctxFixedOffsets, 
         boolean kernel = options.entry() == EntryRegisters.CONTEXT || options.packetContext() != null;
         boolean ctx = kernel || options.entry() == EntryRegisters.MEMORY_BLOCK;
         return new VerifierPolicy(options.entryArgs(), ctx && options.entryArgs() >= 1, kernel, options.packetContext(), false, options.maps(),
-                kernel ? options.ctxRules() : null);
+                kernel ? options.ctxRules() : null, options.returnRange(), options.allowedHelpers());
     }
 }

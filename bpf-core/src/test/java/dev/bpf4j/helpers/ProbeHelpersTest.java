@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 
-import static dev.bpf4j.helpers.HelperIds.*;
+import static dev.bpf4j.runtime.HelperIds.*;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -12,7 +12,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 
-import static dev.bpf4j.helpers.HelperIds.*;
+import static dev.bpf4j.runtime.HelperIds.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
 class TaskHelpersTest {

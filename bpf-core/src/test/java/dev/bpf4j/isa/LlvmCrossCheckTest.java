@@ -1,5 +1,7 @@
 package dev.bpf4j.isa;
 
+import dev.bpf4j.asm.Disassembler;
+import dev.bpf4j.asm.Assembler;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 

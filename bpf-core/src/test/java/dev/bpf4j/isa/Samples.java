@@ -5,11 +5,11 @@ import java.util.List;
 import java.util.Random;
 
 /** Instances of every {@link InsnForm} with random operands (and zero in every unused field). */
-final class Samples {
+public final class Samples {
     private Samples() {}
 
     /** The slots of one random instance of {@code f} (two for lddw). */
-    static List<Insn> of(InsnForm f, Random r) {
+    public static List<Insn> of(InsnForm f, Random r) {
         int dst = r.nextInt(11), src = r.nextInt(11), off = (short) r.nextInt(), imm = r.nextInt();
         long imm64 = r.nextLong();
         if (r.nextBoolean()) { off = r.nextInt(64) - 32; imm = r.nextInt(64) - 32; }
@@ -39,7 +39,7 @@ final class Samples {
     }
 
     /** Several instances of every form, concatenated. */
-    static List<Insn> everyForm(long seed, int perForm) {
+    public static List<Insn> everyForm(long seed, int perForm) {
         Random r = new Random(seed);
         List<Insn> out = new ArrayList<>();
         for (InsnForm f : InsnSet.forms()) for (int k = 0; k < perForm; k++) out.addAll(of(f, r));

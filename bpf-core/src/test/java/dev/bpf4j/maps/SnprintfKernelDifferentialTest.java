@@ -1,7 +1,7 @@
 package dev.bpf4j.maps;
 
 import dev.bpf4j.helpers.BpfHelpers;
-import dev.bpf4j.helpers.HelperIds;
+import dev.bpf4j.runtime.HelperIds;
 import dev.bpf4j.runtime.HelperCall;
 import dev.bpf4j.runtime.MemoryRegion;
 import dev.bpf4j.runtime.NativeMemory;

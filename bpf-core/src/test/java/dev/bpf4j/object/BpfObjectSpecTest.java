@@ -1,5 +1,6 @@
 package dev.bpf4j.object;
 
+import dev.bpf4j.maps.MapType;
 import dev.bpf4j.btf.BtfType;
 import dev.bpf4j.isa.Insn;
 import dev.bpf4j.isa.Opcodes;
@@ -90,7 +91,7 @@ class BpfObjectSpecTest {
         assertThat(spec.maps()).extracting(MapSpec::name)
                 .containsExactly("inner_a", "outer", "counters", "percpu", "by_size", "lru", "events", "jumps");
         MapSpec counters = spec.map("counters");
-        assertThat(counters.type()).isEqualTo(BpfMapType.ARRAY);
+        assertThat(counters.type()).isEqualTo(MapType.ARRAY);
         assertThat(counters.keySize()).isEqualTo(4);
         assertThat(counters.valueSize()).isEqualTo(16);
         assertThat(counters.maxEntries()).isEqualTo(4);
@@ -98,19 +99,19 @@ class BpfObjectSpecTest {
         assertThat(spec.btf().type(counters.valueTypeId()).name()).isEqualTo("value");
         MapSpec bySize = spec.map("by_size");
         assertThat(bySize).extracting(MapSpec::type, MapSpec::keySize, MapSpec::valueSize, MapSpec::maxEntries, MapSpec::flags)
-                .containsExactly(BpfMapType.HASH, 8, 4, 1024, MapSpec.BPF_F_NO_PREALLOC);
+                .containsExactly(MapType.HASH, 8, 4, 1024, MapSpec.BPF_F_NO_PREALLOC);
         assertThat(bySize.keyTypeId()).isZero();
         assertThat(spec.map("percpu").pinning()).isEqualTo(Pinning.BY_NAME);
-        assertThat(spec.map("percpu").type()).isEqualTo(BpfMapType.PERCPU_ARRAY);
-        assertThat(spec.map("lru").type().id).isEqualTo(9);
+        assertThat(spec.map("percpu").type()).isEqualTo(MapType.PERCPU_ARRAY);
+        assertThat(spec.map("lru").type().id()).isEqualTo(9);
         assertThat(spec.map("events")).extracting(MapSpec::type, MapSpec::keySize, MapSpec::valueSize, MapSpec::maxEntries)
-                .containsExactly(BpfMapType.RINGBUF, 0, 0, 4096);
-        assertThat(spec.map("jumps").type()).isEqualTo(BpfMapType.PROG_ARRAY);
+                .containsExactly(MapType.RINGBUF, 0, 0, 4096);
+        assertThat(spec.map("jumps").type()).isEqualTo(MapType.PROG_ARRAY);
         MapSpec outer = spec.map("outer");
-        assertThat(outer.type()).isEqualTo(BpfMapType.ARRAY_OF_MAPS);
+        assertThat(outer.type()).isEqualTo(MapType.ARRAY_OF_MAPS);
         assertThat(outer.valueSize()).isEqualTo(4);
         assertThat(outer.innerMap()).extracting(MapSpec::name, MapSpec::type, MapSpec::keySize, MapSpec::valueSize, MapSpec::maxEntries)
-                .containsExactly("outer.inner", BpfMapType.ARRAY, 4, 8, 2);
+                .containsExactly("outer.inner", MapType.ARRAY, 4, 8, 2);
         assertThat(outer.initialSlots()).isEqualTo(Map.of(1, "inner_a"));
     }
 
@@ -136,8 +137,8 @@ class BpfObjectSpecTest {
         BpfObjectSpec spec = Fixtures.spec("legacy_maps");
         assertThat(spec.kernelVersion()).isEqualTo(0x050a00);
         assertThat(spec.maps()).containsExactly(
-                new MapSpec("legacy_array", "maps", BpfMapType.ARRAY, 4, 8, 16, 0, Pinning.NONE, 0, 0, 0, 0, null, Map.of(), null),
-                new MapSpec("legacy_hash", "maps", BpfMapType.HASH, 8, 4, 256, 1, Pinning.NONE, 0, 0, 0, 0, null, Map.of(), null));
+                new MapSpec("legacy_array", "maps", MapType.ARRAY, 4, 8, 16, 0, Pinning.NONE, 0, 0, 0, 0, null, Map.of(), null),
+                new MapSpec("legacy_hash", "maps", MapType.HASH, 8, 4, 256, 1, Pinning.NONE, 0, 0, 0, 0, null, Map.of(), null));
         ProgramSpec prog = spec.program("legacy_prog");
         assertThat(prog.mapReferences()).containsExactly(
                 new MapReference(5, MapReference.Kind.MAP, "legacy_array", 0, "legacy_array"),
@@ -150,7 +151,7 @@ class BpfObjectSpecTest {
         assertThat(spec.maps()).extracting(MapSpec::name)
                 .containsExactly("globals.data", "globals.rodata", ".data.custom", "globals.bss", "globals.kconfig");
         for (MapSpec m : spec.maps()) {
-            assertThat(m.type()).isEqualTo(BpfMapType.ARRAY);
+            assertThat(m.type()).isEqualTo(MapType.ARRAY);
             assertThat(m.maxEntries()).isEqualTo(1);
             assertThat(m.keySize()).isEqualTo(4);
             assertThat(m.isInternal()).isTrue();
@@ -264,7 +265,7 @@ class BpfObjectSpecTest {
         assertThat(new String(str.contents())).isEqualTo("sum is %llu\0");
         assertThat(str.flags()).isEqualTo(MapSpec.BPF_F_RDONLY_PROG); // no DATASEC: not mmapable, as in libbpf
         MapSpec programs = spec.map("programs");
-        assertThat(programs.type()).isEqualTo(BpfMapType.PROG_ARRAY);
+        assertThat(programs.type()).isEqualTo(MapType.PROG_ARRAY);
         assertThat(programs.initialSlots()).isEqualTo(Map.of(2, "tail_target"));
     }
 

@@ -2,7 +2,7 @@ package dev.bpf4j.object;
 
 import dev.bpf4j.elf.ElfFile;
 import dev.bpf4j.elf.ElfSection;
-import dev.bpf4j.object.LoadPhase;
+import dev.bpf4j.runtime.LoadPhase;
 import dev.bpf4j.runtime.BpfLoadException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

@@ -2,7 +2,7 @@ package dev.bpf4j.object;
 
 import dev.bpf4j.object.ProgramType.Context;
 import dev.bpf4j.object.ProgramType.KernelTestRun;
-import dev.bpf4j.object.ProgramType.ReturnRange;
+import dev.bpf4j.runtime.ReturnRange;
 import dev.bpf4j.runtime.PacketContext;
 import org.junit.jupiter.api.Test;
 

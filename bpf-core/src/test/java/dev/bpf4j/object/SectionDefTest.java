@@ -1,5 +1,6 @@
 package dev.bpf4j.object;
 
+import dev.bpf4j.maps.MapType;
 import org.junit.jupiter.api.Test;
 
 import java.util.Optional;
@@ -47,13 +48,13 @@ class SectionDefTest {
     void kernelNumbers() {
         assertThat(ProgramType.XDP.id).isEqualTo(6);
         assertThat(ProgramType.SYSCALL.id).isEqualTo(31);
-        assertThat(BpfMapType.RINGBUF.id).isEqualTo(27);
-        assertThat(BpfMapType.QUEUE.id).isEqualTo(22);
-        assertThat(BpfMapType.of(10)).isEqualTo(BpfMapType.LRU_PERCPU_HASH);
-        assertThat(BpfMapType.of(1000)).isNull();
+        assertThat(MapType.RINGBUF.id()).isEqualTo(27);
+        assertThat(MapType.QUEUE.id()).isEqualTo(22);
+        assertThat(MapType.of(10)).isEqualTo(MapType.LRU_PERCPU_HASH);
+        assertThat(MapType.of(1000)).isNull();
         assertThat(AttachType.TRACE_FENTRY.id).isEqualTo(24);
         for (int i = 0; i < ProgramType.values().length; i++) assertThat(ProgramType.values()[i].id).isEqualTo(i);
-        for (int i = 0; i < BpfMapType.values().length; i++) assertThat(BpfMapType.values()[i].id).isEqualTo(i);
+        for (int i = 0; i < MapType.values().length; i++) assertThat(MapType.values()[i].id()).isEqualTo(i);
     }
 
     @Test

@@ -1,7 +1,7 @@
 package dev.bpf4j.verifier;
 
 import dev.bpf4j.helpers.BpfHelpers;
-import dev.bpf4j.isa.Assembler;
+import dev.bpf4j.asm.Assembler;
 import dev.bpf4j.maps.MapTable;
 import dev.bpf4j.runtime.EntryRegisters;
 import dev.bpf4j.runtime.LoadOptions;

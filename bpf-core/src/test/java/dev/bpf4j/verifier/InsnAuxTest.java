@@ -1,8 +1,8 @@
 package dev.bpf4j.verifier;
 
 import dev.bpf4j.conformance.SuiteHelpers;
-import dev.bpf4j.helpers.HelperIds;
-import dev.bpf4j.isa.Assembler;
+import dev.bpf4j.runtime.HelperIds;
+import dev.bpf4j.asm.Assembler;
 import dev.bpf4j.runtime.EntryRegisters;
 import dev.bpf4j.runtime.HelperRegistry;
 import dev.bpf4j.runtime.LoadOptions;

@@ -1,6 +1,11 @@
 package dev.bpf4j.verifier;
 
-import dev.bpf4j.isa.Assembler;
+import dev.bpf4j.asm.Assembler;
+import dev.bpf4j.helpers.BpfHelpers;
+import dev.bpf4j.maps.MapTable;
+import java.util.List;
+import dev.bpf4j.object.AttachType;
+import dev.bpf4j.object.ProgramType;
 import dev.bpf4j.runtime.ContextRules;
 import dev.bpf4j.runtime.EntryRegisters;
 import dev.bpf4j.runtime.LoadOptions;
@@ -76,8 +81,8 @@ class KernelProgramRulesTest {
     }
 
     @Test void cgroupSkbProgramsReturnANumberInTheirAttachTypesRange() {
-        LoadOptions ingress = TC.withCtxRules(ContextRules.CGROUP_SKB);
-        LoadOptions egress = TC.withCtxRules(ContextRules.CGROUP_SKB_EGRESS);
+        LoadOptions ingress = ProgramType.CGROUP_SKB.applyTo(TC, AttachType.CGROUP_INET_INGRESS);
+        LoadOptions egress = ProgramType.CGROUP_SKB.applyTo(TC, AttachType.CGROUP_INET_EGRESS);
         accepted(ingress, "mov %r0, 1\nexit");
         accepted(ingress, "ldxw %r0, [%r1+0]\nand %r0, 1\nexit");
         refused(ingress, "mov %r0, 2\nexit", 1, "At program exit the register R0 has smin=2 smax=2 should have been in [0, 1]");
@@ -89,10 +94,30 @@ class KernelProgramRulesTest {
         refused(egress, "mov %r0, 4\nexit", 1, "At program exit the register R0 has smin=4 smax=4 should have been in [0, 3]");
         // other program types have no range: tc may return any number
         accepted(TC, "mov %r0, 99\nexit");
-        assertThat(dev.bpf4j.object.ProgramType.CGROUP_SKB.ctxRules(dev.bpf4j.object.AttachType.CGROUP_INET_EGRESS))
-                .isEqualTo(ContextRules.CGROUP_SKB_EGRESS);
-        assertThat(dev.bpf4j.object.ProgramType.CGROUP_SKB.ctxRules(dev.bpf4j.object.AttachType.CGROUP_INET_INGRESS))
-                .isEqualTo(ContextRules.CGROUP_SKB);
+        // ctx rules alone set no range: the range comes from the program type table
+        accepted(TC.withCtxRules(ContextRules.CGROUP_SKB), "mov %r0, 2\nexit");
+        assertThat(egress.ctxRules()).isEqualTo(ContextRules.CGROUP_SKB);
+    }
+
+    @Test void fentryAndIterProgramsReturnTheirRange() {
+        LoadOptions raw = TC.withPacketContext(null).withLegacyPacketLoads(false).withCtxRules(ContextRules.RAW_TRACEPOINT);
+        LoadOptions fentry = ProgramType.TRACING.applyTo(raw, AttachType.TRACE_FENTRY);
+        LoadOptions iter = ProgramType.TRACING.applyTo(raw, AttachType.TRACE_ITER);
+        accepted(fentry, "mov %r0, 0\nexit");
+        refused(fentry, "mov %r0, 1\nexit", 1, "At program exit the register R0 has smin=1 smax=1 should have been in [0, 0]");
+        accepted(iter, "mov %r0, 1\nexit");
+        refused(iter, "mov %r0, 2\nexit", 1, "At program exit the register R0 has smin=2 smax=2 should have been in [0, 1]");
+        accepted(ProgramType.TRACING.applyTo(raw, AttachType.TRACE_RAW_TP), "mov %r0, 7\nexit"); // tp_btf: anything
+    }
+
+    @Test void aProgramTypeCallsOnlyTheHelpersItsGetFuncProtoGives() {
+        LoadOptions all = TC.withHelpers(BpfHelpers.registry(MapTable.of(List.of())));
+        LoadOptions xdp = ProgramType.XDP.applyTo(all.withPacketContext(PacketContext.XDP_MD), AttachType.NONE);
+        refused(xdp, "mov %r2, 0\nmov %r3, 0\ncall 27\nmov %r0, 0\nexit", 2, "program of this type cannot use helper bpf_get_stackid#27");
+        refused(xdp, "call 4\nmov %r0, 0\nexit", 0, "program of this type cannot use helper bpf_probe_read#4");
+        accepted(xdp, "call 7\nmov %r0, 0\nexit"); // bpf_get_prandom_u32: the base protos
+        LoadOptions kprobe = ProgramType.KPROBE.applyTo(all.withPacketContext(null), AttachType.NONE);
+        refused(kprobe, "call 26\nmov %r0, 0\nexit", 0, "program of this type cannot use helper bpf_skb_load_bytes#26");
     }
 
     @Test void constantDivisorsOfZeroAndShiftsPastTheWidthAreRefusedInKernelProgramTypesOnly() {

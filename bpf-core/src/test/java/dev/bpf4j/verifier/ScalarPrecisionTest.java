@@ -1,6 +1,6 @@
 package dev.bpf4j.verifier;
 
-import dev.bpf4j.isa.Assembler;
+import dev.bpf4j.asm.Assembler;
 import dev.bpf4j.program.Program;
 import dev.bpf4j.runtime.EntryRegisters;
 import dev.bpf4j.runtime.LoadOptions;

@@ -32,12 +32,12 @@ final class DecodedProgram {
     final HelperSpec[] helperSpecs;
     /** Every helper of the load: what a {@code callx} may call, by the id in its register. */
     final HelperRegistry registry;
-    /** The map of each {@link InsnCode#INLINE_LOOKUP} and {@link InsnCode#INLINE_UPDATE} slot ({@link dev.bpf4j.runtime.MapHelperInlining}), null elsewhere. */
+    /** The map of each {@link InsnCode#INLINE_LOOKUP} and {@link InsnCode#INLINE_UPDATE} slot ({@link dev.bpf4j.helpers.MapHelperInlining}), null elsewhere. */
     final LookupInlining.Target[] inlineMaps;
     final int entryArgs;
     /**
      * Bytes below r10 that any frame of this program can read or write: the whole frame when r10
-     * escapes, else down to the deepest r10-relative access ({@link dev.bpf4j.program.StackUse}
+     * escapes, else down to the deepest r10-relative access ({@link dev.bpf4j.engine.StackUse}
      * over the whole program, so it bounds every function). Entering a frame zeroes only these;
      * the rest of the main frame is zeroed by the first tail call, as in the JIT.
      */

@@ -2,14 +2,14 @@ package dev.bpf4j.interp;
 
 import dev.bpf4j.isa.Insn;
 import dev.bpf4j.program.Program;
-import dev.bpf4j.program.StackUse;
-import dev.bpf4j.program.EngineGuard;
+import dev.bpf4j.engine.StackUse;
+import dev.bpf4j.engine.EngineGuard;
 import dev.bpf4j.runtime.BpfLoadException;
 import dev.bpf4j.runtime.HelperSpec;
 import dev.bpf4j.runtime.LoadOptions;
 import dev.bpf4j.runtime.Limits;
 import dev.bpf4j.runtime.LookupInlining;
-import dev.bpf4j.runtime.MapHelperInlining;
+import dev.bpf4j.helpers.MapHelperInlining;
 import dev.bpf4j.verifier.InsnAux;
 
 import static dev.bpf4j.isa.Opcodes.*;
@@ -114,7 +114,7 @@ final class Decoder {
      * a plain array's lookup (which {@link HotLoop} runs itself), or any other lookup.
      */
     private static int inlineOpcode(int helperId, LookupInlining.Target t) {
-        if (helperId == dev.bpf4j.helpers.HelperIds.MAP_UPDATE_ELEM) return InsnCode.INLINE_UPDATE;
+        if (helperId == dev.bpf4j.runtime.HelperIds.MAP_UPDATE_ELEM) return InsnCode.INLINE_UPDATE;
         return t instanceof LookupInlining.Elements e && e.cpus() == 1 ? InsnCode.INLINE_ARRAY_LOOKUP : InsnCode.INLINE_LOOKUP;
     }
 

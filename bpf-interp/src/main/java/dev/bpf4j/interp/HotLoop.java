@@ -303,7 +303,7 @@ final class HotLoop implements DispatchLoop {
                     case JMP32 | JSLT | X: if (JmpOps.jslt32(dst(r, w), src(r, w))) break taken; break;
                     case JMP32 | JSLE | K: if (JmpOps.jsle32(dst(r, w), Registers.imm(code, pc))) break taken; break;
                     case JMP32 | JSLE | X: if (JmpOps.jsle32(dst(r, w), src(r, w))) break taken; break;
-                    // ---- bpf_map_lookup_elem on a constant plain array (dev.bpf4j.runtime.MapHelperInlining's checks, with its layout in the constants) ----
+                    // ---- bpf_map_lookup_elem on a constant plain array (dev.bpf4j.helpers.MapHelperInlining's checks, with its layout in the constants) ----
                     case InsnCode.INLINE_ARRAY_LOOKUP: { // the key in the frame and the map open, else the driver
                         final int k = (int) (w >> 32);
                         final long key = Registers.slot(r, 2), o = key - Registers.slot(r, 10) + Limits.STACK_SIZE;

@@ -49,7 +49,7 @@ final class InsnCode {
 
     /**
      * A {@code call bpf_map_lookup_elem} / {@code call bpf_map_update_elem} whose r1 is a constant
-     * map the helper lets engines inline ({@link dev.bpf4j.runtime.MapHelperInlining}): the call's own word (src, imm =
+     * map the helper lets engines inline ({@link dev.bpf4j.helpers.MapHelperInlining}): the call's own word (src, imm =
      * helper id) with one of these opcodes, on JMP ops 0xe and 0xf, which RFC 9669 leaves undefined.
      * The driver runs the inline form, or calls the helper where it does not apply.
      */

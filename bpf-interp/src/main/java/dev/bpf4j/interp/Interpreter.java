@@ -5,7 +5,7 @@ import dev.bpf4j.runtime.AtomicOps;
 import dev.bpf4j.isa.AluOps;
 import dev.bpf4j.isa.JmpOps;
 
-import dev.bpf4j.runtime.MapHelperInlining;
+import dev.bpf4j.helpers.MapHelperInlining;
 import dev.bpf4j.runtime.NativeMemory;
 import dev.bpf4j.runtime.RunEntry;
 

@@ -40,9 +40,6 @@ final class Machine implements RunScopedHelperCall.Run {
     DecodedProgram prog;
     final StackFrames stack = new StackFrames();
     final long[] regs = new long[Registers.SLOTS];
-    /** r6-r9 of each caller, 4 per frame. */
-    private final long[] saved = new long[Limits.MAX_CALL_FRAMES * 4];
-    private final int[] returnPc = new int[Limits.MAX_CALL_FRAMES];
     /** Live frames, the main program's included. */
     int depth;
     private final RegionTable regions = new RegionTable();
@@ -241,12 +238,7 @@ final class Machine implements RunScopedHelperCall.Run {
 
     /** {@code call local}: saves r6-r9 and the return pc, opens a fresh frame; returns the target pc. */
     int enterCall(long w, int pc) {
-        RunRules.checkCallDepth(prog.name, pc, depth);
-        System.arraycopy(regs, 6, saved, depth * 4, 4);
-        returnPc[depth] = pc + 1;
-        regs[10] = stack.frameTop(depth);
-        stack.zeroFrame(depth, prog.frameBytesToZero);
-        depth++;
+        depth = stack.enterCall(prog.name, pc, regs, depth, prog.frameBytesToZero);
         return InsnCode.imm(w);
     }
 
@@ -254,9 +246,7 @@ final class Machine implements RunScopedHelperCall.Run {
     int leaveCall() {
         depth--;
         dropWindows();
-        System.arraycopy(saved, depth * 4, regs, 6, 4);
-        regs[10] = stack.frameTop(depth - 1);
-        return returnPc[depth];
+        return stack.leaveCall(regs, depth);
     }
 
     /**
@@ -304,12 +294,8 @@ final class Machine implements RunScopedHelperCall.Run {
         RunRules.checkCallbackHandle(this, target >= 0, handle);
         RunRules.checkFrameOpen(p.name, callPc, budgetLeft, budgetLimit, depth);
         budgetLeft--;
-        long r6 = regs[6], r7 = regs[7], r8 = regs[8], r9 = regs[9], r10 = regs[10];
         int outer = depth;
-        regs[1] = r1; regs[2] = r2; regs[3] = r3; regs[4] = r4; regs[5] = r5;
-        regs[10] = stack.frameTop(depth);
-        stack.zeroFrame(depth, prog.frameBytesToZero);
-        depth++;
+        depth = stack.enterCallback(regs, depth, p.frameBytesToZero, r1, r2, r3, r4, r5);
         try {
             long r0 = Interpreter.execute(p, this, target, budgetLeft, depth);
             if (exited) throw CallbackExit.INSTANCE;
@@ -317,7 +303,7 @@ final class Machine implements RunScopedHelperCall.Run {
         } finally {
             depth = outer;
             dropWindows();
-            regs[6] = r6; regs[7] = r7; regs[8] = r8; regs[9] = r9; regs[10] = r10;
+            stack.leaveCallback(regs, outer);
             helperPc = callPc;
         }
     }

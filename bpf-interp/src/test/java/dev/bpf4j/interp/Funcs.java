@@ -2,7 +2,7 @@ package dev.bpf4j.interp;
 
 import dev.bpf4j.isa.Insn;
 import dev.bpf4j.isa.Opcodes;
-import dev.bpf4j.isa.ProgramBuilder;
+import dev.bpf4j.asm.ProgramBuilder;
 import dev.bpf4j.isa.Reg;
 import dev.bpf4j.program.Program;
 

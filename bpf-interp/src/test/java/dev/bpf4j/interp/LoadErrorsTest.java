@@ -2,11 +2,11 @@ package dev.bpf4j.interp;
 
 import dev.bpf4j.isa.Insn;
 import dev.bpf4j.program.Program;
-import dev.bpf4j.runtime.Bpf;
+import dev.bpf4j.engine.Bpf;
 import dev.bpf4j.runtime.BpfException;
 import dev.bpf4j.runtime.BpfLoadException;
 import dev.bpf4j.runtime.BpfRuntimeException;
-import dev.bpf4j.runtime.Engine;
+import dev.bpf4j.engine.Engine;
 import dev.bpf4j.runtime.LoadOptions;
 import dev.bpf4j.runtime.RunContext;
 import org.junit.jupiter.api.Test;

@@ -1,17 +1,17 @@
 package dev.bpf4j.jit;
 
 import dev.bpf4j.helpers.BpfHelpers;
-import dev.bpf4j.helpers.HelperIds;
-import dev.bpf4j.isa.Assembler;
-import dev.bpf4j.isa.ProgramBuilder;
+import dev.bpf4j.runtime.HelperIds;
+import dev.bpf4j.asm.Assembler;
+import dev.bpf4j.asm.ProgramBuilder;
 import dev.bpf4j.maps.MapDefinition;
 import dev.bpf4j.maps.MapType;
 import dev.bpf4j.maps.ProgArrayMap;
 import dev.bpf4j.maps.MapTable;
 import dev.bpf4j.program.Program;
-import dev.bpf4j.runtime.Bpf;
+import dev.bpf4j.engine.Bpf;
 import dev.bpf4j.runtime.BpfRuntimeException;
-import dev.bpf4j.runtime.Engine;
+import dev.bpf4j.engine.Engine;
 import dev.bpf4j.runtime.ErrorKind;
 import dev.bpf4j.runtime.Executable;
 import dev.bpf4j.runtime.LoadOptions;

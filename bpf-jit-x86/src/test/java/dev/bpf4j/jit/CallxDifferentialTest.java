@@ -1,12 +1,12 @@
 package dev.bpf4j.jit;
 
-import dev.bpf4j.helpers.HelperIds;
-import dev.bpf4j.isa.Assembler;
-import dev.bpf4j.isa.ProgramBuilder;
+import dev.bpf4j.runtime.HelperIds;
+import dev.bpf4j.asm.Assembler;
+import dev.bpf4j.asm.ProgramBuilder;
 import dev.bpf4j.program.Program;
-import dev.bpf4j.runtime.Bpf;
+import dev.bpf4j.engine.Bpf;
 import dev.bpf4j.runtime.BpfRuntimeException;
-import dev.bpf4j.runtime.Engine;
+import dev.bpf4j.engine.Engine;
 import dev.bpf4j.runtime.Executable;
 import dev.bpf4j.runtime.HelperRegistry;
 import dev.bpf4j.runtime.LoadOptions;

@@ -3,7 +3,7 @@ package dev.bpf4j.jit;
 import dev.bpf4j.interp.InterpreterEngine;
 import dev.bpf4j.object.BpfObjectSpec;
 import dev.bpf4j.object.ProgramSpec;
-import dev.bpf4j.runtime.Bpf;
+import dev.bpf4j.engine.Bpf;
 import dev.bpf4j.runtime.Executable;
 import dev.bpf4j.runtime.LoadOptions;
 import dev.bpf4j.runtime.MemoryRegion;

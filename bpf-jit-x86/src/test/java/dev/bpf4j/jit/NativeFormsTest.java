@@ -1,8 +1,8 @@
 package dev.bpf4j.jit;
 
 import dev.bpf4j.helpers.BpfHelpers;
-import dev.bpf4j.helpers.HelperIds;
-import dev.bpf4j.isa.ProgramBuilder;
+import dev.bpf4j.runtime.HelperIds;
+import dev.bpf4j.asm.ProgramBuilder;
 import dev.bpf4j.maps.MapTable;
 import dev.bpf4j.runtime.Executable;
 import dev.bpf4j.runtime.HelperRegistry;

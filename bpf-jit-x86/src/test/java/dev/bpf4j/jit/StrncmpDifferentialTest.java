@@ -1,13 +1,13 @@
 package dev.bpf4j.jit;
 
 import dev.bpf4j.helpers.BpfHelpers;
-import dev.bpf4j.helpers.HelperIds;
-import dev.bpf4j.isa.Assembler;
+import dev.bpf4j.runtime.HelperIds;
+import dev.bpf4j.asm.Assembler;
 import dev.bpf4j.maps.MapTable;
 import dev.bpf4j.program.Program;
-import dev.bpf4j.runtime.Bpf;
+import dev.bpf4j.engine.Bpf;
 import dev.bpf4j.runtime.BpfRuntimeException;
-import dev.bpf4j.runtime.Engine;
+import dev.bpf4j.engine.Engine;
 import dev.bpf4j.runtime.Executable;
 import dev.bpf4j.runtime.LoadOptions;
 import dev.bpf4j.runtime.MemoryRegion;

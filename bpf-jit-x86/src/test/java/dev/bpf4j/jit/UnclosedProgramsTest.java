@@ -7,7 +7,7 @@ import dev.bpf4j.maps.MapType;
 import dev.bpf4j.maps.ProgArrayMap;
 import dev.bpf4j.program.Program;
 import dev.bpf4j.jit.runtime.ExecutableMemory;
-import dev.bpf4j.runtime.Engine;
+import dev.bpf4j.engine.Engine;
 import dev.bpf4j.runtime.Executable;
 import dev.bpf4j.runtime.LoadOptions;
 import dev.bpf4j.runtime.MemoryRegion;

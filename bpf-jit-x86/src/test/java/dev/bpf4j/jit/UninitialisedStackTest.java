@@ -1,10 +1,10 @@
 package dev.bpf4j.jit;
 
 import dev.bpf4j.interp.InterpreterEngine;
-import dev.bpf4j.isa.Assembler;
+import dev.bpf4j.asm.Assembler;
 import dev.bpf4j.program.Program;
-import dev.bpf4j.runtime.Bpf;
-import dev.bpf4j.runtime.Engine;
+import dev.bpf4j.engine.Bpf;
+import dev.bpf4j.engine.Engine;
 import dev.bpf4j.runtime.Executable;
 import dev.bpf4j.runtime.LoadOptions;
 import dev.bpf4j.runtime.RunContext;

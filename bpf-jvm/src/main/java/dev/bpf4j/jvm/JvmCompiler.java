@@ -1,14 +1,14 @@
 package dev.bpf4j.jvm;
 
 import dev.bpf4j.isa.Insn;
-import dev.bpf4j.program.EngineGuard;
+import dev.bpf4j.engine.EngineGuard;
 import dev.bpf4j.program.Program;
-import dev.bpf4j.program.StackUse;
+import dev.bpf4j.engine.StackUse;
 import dev.bpf4j.runtime.BpfLoadException;
 import dev.bpf4j.runtime.HelperSpec;
 import dev.bpf4j.runtime.LoadOptions;
 import dev.bpf4j.runtime.LookupInlining;
-import dev.bpf4j.runtime.MapHelperInlining;
+import dev.bpf4j.helpers.MapHelperInlining;
 import dev.bpf4j.verifier.InsnAux;
 
 import java.util.List;

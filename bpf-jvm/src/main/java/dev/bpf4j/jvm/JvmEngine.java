@@ -1,7 +1,7 @@
 package dev.bpf4j.jvm;
 
 import dev.bpf4j.program.Program;
-import dev.bpf4j.runtime.Engine;
+import dev.bpf4j.engine.Engine;
 import dev.bpf4j.runtime.Executable;
 import dev.bpf4j.runtime.LoadOptions;
 import dev.bpf4j.verifier.ValidatedProgram;

@@ -29,8 +29,6 @@ final class JvmMachine implements RunScopedHelperCall.Run {
     JvmProgram prog;
     final StackFrames stack = new StackFrames();
     final long[] regs = new long[11];
-    private final long[] saved = new long[Limits.MAX_CALL_FRAMES * 4];
-    private final int[] returnPc = new int[Limits.MAX_CALL_FRAMES];
     int depth;
     private final RegionTable regions = new RegionTable();
     /** The last region a checked read / write found its access in: two compares for the next one. */
@@ -164,21 +162,14 @@ final class JvmMachine implements RunScopedHelperCall.Run {
     BpfRuntimeException overBudget(int pc) { return BpfRuntimeException.budgetExceeded(prog.name, pc, budgetLimit); }
 
     private int enterCall(int pc) {
-        RunRules.checkCallDepth(prog.name, pc, depth);
-        System.arraycopy(regs, 6, saved, depth * 4, 4);
-        returnPc[depth] = pc + 1;
-        regs[10] = stack.frameTop(depth);
-        stack.zeroFrame(depth, prog.frameBytesToZero);
-        depth++;
+        depth = stack.enterCall(prog.name, pc, regs, depth, prog.frameBytesToZero);
         return prog.callTarget[pc];
     }
 
     private int leaveCall() {
         depth--;
         dropWindows();
-        System.arraycopy(saved, depth * 4, regs, 6, 4);
-        regs[10] = stack.frameTop(depth - 1);
-        return returnPc[depth];
+        return stack.leaveCall(regs, depth);
     }
 
     /** Illegal instruction past the end (a fall-through the validator would have refused). */
@@ -234,12 +225,8 @@ final class JvmMachine implements RunScopedHelperCall.Run {
         RunRules.checkCallbackHandle(this, target >= 0, handle);
         RunRules.checkFrameOpen(p.name, callPc, budgetLeft, budgetLimit, depth);
         budgetLeft--;
-        long r6 = regs[6], r7 = regs[7], r8 = regs[8], r9 = regs[9], r10 = regs[10];
         int outer = depth;
-        regs[1] = r1; regs[2] = r2; regs[3] = r3; regs[4] = r4; regs[5] = r5;
-        regs[10] = stack.frameTop(depth);
-        stack.zeroFrame(depth, p.frameBytesToZero);
-        depth++;
+        depth = stack.enterCallback(regs, depth, p.frameBytesToZero, r1, r2, r3, r4, r5);
         try {
             long r0 = execute(target, depth);
             if (exited) throw CallbackExit.INSTANCE;
@@ -247,7 +234,7 @@ final class JvmMachine implements RunScopedHelperCall.Run {
         } finally {
             depth = outer;
             dropWindows();
-            regs[6] = r6; regs[7] = r7; regs[8] = r8; regs[9] = r9; regs[10] = r10;
+            stack.leaveCallback(regs, outer);
             helperPc = callPc;
         }
     }

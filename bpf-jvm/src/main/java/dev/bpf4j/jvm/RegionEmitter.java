@@ -1,5 +1,6 @@
 package dev.bpf4j.jvm;
 
+import dev.bpf4j.helpers.MapHelperInlining;
 import dev.bpf4j.isa.Insn;
 import dev.bpf4j.runtime.Limits;
 import org.objectweb.asm.ConstantDynamic;
@@ -253,10 +254,10 @@ final class RegionEmitter {
             done = new Label();
             Label call = new Label();
             for (int i = 2; i <= 4; i++) storeReg(i);
-            mv.visitInsn(f.program.helpers[pc].id() == dev.bpf4j.helpers.HelperIds.MAP_UPDATE_ELEM ? ICONST_1 : ICONST_0);
+            mv.visitInsn(f.program.helpers[pc].id() == dev.bpf4j.runtime.HelperIds.MAP_UPDATE_ELEM ? ICONST_1 : ICONST_0);
             mv.visitLdcInsn(new ConstantDynamic("_", "Ldev/bpf4j/runtime/LookupInlining$Target;", CLASS_DATA_AT, f.inlineConstant[pc]));
             mv.visitVarInsn(ALOAD, R);
-            mv.visitMethodInsn(INVOKESTATIC, "dev/bpf4j/runtime/MapHelperInlining", "inline",
+            mv.visitMethodInsn(INVOKESTATIC, Type.getInternalName(MapHelperInlining.class), "inline",
                     "(ZLdev/bpf4j/runtime/LookupInlining$Target;[J)Z", false);
             mv.visitJumpInsn(IFEQ, call);
             mv.visitVarInsn(ALOAD, R);

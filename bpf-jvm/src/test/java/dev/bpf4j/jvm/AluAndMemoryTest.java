@@ -1,6 +1,6 @@
 package dev.bpf4j.jvm;
 
-import dev.bpf4j.isa.Assembler;
+import dev.bpf4j.asm.Assembler;
 import dev.bpf4j.program.Program;
 import dev.bpf4j.runtime.LoadOptions;
 import org.junit.jupiter.api.Test;

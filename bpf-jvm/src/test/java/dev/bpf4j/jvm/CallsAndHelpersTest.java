@@ -1,8 +1,8 @@
 package dev.bpf4j.jvm;
 
-import dev.bpf4j.helpers.HelperIds;
+import dev.bpf4j.runtime.HelperIds;
 import dev.bpf4j.isa.Opcodes;
-import dev.bpf4j.isa.ProgramBuilder;
+import dev.bpf4j.asm.ProgramBuilder;
 import dev.bpf4j.maps.MapDefinition;
 import dev.bpf4j.maps.MapFlags;
 import dev.bpf4j.maps.MapType;

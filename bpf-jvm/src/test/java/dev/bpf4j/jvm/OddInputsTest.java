@@ -1,18 +1,18 @@
 package dev.bpf4j.jvm;
 
 import dev.bpf4j.helpers.BpfHelpers;
-import dev.bpf4j.helpers.HelperIds;
+import dev.bpf4j.runtime.HelperIds;
 import dev.bpf4j.interp.InterpreterEngine;
 import dev.bpf4j.isa.Insn;
 import dev.bpf4j.isa.Opcodes;
-import dev.bpf4j.isa.ProgramBuilder;
+import dev.bpf4j.asm.ProgramBuilder;
 import dev.bpf4j.maps.MapDefinition;
 import dev.bpf4j.maps.MapFlags;
 import dev.bpf4j.maps.MapTable;
 import dev.bpf4j.maps.MapType;
 import dev.bpf4j.maps.ProgArrayMap;
 import dev.bpf4j.program.Program;
-import dev.bpf4j.runtime.Bpf;
+import dev.bpf4j.engine.Bpf;
 import dev.bpf4j.runtime.BpfLoadException;
 import dev.bpf4j.runtime.BpfRuntimeException;
 import dev.bpf4j.runtime.ErrorKind;

@@ -1,7 +1,7 @@
 package dev.bpf4j.stack;
 
 import dev.bpf4j.interp.InterpreterEngine;
-import dev.bpf4j.isa.Assembler;
+import dev.bpf4j.asm.Assembler;
 import dev.bpf4j.jit.JitEngine;
 import dev.bpf4j.jvm.JvmEngine;
 import dev.bpf4j.maps.MapDefinition;
@@ -9,7 +9,7 @@ import dev.bpf4j.maps.MapTable;
 import dev.bpf4j.maps.MapType;
 import dev.bpf4j.maps.StackTraceMap;
 import dev.bpf4j.program.Program;
-import dev.bpf4j.runtime.Engine;
+import dev.bpf4j.engine.Engine;
 import dev.bpf4j.runtime.Executable;
 import dev.bpf4j.runtime.HelperRegistry;
 import dev.bpf4j.runtime.LoadOptions;

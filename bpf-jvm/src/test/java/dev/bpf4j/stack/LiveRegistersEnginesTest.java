@@ -8,7 +8,7 @@ import com.kenai.jffi.Invoker;
 import com.kenai.jffi.MemoryIO;
 import com.kenai.jffi.PageManager;
 import com.kenai.jffi.Type;
-import dev.bpf4j.runtime.Engine;
+import dev.bpf4j.engine.Engine;
 import dev.bpf4j.runtime.PtRegs;
 import dev.bpf4j.runtime.RunContext;
 import dev.bpf4j.unwind.Frame;

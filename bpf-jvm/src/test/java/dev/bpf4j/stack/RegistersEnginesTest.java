@@ -1,7 +1,7 @@
 package dev.bpf4j.stack;
 
 import dev.bpf4j.maps.Errno;
-import dev.bpf4j.runtime.Engine;
+import dev.bpf4j.engine.Engine;
 import dev.bpf4j.runtime.MemoryRegion;
 import dev.bpf4j.runtime.NativeMemory;
 import dev.bpf4j.runtime.RunContext;

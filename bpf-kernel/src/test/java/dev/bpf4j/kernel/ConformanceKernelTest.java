@@ -3,7 +3,7 @@ package dev.bpf4j.kernel;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.bpf4j.conformance.DataFile;
-import dev.bpf4j.isa.Assembler;
+import dev.bpf4j.asm.Assembler;
 import dev.bpf4j.isa.Insn;
 import dev.bpf4j.program.Program;
 import dev.bpf4j.runtime.BpfException;

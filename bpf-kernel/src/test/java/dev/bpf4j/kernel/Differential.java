@@ -2,9 +2,9 @@ package dev.bpf4j.kernel;
 
 import dev.bpf4j.interp.InterpreterEngine;
 import dev.bpf4j.program.Program;
-import dev.bpf4j.runtime.Bpf;
+import dev.bpf4j.engine.Bpf;
 import dev.bpf4j.runtime.BpfException;
-import dev.bpf4j.runtime.Engine;
+import dev.bpf4j.engine.Engine;
 import dev.bpf4j.runtime.Executable;
 import dev.bpf4j.runtime.LoadOptions;
 import dev.bpf4j.runtime.MemoryRegion;

@@ -4,6 +4,8 @@ import dev.bpf4j.helpers.BpfHelpers;
 import dev.bpf4j.isa.Insn;
 import dev.bpf4j.maps.MapTable;
 import dev.bpf4j.program.Program;
+import dev.bpf4j.object.AttachType;
+import dev.bpf4j.object.ProgramType;
 import dev.bpf4j.runtime.ContextRules;
 import dev.bpf4j.runtime.EntryRegisters;
 import dev.bpf4j.runtime.LoadOptions;
@@ -50,7 +52,7 @@ class FuzzFindingsKernelTest {
                     : h == PROG_ARRAY_HANDLE ? new MapShapes.Shape(4, 4, BPF_MAP_TYPE_PROG_ARRAY) : null);
     private static final LoadOptions SF = TC.withPacketContext(null).withCtxRules(ContextRules.SOCKET_FILTER);
     private static final LoadOptions XDP_MD = TC.withLegacyPacketLoads(false).withPacketContext(PacketContext.XDP_MD).withCtxRules(ContextRules.XDP);
-    private static final LoadOptions CG = TC.withLegacyPacketLoads(false).withCtxRules(ContextRules.CGROUP_SKB);
+    private static final LoadOptions CG = ProgramType.CGROUP_SKB.applyTo(TC.withLegacyPacketLoads(false), AttachType.CGROUP_INET_INGRESS);
 
     enum Expect { BOTH_REFUSE, BOTH_ACCEPT, ONLY_BPF4J_REFUSES }
 
@@ -185,7 +187,7 @@ class FuzzFindingsKernelTest {
     @Test void bpf4jRefusesWhereLinuxRefusesAtLinuxsPcWithLinuxsWords() {
         List<Case> cases = cases();
         for (Case k : cases) {
-            Program p = new Program("finding", dev.bpf4j.isa.Assembler.assemble(k.asm().replace("PROGS", "0x" + Long.toHexString(PROG_ARRAY_HANDLE)).replace("RINGBUF", "0x" + Long.toHexString(RINGBUF_HANDLE)).replace("MAP", "0x" + Long.toHexString(MAP_HANDLE))));
+            Program p = new Program("finding", dev.bpf4j.asm.Assembler.assemble(k.asm().replace("PROGS", "0x" + Long.toHexString(PROG_ARRAY_HANDLE)).replace("RINGBUF", "0x" + Long.toHexString(RINGBUF_HANDLE)).replace("MAP", "0x" + Long.toHexString(MAP_HANDLE))));
             VerifierException refused = null;
             try {
                 Validator.validate(p, k.options());
@@ -208,7 +210,7 @@ class FuzzFindingsKernelTest {
         int progs = BpfSyscall.mapCreate(BPF_MAP_TYPE_PROG_ARRAY, 4, 4, 4, 0, "findings_pa");
         try {
             for (Case k : cases) {
-                Program p = new Program("finding", dev.bpf4j.isa.Assembler.assemble(k.asm().replace("PROGS", "map_by_fd(" + progs + ")").replace("RINGBUF", "map_by_fd(" + ringbuf + ")").replace("MAP", "map_by_fd(" + map + ")")));
+                Program p = new Program("finding", dev.bpf4j.asm.Assembler.assemble(k.asm().replace("PROGS", "map_by_fd(" + progs + ")").replace("RINGBUF", "map_by_fd(" + ringbuf + ")").replace("MAP", "map_by_fd(" + map + ")")));
                 String log = linux(k.progType(), p, k.funcs());
                 System.out.printf("%-70s Linux: %s%n", k.name(), log == null ? "accepts" : "pc " + linuxPc(log) + ": " + ConformanceKernelTest.lastLine(log));
                 if (k.expect() == Expect.BOTH_REFUSE) {
@@ -231,7 +233,7 @@ class FuzzFindingsKernelTest {
 
     /** cgroup_skb at egress (expected attach type BPF_CGROUP_INET_EGRESS) may return 0-3, as in Linux. */
     @Test void cgroupSkbEgressReturnsZeroToThree() {
-        LoadOptions egress = CG.withCtxRules(ContextRules.CGROUP_SKB_EGRESS);
+        LoadOptions egress = ProgramType.CGROUP_SKB.applyTo(CG, AttachType.CGROUP_INET_EGRESS);
         Program three = KernelOracle.asm("egress", "mov r0, 3\nexit"), four = KernelOracle.asm("egress", "mov r0, 4\nexit");
         assertThat(KernelOracle.bpf4j(three, egress)).isEmpty();
         assertThat(KernelOracle.bpf4j(four, egress)).isEqualTo("At program exit the register R0 has smin=4 smax=4 should have been in [0, 3]");

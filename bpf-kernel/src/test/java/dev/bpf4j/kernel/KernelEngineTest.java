@@ -3,9 +3,9 @@ package dev.bpf4j.kernel;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.bpf4j.isa.Assembler;
+import dev.bpf4j.asm.Assembler;
 import dev.bpf4j.program.Program;
-import dev.bpf4j.runtime.Engine;
+import dev.bpf4j.engine.Engine;
 import dev.bpf4j.runtime.ErrorKind;
 import dev.bpf4j.runtime.BpfRuntimeException;
 import dev.bpf4j.runtime.HelperRegistry;

@@ -1,6 +1,6 @@
 package dev.bpf4j.kernel;
 
-import dev.bpf4j.isa.Assembler;
+import dev.bpf4j.asm.Assembler;
 import dev.bpf4j.isa.Insn;
 import dev.bpf4j.program.Program;
 import dev.bpf4j.runtime.EntryRegisters;

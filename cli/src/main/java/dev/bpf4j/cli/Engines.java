@@ -2,7 +2,7 @@ package dev.bpf4j.cli;
 
 import dev.bpf4j.kernel.KernelBpf;
 import dev.bpf4j.kernel.KernelEngine;
-import dev.bpf4j.runtime.Engine;
+import dev.bpf4j.engine.Engine;
 
 import java.io.PrintStream;
 import java.util.ArrayList;

@@ -9,7 +9,7 @@ import dev.bpf4j.fuzz.GrammarOptions;
 import dev.bpf4j.fuzz.Oracle;
 import dev.bpf4j.fuzz.ProgramGenerator;
 import dev.bpf4j.fuzz.RawBytesGenerator;
-import dev.bpf4j.runtime.Engine;
+import dev.bpf4j.engine.Engine;
 
 import java.io.PrintStream;
 import java.nio.file.Files;

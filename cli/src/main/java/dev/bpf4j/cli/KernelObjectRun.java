@@ -6,7 +6,6 @@ import dev.bpf4j.kernel.KernelLoadException;
 import dev.bpf4j.kernel.object.KernelObject;
 import dev.bpf4j.object.BpfObjectSpec;
 import dev.bpf4j.object.MapSpec;
-import dev.bpf4j.object.BpfMapType;
 import dev.bpf4j.object.ProgramSpec;
 
 import java.util.List;
@@ -27,7 +26,7 @@ final class KernelObjectRun {
         EngineRun.Builder b = new EngineRun.Builder();
         try (KernelObject k = KernelObject.load(spec, List.of(program))) {
             b.result(k.run(program, options), options.repeat() > 1);
-            if (dumpMaps) k.dump().forEach((name, entries) -> b.map(name, percpu(spec.map(name)), entries, mapBtf(spec, spec.map(name))));
+            if (dumpMaps) k.dump().forEach((name, entries) -> b.map(name, spec.map(name).type().isPercpu(), entries, mapBtf(spec, spec.map(name))));
         }
         return b.build();
     }
@@ -35,9 +34,5 @@ final class KernelObjectRun {
     /** The map's BTF as the kernel got it (KernelObject creates a map-in-map without BTF). */
     private static MapBtf mapBtf(BpfObjectSpec spec, MapSpec m) {
         return m.type().isMapInMap() ? null : MapBtf.of(spec.btf(), m.keyTypeId(), m.valueTypeId());
-    }
-
-    private static boolean percpu(MapSpec m) {
-        return m.type() == BpfMapType.PERCPU_ARRAY || m.type() == BpfMapType.PERCPU_HASH || m.type() == BpfMapType.LRU_PERCPU_HASH;
     }
 }

@@ -1,6 +1,6 @@
 package dev.bpf4j.cli;
 
-import dev.bpf4j.isa.Disassembler;
+import dev.bpf4j.asm.Disassembler;
 import dev.bpf4j.isa.Insn;
 import dev.bpf4j.object.BpfObjectSpec;
 import dev.bpf4j.object.FunctionSpec;

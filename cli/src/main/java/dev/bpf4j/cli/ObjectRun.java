@@ -10,7 +10,7 @@ import dev.bpf4j.api.RunOptions;
 import dev.bpf4j.maps.BpfMap;
 import dev.bpf4j.object.ProgramSpec;
 import dev.bpf4j.runtime.BpfException;
-import dev.bpf4j.runtime.Engine;
+import dev.bpf4j.engine.Engine;
 import dev.bpf4j.kernel.KernelEngine;
 
 import java.io.IOException;

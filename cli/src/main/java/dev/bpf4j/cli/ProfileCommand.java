@@ -5,7 +5,7 @@ import dev.bpf4j.cli.profile.ProfileOutput;
 import dev.bpf4j.cli.profile.ProfileReport;
 import dev.bpf4j.cli.profile.ProfileSession;
 import dev.bpf4j.cli.profile.SubprogramChain;
-import dev.bpf4j.runtime.Engine;
+import dev.bpf4j.engine.Engine;
 import dev.bpf4j.unwind.sampling.SamplerOptions;
 
 import java.io.PrintStream;

@@ -11,7 +11,7 @@ import dev.bpf4j.cli.profile.SampleProgramRunner;
 import dev.bpf4j.cli.profile.StoppedCommand;
 import dev.bpf4j.object.ProgramType;
 import dev.bpf4j.runtime.BpfLoadException;
-import dev.bpf4j.runtime.Engine;
+import dev.bpf4j.engine.Engine;
 import dev.bpf4j.unwind.profile.FoldedStacks;
 import dev.bpf4j.unwind.sampling.SamplerOptions;
 import dev.bpf4j.unwind.sampling.SamplingRefusedException;

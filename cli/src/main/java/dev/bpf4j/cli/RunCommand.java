@@ -4,8 +4,8 @@ import com.google.gson.JsonArray;
 import com.google.gson.JsonObject;
 import dev.bpf4j.cli.conformance.ConformanceHelpers;
 import dev.bpf4j.cli.conformance.MemoryBlock;
-import dev.bpf4j.runtime.Bpf;
-import dev.bpf4j.runtime.Engine;
+import dev.bpf4j.engine.Bpf;
+import dev.bpf4j.engine.Engine;
 import dev.bpf4j.runtime.Executable;
 import dev.bpf4j.runtime.LoadOptions;
 

@@ -1,9 +1,9 @@
 package dev.bpf4j.cli;
 
-import dev.bpf4j.isa.AsmPrinter;
-import dev.bpf4j.isa.Assembler;
-import dev.bpf4j.isa.AssemblerException;
-import dev.bpf4j.isa.Disassembler;
+import dev.bpf4j.asm.AsmPrinter;
+import dev.bpf4j.asm.Assembler;
+import dev.bpf4j.asm.AssemblerException;
+import dev.bpf4j.asm.Disassembler;
 import dev.bpf4j.program.Program;
 
 import java.nio.file.Path;

@@ -12,7 +12,7 @@ import dev.bpf4j.cli.trace.TraceTarget;
 import dev.bpf4j.object.ProgramType;
 import dev.bpf4j.runtime.BpfLoadException;
 import dev.bpf4j.runtime.BpfNotFoundException;
-import dev.bpf4j.runtime.Engine;
+import dev.bpf4j.engine.Engine;
 
 import java.io.PrintStream;
 import java.nio.file.Files;

@@ -2,7 +2,7 @@ package dev.bpf4j.cli;
 
 import dev.bpf4j.cli.conformance.ConformanceHelpers;
 import dev.bpf4j.cli.jited.ObjdumpX86;
-import dev.bpf4j.isa.Assembler;
+import dev.bpf4j.asm.Assembler;
 import dev.bpf4j.jit.JitEngine;
 import dev.bpf4j.jit.compiler.CompiledProgram;
 import dev.bpf4j.program.Program;

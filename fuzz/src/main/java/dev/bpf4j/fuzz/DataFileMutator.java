@@ -1,7 +1,7 @@
 package dev.bpf4j.fuzz;
 
 import dev.bpf4j.conformance.DataFile;
-import dev.bpf4j.isa.Assembler;
+import dev.bpf4j.asm.Assembler;
 import dev.bpf4j.isa.Insn;
 import dev.bpf4j.runtime.BpfException;
 

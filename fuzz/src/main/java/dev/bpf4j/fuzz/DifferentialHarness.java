@@ -2,7 +2,7 @@ package dev.bpf4j.fuzz;
 
 import dev.bpf4j.api.Engines;
 import dev.bpf4j.program.Program;
-import dev.bpf4j.runtime.Engine;
+import dev.bpf4j.engine.Engine;
 import dev.bpf4j.runtime.LoadOptions;
 
 import java.util.ArrayList;
@@ -19,7 +19,7 @@ import java.util.List;
  *
  * Programs run in the conformance suites' convention (r1 = memory block or 0, r2 = its length, see
  * {@link FuzzConventions}) unless other {@link LoadOptions} are given. The load goes through
- * {@link dev.bpf4j.runtime.Bpf#load}: a program the gate refuses on every engine is "rejected", not a difference.
+ * {@link dev.bpf4j.engine.Bpf#load}: a program the gate refuses on every engine is "rejected", not a difference.
  */
 public final class DifferentialHarness {
     private final List<Engine> engines;

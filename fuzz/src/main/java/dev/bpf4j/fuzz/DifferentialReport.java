@@ -1,6 +1,6 @@
 package dev.bpf4j.fuzz;
 
-import dev.bpf4j.isa.AsmPrinter;
+import dev.bpf4j.asm.AsmPrinter;
 
 import java.util.List;
 import java.util.stream.Collectors;

@@ -1,7 +1,7 @@
 package dev.bpf4j.fuzz;
 
 import dev.bpf4j.isa.Insn;
-import dev.bpf4j.object.BpfMapType;
+import dev.bpf4j.maps.MapType;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -17,8 +17,8 @@ public final class GrammarGenerator implements ProgramGenerator {
     static final int[] MEM_LENGTHS = {1, 2, 4, 7, 8, 15, 16, 24, 32, 64};
     /** Packets: at least an Ethernet header (Linux's test run refuses less). */
     static final int[] PACKET_LENGTHS = {14, 15, 16, 20, 34, 60, 64, 100};
-    static final BpfMapType[] VALUE_MAPS = {BpfMapType.ARRAY, BpfMapType.HASH, BpfMapType.PERCPU_ARRAY, BpfMapType.PERCPU_HASH,
-            BpfMapType.LRU_HASH, BpfMapType.LRU_PERCPU_HASH};
+    static final MapType[] VALUE_MAPS = {MapType.ARRAY, MapType.HASH, MapType.PERCPU_ARRAY, MapType.PERCPU_HASH,
+            MapType.LRU_HASH, MapType.LRU_PERCPU_HASH};
     static final int[] VALUE_SIZES = {8, 16, 32};
 
     private final GrammarOptions options;
@@ -55,16 +55,16 @@ public final class GrammarGenerator implements ProgramGenerator {
     static ObjectShape shape(Random rnd) {
         List<MapDef> maps = new ArrayList<>();
         for (int n = 1 + rnd.nextInt(3); n > 0; n--) {
-            BpfMapType t = VALUE_MAPS[rnd.nextInt(VALUE_MAPS.length)];
+            MapType t = VALUE_MAPS[rnd.nextInt(VALUE_MAPS.length)];
             int value = VALUE_SIZES[rnd.nextInt(VALUE_SIZES.length)];
-            boolean lru = t == BpfMapType.LRU_HASH || t == BpfMapType.LRU_PERCPU_HASH;
-            int key = t == BpfMapType.ARRAY || t == BpfMapType.PERCPU_ARRAY || rnd.nextBoolean() ? 4 : 8;
+            boolean lru = t == MapType.LRU_HASH || t == MapType.LRU_PERCPU_HASH;
+            int key = t == MapType.ARRAY || t == MapType.PERCPU_ARRAY || rnd.nextBoolean() ? 4 : 8;
             // LRU maps evict early in Linux (per-CPU free lists): big enough that no key of ours is ever evicted
             int entries = lru ? 1024 : new int[] {1, 2, 4, 8}[rnd.nextInt(4)];
             maps.add(new MapDef(t, key, value, entries));
         }
-        if (rnd.nextBoolean()) maps.add(new MapDef(BpfMapType.RINGBUF, 0, 0, 4096));
-        if (rnd.nextBoolean()) maps.add(new MapDef(BpfMapType.PROG_ARRAY, 4, 4, 3));
+        if (rnd.nextBoolean()) maps.add(new MapDef(MapType.RINGBUF, 0, 0, 4096));
+        if (rnd.nextBoolean()) maps.add(new MapDef(MapType.PROG_ARRAY, 4, 4, 3));
         return new ObjectShape(maps, rnd.nextInt(1000));
     }
 }

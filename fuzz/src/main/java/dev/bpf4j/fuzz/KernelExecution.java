@@ -7,9 +7,9 @@ import dev.bpf4j.kernel.KernelBpf;
 import dev.bpf4j.kernel.KernelRejectedException;
 import dev.bpf4j.kernel.object.KernelObject;
 import dev.bpf4j.object.BpfObjectSpec;
-import dev.bpf4j.runtime.Bpf;
+import dev.bpf4j.engine.Bpf;
 import dev.bpf4j.runtime.BpfException;
-import dev.bpf4j.runtime.Engine;
+import dev.bpf4j.engine.Engine;
 import dev.bpf4j.runtime.Executable;
 import dev.bpf4j.runtime.LoadOptions;
 

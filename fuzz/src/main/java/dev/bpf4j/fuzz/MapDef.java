@@ -1,17 +1,17 @@
 package dev.bpf4j.fuzz;
 
-import dev.bpf4j.object.BpfMapType;
+import dev.bpf4j.maps.MapType;
 
 /**
  * One map of an {@link ObjectShape}: the {@code BPF_MAP_CREATE} attributes. The program names it by
  * its index ({@code lddw rN, map[index]}, {@code BPF_PSEUDO_MAP_FD} with imm = index).
  */
-public record MapDef(BpfMapType type, int keySize, int valueSize, int maxEntries) {
+public record MapDef(MapType type, int keySize, int valueSize, int maxEntries) {
     public boolean isHashLike() {
         return switch (type) { case HASH, PERCPU_HASH, LRU_HASH, LRU_PERCPU_HASH -> true; default -> false; };
     }
 
-    public boolean isArrayLike() { return type == BpfMapType.ARRAY || type == BpfMapType.PERCPU_ARRAY; }
+    public boolean isArrayLike() { return type == MapType.ARRAY || type == MapType.PERCPU_ARRAY; }
 
     /** Maps the program looks up, updates and deletes in (not ring buffers or program arrays). */
     public boolean holdsValues() { return isHashLike() || isArrayLike(); }

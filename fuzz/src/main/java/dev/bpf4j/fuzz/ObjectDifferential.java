@@ -3,9 +3,9 @@ package dev.bpf4j.fuzz;
 import dev.bpf4j.api.Engines;
 import dev.bpf4j.maps.CpuPin;
 import dev.bpf4j.object.BpfObjectSpec;
-import dev.bpf4j.object.LoadPhase;
+import dev.bpf4j.runtime.LoadPhase;
 import dev.bpf4j.runtime.BpfException;
-import dev.bpf4j.runtime.Engine;
+import dev.bpf4j.engine.Engine;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -9,7 +9,7 @@ import dev.bpf4j.maps.BpfMap;
 import dev.bpf4j.object.BpfObjectSpec;
 import dev.bpf4j.runtime.BpfException;
 import dev.bpf4j.runtime.BpfRuntimeException;
-import dev.bpf4j.runtime.Engine;
+import dev.bpf4j.engine.Engine;
 
 import java.util.ArrayList;
 import java.util.HexFormat;

@@ -9,9 +9,9 @@ import dev.bpf4j.api.RunOptions;
 import dev.bpf4j.api.RunResult;
 import dev.bpf4j.maps.BpfMap;
 import dev.bpf4j.object.BpfObjectSpec;
-import dev.bpf4j.object.LoadPhase;
+import dev.bpf4j.runtime.LoadPhase;
 import dev.bpf4j.runtime.BpfException;
-import dev.bpf4j.runtime.Engine;
+import dev.bpf4j.engine.Engine;
 import dev.bpf4j.runtime.MemoryRegion;
 
 import java.util.ArrayList;

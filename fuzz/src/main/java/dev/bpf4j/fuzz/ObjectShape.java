@@ -1,13 +1,13 @@
 package dev.bpf4j.fuzz;
 
-import dev.bpf4j.object.BpfMapType;
+import dev.bpf4j.maps.MapType;
 
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * The object around a generated tc program: its maps (by index), and, when one of them is a
- * {@link BpfMapType#PROG_ARRAY}, what that array holds: slot 0 the program itself (so tail calls recurse
+ * {@link MapType#PROG_ARRAY}, what that array holds: slot 0 the program itself (so tail calls recurse
  * to the kernel's limit of 33), slot 1 a second program {@code r0 = tailR0; exit}, slot 2 nothing.
  */
 public record ObjectShape(List<MapDef> maps, int tailR0) {
@@ -17,12 +17,12 @@ public record ObjectShape(List<MapDef> maps, int tailR0) {
 
     /** Index of the program array, or -1. */
     public int progArray() {
-        for (int i = 0; i < maps.size(); i++) if (maps.get(i).type() == BpfMapType.PROG_ARRAY) return i;
+        for (int i = 0; i < maps.size(); i++) if (maps.get(i).type() == MapType.PROG_ARRAY) return i;
         return -1;
     }
 
     /** Indexes of the maps of {@code type}. */
-    public List<Integer> indexesOf(BpfMapType type) {
+    public List<Integer> indexesOf(MapType type) {
         List<Integer> out = new ArrayList<>();
         for (int i = 0; i < maps.size(); i++) if (maps.get(i).type() == type) out.add(i);
         return out;
@@ -49,7 +49,7 @@ public record ObjectShape(List<MapDef> maps, int tailR0) {
         for (String line : text.strip().split("\n")) {
             String[] w = line.trim().split("\\s+");
             if (w[0].equals("map") && w.length == 8) {
-                maps.add(new MapDef(BpfMapType.valueOf(w[1].toUpperCase()), Integer.parseInt(w[3]), Integer.parseInt(w[5]), Integer.parseInt(w[7])));
+                maps.add(new MapDef(MapType.valueOf(w[1].toUpperCase()), Integer.parseInt(w[3]), Integer.parseInt(w[5]), Integer.parseInt(w[7])));
             } else if (w[0].equals("tail-r0") && w.length == 2) {
                 tail = Integer.parseInt(w[1]);
             } else if (!line.isBlank()) {

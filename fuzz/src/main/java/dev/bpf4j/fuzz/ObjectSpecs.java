@@ -7,7 +7,7 @@ import dev.bpf4j.object.BpfObjectSpec;
 import dev.bpf4j.object.FunctionSpec;
 import dev.bpf4j.object.MapReference;
 import dev.bpf4j.object.MapSpec;
-import dev.bpf4j.object.BpfMapType;
+import dev.bpf4j.maps.MapType;
 import dev.bpf4j.object.ProgramSpec;
 import dev.bpf4j.object.ProgramType;
 import dev.bpf4j.program.Program;
@@ -37,7 +37,7 @@ public final class ObjectSpecs {
         for (int i = 0; i < shape.maps().size(); i++) {
             MapDef m = shape.maps().get(i);
             MapSpec s = MapSpec.of(mapName(i), m.type(), m.keySize(), m.valueSize(), m.maxEntries(), 0);
-            if (m.type() == BpfMapType.PROG_ARRAY) s = s.withInitialSlots(Map.of(0, PROGRAM, 1, TAIL));
+            if (m.type() == MapType.PROG_ARRAY) s = s.withInitialSlots(Map.of(0, PROGRAM, 1, TAIL));
             maps.add(s);
         }
         List<Insn> insns = c.insns();

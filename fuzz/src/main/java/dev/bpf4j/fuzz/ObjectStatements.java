@@ -1,9 +1,9 @@
 package dev.bpf4j.fuzz;
 
-import dev.bpf4j.helpers.HelperIds;
+import dev.bpf4j.runtime.HelperIds;
 import dev.bpf4j.isa.Insn;
+import dev.bpf4j.maps.MapType;
 import dev.bpf4j.runtime.LegacyPacketOffsets;
-import dev.bpf4j.object.BpfMapType;
 
 import java.util.List;
 import java.util.Random;
@@ -126,7 +126,7 @@ final class ObjectStatements {
 
     /** bpf_ringbuf_output from this frame, or reserve / write every byte / submit or discard (rarely neither). */
     private void ringbuf() {
-        List<Integer> rbs = w.object.indexesOf(BpfMapType.RINGBUF);
+        List<Integer> rbs = w.object.indexesOf(MapType.RINGBUF);
         if (rbs.isEmpty()) return;
         int rb = pick(rbs);
         if (rnd.nextBoolean()) {

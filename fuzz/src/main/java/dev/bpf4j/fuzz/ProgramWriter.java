@@ -1,6 +1,6 @@
 package dev.bpf4j.fuzz;
 
-import dev.bpf4j.helpers.HelperIds;
+import dev.bpf4j.runtime.HelperIds;
 import dev.bpf4j.isa.Insn;
 
 import java.util.ArrayDeque;

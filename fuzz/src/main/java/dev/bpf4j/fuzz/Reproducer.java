@@ -1,7 +1,7 @@
 package dev.bpf4j.fuzz;
 
-import dev.bpf4j.isa.AsmPrinter;
-import dev.bpf4j.isa.Assembler;
+import dev.bpf4j.asm.AsmPrinter;
+import dev.bpf4j.asm.Assembler;
 import dev.bpf4j.isa.Insn;
 
 import java.io.IOException;

@@ -1,9 +1,9 @@
 package dev.bpf4j.fuzz;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
-import dev.bpf4j.isa.AsmPrinter;
-import dev.bpf4j.isa.Assembler;
-import dev.bpf4j.isa.AssemblerException;
+import dev.bpf4j.asm.AsmPrinter;
+import dev.bpf4j.asm.Assembler;
+import dev.bpf4j.asm.AssemblerException;
 import dev.bpf4j.isa.Insn;
 
 import java.nio.charset.StandardCharsets;

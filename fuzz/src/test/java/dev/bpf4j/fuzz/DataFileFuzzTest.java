@@ -3,8 +3,8 @@ package dev.bpf4j.fuzz;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import dev.bpf4j.conformance.DataFile;
 import dev.bpf4j.conformance.DataFileException;
-import dev.bpf4j.isa.Assembler;
-import dev.bpf4j.isa.AssemblerException;
+import dev.bpf4j.asm.Assembler;
+import dev.bpf4j.asm.AssemblerException;
 import dev.bpf4j.isa.Insn;
 
 import java.nio.charset.StandardCharsets;

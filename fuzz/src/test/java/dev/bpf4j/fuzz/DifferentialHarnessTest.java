@@ -1,7 +1,7 @@
 package dev.bpf4j.fuzz;
 
 import dev.bpf4j.api.Engines;
-import dev.bpf4j.isa.Assembler;
+import dev.bpf4j.asm.Assembler;
 import dev.bpf4j.program.Program;
 import org.junit.jupiter.api.Test;
 

@@ -2,7 +2,7 @@ package dev.bpf4j.fuzz;
 
 import dev.bpf4j.api.Engines;
 import dev.bpf4j.conformance.DataFile;
-import dev.bpf4j.isa.Assembler;
+import dev.bpf4j.asm.Assembler;
 import dev.bpf4j.isa.Insn;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -37,7 +37,7 @@ class MinimiserTest {
         FuzzCase small = m.minimise(big);
         System.out.println("minimised " + big.origin() + ": " + big.length() + " -> " + small.length() + " slots in " + m.tries() + " tries");
 
-        System.out.print(dev.bpf4j.isa.AsmPrinter.print(small.insns()));
+        System.out.print(dev.bpf4j.asm.AsmPrinter.print(small.insns()));
         assertThat(big.length()).isGreaterThan(20);
         // arsh rX, imm; exit; and at most r0 and rX written first (the validator wants both initialised)
         assertThat(small.length()).isLessThanOrEqualTo(4);

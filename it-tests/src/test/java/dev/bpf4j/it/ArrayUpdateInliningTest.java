@@ -1,7 +1,7 @@
 package dev.bpf4j.it;
 
 import dev.bpf4j.api.Engines;
-import dev.bpf4j.helpers.HelperIds;
+import dev.bpf4j.runtime.HelperIds;
 import dev.bpf4j.isa.Insn;
 import dev.bpf4j.maps.BpfMap;
 import dev.bpf4j.maps.Cpus;
@@ -10,7 +10,7 @@ import dev.bpf4j.maps.MapDefinition;
 import dev.bpf4j.maps.MapFlags;
 import dev.bpf4j.maps.MapType;
 import dev.bpf4j.maps.MapTable;
-import dev.bpf4j.runtime.Engine;
+import dev.bpf4j.engine.Engine;
 import dev.bpf4j.runtime.ErrorKind;
 import dev.bpf4j.runtime.Executable;
 import dev.bpf4j.runtime.LoadOptions;

@@ -5,7 +5,7 @@ import dev.bpf4j.cli.conformance.CaseResult;
 import dev.bpf4j.cli.conformance.ConformanceReport;
 import dev.bpf4j.cli.conformance.ConformanceRunner;
 import dev.bpf4j.conformance.DataFile;
-import dev.bpf4j.runtime.Engine;
+import dev.bpf4j.engine.Engine;
 import org.junit.jupiter.api.Test;
 
 import java.net.URISyntaxException;

@@ -7,7 +7,7 @@ import dev.bpf4j.maps.MapDefinition;
 import dev.bpf4j.maps.MapFlags;
 import dev.bpf4j.maps.MapTable;
 import dev.bpf4j.maps.MapType;
-import dev.bpf4j.runtime.Engine;
+import dev.bpf4j.engine.Engine;
 import dev.bpf4j.runtime.ErrorKind;
 import dev.bpf4j.runtime.Executable;
 import dev.bpf4j.runtime.LoadOptions;

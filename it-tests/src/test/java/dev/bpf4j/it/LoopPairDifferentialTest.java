@@ -4,7 +4,7 @@ import dev.bpf4j.api.Engines;
 import dev.bpf4j.isa.Insn;
 import dev.bpf4j.program.Program;
 import dev.bpf4j.runtime.BpfRuntimeException;
-import dev.bpf4j.runtime.Engine;
+import dev.bpf4j.engine.Engine;
 import dev.bpf4j.runtime.ErrorKind;
 import dev.bpf4j.runtime.Executable;
 import dev.bpf4j.runtime.LoadOptions;

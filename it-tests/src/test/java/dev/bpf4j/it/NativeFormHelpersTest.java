@@ -2,12 +2,12 @@ package dev.bpf4j.it;
 
 import dev.bpf4j.api.Engines;
 import dev.bpf4j.helpers.BpfHelpers;
-import dev.bpf4j.helpers.HelperIds;
+import dev.bpf4j.runtime.HelperIds;
 import dev.bpf4j.isa.Insn;
 import dev.bpf4j.maps.Cpus;
 import dev.bpf4j.maps.MapTable;
 import dev.bpf4j.program.Program;
-import dev.bpf4j.runtime.Engine;
+import dev.bpf4j.engine.Engine;
 import dev.bpf4j.runtime.Executable;
 import dev.bpf4j.runtime.HelperRegistry;
 import dev.bpf4j.runtime.HelperSpec;

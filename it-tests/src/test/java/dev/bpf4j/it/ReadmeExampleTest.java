@@ -7,10 +7,10 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
 import dev.bpf4j.interp.InterpreterEngine;
-import dev.bpf4j.isa.Assembler;
-import dev.bpf4j.isa.ProgramBuilder;
+import dev.bpf4j.asm.Assembler;
+import dev.bpf4j.asm.ProgramBuilder;
 import dev.bpf4j.program.Program;
-import dev.bpf4j.runtime.Bpf;
+import dev.bpf4j.engine.Bpf;
 import dev.bpf4j.runtime.Executable;
 import dev.bpf4j.runtime.LoadOptions;
 import dev.bpf4j.runtime.RunContext;

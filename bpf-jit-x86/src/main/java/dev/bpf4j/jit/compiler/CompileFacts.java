@@ -1,6 +1,6 @@
 package dev.bpf4j.jit.compiler;
 
-import dev.bpf4j.helpers.HelperIds;
+import dev.bpf4j.runtime.HelperIds;
 import dev.bpf4j.isa.Insn;
 import dev.bpf4j.isa.Opcodes;
 import dev.bpf4j.jit.HelperBinding;
@@ -8,7 +8,7 @@ import dev.bpf4j.jit.analysis.LoadCombining;
 import dev.bpf4j.jit.analysis.RegionProof;
 import dev.bpf4j.jit.analysis.StackProof;
 import dev.bpf4j.program.CallSiteConstants;
-import dev.bpf4j.program.EngineGuard;
+import dev.bpf4j.engine.EngineGuard;
 import dev.bpf4j.program.Program;
 import dev.bpf4j.runtime.BpfLoadException;
 import dev.bpf4j.runtime.PacketContext;

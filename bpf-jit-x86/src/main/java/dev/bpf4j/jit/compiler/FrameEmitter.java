@@ -3,7 +3,7 @@ package dev.bpf4j.jit.compiler;
 import dev.bpf4j.jit.HelperBinding;
 import dev.bpf4j.jit.x86.AluOp;
 import dev.bpf4j.jit.x86.Cond;
-import dev.bpf4j.program.StackUse;
+import dev.bpf4j.engine.StackUse;
 import dev.bpf4j.jit.x86.Mem;
 import dev.bpf4j.jit.x86.Reg;
 import dev.bpf4j.jit.x86.X86Encoder;

@@ -1,7 +1,7 @@
 package dev.bpf4j.jit.compiler;
 
 import dev.bpf4j.isa.Insn;
-import dev.bpf4j.program.StackUse;
+import dev.bpf4j.engine.StackUse;
 
 import java.util.function.IntPredicate;
 

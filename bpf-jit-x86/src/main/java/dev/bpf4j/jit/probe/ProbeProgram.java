@@ -1,6 +1,6 @@
 package dev.bpf4j.jit.probe;
 
-import dev.bpf4j.helpers.HelperIds;
+import dev.bpf4j.runtime.HelperIds;
 import dev.bpf4j.jit.HelperBinding;
 import dev.bpf4j.jit.runtime.JitExecutable;
 import dev.bpf4j.runtime.Executable;

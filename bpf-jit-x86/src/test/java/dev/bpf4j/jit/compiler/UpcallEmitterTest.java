@@ -5,7 +5,7 @@ import com.kenai.jffi.CallingConvention;
 import com.kenai.jffi.Invoker;
 import com.kenai.jffi.Library;
 import com.kenai.jffi.Type;
-import dev.bpf4j.isa.ProgramBuilder;
+import dev.bpf4j.asm.ProgramBuilder;
 import dev.bpf4j.isa.Reg;
 import dev.bpf4j.jit.HelperBinding;
 import dev.bpf4j.jit.runtime.ExecutableMemory;

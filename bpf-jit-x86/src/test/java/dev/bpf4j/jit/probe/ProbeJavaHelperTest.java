@@ -196,7 +196,7 @@ class ProbeJavaHelperTest {
                 dev.bpf4j.program.Program p = prog("loop3", mov64(1, 3),
                         new dev.bpf4j.isa.Insn(dev.bpf4j.isa.Opcodes.LDDW, 2, dev.bpf4j.isa.Opcodes.PSEUDO_FUNC, 0, 10),
                         new dev.bpf4j.isa.Insn(0, 0, 0, 0, 0),
-                        lddw(3, block), mov64(4, 0), call(dev.bpf4j.helpers.HelperIds.LOOP),
+                        lddw(3, block), mov64(4, 0), call(dev.bpf4j.runtime.HelperIds.LOOP),
                         lddw(1, block), stx(DW, 1, 0, 8), mov64(0, 0), exit(),
                         call(helper), mov64(0, 0), exit());
                 try (Executable x = engine.load(p, LoadOptions.defaults().withHelpers(helpers));

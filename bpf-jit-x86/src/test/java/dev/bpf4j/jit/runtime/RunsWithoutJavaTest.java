@@ -1,11 +1,11 @@
 package dev.bpf4j.jit.runtime;
 
 import dev.bpf4j.interp.InterpreterEngine;
-import dev.bpf4j.isa.ProgramBuilder;
+import dev.bpf4j.asm.ProgramBuilder;
 import dev.bpf4j.jit.JitEngine;
 import dev.bpf4j.program.Program;
 import dev.bpf4j.runtime.BpfRuntimeException;
-import dev.bpf4j.runtime.Engine;
+import dev.bpf4j.engine.Engine;
 import dev.bpf4j.runtime.Executable;
 import dev.bpf4j.runtime.HelperRegistry;
 import dev.bpf4j.runtime.LoadOptions;

@@ -4,7 +4,7 @@ import dev.bpf4j.api.MapDump;
 import dev.bpf4j.kernel.BpfSyscall;
 import dev.bpf4j.maps.Cpus;
 import dev.bpf4j.object.MapSpec;
-import dev.bpf4j.object.BpfMapType;
+import dev.bpf4j.maps.MapType;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -26,7 +26,7 @@ final class KernelMapDump {
             case RINGBUF: return KernelRingBuf.drain(fd, m.maxEntries()).stream().map(r -> new MapDump.Entry(null, List.of(r))).toList();
             default: break;
         }
-        boolean percpu = isPercpu(m.type());
+        boolean percpu = m.type().isPercpu();
         int stride = (m.valueSize() + 7) & ~7;
         List<byte[]> keys = new ArrayList<>();
         for (byte[] k = BpfSyscall.mapGetNextKey(fd, null, m.keySize()); k != null; k = BpfSyscall.mapGetNextKey(fd, k, m.keySize())) keys.add(k);
@@ -46,14 +46,10 @@ final class KernelMapDump {
         return out;
     }
 
-    static boolean isPercpu(BpfMapType t) {
-        return t == BpfMapType.PERCPU_ARRAY || t == BpfMapType.PERCPU_HASH || t == BpfMapType.LRU_PERCPU_HASH;
-    }
-
     private static List<MapDump.Entry> queueStack(MapSpec m, int fd) {
         List<byte[]> popped = new ArrayList<>();
         for (byte[] v = BpfSyscall.mapPop(fd, m.valueSize()); v != null; v = BpfSyscall.mapPop(fd, m.valueSize())) popped.add(v);
-        boolean stack = m.type() == BpfMapType.STACK;
+        boolean stack = m.type() == MapType.STACK;
         for (int i = 0; i < popped.size(); i++) BpfSyscall.mapPush(fd, popped.get(stack ? popped.size() - 1 - i : i));
         List<MapDump.Entry> out = new ArrayList<>();
         for (byte[] v : popped) out.add(new MapDump.Entry(null, List.of(v)));

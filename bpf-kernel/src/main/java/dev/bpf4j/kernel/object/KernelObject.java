@@ -13,7 +13,7 @@ import dev.bpf4j.kernel.ProgLoadRequest;
 import dev.bpf4j.object.BpfObjectSpec;
 import dev.bpf4j.object.MapReference;
 import dev.bpf4j.object.MapSpec;
-import dev.bpf4j.object.BpfMapType;
+import dev.bpf4j.maps.MapType;
 import dev.bpf4j.object.ProgramSpec;
 import dev.bpf4j.runtime.BpfNotFoundException;
 
@@ -56,9 +56,9 @@ public final class KernelObject implements AutoCloseable {
             for (MapSpec m : spec.maps()) if (m.type().isMapInMap()) k.fillInnerSlots(m);
             Set<String> wanted = new LinkedHashSet<>();
             for (String p : programs) wanted.add(spec.program(p).name());
-            for (MapSpec m : spec.maps()) if (m.type() == BpfMapType.PROG_ARRAY) wanted.addAll(m.initialSlots().values());
+            for (MapSpec m : spec.maps()) if (m.type() == MapType.PROG_ARRAY) wanted.addAll(m.initialSlots().values());
             for (String p : wanted) k.loadProgram(spec.program(p));
-            for (MapSpec m : spec.maps()) if (m.type() == BpfMapType.PROG_ARRAY) k.fillProgArray(m);
+            for (MapSpec m : spec.maps()) if (m.type() == MapType.PROG_ARRAY) k.fillProgArray(m);
             return k;
         } catch (RuntimeException e) {
             k.close();
@@ -170,7 +170,7 @@ public final class KernelObject implements AutoCloseable {
     }
 
     private static MapCreateRequest request(MapSpec m, int innerFd, int btf, int keyType, int valueType) {
-        return new MapCreateRequest(m.type().id, m.keySize(), m.valueSize(), m.maxEntries(), m.flags(), m.name(), innerFd, btf, keyType, valueType);
+        return new MapCreateRequest(m.type().id(), m.keySize(), m.valueSize(), m.maxEntries(), m.flags(), m.name(), innerFd, btf, keyType, valueType);
     }
 
     /** libbpf's init_map_in_map_slots: slot i (a u32 key, for hashes too) gets the fd of the map named there. */

@@ -5,9 +5,9 @@ import dev.bpf4j.cli.KernelSkip;
 import dev.bpf4j.cli.ProgramLoader;
 import dev.bpf4j.conformance.DataFile;
 import dev.bpf4j.program.Program;
-import dev.bpf4j.runtime.Bpf;
+import dev.bpf4j.engine.Bpf;
 import dev.bpf4j.runtime.BpfException;
-import dev.bpf4j.runtime.Engine;
+import dev.bpf4j.engine.Engine;
 import dev.bpf4j.runtime.Executable;
 
 import java.io.IOException;

@@ -7,7 +7,7 @@ import com.kenai.jffi.Type;
 import dev.bpf4j.jit.probe.NativeProbes;
 import dev.bpf4j.jit.probe.ProbeLink;
 import dev.bpf4j.jit.probe.ProbeProgram;
-import dev.bpf4j.runtime.Engine;
+import dev.bpf4j.engine.Engine;
 import dev.bpf4j.runtime.Executable;
 import dev.bpf4j.runtime.LoadOptions;
 import dev.bpf4j.unwind.CodeMap;

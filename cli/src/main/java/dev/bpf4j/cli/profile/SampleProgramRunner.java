@@ -7,7 +7,7 @@ import dev.bpf4j.api.OpenObject;
 import dev.bpf4j.api.PerfEventProgram;
 import dev.bpf4j.api.PerfEventSample;
 import dev.bpf4j.maps.BpfMap;
-import dev.bpf4j.runtime.Engine;
+import dev.bpf4j.engine.Engine;
 import dev.bpf4j.unwind.Unwinder;
 
 import java.util.ArrayList;

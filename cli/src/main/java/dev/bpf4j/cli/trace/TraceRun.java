@@ -10,7 +10,7 @@ import dev.bpf4j.jit.probe.ProbeLink;
 import dev.bpf4j.jit.probe.ProbeProgram;
 import dev.bpf4j.jit.probe.RootCall;
 import dev.bpf4j.maps.BpfMap;
-import dev.bpf4j.runtime.Engine;
+import dev.bpf4j.engine.Engine;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -2,7 +2,7 @@ package dev.bpf4j.cli.conformance;
 
 import dev.bpf4j.interp.InterpreterEngine;
 import dev.bpf4j.program.Program;
-import dev.bpf4j.runtime.Engine;
+import dev.bpf4j.engine.Engine;
 import dev.bpf4j.runtime.Executable;
 import dev.bpf4j.runtime.LoadOptions;
 import dev.bpf4j.runtime.RunContext;

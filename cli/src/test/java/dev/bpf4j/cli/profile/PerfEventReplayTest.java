@@ -3,7 +3,7 @@ package dev.bpf4j.cli.profile;
 import dev.bpf4j.api.Engines;
 import dev.bpf4j.api.PerfEventSample;
 import dev.bpf4j.maps.BpfMap;
-import dev.bpf4j.runtime.Engine;
+import dev.bpf4j.engine.Engine;
 import dev.bpf4j.runtime.Executable;
 import dev.bpf4j.runtime.LoadOptions;
 import dev.bpf4j.unwind.CodeMap;

@@ -3,7 +3,7 @@ package dev.bpf4j.it.corpus;
 import dev.bpf4j.api.BpfObject;
 import dev.bpf4j.api.Engines;
 import dev.bpf4j.api.ObjectLoadOptions;
-import dev.bpf4j.runtime.Engine;
+import dev.bpf4j.engine.Engine;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 

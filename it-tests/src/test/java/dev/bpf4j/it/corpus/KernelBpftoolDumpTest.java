@@ -51,7 +51,7 @@ class KernelBpftoolDumpTest {
             var dump = k.dump();
             for (MapSpec m : spec.maps()) {
                 MapBtf types = MapBtf.of(spec.btf(), m.keyTypeId(), m.valueTypeId());
-                boolean percpu = m.type() == dev.bpf4j.object.BpfMapType.PERCPU_ARRAY;
+                boolean percpu = m.type() == dev.bpf4j.maps.MapType.PERCPU_ARRAY;
                 String ours = MapDump.json(m.name(), percpu, dump.get(m.name()), types);
                 int id = BpfSyscall.mapId(k.mapFd(m.name()));
                 ExternalTool.Result r = ExternalTool.exec(null, Duration.ofMinutes(1), List.of("bpftool", "-j", "map", "dump", "id", String.valueOf(id)));

@@ -52,7 +52,7 @@ final class KernelSide {
                 }
             }
             Map<String, List<String>> maps = new LinkedHashMap<>();
-            k.dump().forEach((name, entries) -> maps.put(name, Outcome.lines(entries, percpu(spec.map(name)))));
+            k.dump().forEach((name, entries) -> maps.put(name, Outcome.lines(entries, spec.map(name).type().isPercpu())));
             return new Outcome(runs, maps);
         }
     }
@@ -101,9 +101,5 @@ final class KernelSide {
         } catch (BpfException e) {
             return e.getMessage();
         }
-    }
-
-    private static boolean percpu(MapSpec m) {
-        return switch (m.type()) { case PERCPU_ARRAY, PERCPU_HASH, LRU_PERCPU_HASH -> true; default -> false; };
     }
 }

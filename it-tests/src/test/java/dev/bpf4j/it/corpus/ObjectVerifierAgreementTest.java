@@ -2,7 +2,7 @@ package dev.bpf4j.it.corpus;
 
 import dev.bpf4j.api.BpfObject;
 import dev.bpf4j.object.BpfObjectSpec;
-import dev.bpf4j.object.BpfMapType;
+import dev.bpf4j.maps.MapType;
 import dev.bpf4j.object.ProgramSpec;
 import dev.bpf4j.runtime.BpfException;
 import org.junit.jupiter.api.Test;
@@ -47,7 +47,7 @@ class ObjectVerifierAgreementTest {
     static BpfObjectSpec only(BpfObjectSpec spec, ProgramSpec p) {
         List<ProgramSpec> kept = new ArrayList<>();
         for (ProgramSpec q : spec.programs()) {
-            boolean target = spec.maps().stream().anyMatch(m -> m.type() == BpfMapType.PROG_ARRAY && m.initialSlots().containsValue(q.name()));
+            boolean target = spec.maps().stream().anyMatch(m -> m.type() == MapType.PROG_ARRAY && m.initialSlots().containsValue(q.name()));
             if (q.name().equals(p.name())) kept.add(q.withAutoload(true));
             else if (target) kept.add(q);
         }

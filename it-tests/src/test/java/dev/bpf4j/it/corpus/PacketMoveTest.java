@@ -6,7 +6,7 @@ import dev.bpf4j.api.RunOptions;
 import dev.bpf4j.api.RunResult;
 import dev.bpf4j.object.BpfObjectSpec;
 import dev.bpf4j.runtime.BpfLoadException;
-import dev.bpf4j.runtime.Engine;
+import dev.bpf4j.engine.Engine;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.MethodSource;

@@ -89,7 +89,7 @@ class PacketProofCorpusTest {
 
     private static boolean movesPacket(Insn i) {
         return i.cls() == Opcodes.JMP && Opcodes.op(i.opcode()) == Opcodes.CALL && i.src() == 0
-                && dev.bpf4j.helpers.HelperIds.changesPacketData(i.imm());
+                && dev.bpf4j.runtime.HelperIds.changesPacketData(i.imm());
     }
 
     private static boolean isAccess(Insn i) {

@@ -72,7 +72,7 @@ final class RedirectMapCases {
             RUNS.stream().map(Run::options).toList(), o -> { }, null);
 
     /** The outcome on a bpf4j engine: first each update's errno, then the runs' verdicts, then the maps. */
-    static Outcome outcome(dev.bpf4j.runtime.Engine engine) {
+    static Outcome outcome(dev.bpf4j.engine.Engine engine) {
         try (var obj = dev.bpf4j.api.BpfObject.open(CASE.path()).load(dev.bpf4j.api.ObjectLoadOptions.engine(engine))) {
             List<String> lines = new ArrayList<>();
             for (Update u : TARGETS) lines.add(line(u, update(obj, u)));

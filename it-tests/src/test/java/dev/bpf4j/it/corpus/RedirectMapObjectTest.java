@@ -4,7 +4,7 @@ import dev.bpf4j.api.Engines;
 import dev.bpf4j.maps.BpfMapException;
 import dev.bpf4j.maps.MapDefinition;
 import dev.bpf4j.maps.Maps;
-import dev.bpf4j.runtime.Engine;
+import dev.bpf4j.engine.Engine;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -3,7 +3,7 @@ package dev.bpf4j.it.corpus;
 import dev.bpf4j.api.BpfObject;
 import dev.bpf4j.api.ObjectLoadOptions;
 import dev.bpf4j.api.RunOptions;
-import dev.bpf4j.helpers.HelperIds;
+import dev.bpf4j.runtime.HelperIds;
 import dev.bpf4j.maps.CpuPin;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;

@@ -2,11 +2,11 @@ package dev.bpf4j.it.verifier;
 
 import dev.bpf4j.api.Engines;
 import dev.bpf4j.cli.conformance.ConformanceHelpers;
-import dev.bpf4j.isa.Assembler;
+import dev.bpf4j.asm.Assembler;
 import dev.bpf4j.program.Program;
-import dev.bpf4j.runtime.Bpf;
+import dev.bpf4j.engine.Bpf;
 import dev.bpf4j.runtime.BpfRuntimeException;
-import dev.bpf4j.runtime.Engine;
+import dev.bpf4j.engine.Engine;
 import dev.bpf4j.runtime.Executable;
 import dev.bpf4j.runtime.LoadOptions;
 import dev.bpf4j.runtime.MemoryRegion;

@@ -1,4 +1,7 @@
-package dev.bpf4j.isa;
+package dev.bpf4j.asm;
+
+import dev.bpf4j.isa.InsnSet;
+import dev.bpf4j.isa.Insn;
 
 /** Formats a slot as a {@code .byte} line, for what a printer cannot (or must not) express symbolically. */
 final class RawSlot {

@@ -1,4 +1,4 @@
-package dev.bpf4j.program;
+package dev.bpf4j.engine;
 
 import dev.bpf4j.isa.Insn;
 import dev.bpf4j.isa.Opcodes;

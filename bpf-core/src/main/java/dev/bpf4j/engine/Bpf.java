@@ -1,5 +1,8 @@
-package dev.bpf4j.runtime;
+package dev.bpf4j.engine;
 
+import dev.bpf4j.runtime.LoadOptions;
+import dev.bpf4j.runtime.Executable;
+import dev.bpf4j.runtime.BpfLoadException;
 import dev.bpf4j.program.Program;
 import dev.bpf4j.verifier.Validator;
 

@@ -1,4 +1,4 @@
-package dev.bpf4j.helpers;
+package dev.bpf4j.runtime;
 
 /**
  * Helper ids from uapi {@code linux/bpf.h} ({@code __BPF_FUNC_MAPPER}), checked against libbpf's

@@ -1,4 +1,4 @@
-package dev.bpf4j.isa;
+package dev.bpf4j.asm;
 
 import dev.bpf4j.runtime.HelperRegistry;
 import dev.bpf4j.runtime.HelperSpec;

@@ -1,5 +1,10 @@
-package dev.bpf4j.isa;
+package dev.bpf4j.asm;
 
+import dev.bpf4j.isa.Shape;
+import dev.bpf4j.isa.Opcodes;
+import dev.bpf4j.isa.InsnSet;
+import dev.bpf4j.isa.InsnForm;
+import dev.bpf4j.isa.Insn;
 import dev.bpf4j.program.Program;
 
 import java.util.ArrayList;

@@ -1,5 +1,9 @@
-package dev.bpf4j.isa;
+package dev.bpf4j.asm;
 
+import dev.bpf4j.isa.Samples;
+import dev.bpf4j.isa.InsnSet;
+import dev.bpf4j.isa.InsnForm;
+import dev.bpf4j.isa.Insn;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;

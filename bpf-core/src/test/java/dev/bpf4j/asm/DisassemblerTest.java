@@ -1,5 +1,6 @@
-package dev.bpf4j.isa;
+package dev.bpf4j.asm;
 
+import dev.bpf4j.isa.Insn;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;

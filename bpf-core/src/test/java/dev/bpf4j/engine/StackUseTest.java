@@ -1,7 +1,7 @@
-package dev.bpf4j.program;
+package dev.bpf4j.engine;
 
 import dev.bpf4j.isa.Insn;
-import dev.bpf4j.isa.ProgramBuilder;
+import dev.bpf4j.asm.ProgramBuilder;
 import org.junit.jupiter.api.Test;
 
 import java.util.function.IntPredicate;

@@ -1,5 +1,8 @@
-package dev.bpf4j.isa;
+package dev.bpf4j.asm;
 
+import dev.bpf4j.isa.Reg;
+import dev.bpf4j.isa.Opcodes;
+import dev.bpf4j.isa.Insn;
 import static dev.bpf4j.isa.Opcodes.*;
 
 import dev.bpf4j.program.Program;

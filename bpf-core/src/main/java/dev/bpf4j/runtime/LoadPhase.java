@@ -1,8 +1,7 @@
-package dev.bpf4j.object;
+package dev.bpf4j.runtime;
 
 import dev.bpf4j.elf.ElfFormatException;
 import dev.bpf4j.elf.ElfPhase;
-import dev.bpf4j.runtime.BpfLoadException;
 
 import java.util.function.Supplier;
 

@@ -1,5 +1,6 @@
-package dev.bpf4j.program;
+package dev.bpf4j.engine;
 
+import dev.bpf4j.program.CallSiteConstants;
 import dev.bpf4j.isa.Insn;
 import dev.bpf4j.isa.Opcodes;
 import dev.bpf4j.runtime.Limits;

@@ -1,6 +1,10 @@
-package dev.bpf4j.runtime;
+package dev.bpf4j.helpers;
 
-import dev.bpf4j.helpers.HelperIds;
+import dev.bpf4j.runtime.NativeMemory;
+import dev.bpf4j.runtime.LookupInlining;
+import dev.bpf4j.runtime.Limits;
+import dev.bpf4j.runtime.HelperSpec;
+import dev.bpf4j.runtime.HelperIds;
 import dev.bpf4j.isa.Insn;
 import dev.bpf4j.maps.Cpus;
 import dev.bpf4j.maps.Errno;

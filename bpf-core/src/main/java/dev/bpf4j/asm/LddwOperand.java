@@ -1,5 +1,6 @@
-package dev.bpf4j.isa;
+package dev.bpf4j.asm;
 
+import dev.bpf4j.isa.Opcodes;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
