@@ -4,6 +4,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.LongUnaryOperator;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
@@ -17,6 +19,8 @@ public final class CodeMap {
     private final ConcurrentSkipListMap<Long, CodeRegion> byStart =
             new ConcurrentSkipListMap<>(Long::compareUnsigned);
     private final List<CodeMapListener> listeners = new CopyOnWriteArrayList<>();
+    /** Return trampolines (uretprobe-style) by the address they put in return-address slots. */
+    private final Map<Long, LongUnaryOperator> returnTrampolines = new ConcurrentHashMap<>();
 
     /** The process-wide map every JIT registers with. */
     public static CodeMap global() { return GLOBAL; }
@@ -72,6 +76,26 @@ public final class CodeMap {
         Map.Entry<Long, CodeRegion> e = byStart.floorEntry(ip);
         if (e == null || !e.getValue().contains(ip)) return Optional.empty();
         return Optional.of(e.getValue());
+    }
+
+    /**
+     * Declares {@code address} as a return trampoline: a return probe writes it over the return
+     * address of a running function. {@code originalReturn} maps the stack address of such a slot
+     * to the return address it replaced, for the calling thread (0: not known).
+     */
+    public void registerReturnTrampoline(long address, LongUnaryOperator originalReturn) {
+        returnTrampolines.put(address, originalReturn);
+    }
+
+    /**
+     * The return address a return trampoline replaced in the slot at {@code slot}, when {@code ra}
+     * read there is a return trampoline; {@code ra} itself otherwise, or 0 when the trampoline cannot
+     * tell (a slot of another thread's stack).
+     */
+    public long originalReturn(long ra, long slot) {
+        if (returnTrampolines.isEmpty()) return ra;
+        LongUnaryOperator f = returnTrampolines.get(ra);
+        return f == null ? ra : f.applyAsLong(slot);
     }
 
     public int size() { return byStart.size(); }
