@@ -34,7 +34,7 @@ final class NativeProbe {
     private final CodeRegion siteRegion;
     private NearCode trampoline;
     private CodeRegion trampolineRegion;
-    private int generation;
+    private int generation, exitGeneration;
     /** Offset of the displaced instructions' copy in the live trampoline (-1: none). */
     private int copy = -1;
     /** The function's exits block (ReturnTrampoline): kept per function for the life of the process. */
@@ -95,7 +95,18 @@ final class NativeProbe {
         List<TrampolineEmitter.Call> calls = new ArrayList<>(), exitCalls = new ArrayList<>();
         for (ProbeLink l : links) (l.atReturn() ? exitCalls : calls).add(l.call());
         // a return handler is in place before any return is swapped, and cleared only once none is swapped any more
+        long handler = NativeMemory.getLongVolatile(exits + ReturnTrampoline.HANDLER);
         if (!exitCalls.isEmpty()) installExitHandler(exitCalls);
+        try {
+            patch(calls, exitCalls);
+        } catch (RuntimeException | Error e) {
+            NativeMemory.getAndSetLong(exits + ReturnTrampoline.HANDLER, handler);   // the failed link's program must not run
+            throw e;
+        }
+    }
+
+    private void patch(List<TrampolineEmitter.Call> calls, List<TrampolineEmitter.Call> exitCalls) {
+        boolean patched = trampoline != null;
         if (links.isEmpty()) {
             // a thread meeting the int3 does what the original bytes do: their copy in the retiring trampoline, or skip the nop
             long original = site.displaced() == null ? site.site() + PatchSite.LENGTH : trampoline.address() + copy;
@@ -137,7 +148,7 @@ final class NativeProbe {
     private void installExitHandler(List<TrampolineEmitter.Call> exitCalls) {
         TrampolineEmitter.Code h = TrampolineEmitter.emitExit(exitCalls);
         ExecutableMemory mem = ExecutableMemory.of(h.bytes());
-        CodeRegion region = new CodeRegion(mem.address(), mem.size(), "bpf_uretprobe_" + site.name() + "_" + generation++, MODULE, h.rows());
+        CodeRegion region = new CodeRegion(mem.address(), mem.size(), "bpf_uretprobe_" + site.name() + "_" + exitGeneration++, MODULE, h.rows());
         CodeMap.global().register(region);
         retired.add(mem);
         retired.add(region);

@@ -290,11 +290,12 @@ final class ReturnTrampoline {
         int full = e.jccForward8(Cond.AE);                    /* jae .miss */
         e.imulRRI(true, Reg.RDX, Reg.RCX, ENTRY);
         e.aluRR(AluOp.ADD, true, Reg.RDX, Reg.RAX);
-        e.store(8, Mem.of(Reg.RDX, ENTRIES + SLOT), Reg.RBX);
-        e.store(8, Mem.of(Reg.RDX, ENTRIES + RA), Reg.R12);
-        e.store(8, Mem.of(Reg.RDX, ENTRIES + EXITS), Reg.R14);
+        storeEntry(e);
         e.aluRI(AluOp.ADD, true, Reg.RCX, 1);
         e.store(8, Mem.of(Reg.RAX, DEPTH), Reg.RCX);          /* the entry first: a walk meeting the trampoline finds it */
+        // Again: a signal handler that made and returned a return-probed call before the depth
+        // store used the same entry; after it, the entry is ours alone.
+        storeEntry(e);
         e.store(8, Mem.of(Reg.RBX, 0), Reg.R13);              /* [slot] = trampoline */
         int out = e.jmpForward8();
         e.bind(full);
@@ -306,6 +307,13 @@ final class ReturnTrampoline {
         e.pop(Reg.R12);
         e.pop(Reg.RBX);
         e.ret();
+    }
+
+    /** {@code entry[rdx] = {rbx (slot), r12 (return address), r14 (exits)}}. */
+    private static void storeEntry(X86Encoder e) {
+        e.store(8, Mem.of(Reg.RDX, ENTRIES + SLOT), Reg.RBX);
+        e.store(8, Mem.of(Reg.RDX, ENTRIES + RA), Reg.R12);
+        e.store(8, Mem.of(Reg.RDX, ENTRIES + EXITS), Reg.R14);
     }
 
     /** The return trampoline; returns the offsets (from its first byte) where its unwind rows change. */
