@@ -36,7 +36,8 @@ import java.util.List;
  * programs): entries whose slot is at or below the new one are frames that were left without
  * returning (longjmp, an exception, a cancelled thread) and are dropped, each counted in its probe's
  * {@code lost} word — except an entry of the same slot that the slot still names (a tail call of a
- * return-probed function into another: both returns run, as Linux chains them). A full shadow
+ * return-probed function into another: the new entry copies its real return address, and the one
+ * return runs both exit handlers, as Linux chains them). A full shadow
  * stack counts {@code missed} and leaves the return alone (the uretprobe depth limit, kretprobe's
  * {@code maxactive}). Otherwise the entry is pushed and the slot gets the trampoline's address.
  *
@@ -140,8 +141,8 @@ final class ReturnTrampoline {
 
     /**
      * The return address the trampoline replaced in the calling thread's slot at {@code slot} (0:
-     * none — the slot is another thread's). Entries of one slot chain (a tail call): the innermost
-     * that is not the trampoline itself is the real one.
+     * none — the slot is another thread's). Entries of one slot chain (a tail call) and carry the
+     * same real address.
      */
     long originalReturn(long slot) {
         for (long[] e : currentEntries()) {
@@ -276,8 +277,13 @@ final class ReturnTrampoline {
         int alive = e.jccForward8(Cond.A);                    /* ja .push: an outer frame */
         int below = e.jccForward8(Cond.B);                    /* jb .drop: left without returning */
         e.aluRR(AluOp.CMP, true, Reg.R12, Reg.R13);
-        int chained = e.jccForward8(Cond.E);                  /* same slot still holding the trampoline: a tail call */
-        e.bind(below);                                        /* .drop: */
+        int notChained = e.jccForward8(Cond.NE);              /* jne .drop */
+        // The same slot still holding the trampoline: a tail call from a return-probed function.
+        // Chain (Linux's ri->chained): this entry gets the pending one's real return address.
+        e.load(true, Reg.R12, Mem.of(Reg.RDX, ENTRIES - ENTRY + RA));
+        int chained = e.jmpForward8();                        /* jmp .push */
+        e.bind(below);
+        e.bind(notChained);                                   /* .drop: */
         e.load(true, Reg.R8, Mem.of(Reg.RDX, ENTRIES - ENTRY + EXITS));
         countLost(e, Reg.R8, LOST);
         e.aluRI(AluOp.SUB, true, Reg.RCX, 1);
@@ -336,6 +342,7 @@ final class ReturnTrampoline {
         e.callRel32(get);                                     /* call get */
         e.testRR(true, Reg.RAX, Reg.RAX);
         int none = e.jccForward32(Cond.E);                    /* je .corrupt */
+        e.movRR(true, Reg.RBX, Reg.RAX);                      /* rbx = page */
         e.lea(Reg.R12, Mem.of(Reg.RBP, 8));                   /* r12 = slot */
         e.load(true, Reg.RCX, Mem.of(Reg.RAX, DEPTH));
         int pop = e.position();
@@ -373,6 +380,15 @@ final class ReturnTrampoline {
         e.movRR(true, Reg.RDI, Reg.RSP);                      /* rdi = &pt_regs */
         e.callR(Reg.RAX);                                     /* call handler (rsp 16-aligned) */
         e.bind(noHandler);
+        // A chain (tail calls): the next entry has the same slot; its function returns here too.
+        e.movRR(true, Reg.RAX, Reg.RBX);                      /* rax = page (rbx survives the handler) */
+        e.load(true, Reg.RCX, Mem.of(Reg.RAX, DEPTH));
+        e.testRR(true, Reg.RCX, Reg.RCX);
+        int done = e.jccForward8(Cond.E);
+        entryAddress(e);
+        e.aluRM(AluOp.CMP, true, Reg.R12, Mem.of(Reg.RDX, ENTRIES - ENTRY + SLOT));
+        e.jccRel32(Cond.E, pop);                              /* je .pop: run the chained function's handler */
+        e.bind(done);
         TrampolineEmitter.movdqu(b, false, 0, XMM);
         TrampolineEmitter.movdqu(b, false, 1, XMM + 16);
         for (int i = regs.length - 1; i >= 0; i--) e.load(true, regs[i], Mem.of(Reg.RSP, at[i]));

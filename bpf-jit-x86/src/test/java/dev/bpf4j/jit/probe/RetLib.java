@@ -20,7 +20,8 @@ import java.util.regex.Pattern;
  * {@code rec(n) = n <= 0 ? leaf(n) : rec(n - 1) + 1} (examples/calls.c's recursion: rec(n) = n + 1
  * for n >= 0); {@code catcher(v)} calls {@code jumped(v)}, which for v > 0 leaves through
  * {@code longjmp} back to catcher (returning 10 v) and returns -1 otherwise; {@code wait_flag(f)}
- * sets f[1] = 1 and spins until f[0] != 0, then returns 42; {@code hammer(n, f)} sums f(i), i < n.
+ * sets f[1] = 1 and spins until f[0] != 0, then returns 42; {@code hammer(n, f)} sums f(i), i < n;
+ * {@code tail(a)} tail-calls (jmp) mid(a + 1).
  */
 final class RetLib {
     static final String SOURCE = String.join("\n",
@@ -35,6 +36,7 @@ final class RetLib {
             "NI long catcher(long v) { jmp_buf env; int got = setjmp(env); if (got) return got * 10L; return jumped(&env, v); }",
             "NI long wait_flag(volatile long *f) { f[1] = 1; while (!f[0]) __asm__ volatile(\"pause\"); return 42; }",
             "NI long hammer(long n, long (*f)(long)) { long s = 0; for (long i = 0; i < n; i++) s += f(i); return s; }",
+            "NI __attribute__((optimize(\"optimize-sibling-calls\"))) long tail(long a) { return mid(a + 1); }",
             "");
 
     private static final CallContext L_L = CallContext.getCallContext(Type.SINT64, new Type[]{Type.SINT64}, CallingConvention.DEFAULT, false);

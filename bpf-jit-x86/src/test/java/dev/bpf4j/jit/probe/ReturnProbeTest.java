@@ -113,6 +113,38 @@ class ReturnProbeTest {
         NativeMemory.free(block);
     }
 
+    /**
+     * tail jumps to mid: mid's entry finds its return address slot already holding the trampoline
+     * and chains; both return programs run at the one return, mid's first, both with ip = the real
+     * return address (Linux copies it into a chained return_instance).
+     */
+    @ParameterizedTest
+    @EnumSource(Engines.class)
+    void aTailCallChainsTheTwoReturns(Engines engine) {
+        long block = zeroed(2 * RECORD + 8);
+        List<MemoryRegion> regions = List.of(new MemoryRegion("records", block, 2 * RECORD + 8, true));
+        String dump = PatchableLibrary.run(List.of("objdump", "-d", "--no-show-raw-insn", RetLib.path()));
+        String tailBody = dump.substring(dump.indexOf("<tail>:"), dump.indexOf("\n\n", dump.indexOf("<tail>:")));
+        assertThat(tailBody).as("gcc made tail() a tail call").containsPattern("jmp\\s+[0-9a-f]+ <mid");
+        try (Executable m = engine.load(recorder("mid_return", block, 0), LoadOptions.defaults());
+             Executable t = engine.load(recorder("tail_return", block, RECORD), LoadOptions.defaults());
+             ProbeLink tailLink = NativeProbes.attachReturn(RetLib.address("tail"), "tail", engine.probe(t, regions));
+             ProbeLink midLink = NativeProbes.attachReturn(RetLib.address("mid"), "mid", engine.probe(m, regions))) {
+            assertThat(RootCall.get().call(RetLib.address("tail"), 4)).isEqualTo(17);
+            for (int base : new int[]{0, RECORD}) {
+                assertThat(NativeMemory.getLong(block + base + COUNT)).isEqualTo(1);
+                assertThat(NativeMemory.getLong(block + base + AX)).isEqualTo(17);
+                assertThat(RootCall.get().contains(NativeMemory.getLong(block + base + IP))).as("ip = the return into bpf4j_root_call").isTrue();
+            }
+            assertThat(NativeMemory.getLong(block + SP)).isEqualTo(NativeMemory.getLong(block + RECORD + SP));
+            assertThat(List.of(midLink.returnsLost(), tailLink.returnsLost(), midLink.returnsMissed())).containsOnly(0L);
+            assertThat(RetLib.call1("mid", 1)).isEqualTo(5);
+            assertThat(NativeMemory.getLong(block + COUNT)).isEqualTo(2);
+            assertThat(NativeMemory.getLong(block + RECORD + COUNT)).isEqualTo(1);
+        }
+        NativeMemory.free(block);
+    }
+
     static long zeroed(int bytes) {
         long a = NativeMemory.allocate(bytes);
         NativeMemory.setMemory(a, bytes, (byte) 0);
