@@ -145,6 +145,31 @@ class ReturnProbeTest {
         NativeMemory.free(block);
     }
 
+    /**
+     * Sites whose entry instructions are displaced: ae_mid of a plain gcc -O2 build (sub rsp, 8;
+     * mov esi, 7 relocated) and libc's labs (mov; neg) — the return probe sees their results.
+     */
+    @ParameterizedTest
+    @EnumSource(Engines.class)
+    void displacedEntriesAndLibc(Engines engine) {
+        long block = zeroed(2 * RECORD);
+        List<MemoryRegion> regions = List.of(new MemoryRegion("records", block, 2 * RECORD, true));
+        long aeMid = AnyEntryLib.O2.address("ae_mid"), labs = NativeProbes.address("libc.so.6", "labs");
+        try (Executable a = engine.load(recorder("ae_mid_return", block, 0), LoadOptions.defaults());
+             Executable l = engine.load(recorder("labs_return", block, RECORD), LoadOptions.defaults());
+             ProbeLink m = NativeProbes.attachReturn(aeMid, "ae_mid", engine.probe(a, regions));
+             ProbeLink b = NativeProbes.attachReturn(labs, "labs", engine.probe(l, regions))) {
+            assertThat(TestLib.call1(aeMid, 5)).isEqualTo(23);
+            assertThat(TestLib.call1(labs, -42)).isEqualTo(42);
+            assertThat(TestLib.call1(labs, 7)).isEqualTo(7);
+            assertThat(NativeMemory.getLong(block + AX)).isEqualTo(23);
+            assertThat(NativeMemory.getLong(block + RECORD + COUNT)).as("labs returns (the JVM may call it too)").isGreaterThanOrEqualTo(2);
+            assertThat(m.hits()).isEqualTo(1);
+            assertThat(m.errors() + b.errors()).isZero();
+        }
+        NativeMemory.free(block);
+    }
+
     static long zeroed(int bytes) {
         long a = NativeMemory.allocate(bytes);
         NativeMemory.setMemory(a, bytes, (byte) 0);
