@@ -20,7 +20,20 @@ public final class CodeMap {
             new ConcurrentSkipListMap<>(Long::compareUnsigned);
     private final List<CodeMapListener> listeners = new CopyOnWriteArrayList<>();
     /** Return trampolines (uretprobe-style) by the address they put in return-address slots. */
-    private final Map<Long, LongUnaryOperator> returnTrampolines = new ConcurrentHashMap<>();
+    private final Map<Long, ReturnTrampoline> returnTrampolines = new ConcurrentHashMap<>();
+
+    /** What a return trampoline knows about the return addresses it replaced. */
+    public interface ReturnTrampoline {
+        /** The return address replaced in the calling thread's slot at {@code slot}, or 0. */
+        long ownThread(long slot);
+
+        /**
+         * The return address replaced in any thread's slot at {@code slot}, as it is now (0: none):
+         * for a walk of another thread's stack or of a copy, where the slot may have been reused
+         * since — a guess, not exact.
+         */
+        long anyThread(long slot);
+    }
 
     /** The process-wide map every JIT registers with. */
     public static CodeMap global() { return GLOBAL; }
@@ -84,7 +97,15 @@ public final class CodeMap {
      * to the return address it replaced, for the calling thread (0: not known).
      */
     public void registerReturnTrampoline(long address, LongUnaryOperator originalReturn) {
-        returnTrampolines.put(address, originalReturn);
+        registerReturnTrampoline(address, new ReturnTrampoline() {
+            @Override public long ownThread(long slot) { return originalReturn.applyAsLong(slot); }
+            @Override public long anyThread(long slot) { return 0; }
+        });
+    }
+
+    /** Declares {@code address} as a return trampoline that can also look at other threads' slots. */
+    public void registerReturnTrampoline(long address, ReturnTrampoline trampoline) {
+        returnTrampolines.put(address, trampoline);
     }
 
     /**
@@ -94,8 +115,14 @@ public final class CodeMap {
      */
     public long originalReturn(long ra, long slot) {
         if (returnTrampolines.isEmpty()) return ra;
-        LongUnaryOperator f = returnTrampolines.get(ra);
-        return f == null ? ra : f.applyAsLong(slot);
+        ReturnTrampoline t = returnTrampolines.get(ra);
+        return t == null ? ra : t.ownThread(slot);
+    }
+
+    /** As {@link #originalReturn} for any thread's slot: the trampoline's current guess (0: none). */
+    public long guessedReturn(long ra, long slot) {
+        ReturnTrampoline t = returnTrampolines.get(ra);
+        return t == null ? ra : t.anyThread(slot);
     }
 
     public int size() { return byStart.size(); }

@@ -131,8 +131,13 @@ public final class Unwinder {
             }
             // A return probe's trampoline in the slot: the real return address is on the thread's shadow stack.
             long real = regions.originalReturn(ra, raAt);
-            if (real == 0) reliable = false;   // another thread's slot: the walk goes on by the trampoline's frame pointer
-            else ra = real;
+            if (real == 0) {
+                // Another thread's slot (a sample): its shadow stack now, a guess; without one the
+                // walk goes on by the trampoline's frame pointer. Either way not exact.
+                reliable = false;
+                real = regions.guessedReturn(ra, raAt);
+            }
+            if (real != 0) ra = real;
             if (ra == 0 || !isCode.test(ra)) break;
             ip = ra;
             lookup = ra - 1;

@@ -154,5 +154,13 @@ class UnwinderTest {
         StackTrace other = u.unwind(g, STACK, STACK, s);
         assertThat(other.ips()).containsExactly(g, trampoline, g + 0x20);
         assertThat(other.reliable()).isFalse();
+        // ... unless the trampoline can guess from that thread's shadow stack: the address, not reliable.
+        map.registerReturnTrampoline(trampoline, new CodeMap.ReturnTrampoline() {
+            @Override public long ownThread(long slot) { return 0; }
+            @Override public long anyThread(long slot) { return slot == STACK + 8 ? f + 0x10 : 0; }
+        });
+        StackTrace guessed = u.unwind(g, STACK, STACK, s);
+        assertThat(guessed.ips()).containsExactly(g, f + 0x10, g + 0x20);
+        assertThat(guessed.reliable()).isFalse();
     }
 }

@@ -95,7 +95,10 @@ final class ReturnTrampoline {
                 new UnwindRow(t + rowsAt[2], t + rowsAt[3], CfaRule.FRAME_POINTER),
                 new UnwindRow(t + rowsAt[3], t + rowsAt[4], CfaRule.RETURN_AT_SP))));
         CodeMap.global().register(new CodeRegion(push, b.size() - pushAt, "bpf4j_uretprobe_push", NativeProbe.MODULE, List.of()));
-        CodeMap.global().registerReturnTrampoline(trampoline, this::originalReturn);
+        CodeMap.global().registerReturnTrampoline(trampoline, new CodeMap.ReturnTrampoline() {
+            @Override public long ownThread(long slot) { return originalReturn(slot); }
+            @Override public long anyThread(long slot) { return anyThreadReturn(slot); }
+        });
     }
 
     /** The process's return trampoline (made on first use, kept for the life of the process). */
@@ -147,6 +150,27 @@ final class ReturnTrampoline {
     long originalReturn(long slot) {
         for (long[] e : currentEntries()) {
             if (e[0] == slot && e[1] != trampoline) return e[1];
+        }
+        return 0;
+    }
+
+    /**
+     * The return address replaced in the slot at {@code slot} of whichever thread's stack holds it,
+     * read now from that thread's shadow stack (0: none). Stacks are disjoint, so the slot names
+     * the thread; but by the time a sample is unwound the frame may have returned and the slot been
+     * swapped again by another call: a guess (the unwinder marks such traces not reliable).
+     */
+    long anyThreadReturn(long slot) {
+        for (int i = 0; i < THREADS; i++) {
+            long page = NativeMemory.getLongVolatile(table + 16L * i + 8);
+            if (page == 0) continue;
+            long depth = Math.min(NativeMemory.getLongVolatile(page + DEPTH), MAX_ACTIVE);
+            for (long k = depth - 1; k >= 0; k--) {
+                long e = page + ENTRIES + k * ENTRY;
+                if (NativeMemory.getLongVolatile(e + SLOT) != slot) continue;
+                long ra = NativeMemory.getLongVolatile(e + RA);
+                if (ra != trampoline) return ra;
+            }
         }
         return 0;
     }

@@ -4,6 +4,7 @@ import dev.bpf4j.runtime.Executable;
 import dev.bpf4j.runtime.LoadOptions;
 import dev.bpf4j.runtime.MemoryRegion;
 import dev.bpf4j.runtime.NativeMemory;
+import dev.bpf4j.unwind.CodeMap;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -60,7 +61,34 @@ class ReturnProbeDetachTest {
         NativeMemory.free(block);
     }
 
-    /** A thread inside {@code wait_flag(flag)}: started, and known to be inside once constructed. */
+    /**
+     * Another thread's swapped slot: this thread's shadow stack does not know it (the unwinder's
+     * exact lookup gives 0), the other thread's does (the guess a sample's walk takes): the return
+     * address into bpf4j_root_call, which called wait_flag.
+     */
+    @ParameterizedTest
+    @EnumSource(Engines.class)
+    void anotherThreadsSlotIsGuessedFromItsShadowStack(Engines engine) throws Exception {
+        long flag = ReturnProbeTest.zeroed(16), block = ReturnProbeTest.zeroed(ReturnProbeTest.RECORD);
+        List<MemoryRegion> regions = List.of(new MemoryRegion("records", block, ReturnProbeTest.RECORD, true));
+        long fn = RetLib.address("wait_flag"), trampoline = ReturnTrampoline.get().address();
+        try (Executable x = engine.load(ReturnProbeTest.recorder("wait_entry", block, 0), LoadOptions.defaults());
+             ProbeLink entry = NativeProbes.attach(fn, "wait_flag", engine.probe(x, regions));
+             ProbeLink ret = NativeProbes.attachReturn(fn, "wait_flag", engine.probe(x, regions))) {
+            Waiter w = new Waiter(flag);
+            long slot = NativeMemory.getLong(block + ReturnProbeTest.SP);    // sp at the entry: the return address's slot
+            assertThat(CodeMap.global().originalReturn(trampoline, slot)).as("not this thread's slot").isZero();
+            long guessed = CodeMap.global().guessedReturn(trampoline, slot);
+            assertThat(RootCall.get().contains(guessed)).as("0x%x in bpf4j_root_call", guessed).isTrue();
+            assertThat(w.release()).isEqualTo(42);
+            assertThat(CodeMap.global().guessedReturn(trampoline, slot)).as("returned: no entry left").isZero();
+            assertThat(ret.hits()).isEqualTo(1);
+        }
+        NativeMemory.free(flag);
+        NativeMemory.free(block);
+    }
+
+    /** A thread inside {@code wait_flag(flag)} (called through RootCall): started, and known to be inside once constructed. */
     private static final class Waiter {
         final long flag;
         final AtomicLong result = new AtomicLong(-1);
@@ -70,7 +98,7 @@ class ReturnProbeDetachTest {
             this.flag = flag;
             NativeMemory.putLong(flag, 0);
             NativeMemory.putLong(flag + 8, 0);
-            thread = new Thread(() -> result.set(RetLib.call1("wait_flag", flag)), "waiter");
+            thread = new Thread(() -> result.set(RootCall.get().call(RetLib.address("wait_flag"), flag)), "waiter");
             thread.start();
             while (NativeMemory.getLongVolatile(flag + 8) == 0) {
                 assertThat(thread.isAlive()).isTrue();
