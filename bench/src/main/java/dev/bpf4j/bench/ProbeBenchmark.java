@@ -44,8 +44,9 @@ import java.util.concurrent.TimeUnit;
  * which the trampoline calls directly ({@code jit-direct}); the same plus one Java helper call, also
  * called directly, the helper reached through the bridge closure ({@code jit-java}); that program
  * forced through the upcall closure ({@code jit-upcall}, what JIT programs with Java helpers took
- * before); the counting program on the interpreter, always through the upcall ({@code interp}). The per-hit cost is each minus
- * {@code none}. Teardown checks that the program counted every hit.
+ * before); the counting program on the interpreter, always through the upcall ({@code interp}); the direct JIT
+ * and the interpreter program on the function's return instead ({@code jit-direct-return}, {@code interp-return}: the
+ * swap at entry, the return trampoline, the exit handler). The per-hit cost is each minus {@code none}. Teardown checks that the program counted every hit.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -54,7 +55,7 @@ import java.util.concurrent.TimeUnit;
 @Measurement(iterations = 5, time = 1)
 @Fork(1)
 public class ProbeBenchmark {
-    @Param({"none", "jit-direct", "jit-java", "jit-upcall", "interp"})
+    @Param({"none", "jit-direct", "jit-java", "jit-upcall", "interp", "jit-direct-return", "interp-return"})
     public String probe;
 
     /**
@@ -92,6 +93,8 @@ public class ProbeBenchmark {
         counter = NativeMemory.allocate(8);
         NativeMemory.putLong(counter, 0);
         if (probe.equals("none")) return;
+        boolean atReturn = probe.endsWith("-return");
+        String probe = atReturn ? this.probe.substring(0, this.probe.length() - "-return".length()) : this.probe;
         boolean javaHelper = probe.equals("jit-java") || probe.equals("jit-upcall");
         Engine engine = probe.equals("interp") ? new InterpreterEngine() : new JitEngine();
         exe = Bpf.load(counting(javaHelper), engine, javaHelper ? LoadOptions.defaults().withHelpers(CallPrograms.IDENTITY_HELPERS)
@@ -101,7 +104,7 @@ public class ProbeBenchmark {
         if (p.direct() != (probe.equals("jit-direct") || probe.equals("jit-java"))) {
             throw new IllegalStateException(probe + ": direct = " + p.direct());
         }
-        link = NativeProbes.attach(function, "probed", p);
+        link = atReturn ? NativeProbes.attachReturn(function, "probed", p) : NativeProbes.attach(function, "probed", p);
         if (call() != 42 || NativeMemory.getLong(counter) != 1) throw new IllegalStateException(probe + ": the probe did not count the hit");
     }
 

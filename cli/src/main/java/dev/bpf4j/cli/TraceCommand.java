@@ -30,6 +30,8 @@ import java.util.concurrent.TimeUnit;
  * for a stack map + counting map, every map as JSON for a user object. Per engine a header line
  * {@code == ENGINE}; with {@code --engine both} a last line says whether the engines agree (exit 1
  * when not). Bad input (library, symbol, entry not patchable, object, program) exits 2.
+ * {@code --attach-return F[,F...]} attaches the program to the functions' returns instead or as
+ * well (a uretprobe: stacks then start at the return site in the caller).
  * {@code --duration S} keeps the probes attached for S seconds (or until the entry returns, or
  * Ctrl-C) while this process runs: see {@link TraceSession} for what "this process" covers.
  */
@@ -39,12 +41,14 @@ final class TraceCommand implements Command {
     @Override public String name() { return "trace"; }
     @Override public String summary() { return "probe functions of a native library while calling an entry of it and print the folded stacks that reached them"; }
     @Override public String usage() {
-        return "bpf4j trace LIB.so --attach FUNC[,FUNC...] (--call ENTRY [--arg N] | --duration S | both) [--object OBJ.o --program P] [--engine interp|jit|all] [-j]"
+        return "bpf4j trace LIB.so (--attach FUNC[,FUNC...] | --attach-return FUNC[,FUNC...] | both) (--call ENTRY [--arg N] | --duration S | both) [--object OBJ.o --program P] [--engine interp|jit|all] [-j]"
                 + " [--perf-map]";
     }
 
     @Override public List<Opt> options() {
-        return List.of(Opt.valued("--attach", "FUNC[,FUNC...]", "the library's functions to probe", null),
+        return List.of(Opt.valued("--attach", "FUNC[,FUNC...]", "the library's functions to probe at their entry", null),
+                Opt.valued("--attach-return", "FUNC[,FUNC...]", "the library's functions to probe at their return (uretprobe-style: ip = the"
+                        + " return site in the caller, ax = the return value)", null),
                 Opt.valued("--call", "ENTRY", "the function to call once, as long ENTRY(long)", null),
                 Opt.valued("--arg", "N", "its argument", "0"),
                 Opt.valued("--duration", "S", "keep the probes attached for S seconds (the entry, if any, on its own thread; ends early when it"
@@ -52,6 +56,12 @@ final class TraceCommand implements Command {
                 Opt.file("--object", "OBJ.o", "a kprobe program to attach instead of the bundled stackcount"),
                 Opt.valued("--program", "P", "the program of --object (default: its only program)", null),
                 Opt.bpf4jEngine("interp"), Opt.JSON, Opt.PERF_MAP);
+    }
+
+    private static List<String> functionList(Args args, String option) {
+        List<String> names = args.option(option).map(v -> Arrays.stream(v.split(",")).map(String::trim).toList()).orElse(List.of());
+        if (names.stream().anyMatch(String::isEmpty)) throw new UsageException(option + " has an empty function name");
+        return names;
     }
 
     @Override public String parameters() { return "LIB.so"; }
@@ -65,9 +75,10 @@ final class TraceCommand implements Command {
         // --perf-map: the JIT programs and the probes' trampolines are named in /tmp/perf-PID.map.
         if (PerfMapFlag.given(args, err)) PerfMapFlag.enable();
         Path library = Path.of(args.single("LIB.so"));
-        List<String> attach = Arrays.stream(args.option("--attach").orElseThrow(() -> new UsageException("missing --attach FUNC[,FUNC...]"))
-                .split(",")).map(String::trim).toList();
-        if (attach.stream().anyMatch(String::isEmpty)) throw new UsageException("--attach has an empty function name");
+        if (args.option("--attach").isEmpty() && args.option("--attach-return").isEmpty()) {
+            throw new UsageException("missing --attach FUNC[,FUNC...] (or --attach-return FUNC[,FUNC...])");
+        }
+        List<String> attach = functionList(args, "--attach"), attachReturn = functionList(args, "--attach-return");
         long durationMillis = args.option("--duration").map(TraceCommand::parseDuration).orElse(0L);
         String entry = args.option("--call").orElse(null);
         if (entry == null && durationMillis == 0) throw new UsageException("missing --call ENTRY (or --duration S to trace this process's own calls)");
@@ -85,7 +96,7 @@ final class TraceCommand implements Command {
         OpenObject open;
         String program;
         try {
-            target = TraceTarget.resolve(library, entry, attach);
+            target = TraceTarget.resolve(library, entry, attach, attachReturn);
             if (userObject) {
                 Path file = Path.of(args.option("--object").get());
                 if (!Files.isRegularFile(file)) throw new IllegalArgumentException("no such object: " + file);

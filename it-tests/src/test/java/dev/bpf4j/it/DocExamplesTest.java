@@ -6,6 +6,7 @@ import dev.bpf4j.api.RunOptions;
 import dev.bpf4j.api.RunResult;
 import dev.bpf4j.jit.probe.NativeProbes;
 import dev.bpf4j.jit.probe.PatchableLibrary;
+import dev.bpf4j.jit.probe.Probe;
 import dev.bpf4j.jit.probe.ProbeLink;
 import dev.bpf4j.jit.probe.ProbeProgram;
 import dev.bpf4j.jit.probe.RootCall;
@@ -96,6 +97,33 @@ class DocExamplesTest {
                     assertThat(link.missed()).as(engine).isZero();
                     assertThat(link.lastError()).as(engine).isEmpty();
                 }
+            }
+        }
+    }
+
+    static final String RETURN_PROBES_BLOCK = """
+            try (BpfObject obj = BpfObject.open(Path.of("retsum.o")).load("jit");    // SEC("kretprobe") int retsum(struct pt_regs *ctx)
+                 ProbeLink link = Probe.attachReturn("/tmp/libcalls.so", "leaf", obj, "retsum")) {
+                RootCall.get().call(NativeProbes.address("/tmp/libcalls.so", "drive"), 3);  // 10 returns of leaf
+                link.hits(); link.returnsMissed(); link.returnsLost();                       // 10, 0, 0
+            }
+            """;
+
+    @Test
+    void returnProbesExampleRunsOnBothEngines(@TempDir Path tmp) throws Exception {
+        assertDocShows("docs/native-probes.md", RETURN_PROBES_BLOCK);
+        Assumptions.assumeTrue(PatchableLibrary.gccAvailable(), "skipped: gcc is not installed (it builds examples/calls.c)");
+        String lib = PatchableLibrary.build("calls", Files.readString(ROOT.resolve("examples/calls.c")), List.of()).toString();
+        Path retsum = tmp.resolve("retsum.o");
+        Files.copy(ROOT.resolve("cli/src/test/resources/dev/bpf4j/cli/trace/retsum.o"), retsum);
+        for (String engine : List.of("interp", "jit")) {
+            try (BpfObject obj = BpfObject.open(retsum).load(engine);
+                 ProbeLink link = Probe.attachReturn(lib, "leaf", obj, "retsum")) {
+                assertThat(RootCall.get().call(NativeProbes.address(lib, "drive"), 3)).as(engine).isEqualTo(47);
+                assertThat(link.hits()).as(engine).isEqualTo(10);
+                assertThat(link.returnsMissed()).as(engine).isZero();
+                assertThat(link.returnsLost()).as(engine).isZero();
+                assertThat(link.errors()).as(engine).isZero();
             }
         }
     }

@@ -17,9 +17,9 @@ final class CfiStep {
      * What the step found. Not {@code ok}: a read left the view (the copy or the stack ends there:
      * the trace is short, not wrong) or, {@code garbage}, the CFA did not move up the stack.
      */
-    record Result(boolean ok, boolean garbage, long ra, long sp, long bp) {
-        static final Result OUTSIDE = new Result(false, false, 0, 0, 0);
-        static final Result GARBAGE = new Result(false, true, 0, 0, 0);
+    record Result(boolean ok, boolean garbage, long ra, long raAt, long sp, long bp) {
+        static final Result OUTSIDE = new Result(false, false, 0, 0, 0, 0);
+        static final Result GARBAGE = new Result(false, true, 0, 0, 0, 0);
     }
 
     /** {@code row} must be {@link CfiRow#usable()} and not {@link CfiRow#outermost()}. */
@@ -53,6 +53,6 @@ final class CfiStep {
             case UNDEFINED -> nextBp = 0;
             default -> nextBp = bp;   // same value: rbp is callee-saved and this function left it alone
         }
-        return new Result(true, false, ra, cfa, nextBp);
+        return new Result(true, false, ra, raAt, cfa, nextBp);
     }
 }

@@ -4,6 +4,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.LongUnaryOperator;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
@@ -17,6 +19,21 @@ public final class CodeMap {
     private final ConcurrentSkipListMap<Long, CodeRegion> byStart =
             new ConcurrentSkipListMap<>(Long::compareUnsigned);
     private final List<CodeMapListener> listeners = new CopyOnWriteArrayList<>();
+    /** Return trampolines (uretprobe-style) by the address they put in return-address slots. */
+    private final Map<Long, ReturnTrampoline> returnTrampolines = new ConcurrentHashMap<>();
+
+    /** What a return trampoline knows about the return addresses it replaced. */
+    public interface ReturnTrampoline {
+        /** The return address replaced in the calling thread's slot at {@code slot}, or 0. */
+        long ownThread(long slot);
+
+        /**
+         * The return address replaced in any thread's slot at {@code slot}, as it is now (0: none):
+         * for a walk of another thread's stack or of a copy, where the slot may have been reused
+         * since — a guess, not exact.
+         */
+        long anyThread(long slot);
+    }
 
     /** The process-wide map every JIT registers with. */
     public static CodeMap global() { return GLOBAL; }
@@ -72,6 +89,40 @@ public final class CodeMap {
         Map.Entry<Long, CodeRegion> e = byStart.floorEntry(ip);
         if (e == null || !e.getValue().contains(ip)) return Optional.empty();
         return Optional.of(e.getValue());
+    }
+
+    /**
+     * Declares {@code address} as a return trampoline: a return probe writes it over the return
+     * address of a running function. {@code originalReturn} maps the stack address of such a slot
+     * to the return address it replaced, for the calling thread (0: not known).
+     */
+    public void registerReturnTrampoline(long address, LongUnaryOperator originalReturn) {
+        registerReturnTrampoline(address, new ReturnTrampoline() {
+            @Override public long ownThread(long slot) { return originalReturn.applyAsLong(slot); }
+            @Override public long anyThread(long slot) { return 0; }
+        });
+    }
+
+    /** Declares {@code address} as a return trampoline that can also look at other threads' slots. */
+    public void registerReturnTrampoline(long address, ReturnTrampoline trampoline) {
+        returnTrampolines.put(address, trampoline);
+    }
+
+    /**
+     * The return address a return trampoline replaced in the slot at {@code slot}, when {@code ra}
+     * read there is a return trampoline; {@code ra} itself otherwise, or 0 when the trampoline cannot
+     * tell (a slot of another thread's stack).
+     */
+    public long originalReturn(long ra, long slot) {
+        if (returnTrampolines.isEmpty()) return ra;
+        ReturnTrampoline t = returnTrampolines.get(ra);
+        return t == null ? ra : t.ownThread(slot);
+    }
+
+    /** As {@link #originalReturn} for any thread's slot: the trampoline's current guess (0: none). */
+    public long guessedReturn(long ra, long slot) {
+        ReturnTrampoline t = returnTrampolines.get(ra);
+        return t == null ? ra : t.anyThread(slot);
     }
 
     public int size() { return byStart.size(); }

@@ -71,7 +71,7 @@ public final class Unwinder {
             if (ips.size() >= MAX_DEPTH) break;
             final long at = lookup;
             CfaRule rule = regions.find(at).map(r -> r.ruleAt(at)).orElse(null);
-            long ra, nextSp, nextBp;
+            long ra, raAt, nextSp, nextBp;
             boolean last = false;
             CfiRow row = rule == null ? cfi.rowAt(at).filter(CfiRow::usable).orElse(null) : null;
             boolean spFromTrampoline = trampolineSp;
@@ -93,6 +93,7 @@ public final class Unwinder {
                 CfiStep.Result r = CfiStep.step(row, at, sp, bp, memory);
                 if (!r.ok()) return new StackTrace(ips, reliable && !r.garbage());
                 ra = r.ra();
+                raAt = r.raAt();
                 nextSp = r.sp();
                 nextBp = r.bp();
             } else {
@@ -104,6 +105,7 @@ public final class Unwinder {
                     case RETURN_AT_SP:
                         if (!memory.contains(sp)) return new StackTrace(ips, reliable);
                         ra = memory.readLong(sp);
+                        raAt = sp;
                         nextSp = sp + 8;
                         nextBp = bp;
                         break;
@@ -111,6 +113,7 @@ public final class Unwinder {
                         if (!memory.contains(sp) || !memory.contains(sp + 8)) return new StackTrace(ips, reliable);
                         nextBp = memory.readLong(sp);
                         ra = memory.readLong(sp + 8);
+                        raAt = sp + 8;
                         nextSp = sp + 16;
                         break;
                     default:
@@ -118,6 +121,7 @@ public final class Unwinder {
                         if (!memory.contains(bp) || !memory.contains(bp + 8)) return new StackTrace(ips, reliable);
                         nextBp = memory.readLong(bp);
                         ra = memory.readLong(bp + 8);
+                        raAt = bp + 8;
                         nextSp = bp + 16;
                         // Frames grow down: a caller's frame lies above this one. Keep the return address
                         // read from this valid frame, then stop.
@@ -125,6 +129,15 @@ public final class Unwinder {
                         break;
                 }
             }
+            // A return probe's trampoline in the slot: the real return address is on the thread's shadow stack.
+            long real = regions.originalReturn(ra, raAt);
+            if (real == 0) {
+                // Another thread's slot (a sample): its shadow stack now, a guess; without one the
+                // walk goes on by the trampoline's frame pointer. Either way not exact.
+                reliable = false;
+                real = regions.guessedReturn(ra, raAt);
+            }
+            if (real != 0) ra = real;
             if (ra == 0 || !isCode.test(ra)) break;
             ip = ra;
             lookup = ra - 1;

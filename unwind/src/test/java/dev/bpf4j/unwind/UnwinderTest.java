@@ -135,4 +135,32 @@ class UnwinderTest {
         // The same start outside any region falls back to the frame pointer and says so.
         assertThat(new Unwinder(new CodeMap(), ra -> true).unwind(0x900000, STACK, STACK + 8, s).reliable()).isFalse();
     }
+
+    @Test
+    void aReturnTrampolineInASlotIsTheRealReturnAddressWhenItsThreadKnowsIt() {
+        CodeMap map = new CodeMap();
+        long f = 0x400000, g = 0x410000, trampoline = 0x420001;
+        map.register(new CodeRegion(f, 0x40, "f", "test", List.of(new UnwindRow(0, 0x40, CfaRule.FRAME_POINTER))));
+        map.register(new CodeRegion(g, 0x40, "g", "test", List.of(new UnwindRow(0, 0x40, CfaRule.FRAME_POINTER))));
+        Unwinder u = new Unwinder(map, ip -> true);
+        // g's frame at STACK: its return address slot (STACK + 8) holds the trampoline instead of f + 0x10.
+        SnapshotMemoryView s = stack(STACK + 16, trampoline, 0, g + 0x20);
+        map.registerReturnTrampoline(trampoline, slot -> slot == STACK + 8 ? f + 0x10 : 0);
+        StackTrace t = u.unwind(g, STACK, STACK, s);
+        assertThat(t.ips()).containsExactly(g, f + 0x10, g + 0x20);
+        assertThat(t.reliable()).isTrue();
+        // Another thread's slot (its shadow stack is not this thread's): the trampoline stays, the walk goes on by rbp.
+        map.registerReturnTrampoline(trampoline, slot -> 0);
+        StackTrace other = u.unwind(g, STACK, STACK, s);
+        assertThat(other.ips()).containsExactly(g, trampoline, g + 0x20);
+        assertThat(other.reliable()).isFalse();
+        // ... unless the trampoline can guess from that thread's shadow stack: the address, not reliable.
+        map.registerReturnTrampoline(trampoline, new CodeMap.ReturnTrampoline() {
+            @Override public long ownThread(long slot) { return 0; }
+            @Override public long anyThread(long slot) { return slot == STACK + 8 ? f + 0x10 : 0; }
+        });
+        StackTrace guessed = u.unwind(g, STACK, STACK, s);
+        assertThat(guessed.ips()).containsExactly(g, f + 0x10, g + 0x20);
+        assertThat(guessed.reliable()).isFalse();
+    }
 }

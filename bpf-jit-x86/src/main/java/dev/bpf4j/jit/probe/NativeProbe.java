@@ -1,5 +1,7 @@
 package dev.bpf4j.jit.probe;
 
+import dev.bpf4j.jit.runtime.ExecutableMemory;
+import dev.bpf4j.runtime.NativeMemory;
 import dev.bpf4j.unwind.CfaRule;
 import dev.bpf4j.unwind.CodeMap;
 import dev.bpf4j.unwind.CodeRegion;
@@ -32,9 +34,11 @@ final class NativeProbe {
     private final CodeRegion siteRegion;
     private NearCode trampoline;
     private CodeRegion trampolineRegion;
-    private int generation;
+    private int generation, exitGeneration;
     /** Offset of the displaced instructions' copy in the live trampoline (-1: none). */
     private int copy = -1;
+    /** The function's exits block (ReturnTrampoline): kept per function for the life of the process. */
+    private final long exits;
 
     NativeProbe(PatchSite site) {
         this.site = site;
@@ -42,7 +46,11 @@ final class NativeProbe {
         int size = (int) (site.site() - site.function()) + PatchSite.LENGTH;
         this.siteRegion = new CodeRegion(site.function(), size, site.name(),
                 ProbeMaps.moduleName(site.function()).orElse(MODULE), List.of(new UnwindRow(0, size, CfaRule.RETURN_AT_SP)));
+        this.exits = NativeProbes.exitsBlock(site.function());
     }
+
+    /** The function's exits block: exit handler, returns missed (shadow stack full), returns lost. */
+    long exits() { return exits; }
 
     String name() { return site.name(); }
 
@@ -50,13 +58,13 @@ final class NativeProbe {
 
     synchronized boolean isEmpty() { return links.isEmpty(); }
 
-    synchronized ProbeLink attach(ProbeProgram program) {
+    synchronized ProbeLink attach(ProbeProgram program, boolean atReturn) {
         for (ProbeLink l : links) {
-            if (l.program().executable() == program.executable()) {
-                throw new IllegalStateException("program '" + program.name() + "' is already attached to '" + site.name() + "'");
+            if (l.program().executable() == program.executable() && l.atReturn() == atReturn) {
+                throw new IllegalStateException("program '" + program.name() + "' is already attached to " + (atReturn ? "the return of '" : "'") + site.name() + "'");
             }
         }
-        ProbeLink link = new ProbeLink(this, program);
+        ProbeLink link = new ProbeLink(this, program, atReturn);
         links.add(link);
         try {
             rebuild();
@@ -84,19 +92,34 @@ final class NativeProbe {
             throw new IllegalStateException(String.format("patch site of '%s' at 0x%x holds %s, expected %s: changed behind bpf4j's back",
                     site.name(), site.site(), HexFormat.ofDelimiter(" ").formatHex(now), HexFormat.ofDelimiter(" ").formatHex(expected)));
         }
+        List<TrampolineEmitter.Call> calls = new ArrayList<>(), exitCalls = new ArrayList<>();
+        for (ProbeLink l : links) (l.atReturn() ? exitCalls : calls).add(l.call());
+        // a return handler is in place before any return is swapped, and cleared only once none is swapped any more
+        long handler = NativeMemory.getLongVolatile(exits + ReturnTrampoline.HANDLER);
+        if (!exitCalls.isEmpty()) installExitHandler(exitCalls);
+        try {
+            patch(calls, exitCalls);
+        } catch (RuntimeException | Error e) {
+            NativeMemory.getAndSetLong(exits + ReturnTrampoline.HANDLER, handler);   // the failed link's program must not run
+            throw e;
+        }
+    }
+
+    private void patch(List<TrampolineEmitter.Call> calls, List<TrampolineEmitter.Call> exitCalls) {
+        boolean patched = trampoline != null;
         if (links.isEmpty()) {
             // a thread meeting the int3 does what the original bytes do: their copy in the retiring trampoline, or skip the nop
             long original = site.displaced() == null ? site.site() + PatchSite.LENGTH : trampoline.address() + copy;
             TextPoke.poke(site.site(), site.original(), original, false);
             CodeMap.global().unregister(siteRegion);
             retire();
+            NativeMemory.getAndSetLong(exits + ReturnTrampoline.HANDLER, 0);
             return;
         }
-        List<TrampolineEmitter.Call> calls = new ArrayList<>();
-        for (ProbeLink l : links) calls.add(l.call());
-        int size = TrampolineEmitter.emit(site, calls, site.site()).bytes().length;   // the size does not depend on the address
+        long swap = exitCalls.isEmpty() ? 0 : exits;
+        int size = TrampolineEmitter.emit(site, calls, site.site(), swap).bytes().length;   // the size does not depend on the address
         TrampolineEmitter.Code[] emitted = new TrampolineEmitter.Code[1];
-        NearCode code = NearCode.map(site.site(), size, at -> (emitted[0] = TrampolineEmitter.emit(site, calls, at)).bytes());
+        NearCode code = NearCode.map(site.site(), size, at -> (emitted[0] = TrampolineEmitter.emit(site, calls, at, swap)).bytes());
         TrampolineEmitter.Code probe = emitted[0];
         CodeRegion region = new CodeRegion(code.address(), code.size(),
                 "bpf_trampoline_" + site.name() + (generation++ == 0 ? "" : "_" + generation), MODULE, probe.rows());
@@ -114,6 +137,22 @@ final class NativeProbe {
         trampoline = code;
         trampolineRegion = region;
         copy = probe.copy();
+        // threads that swapped their return address before still return through the trampoline: they find no handler
+        if (exitCalls.isEmpty()) NativeMemory.getAndSetLong(exits + ReturnTrampoline.HANDLER, 0);
+    }
+
+    /**
+     * Generates the exit handler for the current return programs and publishes it in the exits
+     * block. The one it replaces stays mapped (a returning thread may have just read its address).
+     */
+    private void installExitHandler(List<TrampolineEmitter.Call> exitCalls) {
+        TrampolineEmitter.Code h = TrampolineEmitter.emitExit(exitCalls);
+        ExecutableMemory mem = ExecutableMemory.of(h.bytes());
+        CodeRegion region = new CodeRegion(mem.address(), mem.size(), "bpf_uretprobe_" + site.name() + "_" + exitGeneration++, MODULE, h.rows());
+        CodeMap.global().register(region);
+        retired.add(mem);
+        retired.add(region);
+        NativeMemory.getAndSetLong(exits + ReturnTrampoline.HANDLER, mem.address());
     }
 
     /**

@@ -18,13 +18,34 @@ public final class NativeProbes {
 
     private static final Map<Long, NativeProbe> BY_FUNCTION = new HashMap<>();
 
+    /** Exits blocks of return-probed functions, by function: permanent (shadow stack entries point at them). */
+    private static final Map<Long, Long> EXITS = new HashMap<>();
+
     /** Attaches {@code program} to the function at {@code function} ({@code name} is used in symbols and errors). */
-    public static synchronized ProbeLink attach(long function, String name, ProbeProgram program) {
+    public static ProbeLink attach(long function, String name, ProbeProgram program) { return attach(function, name, program, false); }
+
+    /**
+     * Attaches {@code program} to the return of the function at {@code function} (uretprobe-style):
+     * it runs as the function returns, with ctx = the registers then ({@code ax} the return value,
+     * {@code ip} the return address in the caller, {@code sp} as after the return).
+     */
+    public static ProbeLink attachReturn(long function, String name, ProbeProgram program) { return attach(function, name, program, true); }
+
+    /** Attaches to the return of {@code symbol} of the library at {@code library} (loaded if it is not yet). */
+    public static ProbeLink attachReturn(String library, String symbol, ProbeProgram program) {
+        return attachReturn(address(library, symbol), symbol, program);
+    }
+
+    private static synchronized ProbeLink attach(long function, String name, ProbeProgram program, boolean atReturn) {
         NativeProbe probe = BY_FUNCTION.get(function);
         if (probe == null) probe = new NativeProbe(PatchSite.inspect(name, function));
-        ProbeLink link = probe.attach(program);
+        ProbeLink link = probe.attach(program, atReturn);
         BY_FUNCTION.put(function, probe);
         return link;
+    }
+
+    static synchronized long exitsBlock(long function) {
+        return EXITS.computeIfAbsent(function, f -> ReturnTrampoline.exitsBlock());
     }
 
     static synchronized void detach(NativeProbe probe, ProbeLink link) {

@@ -25,10 +25,24 @@ public final class Probe {
 
     /** Attaches {@code program} of {@code object} to {@code symbol} of {@code library} (dlopen'ed if needed). */
     public static ProbeLink attach(String library, String symbol, BpfObject object, String program) {
+        return NativeProbes.attach(library, symbol, probeProgram(object, program));
+    }
+
+    /**
+     * Attaches {@code program} to the return of {@code symbol} (a {@code SEC("kretprobe")} /
+     * {@code uretprobe} program): it runs as the function returns, {@code PT_REGS_RC(ctx)} = the
+     * return value, ip = the return address in the caller. Safe to detach while threads are inside
+     * the function: they still return to their callers.
+     */
+    public static ProbeLink attachReturn(String library, String symbol, BpfObject object, String program) {
+        return NativeProbes.attachReturn(library, symbol, probeProgram(object, program));
+    }
+
+    private static ProbeProgram probeProgram(BpfObject object, String program) {
         BpfProgram p = object.program(program);
         if (p.type() != ProgramType.KPROBE) {
             throw new IllegalArgumentException("program '" + program + "' is " + p.type() + ": probes run kprobe programs (ctx = struct pt_regs *)");
         }
-        return NativeProbes.attach(library, symbol, ProbeProgram.of(p.defaultExecutable(), object.mapTable().regions()));
+        return ProbeProgram.of(p.defaultExecutable(), object.mapTable().regions());
     }
 }

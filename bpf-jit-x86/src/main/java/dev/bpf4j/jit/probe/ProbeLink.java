@@ -30,10 +30,16 @@ public final class ProbeLink implements AutoCloseable {
     private final Runnable unpin;
     private volatile Throwable lastJavaError;
     private volatile boolean detached;
+    private final boolean atReturn;
+    /** The function's return counters when this link was made: {@link #returnsMissed()} counts from there. */
+    private final long missedAtAttach, lostAtAttach;
 
-    ProbeLink(NativeProbe probe, ProbeProgram program) {
+    ProbeLink(NativeProbe probe, ProbeProgram program, boolean atReturn) {
         this.probe = probe;
         this.program = program;
+        this.atReturn = atReturn;
+        this.missedAtAttach = NativeMemory.getLongVolatile(probe.exits() + ReturnTrampoline.MISSED);
+        this.lostAtAttach = NativeMemory.getLongVolatile(probe.exits() + ReturnTrampoline.LOST);
         boolean javaHelpers = program.direct() && ((JitExecutable) program.executable()).helperBindings().values().stream()
                 .anyMatch(HelperBinding::javaBridge);
         this.ownerId = javaHelpers ? DirectRuns.register(new JavaHelpers()) : 0;
@@ -70,6 +76,23 @@ public final class ProbeLink implements AutoCloseable {
     }
 
     public boolean attached() { return !detached; }
+
+    /** True for a return probe (the program runs as the function returns). */
+    public boolean atReturn() { return atReturn; }
+
+    /**
+     * Returns of the function not probed since this link was made because the calling thread
+     * already had {@value ReturnTrampoline#MAX_ACTIVE} return-probed calls pending (uretprobe's depth
+     * limit, kretprobe's {@code maxactive}), counted for the function (every return link on it sees them).
+     */
+    public long returnsMissed() { return NativeMemory.getLongVolatile(probe.exits() + ReturnTrampoline.MISSED) - missedAtAttach; }
+
+    /**
+     * Swapped returns found never to have happened since this link was made — the frame was left by
+     * longjmp, an exception or the thread's end — counted for the function when a later call or
+     * return of the same thread passes over them.
+     */
+    public long returnsLost() { return NativeMemory.getLongVolatile(probe.exits() + ReturnTrampoline.LOST) - lostAtAttach; }
 
     /** Detaches (idempotent): once no program is left, the function's nop is back. */
     @Override public void close() {

@@ -76,8 +76,21 @@ final class TrampolineEmitter {
     /** rcx and rdx, saved first: the hit counting that follows uses them. */
     private static final int SAVED_FIRST = 2;
 
+    /** Every register but rsp and rbp, in the order the trampolines save them. */
+    static Reg[] savedRegisters() { return SAVED.clone(); }
+
+    /** The pt_regs offsets of {@link #savedRegisters()}. */
+    static int[] savedSlots() { return SAVED_AT.clone(); }
+
     /** The trampoline for {@code site} placed at {@code base} (the displaced instructions' copy depends on it). */
-    static Code emit(PatchSite site, List<Call> calls, long base) {
+    static Code emit(PatchSite site, List<Call> calls, long base) { return emit(site, calls, base, 0); }
+
+    /**
+     * The same, and with {@code exits} != 0 (the probe has return programs) a call of the return
+     * trampoline's {@code shadow_push(&return address, exits)} after the programs: the return
+     * address is swapped only once the entry programs have walked the stack.
+     */
+    static Code emit(PatchSite site, List<Call> calls, long base, long exits) {
         int envBytes = 0;
         for (Call c : calls) if (c instanceof JitCall) envBytes = Math.max(envBytes, ((JitCall) c).envBytes());
         // xmm0-7 carry float arguments; xmm8-15 are caller-saved and carry none, so the function
@@ -125,8 +138,15 @@ final class TrampolineEmitter {
         e.storeImm(8, Mem.of(Reg.RSP, PT + PtRegsLayout.SS), PtRegsLayout.USER_DS); /* mov qword [pt_regs.ss], 0x2b */
         e.movRR(true, Reg.RBP, Reg.RSP);                     /* mov rbp, rsp (F2) */
         for (Call c : calls) {
-            if (c instanceof JitCall) jitCall(e, b, (JitCall) c);
-            else upcall(e, (UpcallCall) c);
+            if (c instanceof JitCall) jitCall(e, b, (JitCall) c, ENV, null);
+            else upcall(e, (UpcallCall) c, null);
+        }
+        if (exits != 0) {
+            e.load(true, Reg.RDI, Mem.of(Reg.RBP, savedA));  /* mov rdi, [rbp + saved_a] (A) */
+            e.lea(Reg.RDI, Mem.of(Reg.RDI, 16));             /* lea rdi, [rdi + 16] (the parent's return address slot) */
+            e.movabs(Reg.RSI, exits);                        /* movabs rsi, exits */
+            e.movabs(Reg.RAX, ReturnTrampoline.get().pushRoutine()); /* movabs rax, shadow_push */
+            e.callR(Reg.RAX);                                /* call rax */
         }
         for (int x = 0; x < xmmSaved; x++) movdqu(b, false, x, xmm + 16 * x);  /* movdqu xmmX, [rsp + xmm + 16x] (rsp = F2) */
         // No popfq (~3 ns): at a function's entry no status flag is live (SysV: flags are not
@@ -227,7 +247,7 @@ final class TrampolineEmitter {
      * {@code rep movsq} of the ~34 qwords from the template cost ~10 ns of start-up, a third of a
      * hit), points its pt_regs region at this hit's, calls the program.
      */
-    private static void jitCall(X86Encoder e, CodeBuffer b, JitCall c) {
+    private static void jitCall(X86Encoder e, CodeBuffer b, JitCall c, int envAt, Reg ptRegs) {
         long[] w = c.envWords();
         e.aluRR(AluOp.XOR, false, Reg.RDX, Reg.RDX);         /* xor edx, edx */
         for (int i = 0; i < w.length; i++) {
@@ -235,46 +255,47 @@ final class TrampolineEmitter {
             if (off == EnvLayout.REGIONS || off == EnvLayout.REGIONS + EnvLayout.REGION_END
                     || off == EnvLayout.FAST_R_START || off == EnvLayout.FAST_R_LAST) continue;   // this hit's pt_regs, below
             if (w[i] == 0) {
-                e.store(8, env(off), Reg.RDX);               /* mov [rbp + env + off], rdx (0) */
+                e.store(8, env(envAt, off), Reg.RDX);        /* mov [rbp + env + off], rdx (0) */
             } else if (w[i] == (int) w[i]) {
-                e.storeImm(8, env(off), (int) w[i]);         /* mov qword [rbp + env + off], imm32 */
+                e.storeImm(8, env(envAt, off), (int) w[i]);  /* mov qword [rbp + env + off], imm32 */
             } else {
                 e.movabs(Reg.RAX, w[i]);                     /* movabs rax, value */
-                e.store(8, env(off), Reg.RAX);               /* mov [rbp + env + off], rax */
+                e.store(8, env(envAt, off), Reg.RAX);        /* mov [rbp + env + off], rax */
             }
         }
-        e.lea(Reg.RAX, Mem.of(Reg.RBP, PT));                 /* lea rax, [rbp + pt_regs] */
-        e.store(8, env(EnvLayout.REGIONS), Reg.RAX);      /* mov [env.regions[0].start], rax */
-        e.store(8, env(EnvLayout.FAST_R_START), Reg.RAX); /* mov [env.fast_r_start], rax */
+        if (ptRegs == null) e.lea(Reg.RAX, Mem.of(Reg.RBP, PT)); /* lea rax, [rbp + pt_regs] */
+        else e.movRR(true, Reg.RAX, ptRegs);                 /* mov rax, pt_regs (the return trampoline's) */
+        e.store(8, env(envAt, EnvLayout.REGIONS), Reg.RAX);  /* mov [env.regions[0].start], rax */
+        e.store(8, env(envAt, EnvLayout.FAST_R_START), Reg.RAX); /* mov [env.fast_r_start], rax */
         e.lea(Reg.RCX, Mem.of(Reg.RAX, PtRegsLayout.SIZE));  /* lea rcx, [rax + 168] */
-        e.store(8, env(EnvLayout.REGIONS + EnvLayout.REGION_END), Reg.RCX); /* mov [env.regions[0].end], rcx */
+        e.store(8, env(envAt, EnvLayout.REGIONS + EnvLayout.REGION_END), Reg.RCX); /* mov [env.regions[0].end], rcx */
         e.lea(Reg.RCX, Mem.of(Reg.RAX, PtRegsLayout.SIZE - 8)); /* lea rcx, [rax + 160] */
-        e.store(8, env(EnvLayout.FAST_R_LAST), Reg.RCX);  /* mov [env.fast_r_last], rcx */
+        e.store(8, env(envAt, EnvLayout.FAST_R_LAST), Reg.RCX); /* mov [env.fast_r_last], rcx */
         e.movRR(true, Reg.RDI, Reg.RAX);                     /* mov rdi, rax (ctx) */
-        e.lea(Reg.RSI, Mem.of(Reg.RBP, ENV));                /* lea rsi, [rbp + env] */
+        e.lea(Reg.RSI, Mem.of(Reg.RBP, envAt));              /* lea rsi, [rbp + env] */
         e.movabs(Reg.RAX, c.entry());                        /* movabs rax, entry */
         e.callR(Reg.RAX);                                    /* call rax */
         e.movabs(Reg.RCX, c.stats());                        /* movabs rcx, stats */
         e.movImm32(Reg.RDX, 1);                              /* mov edx, 1 */
-        e.load(true, Reg.RAX, env(EnvLayout.STATUS)); /* mov rax, [env.status] */
+        e.load(true, Reg.RAX, env(envAt, EnvLayout.STATUS)); /* mov rax, [env.status] */
         e.aluRI(AluOp.SUB, true, Reg.RAX, 1);                /* sub rax, 1 */
         e.aluRI(AluOp.CMP, true, Reg.RAX, 1);                /* cmp rax, 1 (native or helper error) */
         int ok = e.jccForward8(Cond.A);                      /* ja .ok */
         e.aluMR(AluOp.ADD, true, Mem.of(Reg.RCX, ProbeStats.ERRORS), Reg.RDX, true); /* lock add [rcx + errors], rdx */
-        copy(e, EnvLayout.STATUS, ProbeStats.LAST_STATUS);
-        copy(e, EnvLayout.ERR_KIND, ProbeStats.LAST_KIND);
-        copy(e, EnvLayout.ERR_DESC, ProbeStats.LAST_DESC);
-        copy(e, EnvLayout.ERR_ADDR, ProbeStats.LAST_ADDR);
+        copy(e, envAt, EnvLayout.STATUS, ProbeStats.LAST_STATUS);
+        copy(e, envAt, EnvLayout.ERR_KIND, ProbeStats.LAST_KIND);
+        copy(e, envAt, EnvLayout.ERR_DESC, ProbeStats.LAST_DESC);
+        copy(e, envAt, EnvLayout.ERR_ADDR, ProbeStats.LAST_ADDR);
         e.bind(ok);                                          /* .ok: */
     }
 
-    private static void copy(X86Encoder e, int envField, int statsField) {
-        e.load(true, Reg.RAX, env(envField));                /* mov rax, [env.field] */
+    private static void copy(X86Encoder e, int envAt, int envField, int statsField) {
+        e.load(true, Reg.RAX, env(envAt, envField));                /* mov rax, [env.field] */
         e.store(8, Mem.of(Reg.RCX, statsField), Reg.RAX);    /* mov [rcx + last], rax */
     }
 
     /** {@code movdqu [rsp + disp32], xmmN} (store) or {@code movdqu xmmN, [rsp + disp32]}: the encoder's SSE forms take no SIB base. */
-    private static void movdqu(CodeBuffer b, boolean store, int xmmN, int disp) {
+    static void movdqu(CodeBuffer b, boolean store, int xmmN, int disp) {
         b.emit8(0xf3);                                       /* F3 prefix */
         if (xmmN >= 8) b.emit8(0x44);                        /* REX.R */
         b.emit8(0x0f); b.emit8(store ? 0x7f : 0x6f);         /* movdqu m128, xmm | movdqu xmm, m128 */
@@ -283,12 +304,51 @@ final class TrampolineEmitter {
         b.emit32(disp);
     }
 
-    private static Mem env(int field) { return Mem.of(Reg.RBP, ENV + field); }
+    private static Mem env(int envAt, int field) { return Mem.of(Reg.RBP, envAt + field); }
 
-    private static void upcall(X86Encoder e, UpcallCall c) {
-        e.lea(Reg.RDI, Mem.of(Reg.RBP, PT));                 /* lea rdi, [rbp + pt_regs] */
+    private static void upcall(X86Encoder e, UpcallCall c, Reg ptRegs) {
+        if (ptRegs == null) e.lea(Reg.RDI, Mem.of(Reg.RBP, PT)); /* lea rdi, [rbp + pt_regs] */
+        else e.movRR(true, Reg.RDI, ptRegs);                 /* mov rdi, pt_regs */
         e.movabs(Reg.RSI, c.link());                         /* movabs rsi, link id */
         e.movabs(Reg.RAX, c.closure());                      /* movabs rax, upcall */
         e.callR(Reg.RAX);                                    /* call rax (rsp is 16-aligned); Java counts the hit if it runs */
+    }
+
+    /**
+     * The exit handler of a return probe, {@code void handler(pt_regs *)}, which the return
+     * trampoline calls with the registers at the return: counts the direct programs' hits and
+     * runs every program as the entry trampoline does (env block on its own frame, rbx = the pt_regs).
+     * A standard rbp frame, so walks from inside a program reach the return trampoline's frame,
+     * whose return address is by then the real one.
+     */
+    static Code emitExit(List<Call> calls) {
+        int envBytes = 0;
+        for (Call c : calls) if (c instanceof JitCall) envBytes = Math.max(envBytes, ((JitCall) c).envBytes());
+        int frame = ((envBytes + 15) & ~15) + 8;            // after push rbp, push rbx: rsp 16-aligned for the calls
+        int envAt = -8 - frame;
+        CodeBuffer b = new CodeBuffer();
+        X86Encoder e = new X86Encoder(b);
+        e.push(Reg.RBP);                                     /* push rbp */
+        int afterPush = e.position();
+        e.movRR(true, Reg.RBP, Reg.RSP);                     /* mov rbp, rsp */
+        int fp = e.position();
+        e.push(Reg.RBX);                                     /* push rbx */
+        e.aluRI(AluOp.SUB, true, Reg.RSP, frame);            /* sub rsp, frame (env at its bottom) */
+        e.movRR(true, Reg.RBX, Reg.RDI);                     /* mov rbx, rdi (pt_regs) */
+        countHits(e, calls);
+        for (Call c : calls) {
+            if (c instanceof JitCall) jitCall(e, b, (JitCall) c, envAt, Reg.RBX);
+            else upcall(e, (UpcallCall) c, Reg.RBX);
+        }
+        e.load(true, Reg.RBX, Mem.of(Reg.RBP, -8));          /* mov rbx, [rbp - 8] */
+        int leave = e.position();
+        e.leave();                                           /* leave */
+        e.ret();                                             /* ret */
+        List<UnwindRow> rows = List.of(
+                new UnwindRow(0, afterPush, CfaRule.RETURN_AT_SP),
+                new UnwindRow(afterPush, fp, CfaRule.RETURN_AT_SP_PLUS_8),
+                new UnwindRow(fp, leave + 1, CfaRule.FRAME_POINTER),
+                new UnwindRow(leave + 1, leave + 2, CfaRule.RETURN_AT_SP));
+        return new Code(b.toByteArray(), rows, -1);
     }
 }

@@ -21,6 +21,12 @@
  * {@code -mnop-mcount} with {@code -fPIC}: build probed libraries {@code -fno-pic}
  * ({@link dev.bpf4j.jit.probe.PatchableLibrary} has the flags and builds C source with them).
  *
+ * <p>Return probes (uretprobe-style, {@link dev.bpf4j.jit.probe.NativeProbes#attachReturn}): the
+ * entry trampoline also swaps the return address for the process's one return trampoline and keeps
+ * the real one on the thread's shadow stack ({@code ReturnTrampoline}); the return runs the return
+ * programs with the registers after the {@code ret}. The unwinder maps a swapped slot back to the
+ * real address through the code map. See docs/native-probes.md, "Return probes".
+ *
  * <p>{@link dev.bpf4j.jit.probe.RootCall} calls a native {@code long fn(long)} through a thunk that
  * ends every stack walk right after {@code fn}, so stacks taken in probes below it are the same ips
  * whatever Java (engine, thread, JIT state) made the call.

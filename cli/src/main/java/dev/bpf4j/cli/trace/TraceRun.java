@@ -5,7 +5,6 @@ import dev.bpf4j.api.BpfProgram;
 import dev.bpf4j.api.MapDump;
 import dev.bpf4j.api.ObjectLoadOptions;
 import dev.bpf4j.api.OpenObject;
-import dev.bpf4j.jit.probe.NativeProbes;
 import dev.bpf4j.jit.probe.ProbeLink;
 import dev.bpf4j.jit.probe.ProbeProgram;
 import dev.bpf4j.jit.probe.RootCall;
@@ -14,7 +13,6 @@ import dev.bpf4j.engine.Engine;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.function.Consumer;
 
@@ -55,9 +53,7 @@ public final class TraceRun {
             List<ProbeLink> links = new ArrayList<>();
             long returned;
             try {
-                for (Map.Entry<String, Long> f : target.functions().entrySet()) {
-                    links.add(NativeProbes.attach(f.getValue(), f.getKey(), probe));
-                }
+                target.attachAll(probe, links);
                 returned = RootCall.get().call(target.entryAddress(), arg);
             } finally {
                 // Detach before the object closes its programs (a JIT program refuses to close while attached).
@@ -65,8 +61,8 @@ public final class TraceRun {
             }
             List<String> hits = new ArrayList<>(), errors = new ArrayList<>();
             for (ProbeLink l : links) {
-                hits.add(l.function() + ": " + l.hits() + " hits, " + l.errors() + " errors, " + l.missed() + " missed");
-                if (l.errors() > 0) errors.add(l.function() + ": " + l.lastError().map(Throwable::getMessage).orElse("(no detail)"));
+                hits.add(TraceTarget.probeName(l) + ": " + l.hits() + " hits, " + l.errors() + " errors, " + l.missed() + " missed");
+                if (l.errors() > 0) errors.add(TraceTarget.probeName(l) + ": " + l.lastError().map(Throwable::getMessage).orElse("(no detail)"));
             }
             List<String> maps = new ArrayList<>();
             if (dumpMaps) for (BpfMap m : obj.maps()) maps.add(MapDump.json(m, obj.mapBtf(m.name())));

@@ -4,7 +4,6 @@ import dev.bpf4j.api.BpfObject;
 import dev.bpf4j.api.MapDump;
 import dev.bpf4j.api.ObjectLoadOptions;
 import dev.bpf4j.api.OpenObject;
-import dev.bpf4j.jit.probe.NativeProbes;
 import dev.bpf4j.jit.probe.ProbeLink;
 import dev.bpf4j.jit.probe.ProbeProgram;
 import dev.bpf4j.jit.probe.RootCall;
@@ -13,7 +12,6 @@ import dev.bpf4j.engine.Engine;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.OptionalLong;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -61,7 +59,7 @@ public final class TraceSession {
                 ProbeProgram probe = ProbeProgram.of(obj.program(program).defaultExecutable(), obj.mapTable().regions());
                 List<ProbeLink> mine = new ArrayList<>();
                 links.add(mine);
-                for (Map.Entry<String, Long> f : target.functions().entrySet()) mine.add(NativeProbes.attach(f.getValue(), f.getKey(), probe));
+                target.attachAll(probe, mine);
             }
             start = System.nanoTime();
             if (target.entryAddress() != 0) {
@@ -90,8 +88,8 @@ public final class TraceSession {
                 BpfObject obj = objects.get(k);
                 List<String> hits = new ArrayList<>(), errors = new ArrayList<>();
                 for (ProbeLink l : links.get(k)) {
-                    hits.add(l.function() + ": " + l.hits() + " hits, " + l.errors() + " errors, " + l.missed() + " missed");
-                    if (l.errors() > 0) errors.add(l.function() + ": " + l.lastError().map(Throwable::getMessage).orElse("(no detail)"));
+                    hits.add(TraceTarget.probeName(l) + ": " + l.hits() + " hits, " + l.errors() + " errors, " + l.missed() + " missed");
+                    if (l.errors() > 0) errors.add(TraceTarget.probeName(l) + ": " + l.lastError().map(Throwable::getMessage).orElse("(no detail)"));
                 }
                 List<String> maps = new ArrayList<>();
                 if (dumpMaps) for (BpfMap m : obj.maps()) maps.add(MapDump.json(m));

@@ -94,6 +94,22 @@ class TraceCommandTest {
         assertThat(r.err()).contains("jit: drive(0) = 2; drive: 1 hits");
     }
 
+    /** Stackcount at leaf's return: leaf's entry stacks without leaf (they start at the return site in its caller), on both engines. */
+    @Test
+    void attachReturn() {
+        Run r = trace(TraceLib.path().toString(), "--attach-return", "leaf", "--call", "drive", "--arg", "3", "--engine", "both");
+        assertThat(r.status()).as(r.err()).isZero();
+        List<String> atReturn = List.of("drive;left 3", "drive;left;rec;rec;rec 3", "drive;rec;rec 1", "drive;right 3");
+        List<String> lines = r.lines();
+        assertThat(lines.get(0)).isEqualTo("== interp");
+        assertThat(lines.subList(1, 5)).containsExactlyInAnyOrderElementsOf(atReturn);
+        assertThat(lines.get(5)).isEqualTo("== jit");
+        assertThat(lines.subList(6, 10)).isEqualTo(lines.subList(1, 5));
+        assertThat(lines.subList(10, lines.size())).containsExactly(AGREE);
+        assertThat(r.err()).contains("interp: drive(3) = " + TraceLib.drive(3) + "; leaf (return): 10 hits, 0 errors, 0 missed")
+                .contains("jit: drive(3) = " + TraceLib.drive(3) + "; leaf (return): 10 hits, 0 errors, 0 missed");
+    }
+
     private static void everyStackEndsInATracedFunctionBelowItsParent(Run r, Set<String> traced) {
         for (String line : r.lines()) {
             if (line.startsWith("==")) continue;
