@@ -25,17 +25,9 @@ class RunOnOneCpuTest {
     @ParameterizedTest
     @ValueSource(strings = {"interp", "jit", "jvm"})
     void aProgramWithPerCpuMapsRunsPinnedAndTheAffinityIsGivenBack(String engine) {
-        int before = CpuPin.allowedCount();
-        assumeTrue(before > 1, "this thread may run on " + before + " CPU(s): pinning cannot be seen");
-        List<Integer> seen = new CopyOnWriteArrayList<>();
-        ObjectLoadOptions options = ObjectLoadOptions.engine(engine).withHelperExtras(b ->
-                b.add(HelperIds.GET_SMP_PROCESSOR_ID, "bpf_get_smp_processor_id", (c, r1, r2, r3, r4, r5) -> {
-                    seen.add(CpuPin.allowedCount());
-                    return 0;
-                }));
-        try (BpfObject obj = BpfObject.open(CorpusCase.DIR.resolve("helpers_str.o")).load(options)) {
-            obj.program("xdp_cpu_time").run(HelperCases.pkt(new byte[0], 0).withRepeat(3));
-        }
+        int before = allowedHere();
+        List<Integer> seen = cpusAllowedInRuns(engine, HelperIds.GET_SMP_PROCESSOR_ID, "bpf_get_smp_processor_id", "helpers_str.o",
+                "xdp_cpu_time", HelperCases.pkt(new byte[0], 0).withRepeat(3));
         assertThat(seen).as("CPUs allowed during each of the three runs").containsExactly(1, 1, 1);
         assertThat(CpuPin.allowedCount()).as("after the run").isEqualTo(before);
     }
@@ -43,17 +35,28 @@ class RunOnOneCpuTest {
     @ParameterizedTest
     @ValueSource(strings = {"interp", "jit", "jvm"})
     void aProgramThatCannotTellCpusApartIsNotPinned(String engine) {
-        int before = CpuPin.allowedCount();
-        assumeTrue(before > 1, "this thread may run on " + before + " CPU(s): pinning cannot be seen");
-        List<Integer> seen = new CopyOnWriteArrayList<>();
-        ObjectLoadOptions options = ObjectLoadOptions.engine(engine).withHelperExtras(b ->
-                b.add(HelperIds.GET_CURRENT_PID_TGID, "bpf_get_current_pid_tgid", (c, r1, r2, r3, r4, r5) -> {
-                    seen.add(CpuPin.allowedCount());
-                    return 0;
-                }));
-        try (BpfObject obj = BpfObject.open(CorpusCase.DIR.resolve("helpers_task.o")).load(options)) {
-            obj.program("task_ids").run(TaskCases.args(0, 0, 0, 0, 0));
-        }
+        int before = allowedHere();
+        List<Integer> seen = cpusAllowedInRuns(engine, HelperIds.GET_CURRENT_PID_TGID, "bpf_get_current_pid_tgid", "helpers_task.o",
+                "task_ids", TaskCases.args(0, 0, 0, 0, 0));
         assertThat(seen).containsExactly(before);
+    }
+
+    private static int allowedHere() {
+        int n = CpuPin.allowedCount();
+        assumeTrue(n > 1, "this thread may run on " + n + " CPU(s): pinning cannot be seen");
+        return n;
+    }
+
+    /** Runs {@code program} of {@code object} with helper {@code id} answering how many CPUs its thread may run on; those answers. */
+    private static List<Integer> cpusAllowedInRuns(String engine, int id, String helper, String object, String program, RunOptions run) {
+        List<Integer> seen = new CopyOnWriteArrayList<>();
+        ObjectLoadOptions options = ObjectLoadOptions.engine(engine).withHelperExtras(b -> b.add(id, helper, (c, r1, r2, r3, r4, r5) -> {
+            seen.add(CpuPin.allowedCount());
+            return 0;
+        }));
+        try (BpfObject obj = BpfObject.open(CorpusCase.DIR.resolve(object)).load(options)) {
+            obj.program(program).run(run);
+        }
+        return seen;
     }
 }
