@@ -30,7 +30,7 @@ final class ProfileCommand implements Command {
         return "bpf4j profile --pid-self WORKLOAD [-F HZ] [--duration S] [--engine interp|jit|all] [--out DIR] [--stack-size BYTES] "
                 + "[--callchain] [--threads] [--sampler perf|java] [--top N] [--perf-map]   (WORKLOAD: " + String.join(", ", WORKLOADS) + ")\n"
                 + "       bpf4j profile [--object OBJ.o] [--program P] [--bpf] [--engine interp|jit|all] [-F HZ] [--duration S] [--out DIR] "
-                + "[--stack-size BYTES] [--callchain] [--top N] (--pid-self WORKLOAD | -- COMMAND [ARG...])\n"
+                + "[--stack-size BYTES] [--callchain] [--threads] [--top N] (--pid-self WORKLOAD | -- COMMAND [ARG...])\n"
                 + "  the second form runs a perf_event program (default: the bundled profile, BCC's profile.py) on every sample, on each --engine";
     }
 
@@ -43,7 +43,7 @@ final class ProfileCommand implements Command {
                 Opt.valued("--out", "DIR", "where stacks.folded, profile.pb.gz and flame.html go", "profile"),
                 Opt.valued("--stack-size", "BYTES", "user stack bytes copied per sample", "16384"),
                 Opt.flag("--callchain", "also ask the kernel for its CALLCHAIN and compare"),
-                Opt.flag("--threads", "one flame graph root per thread"),
+                Opt.flag("--threads", "one flame graph root per thread (with a program: comm-tid from its per-thread counts, the bundled profile_threads.o)"),
                 Opt.valued("--sampler", "SAMPLER", "perf (perf_event_open) or java (the workload thread's Java stack)", "perf"),
                 Opt.valued("--top", "N", "stacks to print", "10"),
                 Opt.file("--object", "OBJ.o", "a perf_event program to run on every sample (default: the bundled profile.o)"),
@@ -100,7 +100,6 @@ final class ProfileCommand implements Command {
             String workload = args.option("--pid-self").orElseThrow(() -> new UsageException("missing --pid-self WORKLOAD or -- COMMAND"));
             if (!WORKLOADS.contains(workload)) throw new UsageException("unknown workload '" + workload + "' (expected one of " + String.join(", ", WORKLOADS) + ")");
         }
-        if (args.flag("--threads")) throw new UsageException("--threads is not available with a perf_event program");
         if (args.option("--sampler").isPresent()) throw new UsageException("--sampler is not available with a perf_event program (it needs perf_event_open)");
         String engineChoice = choice(args, "--engine", ENGINES, "jit");
         int top = args.option("--top").map(ProfileCommand::parseTop).orElse(10);

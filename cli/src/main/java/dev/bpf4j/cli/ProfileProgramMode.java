@@ -35,14 +35,22 @@ final class ProfileProgramMode {
 
     /** The object and program: the user's ({@code --object}, {@code --program}) or the bundled profile. */
     static OpenObject open(Args args) {
-        if (args.option("--object").isEmpty()) return ProfileObject.open();
+        boolean threads = args.flag("--threads");
+        if (args.option("--object").isEmpty()) return threads ? ProfileObject.openThreads() : ProfileObject.open();
         Path file = Path.of(args.option("--object").get());
         if (!Files.isRegularFile(file)) throw new BadInputException("no such object: " + file);
+        OpenObject open;
         try {
-            return BpfObject.open(file);
+            open = BpfObject.open(file);
         } catch (BpfLoadException e) {
             throw new BadInputException(e.getMessage());
         }
+        // The split per thread is the program's, as in BCC: its maps must keep the thread.
+        if (threads && !ProfileObject.countsPerThread(open)) {
+            throw new BadInputException("--threads: object '" + file + "' has no counting map keyed per thread (a hash map to u64 keyed by "
+                    + "struct { u32 tgid; u32 pid; s32 user_stack_id; char comm[16]; }, as the bundled profile_threads.c)");
+        }
+        return open;
     }
 
     static String program(Args args, OpenObject open) {
@@ -94,7 +102,9 @@ final class ProfileProgramMode {
                     continue;
                 }
                 FoldedStacks folded = r.folded().get(c.engine());
-                out.printf("%d samples counted, %d distinct stack ids, %d in %s%n", stacks.total(), stacks.ips().size(), stacks.missed(), MapStacks.MISSED);
+                out.printf("%d samples counted, %d distinct stack ids%s, %d in %s%n", stacks.total(), stacks.ips().size(),
+                        stacks.perThread() ? " in " + stacks.byThread().keySet().stream().map(MapStacks.ThreadStack::root).distinct().count() + " threads" : "",
+                        stacks.missed(), MapStacks.MISSED);
                 ProfileOutput.printTop(folded, top, out);
                 reports.add(new ProfileReport(c.engine(), List.of(), folded, true, null, r.stats(), null, r.dropped(), 0, r.elapsedNanos()));
             }
