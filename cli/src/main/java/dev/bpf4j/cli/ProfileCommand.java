@@ -22,6 +22,8 @@ import java.util.List;
 final class ProfileCommand implements Command {
     static final List<String> WORKLOADS = List.of("subprog-chain");
     private static final List<String> ENGINES = List.of("interp", "jit", "all", "both");
+    /** With a program: Linux runs it too ({@code kernel} alone, or in {@code all}). */
+    private static final List<String> PROGRAM_ENGINES = List.of("interp", "jit", "all", "both", "kernel");
     private static final List<String> SAMPLERS = List.of("perf", "java");
 
     @Override public String name() { return "profile"; }
@@ -29,9 +31,10 @@ final class ProfileCommand implements Command {
     @Override public String usage() {
         return "bpf4j profile --pid-self WORKLOAD [-F HZ] [--duration S] [--engine interp|jit|all] [--out DIR] [--stack-size BYTES] "
                 + "[--callchain] [--threads] [--sampler perf|java] [--top N] [--perf-map]   (WORKLOAD: " + String.join(", ", WORKLOADS) + ")\n"
-                + "       bpf4j profile [--object OBJ.o] [--program P] [--bpf] [--engine interp|jit|all] [-F HZ] [--duration S] [--out DIR] "
+                + "       bpf4j profile [--object OBJ.o] [--program P] [--bpf] [--engine interp|jit|kernel|all] [-F HZ] [--duration S] [--out DIR] "
                 + "[--stack-size BYTES] [--callchain] [--threads] [--top N] (--pid-self WORKLOAD | -- COMMAND [ARG...])\n"
-                + "  the second form runs a perf_event program (default: the bundled profile, BCC's profile.py) on every sample, on each --engine";
+                + "  the second form runs a perf_event program (default: the bundled profile, BCC's profile.py) on every sample, on each --engine;\n"
+                + "  kernel (alone or in all) also attaches it to Linux's own perf events on the same target, where bpf() and perf_event_open are allowed";
     }
 
     @Override public List<Opt> options() {
@@ -64,6 +67,9 @@ final class ProfileCommand implements Command {
         if (programMode) return runProgramMode(args, command, out, err);
         String workload = args.option("--pid-self").orElseThrow(() -> new UsageException("missing --pid-self WORKLOAD (one of " + String.join(", ", WORKLOADS) + ")"));
         if (!WORKLOADS.contains(workload)) throw new UsageException("unknown workload '" + workload + "' (expected one of " + String.join(", ", WORKLOADS) + ")");
+        if (args.option("--engine").filter("kernel"::equals).isPresent()) {
+            throw new UsageException("--engine kernel attaches a perf_event program to Linux: give --bpf, --object OBJ or -- COMMAND");
+        }
         String engineChoice = choice(args, "--engine", ENGINES, "jit");
         String sampler = choice(args, "--sampler", SAMPLERS, "perf");
         int top = args.option("--top").map(ProfileCommand::parseTop).orElse(10);
@@ -101,12 +107,14 @@ final class ProfileCommand implements Command {
             if (!WORKLOADS.contains(workload)) throw new UsageException("unknown workload '" + workload + "' (expected one of " + String.join(", ", WORKLOADS) + ")");
         }
         if (args.option("--sampler").isPresent()) throw new UsageException("--sampler is not available with a perf_event program (it needs perf_event_open)");
-        String engineChoice = choice(args, "--engine", ENGINES, "jit");
+        String engineChoice = choice(args, "--engine", PROGRAM_ENGINES, "jit");
         int top = args.option("--top").map(ProfileCommand::parseTop).orElse(10);
         long hz = ProfileOptions.frequency(args, 99);
         SamplerOptions sampler = ProfileOptions.programSampler(args, hz, args.flag("--callchain"));
         Path dir = Path.of(args.option("--out").orElse("profile"));
-        return ProfileProgramMode.run(args, sampler, engines(engineChoice), command, ProfileOptions.durationNanos(args, command.isEmpty() ? 3 : 3600),
+        boolean kernel = engineChoice.equals("kernel") || engineChoice.equals("all");
+        List<Engine> bpf4jEngines = engineChoice.equals("kernel") ? List.of() : engines(engineChoice);
+        return ProfileProgramMode.run(args, sampler, bpf4jEngines, kernel, command, ProfileOptions.durationNanos(args, command.isEmpty() ? 3 : 3600),
                 hz, top, dir, out, err);
     }
 

@@ -130,6 +130,34 @@ class ProfileProgramCommandTest {
         assertThat(beta).as(jit.format()).isPositive();
     }
 
+    /** The threads' roots (comm-tid) of the stacks that contain {@code function}. */
+    private static java.util.Set<String> rootsOf(FoldedStacks stacks, String function) {
+        java.util.Set<String> out = new java.util.TreeSet<>();
+        stacks.counts().keySet().stream().filter(k -> k.contains(function)).forEach(k -> out.add(k.get(0)));
+        return out;
+    }
+
+    @Test
+    void engineAllAlsoRunsTheProgramInLinuxUnderTheSameThreadRoots(@TempDir Path dir) throws Exception {
+        Path exe = twoThreads(dir);
+        Path p = dir.resolve("p");
+        CliRunner r = CliRunner.run("profile", "--bpf", "--threads", "--engine", "all", "-F", "499", "--duration", "2",
+                "--out", p.toString(), "--", exe.toString());
+        assumePerf(r);
+        assumeTrue(!r.out().contains("== kernel: skipped:"), () -> "Linux cannot run the program here: " + r.out());
+        assertThat(r.status()).as(r.out() + r.err()).isZero();
+        assertThat(r.out()).contains("== engines agree").contains("== kernel: program do_perf_event attached to Linux's own cpu-clock events");
+        FoldedStacks jit = FoldedStacks.parse(Files.readString(p.resolve("jit.folded")));
+        FoldedStacks kernel = FoldedStacks.parse(Files.readString(p.resolve("kernel.folded")));
+        assertThat(FoldedStacks.parse(Files.readString(p.resolve("interp.folded"))).counts()).isEqualTo(jit.counts());
+        // Linux takes its own samples, so the counts differ; the threads it names are the same tasks.
+        for (String function : List.of("spin_alpha", "spin_beta")) {
+            assertThat(rootsOf(kernel, function)).as(kernel.format()).hasSize(1).isEqualTo(rootsOf(jit, function));
+        }
+        assertThat(rootsOf(kernel, "spin_alpha").iterator().next()).startsWith("alpha-");
+        assertThat(rootsOf(kernel, "spin_beta").iterator().next()).startsWith("beta-");
+    }
+
     @Test
     void threadsWithAnObjectThatCountsPerStackIdOnlyIsBadInput(@TempDir Path dir) throws IOException {
         Path obj = dir.resolve("profile.o");

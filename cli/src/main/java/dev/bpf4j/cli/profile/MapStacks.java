@@ -65,14 +65,23 @@ public record MapStacks(TreeMap<Integer, Long> counts, TreeMap<Integer, List<Lon
                 && (m.keySize() == 4 || m.keySize() == ThreadStack.SIZE) && m.valueSize() == 8).toList();
         if (stackMaps.size() != 1 || counters.size() != 1) return Optional.empty();
         StackTraceView view = StackTraceView.of((StackTraceMap) stackMaps.get(0));
+        BpfMap c = counters.get(0);
+        java.util.LinkedHashMap<byte[], byte[]> entries = new java.util.LinkedHashMap<>();
+        for (byte[] key : c.keyList()) c.lookup(key).ifPresent(v -> entries.put(key, v));
+        return Optional.of(of(entries, id -> view.ips(id).orElse(List.of())));
+    }
+
+    /**
+     * From a counting map's entries (a u32 stack id or a {@link ThreadStack} key → u64) and a lookup
+     * of a stack id's ips, innermost first: how the maps of Linux's copy are read too.
+     */
+    public static MapStacks of(java.util.Map<byte[], byte[]> entries, java.util.function.IntFunction<List<Long>> stack) {
         TreeMap<Integer, Long> counts = new TreeMap<>();
         TreeMap<Integer, List<Long>> ips = new TreeMap<>();
         TreeMap<ThreadStack, Long> byThread = new TreeMap<>();
-        BpfMap c = counters.get(0);
-        for (byte[] key : c.keyList()) {
-            Optional<byte[]> value = c.lookup(key);
-            if (value.isEmpty()) continue;
-            long n = ByteBuffer.wrap(value.get()).order(ByteOrder.LITTLE_ENDIAN).getLong();
+        for (java.util.Map.Entry<byte[], byte[]> entry : entries.entrySet()) {
+            byte[] key = entry.getKey();
+            long n = ByteBuffer.wrap(entry.getValue()).order(ByteOrder.LITTLE_ENDIAN).getLong();
             int id;
             if (key.length == ThreadStack.SIZE) {
                 ThreadStack t = ThreadStack.of(key);
@@ -82,9 +91,9 @@ public record MapStacks(TreeMap<Integer, Long> counts, TreeMap<Integer, List<Lon
                 id = ByteBuffer.wrap(key).order(ByteOrder.LITTLE_ENDIAN).getInt();
             }
             counts.merge(id, n, Long::sum);
-            if (id >= 0) ips.put(id, view.ips(id).orElse(List.of()));
+            if (id >= 0) ips.computeIfAbsent(id, stack::apply);
         }
-        return Optional.of(new MapStacks(counts, ips, byThread));
+        return new MapStacks(counts, ips, byThread);
     }
 
     /** Whether the counts are per thread ({@link ThreadStack} keys). */
