@@ -131,7 +131,8 @@ final class ProfileCommand implements Command {
         String v = args.option(option).orElse(dflt);
         List<String> shown = choices.stream().filter(c -> !c.equals("both")).toList();
         if (!choices.contains(v)) throw new UsageException(option + " '" + v + "' (expected one of " + String.join(", ", shown) + ")");
-        if (v.equals("both")) System.err.println("bpf4j profile: " + option + " both is deprecated: use " + option + " all");
+        // with a program, both (interp + jit) is how to leave Linux out of all
+        if (v.equals("both") && choices != PROGRAM_ENGINES) System.err.println("bpf4j profile: " + option + " both is deprecated: use " + option + " all");
         return v;
     }
 
