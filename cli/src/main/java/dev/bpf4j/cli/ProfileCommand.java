@@ -42,7 +42,8 @@ final class ProfileCommand implements Command {
                         + String.join(", ", WORKLOADS), null),
                 Opt.valued("-F", "HZ", "samples per second", "99"),
                 Opt.valued("--duration", "S", "seconds to sample (with -- COMMAND: until it exits, at most 3600)", "3"),
-                Opt.bpf4jEngine("jit"),
+                Opt.valued("--engine", "ENGINE", "interp, jit or all (both engines, compared); with a program also kernel (Linux runs it), "
+                        + "all = interp, jit and kernel, both = interp and jit", "jit"),
                 Opt.valued("--out", "DIR", "where stacks.folded, profile.pb.gz and flame.html go", "profile"),
                 Opt.valued("--stack-size", "BYTES", "user stack bytes copied per sample", "16384"),
                 Opt.flag("--callchain", "also ask the kernel for its CALLCHAIN and compare"),
