@@ -1,6 +1,7 @@
 #!/bin/sh
 # Rebuilds the CLI's bundled BPF programs (src/main/bpf/*.c) with clang-14 into the cli resources:
-# stackcount.o for `bpf4j trace` (package trace), profile.o for `bpf4j profile` and `demo` (package
+# stackcount.o for `bpf4j trace` (package trace), profile.o for `bpf4j profile` and `demo`, and
+# profile_threads.o for `bpf4j profile --threads` with a program (package
 # profile). Usage: build.sh. Compiles from this directory with relative paths so the debug info
 # does not depend on where the script was started from.
 set -eu
@@ -15,3 +16,4 @@ build() {
 }
 build stackcount trace
 build profile profile
+build profile_threads profile

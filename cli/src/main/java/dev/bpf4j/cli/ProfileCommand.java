@@ -22,6 +22,8 @@ import java.util.List;
 final class ProfileCommand implements Command {
     static final List<String> WORKLOADS = List.of("subprog-chain");
     private static final List<String> ENGINES = List.of("interp", "jit", "all", "both");
+    /** With a program: Linux runs it too ({@code kernel} alone, or in {@code all}). */
+    private static final List<String> PROGRAM_ENGINES = List.of("interp", "jit", "all", "both", "kernel");
     private static final List<String> SAMPLERS = List.of("perf", "java");
 
     @Override public String name() { return "profile"; }
@@ -29,9 +31,10 @@ final class ProfileCommand implements Command {
     @Override public String usage() {
         return "bpf4j profile --pid-self WORKLOAD [-F HZ] [--duration S] [--engine interp|jit|all] [--out DIR] [--stack-size BYTES] "
                 + "[--callchain] [--threads] [--sampler perf|java] [--top N] [--perf-map]   (WORKLOAD: " + String.join(", ", WORKLOADS) + ")\n"
-                + "       bpf4j profile [--object OBJ.o] [--program P] [--bpf] [--engine interp|jit|all] [-F HZ] [--duration S] [--out DIR] "
-                + "[--stack-size BYTES] [--callchain] [--top N] (--pid-self WORKLOAD | -- COMMAND [ARG...])\n"
-                + "  the second form runs a perf_event program (default: the bundled profile, BCC's profile.py) on every sample, on each --engine";
+                + "       bpf4j profile [--object OBJ.o] [--program P] [--bpf] [--engine interp|jit|kernel|all] [-F HZ] [--duration S] [--out DIR] "
+                + "[--stack-size BYTES] [--callchain] [--threads] [--top N] (--pid-self WORKLOAD | -- COMMAND [ARG...])\n"
+                + "  the second form runs a perf_event program (default: the bundled profile, BCC's profile.py) on every sample, on each --engine;\n"
+                + "  kernel (alone or in all) also attaches it to Linux's own perf events on the same target, where bpf() and perf_event_open are allowed";
     }
 
     @Override public List<Opt> options() {
@@ -39,11 +42,12 @@ final class ProfileCommand implements Command {
                         + String.join(", ", WORKLOADS), null),
                 Opt.valued("-F", "HZ", "samples per second", "99"),
                 Opt.valued("--duration", "S", "seconds to sample (with -- COMMAND: until it exits, at most 3600)", "3"),
-                Opt.bpf4jEngine("jit"),
+                Opt.valued("--engine", "ENGINE", "interp, jit or all (both engines, compared); with a program also kernel (Linux runs it), "
+                        + "all = interp, jit and kernel, both = interp and jit", "jit"),
                 Opt.valued("--out", "DIR", "where stacks.folded, profile.pb.gz and flame.html go", "profile"),
                 Opt.valued("--stack-size", "BYTES", "user stack bytes copied per sample", "16384"),
                 Opt.flag("--callchain", "also ask the kernel for its CALLCHAIN and compare"),
-                Opt.flag("--threads", "one flame graph root per thread"),
+                Opt.flag("--threads", "one flame graph root per thread (with a program: comm-tid from its per-thread counts, the bundled profile_threads.o)"),
                 Opt.valued("--sampler", "SAMPLER", "perf (perf_event_open) or java (the workload thread's Java stack)", "perf"),
                 Opt.valued("--top", "N", "stacks to print", "10"),
                 Opt.file("--object", "OBJ.o", "a perf_event program to run on every sample (default: the bundled profile.o)"),
@@ -64,6 +68,9 @@ final class ProfileCommand implements Command {
         if (programMode) return runProgramMode(args, command, out, err);
         String workload = args.option("--pid-self").orElseThrow(() -> new UsageException("missing --pid-self WORKLOAD (one of " + String.join(", ", WORKLOADS) + ")"));
         if (!WORKLOADS.contains(workload)) throw new UsageException("unknown workload '" + workload + "' (expected one of " + String.join(", ", WORKLOADS) + ")");
+        if (args.option("--engine").filter("kernel"::equals).isPresent()) {
+            throw new UsageException("--engine kernel attaches a perf_event program to Linux: give --bpf, --object OBJ or -- COMMAND");
+        }
         String engineChoice = choice(args, "--engine", ENGINES, "jit");
         String sampler = choice(args, "--sampler", SAMPLERS, "perf");
         int top = args.option("--top").map(ProfileCommand::parseTop).orElse(10);
@@ -100,14 +107,15 @@ final class ProfileCommand implements Command {
             String workload = args.option("--pid-self").orElseThrow(() -> new UsageException("missing --pid-self WORKLOAD or -- COMMAND"));
             if (!WORKLOADS.contains(workload)) throw new UsageException("unknown workload '" + workload + "' (expected one of " + String.join(", ", WORKLOADS) + ")");
         }
-        if (args.flag("--threads")) throw new UsageException("--threads is not available with a perf_event program");
         if (args.option("--sampler").isPresent()) throw new UsageException("--sampler is not available with a perf_event program (it needs perf_event_open)");
-        String engineChoice = choice(args, "--engine", ENGINES, "jit");
+        String engineChoice = choice(args, "--engine", PROGRAM_ENGINES, "jit");
         int top = args.option("--top").map(ProfileCommand::parseTop).orElse(10);
         long hz = ProfileOptions.frequency(args, 99);
         SamplerOptions sampler = ProfileOptions.programSampler(args, hz, args.flag("--callchain"));
         Path dir = Path.of(args.option("--out").orElse("profile"));
-        return ProfileProgramMode.run(args, sampler, engines(engineChoice), command, ProfileOptions.durationNanos(args, command.isEmpty() ? 3 : 3600),
+        boolean kernel = engineChoice.equals("kernel") || engineChoice.equals("all");
+        List<Engine> bpf4jEngines = engineChoice.equals("kernel") ? List.of() : engines(engineChoice);
+        return ProfileProgramMode.run(args, sampler, bpf4jEngines, kernel, command, ProfileOptions.durationNanos(args, command.isEmpty() ? 3 : 3600),
                 hz, top, dir, out, err);
     }
 
@@ -124,7 +132,8 @@ final class ProfileCommand implements Command {
         String v = args.option(option).orElse(dflt);
         List<String> shown = choices.stream().filter(c -> !c.equals("both")).toList();
         if (!choices.contains(v)) throw new UsageException(option + " '" + v + "' (expected one of " + String.join(", ", shown) + ")");
-        if (v.equals("both")) System.err.println("bpf4j profile: " + option + " both is deprecated: use " + option + " all");
+        // with a program, both (interp + jit) is how to leave Linux out of all
+        if (v.equals("both") && choices != PROGRAM_ENGINES) System.err.println("bpf4j profile: " + option + " both is deprecated: use " + option + " all");
         return v;
     }
 

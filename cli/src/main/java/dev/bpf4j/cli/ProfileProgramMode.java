@@ -35,14 +35,22 @@ final class ProfileProgramMode {
 
     /** The object and program: the user's ({@code --object}, {@code --program}) or the bundled profile. */
     static OpenObject open(Args args) {
-        if (args.option("--object").isEmpty()) return ProfileObject.open();
+        boolean threads = args.flag("--threads");
+        if (args.option("--object").isEmpty()) return threads ? ProfileObject.openThreads() : ProfileObject.open();
         Path file = Path.of(args.option("--object").get());
         if (!Files.isRegularFile(file)) throw new BadInputException("no such object: " + file);
+        OpenObject open;
         try {
-            return BpfObject.open(file);
+            open = BpfObject.open(file);
         } catch (BpfLoadException e) {
             throw new BadInputException(e.getMessage());
         }
+        // The split per thread is the program's, as in BCC: its maps must keep the thread.
+        if (threads && !ProfileObject.countsPerThread(open)) {
+            throw new BadInputException("--threads: object '" + file + "' has no counting map keyed per thread (a hash map to u64 keyed by "
+                    + "struct { u32 tgid; u32 pid; s32 user_stack_id; char comm[16]; }, as the bundled profile_threads.c)");
+        }
+        return open;
     }
 
     static String program(Args args, OpenObject open) {
@@ -59,7 +67,47 @@ final class ProfileProgramMode {
         return name;
     }
 
-    static int run(Args args, SamplerOptions sampler, List<Engine> engines, List<String> command, long nanos, long hz, int top,
+    /**
+     * @param engines the bpf4j engines that run the program on bpf4j's samples (may be empty)
+     * @param kernel also attach it to Linux's own perf events on the same target ({@code --engine kernel} / {@code all})
+     */
+    /**
+     * Prints Linux's copy: its stacks, and how its stack ids compare with the first bpf4j engine's
+     * (its own samples, so the counts differ; an id both stored must hold the same ips). Null when skipped.
+     */
+    private static ProfileReport kernel(ProgramProfile.Result r, String program, SampleProgramRunner runner, int top, PrintStream out) {
+        ProgramProfile.KernelRun k = r.kernel();
+        if (k.stacks() == null) {
+            out.println("== kernel: skipped: " + k.skipped());
+            return null;
+        }
+        MapStacks stacks = k.stacks();
+        out.printf("== kernel: program %s attached to Linux's own cpu-clock events on the same target (its own samples, not bpf4j's)%n", program);
+        out.printf("%d samples counted, %d distinct stack ids%s, %d in %s%n", stacks.total(), stacks.ips().size(),
+                stacks.perThread() ? " in " + stacks.byThread().keySet().stream().map(MapStacks.ThreadStack::root).distinct().count() + " threads" : "",
+                stacks.missed(), MapStacks.MISSED);
+        ProfileOutput.printTop(k.folded(), top, out);
+        if (!runner.copies().isEmpty()) {
+            SampleProgramRunner.EngineCopy first = runner.copies().get(0);
+            MapStacks ours = first.stacks().orElse(null);
+            if (ours != null) {
+                long shared = 0, same = 0, kernelIn = 0, oursIn = 0;
+                for (var e : stacks.ips().entrySet()) {
+                    List<Long> o = ours.ips().get(e.getKey());
+                    if (o == null) continue;
+                    shared++;
+                    if (o.equals(e.getValue())) same++;
+                    kernelIn += stacks.counts().getOrDefault(e.getKey(), 0L);
+                    oursIn += ours.counts().getOrDefault(e.getKey(), 0L);
+                }
+                out.printf("kernel vs %s: %d stack ids stored by both, %d with identical ips; they hold %d of the kernel's %d samples and %d of %s's %d%n",
+                        first.engine(), shared, same, kernelIn, stacks.total(), oursIn, first.engine(), ours.total());
+            }
+        }
+        return new ProfileReport("kernel", List.of(), k.folded(), true, null, r.stats(), null, 0, 0, r.elapsedNanos());
+    }
+
+    static int run(Args args, SamplerOptions sampler, List<Engine> engines, boolean kernel, List<String> command, long nanos, long hz, int top,
                    Path dir, PrintStream out, PrintStream err) {
         if (!command.isEmpty() && StoppedCommand.resolve(command.get(0)).isEmpty()) {
             throw new BadInputException("no such command: " + command.get(0));
@@ -69,8 +117,8 @@ final class ProfileProgramMode {
         ProgramProfile.Result r;
         try {
             r = command.isEmpty()
-                    ? ProgramProfile.self(sampler, open, program, engines, ProfileCommand.engines("jit").get(0), nanos)
-                    : ProgramProfile.command(sampler, open, program, engines, command, nanos);
+                    ? ProgramProfile.self(sampler, open, program, engines, ProfileCommand.engines("jit").get(0), nanos, kernel)
+                    : ProgramProfile.command(sampler, open, program, engines, command, nanos, kernel);
         } catch (SamplingRefusedException refused) {
             err.println("bpf4j profile: " + refused.getMessage());
             return 1;
@@ -94,9 +142,15 @@ final class ProfileProgramMode {
                     continue;
                 }
                 FoldedStacks folded = r.folded().get(c.engine());
-                out.printf("%d samples counted, %d distinct stack ids, %d in %s%n", stacks.total(), stacks.ips().size(), stacks.missed(), MapStacks.MISSED);
+                out.printf("%d samples counted, %d distinct stack ids%s, %d in %s%n", stacks.total(), stacks.ips().size(),
+                        stacks.perThread() ? " in " + stacks.byThread().keySet().stream().map(MapStacks.ThreadStack::root).distinct().count() + " threads" : "",
+                        stacks.missed(), MapStacks.MISSED);
                 ProfileOutput.printTop(folded, top, out);
                 reports.add(new ProfileReport(c.engine(), List.of(), folded, true, null, r.stats(), null, r.dropped(), 0, r.elapsedNanos()));
+            }
+            if (r.kernel() != null) {
+                ProfileReport k = kernel(r, program, runner, top, out);
+                if (k != null) reports.add(k);
             }
             if (runner.copies().size() > 1) {
                 List<String> diffs = runner.differences();

@@ -120,7 +120,8 @@ class ProfileCommandTest {
         assertThat(r.err()).contains("-F 0: expected a frequency in Hz from 1 to 10000");
         assertThat(CliRunner.run("profile", "--pid-self", "subprog-chain", "--duration", "abc").err()).contains("--duration abc: expected seconds");
         assertThat(CliRunner.run("profile", "--pid-self", "subprog-chain", "--stack-size", "100").err()).contains("--stack-size 100: expected a multiple of 8");
-        assertThat(CliRunner.run("profile", "--pid-self", "subprog-chain", "--engine", "kernel").err()).contains("--engine 'kernel' (expected one of interp, jit, all)");
+        assertThat(CliRunner.run("profile", "--pid-self", "subprog-chain", "--engine", "kernel").err()).contains("--engine kernel attaches a perf_event program to Linux: give --bpf, --object OBJ or -- COMMAND");
+        assertThat(CliRunner.run("profile", "--pid-self", "subprog-chain", "--engine", "x").err()).contains("--engine 'x' (expected one of interp, jit, all)");
         assertThat(CliRunner.run("demo", "extra").status()).isEqualTo(2);
         assertThat(CliRunner.run("demo", "--top", "x").err()).contains("--top x: expected a count >= 0");
     }

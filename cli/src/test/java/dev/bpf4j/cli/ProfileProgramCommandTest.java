@@ -71,6 +71,104 @@ class ProfileProgramCommandTest {
         }
     }
 
+    /** Two threads named by prctl, each spinning in its own function under a frame-pointer chain. */
+    private static Path twoThreads(Path dir) throws IOException, InterruptedException {
+        Path src = dir.resolve("two.c"), exe = dir.resolve("two");
+        Files.writeString(src, """
+                #include <pthread.h>
+                #include <sys/prctl.h>
+                __attribute__((noinline)) long spin_alpha(long n) { volatile long a = 0; for (long i = 0; i < n; i++) a += i ^ (a >> 3); return a; }
+                __attribute__((noinline)) long spin_beta(long n) { volatile long a = 1; for (long i = 0; i < n; i++) a += i ^ (a >> 5); return a; }
+                static void *alpha(void *p) { prctl(PR_SET_NAME, "alpha"); long s = 0; for (int k = 0; k < 3000; k++) s += spin_alpha(100000); return (void *)s; }
+                static void *beta(void *p) { prctl(PR_SET_NAME, "beta"); long s = 0; for (int k = 0; k < 3000; k++) s += spin_beta(100000); return (void *)s; }
+                int main(void) { pthread_t a, b; pthread_create(&a, 0, alpha, 0); pthread_create(&b, 0, beta, 0); pthread_join(a, 0); pthread_join(b, 0); return 0; }
+                """);
+        Process gcc;
+        try {
+            gcc = new ProcessBuilder("gcc", "-O2", "-fno-omit-frame-pointer", "-pthread", "-o", exe.toString(), src.toString()).inheritIO().start();
+        } catch (IOException e) {
+            assumeTrue(false, "gcc is not installed: " + e.getMessage());
+            return null;
+        }
+        assumeTrue(gcc.waitFor() == 0, "gcc failed");
+        return exe;
+    }
+
+    @Test
+    void threadsRootEachThreadsStacksAtItsCommAndTidOnBothEngines(@TempDir Path dir) throws Exception {
+        Path exe = twoThreads(dir);
+        CliRunner r = CliRunner.run("profile", "--bpf", "--threads", "--engine", "both", "-F", "499", "--duration", "2",
+                "--out", dir.resolve("p").toString(), "--", exe.toString());
+        assumePerf(r);
+        assertThat(r.status()).as(r.out() + r.err()).isZero();
+        assertThat(r.out()).contains("== engines agree: same stack ids, frames and counts, same maps");
+        FoldedStacks interp = FoldedStacks.parse(Files.readString(dir.resolve("p").resolve("interp.folded")));
+        FoldedStacks jit = FoldedStacks.parse(Files.readString(dir.resolve("p").resolve("jit.folded")));
+        assertThat(jit.counts()).isEqualTo(interp.counts());
+        java.util.Set<String> alphaRoots = new java.util.HashSet<>(), betaRoots = new java.util.HashSet<>();
+        long alpha = 0, beta = 0;
+        for (Map.Entry<List<String>, Long> e : jit.counts().entrySet()) {
+            List<String> stack = e.getKey();
+            String root = stack.get(0);
+            // Every line starts with its thread's comm-tid; a thread's own function appears only under its root.
+            assertThat(root).as(jit.format()).matches("[^;]+-\\d+");
+            if (stack.contains("spin_alpha")) {
+                assertThat(root).as(jit.format()).startsWith("alpha-");
+                alphaRoots.add(root);
+                alpha += e.getValue();
+            }
+            if (stack.contains("spin_beta")) {
+                assertThat(root).as(jit.format()).startsWith("beta-");
+                betaRoots.add(root);
+                beta += e.getValue();
+            }
+        }
+        assertThat(alphaRoots).as(jit.format()).hasSize(1);
+        assertThat(betaRoots).as(jit.format()).hasSize(1);
+        assertThat(alphaRoots).doesNotContainAnyElementsOf(betaRoots);
+        assertThat(alpha).as(jit.format()).isPositive();
+        assertThat(beta).as(jit.format()).isPositive();
+    }
+
+    /** The threads' roots (comm-tid) of the stacks that contain {@code function}. */
+    private static java.util.Set<String> rootsOf(FoldedStacks stacks, String function) {
+        java.util.Set<String> out = new java.util.TreeSet<>();
+        stacks.counts().keySet().stream().filter(k -> k.contains(function)).forEach(k -> out.add(k.get(0)));
+        return out;
+    }
+
+    @Test
+    void engineAllAlsoRunsTheProgramInLinuxUnderTheSameThreadRoots(@TempDir Path dir) throws Exception {
+        Path exe = twoThreads(dir);
+        Path p = dir.resolve("p");
+        CliRunner r = CliRunner.run("profile", "--bpf", "--threads", "--engine", "all", "-F", "499", "--duration", "2",
+                "--out", p.toString(), "--", exe.toString());
+        assumePerf(r);
+        assumeTrue(!r.out().contains("== kernel: skipped:"), () -> "Linux cannot run the program here: " + r.out());
+        assertThat(r.status()).as(r.out() + r.err()).isZero();
+        assertThat(r.out()).contains("== engines agree").contains("== kernel: program do_perf_event attached to Linux's own cpu-clock events");
+        FoldedStacks jit = FoldedStacks.parse(Files.readString(p.resolve("jit.folded")));
+        FoldedStacks kernel = FoldedStacks.parse(Files.readString(p.resolve("kernel.folded")));
+        assertThat(FoldedStacks.parse(Files.readString(p.resolve("interp.folded"))).counts()).isEqualTo(jit.counts());
+        // Linux takes its own samples, so the counts differ; the threads it names are the same tasks.
+        for (String function : List.of("spin_alpha", "spin_beta")) {
+            assertThat(rootsOf(kernel, function)).as(kernel.format()).hasSize(1).isEqualTo(rootsOf(jit, function));
+        }
+        assertThat(rootsOf(kernel, "spin_alpha").iterator().next()).startsWith("alpha-");
+        assertThat(rootsOf(kernel, "spin_beta").iterator().next()).startsWith("beta-");
+    }
+
+    @Test
+    void threadsWithAnObjectThatCountsPerStackIdOnlyIsBadInput(@TempDir Path dir) throws IOException {
+        Path obj = dir.resolve("profile.o");
+        try (InputStream in = dev.bpf4j.cli.profile.ProfileObject.class.getResourceAsStream("profile.o")) {
+            Files.write(obj, in.readAllBytes());
+        }
+        CliRunner r = CliRunner.run("profile", "--object", obj.toString(), "--threads", "--", "true");
+        assertThat(r.status()).isEqualTo(2);
+        assertThat(r.err()).contains("--threads: object '" + obj + "' has no counting map keyed per thread");
+    }
+
     @Test
     void theCommandIsEndedAfterTheDuration(@TempDir Path dir) {
         CliRunner r = CliRunner.run("profile", "--duration", "0.5", "--out", dir.toString(), "--", "sleep", "30");

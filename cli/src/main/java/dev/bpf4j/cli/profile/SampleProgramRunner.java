@@ -66,6 +66,7 @@ public final class SampleProgramRunner implements AutoCloseable {
      */
     public List<String> differences() {
         List<String> out = new ArrayList<>();
+        if (copies.isEmpty()) return out;
         EngineCopy a = copies.get(0);
         for (EngineCopy b : copies.subList(1, copies.size())) {
             List<String> x = comparable(a), y = comparable(b);

@@ -2,6 +2,7 @@ package dev.bpf4j.it.perf;
 
 import dev.bpf4j.api.Engines;
 import dev.bpf4j.api.PerfEventSample;
+import dev.bpf4j.cli.profile.KernelProfile;
 import dev.bpf4j.cli.profile.MapStacks;
 import dev.bpf4j.cli.profile.ProfileObject;
 import dev.bpf4j.cli.profile.SampleProgramRunner;
@@ -9,8 +10,6 @@ import dev.bpf4j.object.BpfObjectSpec;
 import dev.bpf4j.unwind.ProcessCode;
 import dev.bpf4j.unwind.CfiLookup;
 import dev.bpf4j.unwind.Unwinder;
-import dev.bpf4j.unwind.sampling.KernelSampledProgram;
-import dev.bpf4j.unwind.sampling.PerfEventAttr;
 import dev.bpf4j.unwind.sampling.PerfRecord;
 import dev.bpf4j.unwind.sampling.SampleFormat;
 import dev.bpf4j.unwind.sampling.Sampler;
@@ -57,14 +56,13 @@ class KernelProfileTest {
         int pid = (int) child.pid();
         ProcessCode code = ProcessCode.ofProcess(pid, TimeUnit.MILLISECONDS.toNanos(100));
         List<PerfRecord.Sample> recorded = Collections.synchronizedList(new ArrayList<>());
-        try (KernelProfileSide kernel = KernelProfileSide.load(spec)) {
+        try (KernelProfile kernel = KernelProfile.load(spec)) {
             code.refresh();
             SamplerOptions options = SamplerOptions.atFrequency(499).withFormat(new SampleFormat(false, SampleFormat.DEFAULT_STACK_SIZE, true));
             Sampler sampler = new Sampler(options, pid, recorded::add);
-            KernelSampledProgram inKernel;
             try {
-                inKernel = KernelSampledProgram.attach(PerfEventAttr.cpuClockAtFrequency(499, new SampleFormat(false, 8)), pid,
-                        kernel.programFd());
+                // as `profile --engine kernel` attaches it
+                kernel.attach(pid, options.attr(), false);
                 sampler.start();
             } catch (SamplingRefusedException e) {
                 child.destroyForcibly();
@@ -75,7 +73,7 @@ class KernelProfileTest {
                 assertThat(child.waitFor(100, TimeUnit.SECONDS)).isTrue();
             } finally {
                 sampler.stop();
-                inKernel.close();
+                kernel.detach();
             }
             TreeMap<Integer, Long> kernelCounts = kernel.counts();
             TreeMap<Integer, List<Long>> kernelIps = kernel.stacks();

@@ -4,6 +4,7 @@ import dev.bpf4j.api.BpfObject;
 import dev.bpf4j.api.Engines;
 import dev.bpf4j.api.MapDump;
 import dev.bpf4j.api.PerfEventSample;
+import dev.bpf4j.cli.profile.KernelProfile;
 import dev.bpf4j.cli.profile.SampleProgramRunner;
 import dev.bpf4j.object.BpfObjectSpec;
 import dev.bpf4j.unwind.sampling.KernelSampledProgram;
@@ -53,7 +54,7 @@ class KernelSampledTaskTest {
         Process child = new ProcessBuilder(exe.toString(), "300", dir.toString()).redirectError(ProcessBuilder.Redirect.INHERIT).start();
         int pid = (int) child.pid();
         List<KernelSampledProgram> inKernel = new ArrayList<>();
-        try (KernelProfileSide kernel = KernelProfileSide.load(spec, SampledTasks.PROGRAM);
+        try (KernelProfile kernel = KernelProfile.load(spec, SampledTasks.PROGRAM);
              SampleProgramRunner runner = new SampleProgramRunner(BpfObject.open(spec), SampledTasks.PROGRAM,
                      List.of(Engines.byName("interp"), Engines.byName("jit")), null)) {
             // the threads are named and waiting: sampling starts with every name in place

@@ -16,8 +16,20 @@ public final class KernelSampledProgram implements AutoCloseable {
      * Opens {@code attr} on thread {@code tid} (any CPU), attaches the program {@code progFd} and
      * enables the event. Fails with {@link SamplingRefusedException} naming the errno and the setting.
      */
-    public static KernelSampledProgram attach(PerfEventAttr attr, int tid, int progFd) {
-        long a = PerfSys.allocate(attr.encode());
+    public static KernelSampledProgram attach(PerfEventAttr attr, int tid, int progFd) { return attach(attr, tid, progFd, false); }
+
+    /**
+     * As {@link #attach(PerfEventAttr, int, int)}; with {@code inherit} the event (and its program)
+     * also follows the threads and children {@code tid} creates from now on — allowed here, unlike
+     * for bpf4j's own sampler, since nothing is mmapped.
+     */
+    public static KernelSampledProgram attach(PerfEventAttr attr, int tid, int progFd, boolean inherit) {
+        byte[] encoded = attr.encode();
+        if (inherit) {
+            java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(encoded).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+            b.putLong(40, b.getLong(40) | PerfAbi.FLAG_INHERIT);
+        }
+        long a = PerfSys.allocate(encoded);
         int fd;
         try {
             fd = PerfSys.perfEventOpen(a, tid);

@@ -34,6 +34,7 @@ public final class PerfAbi {
 
     // attr flag bits (the bitfield word at offset 40)
     public static final long FLAG_DISABLED = 1L << 0;
+    public static final long FLAG_INHERIT = 1L << 1;
     public static final long FLAG_EXCLUDE_KERNEL = 1L << 5;
     public static final long FLAG_EXCLUDE_HV = 1L << 6;
     public static final long FLAG_FREQ = 1L << 10;
