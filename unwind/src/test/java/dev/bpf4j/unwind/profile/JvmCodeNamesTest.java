@@ -24,6 +24,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 class JvmCodeNamesTest {
     private static final String THREAD = "jvm-names-spin";
     private static final String SPIN = "long dev.bpf4j.unwind.profile.JvmCodeNamesTest.spin(long)";
+    /** spin or spinFor, as HotSpot's perf map names them. */
+    private static final String SPIN_LEAF = "dev.bpf4j.unwind.profile.JvmCodeNamesTest.spin";
 
     static long spin(long n) {
         long x = n;
@@ -73,11 +75,13 @@ class JvmCodeNamesTest {
 
         Map<List<String>, Long> named = p.stacks().counts();
         assertThat(p.jvmCodeNamesError()).isNull();
-        long total = count(named, s -> true), inSpin = count(named, s -> s.get(s.size() - 1).equals(SPIN));
+        long total = count(named, s -> true), inSpin = count(named, s -> s.get(s.size() - 1).contains(SPIN_LEAF));
         assertThat(total).as("samples of %s", THREAD).isGreaterThan(100);
-        // The thread runs spin except between calls (the loop in spinFor, the CPU-time check): nearly always.
-        System.out.printf("this JVM's code named (Java %s): %d of %s's %d samples end in %s%n", Runtime.version().feature(), inSpin, THREAD, total, SPIN);
-        assertThat(inSpin).as("leaves named %s of %d: %s", SPIN, total, named).isGreaterThan(total * 8 / 10);
+        // The thread runs spin except between calls (the CPU-time check): nearly always. HotSpot may inline
+        // spin into an OSR compile of spinFor (JDK 25 did once: 346 leaves in spinFor, 244 in spin).
+        System.out.printf("this JVM's code named (Java %s): %d of %s's %d samples end in %s or spinFor%n", Runtime.version().feature(),
+                inSpin, THREAD, total, SPIN);
+        assertThat(inSpin).as("leaves named %s* of %d: %s", SPIN_LEAF, total, named).isGreaterThan(total * 8 / 10);
         assertThat(Files.exists(map)).as("no perf map left behind").isFalse();
 
         Map<List<String>, Long> unnamed = p.withJvmCodeNames(false).stacks().counts();
