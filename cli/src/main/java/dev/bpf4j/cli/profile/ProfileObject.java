@@ -40,7 +40,7 @@ public final class ProfileObject {
 
     /** Whether {@code open} counts per thread: a hash map to u64 with {@link MapStacks.ThreadStack}'s key. */
     public static boolean countsPerThread(OpenObject open) {
-        return open.spec().maps().stream().anyMatch(m -> (m.type() == dev.bpf4j.object.BpfMapType.HASH || m.type() == dev.bpf4j.object.BpfMapType.LRU_HASH)
+        return open.spec().maps().stream().anyMatch(m -> (m.type() == dev.bpf4j.maps.MapType.HASH || m.type() == dev.bpf4j.maps.MapType.LRU_HASH)
                 && m.keySize() == MapStacks.ThreadStack.SIZE && m.valueSize() == 8);
     }
 }
