@@ -58,30 +58,24 @@ final class FuzzCommand implements Command {
     @Override public int run(Args args, PrintStream out, PrintStream err) {
         if (!args.positionals().isEmpty()) throw new UsageException("unexpected argument " + args.positionals().get(0));
         if (args.option("--mode").filter(ObjectFuzzCommand.MODE::equals).isPresent()) return ObjectFuzzCommand.run(args, out, err);
-        long seed = args.option("--seed").map(s -> parseLong("--seed", s)).orElse(System.currentTimeMillis());
-        Long count = args.option("--count").map(s -> parseLong("--count", s)).orElse(null);
-        Duration time = args.option("--time").map(FuzzCommand::parseDuration).orElse(null);
-        if (count != null && time != null) throw new UsageException("give --count or --time, not both");
-        if (count == null && time == null) count = 1000L;
-        int jobs = (int) args.option("--jobs").map(s -> parseLong("--jobs", s)).orElse(1L).longValue();
-        int minimise = (int) args.option("--minimise").map(s -> parseLong("--minimise", s)).orElse(5L).longValue();
+        CampaignOptions o = CampaignOptions.parse(args);
         int linuxOnly = (int) args.option("--linux-only").map(s -> parseLong("--linux-only", s)).orElse(0L).longValue();
-        if (jobs < 1 || minimise < 0 || linuxOnly < 0) throw new UsageException("--jobs must be at least 1, --minimise and --linux-only not negative");
+        if (linuxOnly < 0) throw new UsageException("--linux-only must not be negative");
         List<Engine> engines = engines(args.option("--engines").orElse("interp,jit,jvm"));
         boolean kernel = engines.stream().anyMatch(e -> e.name().equals(Oracle.KERNEL));
         ProgramGenerator generator = generator(args, kernel);
         if (generator instanceof DataFileMutator m && generator.name().equals("replay")) {
-            if (args.option("--count").isPresent() || time != null) throw new UsageException("replay runs every file once: no --count or --time");
-            seed = 0;
-            count = (long) m.corpusSize();
+            if (args.option("--count").isPresent() || args.option("--time").isPresent()) {
+                throw new UsageException("replay runs every file once: no --count or --time");
+            }
+            o = o.everyFileOnce(m.corpusSize());
         }
         DifferentialHarness harness = new DifferentialHarness(engines);
-        Path outDir = args.option("--out").map(Path::of).orElse(null);
 
-        out.println("fuzz " + generator.name() + " seed " + seed + " on " + harness.engines().stream().map(Engine::name).toList()
-                + (count != null ? ", " + count + " programs" : ", " + time.toSeconds() + " s") + ", " + jobs + " job(s)");
-        Campaign.Result r = new Campaign(harness, err::println)
-                .run(new Campaign.Plan(generator, seed, count, time, jobs, outDir, minimise, !args.flag("--no-pin"), linuxOnly));
+        out.println("fuzz " + generator.name() + " seed " + o.seed() + " on " + harness.engines().stream().map(Engine::name).toList()
+                + ", " + o.extent("programs") + ", " + o.jobs() + " job(s)");
+        Campaign.Result r = new Campaign(harness, err::println).run(new Campaign.Plan(generator, o.seed(), o.count(), o.time(), o.jobs(),
+                o.outDir(), o.minimise(), !args.flag("--no-pin"), linuxOnly));
         for (Campaign.Finding f : r.findings()) {
             out.println("mismatch " + f.minimised().mismatchClass() + " (" + f.origin() + ")"
                     + (f.file() == null ? "" : ": " + f.file()));
@@ -92,7 +86,7 @@ final class FuzzCommand implements Command {
                     + (l.file() == null ? "" : ": " + l.file()));
             out.print(l.minimised().describe().indent(2));
         }
-        out.printf("fuzz %s seed %d: %s in %.1f s%n", generator.name(), seed, r.stats().line(), r.stats().seconds());
+        out.printf("fuzz %s seed %d: %s in %.1f s%n", generator.name(), o.seed(), r.stats().line(), r.stats().seconds());
         out.print(r.stats().summary());
         return r.stats().mismatches() + r.stats().crashes() + r.stats().hangs() > 0 ? 1 : 0;
     }

@@ -9,7 +9,6 @@ import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.stream.Stream;
 
@@ -29,14 +28,7 @@ final class ObjectFuzzCommand {
     /** The options of {@code bpf4j fuzz} that apply: --seed, --count | --time, --corpus, --out, --engines, --jobs, --minimise. */
     static int run(Args args, PrintStream out, PrintStream err) {
         if (args.flag("--frame-escapes")) throw new UsageException("--frame-escapes applies to --mode grammar only");
-        long seed = args.option("--seed").map(s -> FuzzCommand.parseLong("--seed", s)).orElse(System.currentTimeMillis());
-        Long count = args.option("--count").map(s -> FuzzCommand.parseLong("--count", s)).orElse(null);
-        Duration time = args.option("--time").map(FuzzCommand::parseDuration).orElse(null);
-        if (count != null && time != null) throw new UsageException("give --count or --time, not both");
-        if (count == null && time == null) count = 1000L;
-        int jobs = (int) args.option("--jobs").map(s -> FuzzCommand.parseLong("--jobs", s)).orElse(1L).longValue();
-        int minimise = (int) args.option("--minimise").map(s -> FuzzCommand.parseLong("--minimise", s)).orElse(5L).longValue();
-        if (jobs < 1 || minimise < 0) throw new UsageException("--jobs must be at least 1 and --minimise not negative");
+        CampaignOptions o = CampaignOptions.parse(args);
         Path corpus = Path.of(args.option("--corpus").orElse(DEFAULT_CORPUS));
         if (!Files.exists(corpus)) throw new CliException("no corpus at " + corpus + " (give --corpus DIR)");
         ObjectMutator mutator;
@@ -53,26 +45,24 @@ final class ObjectFuzzCommand {
         boolean capped = System.getProperty(ARENA_CAP) == null;
         if (capped) System.setProperty(ARENA_CAP, String.valueOf(64L << 20));
         try {
-            return campaign(mutator, differential, seed, count, time, jobs, minimise, args, out, err);
+            return campaign(mutator, differential, o, out, err);
         } finally {
             if (capped) System.clearProperty(ARENA_CAP);
         }
     }
 
-    private static int campaign(ObjectMutator mutator, ObjectDifferential differential, long seed, Long count, Duration time, int jobs,
-                                int minimise, Args args, PrintStream out, PrintStream err) {
-        Path outDir = args.option("--out").map(Path::of).orElse(null);
-        out.println("fuzz mutate-objects seed " + seed + " on " + differential.engines().stream().map(e -> e.name()).toList()
-                + " over " + mutator.corpusSize() + " objects" + (count != null ? ", " + count + " objects" : ", " + time.toSeconds() + " s")
-                + ", " + jobs + " job(s), maps up to " + (Long.getLong(ARENA_CAP) >> 20) + " MiB (-D" + ARENA_CAP + ")");
+    private static int campaign(ObjectMutator mutator, ObjectDifferential differential, CampaignOptions o, PrintStream out, PrintStream err) {
+        out.println("fuzz mutate-objects seed " + o.seed() + " on " + differential.engines().stream().map(e -> e.name()).toList()
+                + " over " + mutator.corpusSize() + " objects, " + o.extent("objects")
+                + ", " + o.jobs() + " job(s), maps up to " + (Long.getLong(ARENA_CAP) >> 20) + " MiB (-D" + ARENA_CAP + ")");
         ObjectCampaign.Result r = new ObjectCampaign(differential, err::println)
-                .run(new ObjectCampaign.Plan(mutator, seed, count, time, jobs, outDir, minimise));
+                .run(new ObjectCampaign.Plan(mutator, o.seed(), o.count(), o.time(), o.jobs(), o.outDir(), o.minimise()));
         for (ObjectCampaign.Finding f : r.findings()) {
             out.println("finding " + f.minimised().mismatchClass() + " (" + f.mutant().origin() + ": " + f.mutant().mutations() + ")"
                     + (f.file() == null ? "" : ": " + f.file()));
             out.print(f.minimised().describe().indent(2));
         }
-        out.printf("fuzz mutate-objects seed %d: %s in %.1f s%n", seed, r.stats().line(), r.stats().seconds());
+        out.printf("fuzz mutate-objects seed %d: %s in %.1f s%n", o.seed(), r.stats().line(), r.stats().seconds());
         return r.stats().mismatches() + r.stats().crashes() + r.stats().hangs() > 0 ? 1 : 0;
     }
 

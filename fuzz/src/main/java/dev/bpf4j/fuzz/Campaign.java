@@ -1,7 +1,5 @@
 package dev.bpf4j.fuzz;
 
-import dev.bpf4j.maps.CpuPin;
-
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -9,7 +7,6 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 /**
@@ -72,86 +69,42 @@ public final class Campaign {
         CampaignStats stats = new CampaignStats();
         List<Finding> findings = Collections.synchronizedList(new ArrayList<>());
         List<LinuxOnly> linuxOnly = Collections.synchronizedList(new ArrayList<>());
-        Map<String, Integer> minimisedPerClass = new HashMap<>();
-        Map<String, Integer> minimisedPerReason = new HashMap<>();
-        AtomicLong next = new AtomicLong();
-        long deadline = plan.time() == null ? Long.MAX_VALUE : System.nanoTime() + plan.time().toNanos();
-        long[] busySince = new long[plan.jobs()];
-        String[] busyWith = new String[plan.jobs()];
-        List<Thread> workers = new ArrayList<>();
-        for (int j = 0; j < plan.jobs(); j++) {
-            int job = j;
-            Thread t = new Thread(() -> {
-                if (plan.pinned() && !CpuPin.pin(job)) CpuPin.pin(dev.bpf4j.maps.Cpus.current());
-                while (System.nanoTime() < deadline) {
-                    long i = next.getAndIncrement();
-                    if (plan.count() != null && i >= plan.count()) break;
-                    FuzzCase c;
-                    try {
-                        c = plan.generator().generate(plan.seed() + i);
-                    } catch (RuntimeException e) {
-                        progress.accept("internal error: " + plan.generator().name() + " seed " + (plan.seed() + i) + ": " + e);
-                        stats.add(new DifferentialReport(new FuzzCase(plan.generator().name() + " seed " + (plan.seed() + i), List.of(), null),
-                                List.of(), List.of(new Difference("crash-generator", e.toString()))));
-                        continue;
-                    }
-                    synchronized (busySince) { busySince[job] = System.nanoTime(); busyWith[job] = c.origin(); }
-                    DifferentialReport r;
-                    try {
-                        r = harness.run(c);
-                    } catch (RuntimeException | Error e) { // the harness catches engine errors: this is a fuzzer bug
-                        progress.accept("internal error on " + c.origin() + ": " + e);
-                        r = new DifferentialReport(c, List.of(), List.of(new Difference("crash-harness", e.toString())));
-                    }
-                    synchronized (busySince) { busySince[job] = 0; }
-                    stats.add(r);
-                    for (EngineOutcome o : r.outcomes()) {
-                        if (o.loadNanos() > SLOW_LOAD.toNanos()) {
-                            stats.slowLoad();
-                            progress.accept(String.format("slow load: %s took %d ms on %s", c.origin(), o.loadNanos() / 1_000_000, o.engine()));
-                        }
-                    }
-                    if (!r.agree() && !r.outcomes().isEmpty() && claim(minimisedPerClass, r.mismatchClass(), plan.minimisePerClass())) {
-                        findings.add(minimise(r, plan.outDir()));
-                    }
-                    if (r.kernelVerdict() == KernelVerdict.ONLY_LINUX_REJECTS) {
-                        String reason = CampaignStats.shorten(Oracle.kernel(r.outcomes()).first().message());
-                        if (claim(minimisedPerReason, reason, plan.linuxOnlyPerReason())) linuxOnly.add(minimiseLinuxOnly(r, reason, plan.outDir()));
-                    }
-                }
-            }, "fuzz-" + j);
-            t.setDaemon(true);
-            workers.add(t);
-            t.start();
-        }
-        boolean[] hangReported = new boolean[plan.jobs()];
-        long lastProgress = System.nanoTime();
-        for (Thread t : workers) {
-            while (t.isAlive()) {
-                try {
-                    t.join(500);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return new Result(stats, List.copyOf(findings), List.copyOf(linuxOnly));
-                }
-                synchronized (busySince) {
-                    for (int j = 0; j < busySince.length; j++) {
-                        boolean hung = busySince[j] != 0 && System.nanoTime() - busySince[j] > HANG_AFTER.toNanos();
-                        if (hung && !hangReported[j]) {
-                            hangReported[j] = true;
-                            stats.hang();
-                            progress.accept("hang: " + busyWith[j] + " has run for more than " + HANG_AFTER.toSeconds() + " s");
-                        } else if (!hung) {
-                            hangReported[j] = false;
-                        }
-                    }
-                }
-                if (System.nanoTime() - lastProgress > 2_000_000_000L) {
-                    lastProgress = System.nanoTime();
-                    progress.accept(plan.generator().name() + ": " + stats.line());
+        Workers.Quota perClass = new Workers.Quota(plan.minimisePerClass());
+        Workers.Quota perReason = new Workers.Quota(plan.linuxOnlyPerReason());
+        Workers.Task task = (i, busy) -> {
+            FuzzCase c;
+            try {
+                c = plan.generator().generate(plan.seed() + i);
+            } catch (RuntimeException e) {
+                progress.accept("internal error: " + plan.generator().name() + " seed " + (plan.seed() + i) + ": " + e);
+                stats.add(new DifferentialReport(new FuzzCase(plan.generator().name() + " seed " + (plan.seed() + i), List.of(), null),
+                        List.of(), List.of(new Difference("crash-generator", e.toString()))));
+                return;
+            }
+            busy.start(c.origin());
+            DifferentialReport r;
+            try {
+                r = harness.run(c);
+            } catch (RuntimeException | Error e) { // the harness catches engine errors: this is a fuzzer bug
+                progress.accept("internal error on " + c.origin() + ": " + e);
+                r = new DifferentialReport(c, List.of(), List.of(new Difference("crash-harness", e.toString())));
+            }
+            busy.end();
+            stats.add(r);
+            for (EngineOutcome o : r.outcomes()) {
+                if (o.loadNanos() > SLOW_LOAD.toNanos()) {
+                    stats.slowLoad();
+                    progress.accept(String.format("slow load: %s took %d ms on %s", c.origin(), o.loadNanos() / 1_000_000, o.engine()));
                 }
             }
-        }
+            if (!r.agree() && !r.outcomes().isEmpty() && perClass.claim(r.mismatchClass())) findings.add(minimise(r, plan.outDir()));
+            if (r.kernelVerdict() == KernelVerdict.ONLY_LINUX_REJECTS) {
+                String reason = CampaignStats.shorten(Oracle.kernel(r.outcomes()).first().message());
+                if (perReason.claim(reason)) linuxOnly.add(minimiseLinuxOnly(r, reason, plan.outDir()));
+            }
+        };
+        Workers.run("fuzz", new Workers.Limits(plan.count(), plan.time(), plan.jobs(), plan.pinned()), task, stats::hang, progress,
+                () -> plan.generator().name() + ": " + stats.line());
         return new Result(stats, List.copyOf(findings), List.copyOf(linuxOnly));
     }
 
@@ -198,14 +151,6 @@ public final class Campaign {
         return true;
     }
 
-    private static boolean claim(Map<String, Integer> perClass, String cls, int limit) {
-        synchronized (perClass) {
-            int n = perClass.getOrDefault(cls, 0);
-            if (n >= limit) return false;
-            perClass.put(cls, n + 1);
-            return true;
-        }
-    }
 
     /**
      * Shrinks while the program shows the same differences (the same kinds, the first one first), so

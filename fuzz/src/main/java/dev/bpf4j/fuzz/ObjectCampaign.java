@@ -10,11 +10,8 @@ import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 /**
@@ -48,78 +45,23 @@ public final class ObjectCampaign {
     public Result run(Plan plan) {
         ObjectCampaignStats stats = new ObjectCampaignStats();
         List<Finding> findings = Collections.synchronizedList(new ArrayList<>());
-        Map<String, Integer> perClass = new HashMap<>();
-        AtomicLong next = new AtomicLong();
-        long deadline = plan.time() == null ? Long.MAX_VALUE : System.nanoTime() + plan.time().toNanos();
-        long[] busySince = new long[plan.jobs()];
-        String[] busyWith = new String[plan.jobs()];
-        List<Thread> workers = new ArrayList<>();
-        for (int j = 0; j < plan.jobs(); j++) {
-            int job = j;
-            Thread t = new Thread(() -> {
-                while (System.nanoTime() < deadline) {
-                    long i = next.getAndIncrement();
-                    if (plan.count() != null && i >= plan.count()) break;
-                    ObjectMutator.Mutant m = plan.mutator().mutate(plan.seed() + i);
-                    synchronized (busySince) { busySince[job] = System.nanoTime(); busyWith[job] = m.origin(); }
-                    ObjectReport r;
-                    try {
-                        r = differential.run(m.bytes(), m.origin());
-                    } catch (RuntimeException | Error e) { // the differential catches what the library throws: a fuzzer bug
-                        r = new ObjectReport(m.origin(), null, List.of(), List.of(new Difference("crash-harness", e.toString())));
-                    }
-                    synchronized (busySince) { busySince[job] = 0; }
-                    stats.add(r);
-                    if (!r.agree() && claim(perClass, r.mismatchClass(), plan.minimisePerClass())) findings.add(minimise(plan, m, r));
-                }
-            }, "fuzz-objects-" + j);
-            t.setDaemon(true);
-            workers.add(t);
-            t.start();
-        }
-        watch(workers, busySince, busyWith, stats);
-        return new Result(stats, List.copyOf(findings));
-    }
-
-    /** Waits for the workers, reporting progress every 2 s and each worker busy with one object for too long. */
-    private void watch(List<Thread> workers, long[] busySince, String[] busyWith, ObjectCampaignStats stats) {
-        boolean[] hung = new boolean[workers.size()];
-        long lastProgress = System.nanoTime();
-        while (true) {
-            boolean waiting = false;
-            synchronized (busySince) {
-                for (int j = 0; j < workers.size(); j++) {
-                    if (!workers.get(j).isAlive()) continue;
-                    boolean now = busySince[j] != 0 && System.nanoTime() - busySince[j] > Campaign.HANG_AFTER.toNanos();
-                    if (now && !hung[j]) {
-                        stats.hang();
-                        progress.accept("hang: " + busyWith[j] + " has run for more than " + Campaign.HANG_AFTER.toSeconds() + " s");
-                    }
-                    hung[j] = now;
-                    if (!now) waiting = true;
-                }
-            }
-            if (!waiting) return;
+        Workers.Quota perClass = new Workers.Quota(plan.minimisePerClass());
+        Workers.Task task = (i, busy) -> {
+            ObjectMutator.Mutant m = plan.mutator().mutate(plan.seed() + i);
+            busy.start(m.origin());
+            ObjectReport r;
             try {
-                workers.get(0).join(200);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
+                r = differential.run(m.bytes(), m.origin());
+            } catch (RuntimeException | Error e) { // the differential catches what the library throws: a fuzzer bug
+                r = new ObjectReport(m.origin(), null, List.of(), List.of(new Difference("crash-harness", e.toString())));
             }
-            if (System.nanoTime() - lastProgress > 2_000_000_000L) {
-                lastProgress = System.nanoTime();
-                progress.accept("mutate-objects: " + stats.line());
-            }
-        }
-    }
-
-    private static boolean claim(Map<String, Integer> perClass, String cls, int limit) {
-        synchronized (perClass) {
-            int n = perClass.getOrDefault(cls, 0);
-            if (n >= limit) return false;
-            perClass.put(cls, n + 1);
-            return true;
-        }
+            busy.end();
+            stats.add(r);
+            if (!r.agree() && perClass.claim(r.mismatchClass())) findings.add(minimise(plan, m, r));
+        };
+        Workers.run("fuzz-objects", new Workers.Limits(plan.count(), plan.time(), plan.jobs(), false), task, stats::hang, progress,
+                () -> "mutate-objects: " + stats.line());
+        return new Result(stats, List.copyOf(findings));
     }
 
     private Finding minimise(Plan plan, ObjectMutator.Mutant m, ObjectReport r) {
