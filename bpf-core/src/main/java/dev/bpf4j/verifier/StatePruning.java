@@ -16,15 +16,21 @@ final class StatePruning {
     /** Rounds of one loop a path is followed exactly (as Linux unrolls it) before it is widened. */
     static final int WIDEN_AFTER = 4096;
 
-    /** True when every execution from {@code cur} is one that {@code old} already stood for. */
-    static boolean covers(VerifierState old, VerifierState cur) {
+    /**
+     * True when every execution from {@code cur} is one that {@code old} already stood for, or differs from
+     * one only in scalars of the innermost frame whose values nothing from here on reads ({@code precision};
+     * null: every scalar compared by range).
+     */
+    static boolean covers(VerifierState old, VerifierState cur, PrecisionLiveness precision) {
         if (old.frames.size() != cur.frames.size()) return false;
         // refsafe: as many references held (their ids differ path by path; the registers holding them compare below)
         if (old.refs.size() != cur.refs.size()) return false;
         for (int i = 0; i < old.frames.size(); i++) {
             FuncState o = old.frames.get(i), c = cur.frames.get(i);
             if (o.callsite != c.callsite || o.subprogStart != c.subprogStart || o.callback != c.callback) return false;
-            for (int r = 0; r < o.regs.length; r++) if (!regCovers(o.regs[r], c.regs[r])) return false;
+            // callers' frames compare every register: what their registers feed after the return is not tracked
+            int needed = precision != null && i == old.frames.size() - 1 ? precision.mask(cur.pc) : ALL_NEEDED;
+            for (int r = 0; r < o.regs.length; r++) if (!regCovers(o.regs[r], c.regs[r], (needed >> r & 1) != 0)) return false;
             if (!stackCovers(o, c)) return false;
         }
         return packetIdsCorrespond(old, cur);
@@ -68,7 +74,17 @@ final class StatePruning {
      * would have rejected the program). A scalar covers a scalar within its bounds; a pointer a
      * pointer of the same kind, offset and null-check identity whose variable part is within its own.
      */
-    static boolean regCovers(RegState o, RegState c) {
+    static boolean regCovers(RegState o, RegState c) { return regCovers(o, c, true); }
+
+    private static final int ALL_NEEDED = -1;
+
+    /**
+     * As {@link #regCovers(RegState, RegState)}, but an old scalar whose value is not {@code needed} (no
+     * decision from here on reads it, {@link PrecisionLiveness}) covers any scalar: its type still has to match,
+     * since a read of a scalar is accepted where a read of an unset register is not.
+     */
+    static boolean regCovers(RegState o, RegState c, boolean needed) {
+        if (!needed && o.type == RegType.SCALAR) return c.type == RegType.SCALAR;
         if (o.type == RegType.NOT_INIT) return true;
         if (o.type == RegType.SCALAR) return c.type == RegType.SCALAR && c.rangeWithin(o);
         return o.sameTarget(c) && (!o.type.maybeNull() || o.id == c.id) && c.range >= o.range && c.varRange >= o.varRange
@@ -171,10 +187,10 @@ final class StatePruning {
      * so the lists stay short; the bound is generous, so a branch's sibling is still there when it
      * comes back.
      */
-    static Kept covering(List<Kept> kept, VerifierState cur) {
+    static Kept covering(List<Kept> kept, VerifierState cur, PrecisionLiveness precision) {
         for (int i = kept.size() - 1; i >= 0; i--) {
             Kept k = kept.get(i);
-            if (covers(k.state, cur)) {
+            if (covers(k.state, cur, precision)) {
                 k.hits++;
                 return k;
             }

@@ -40,6 +40,8 @@ final class Verifier {
     /** Per instruction: the state kept there last, what a loop's next round is widened against. */
     private final VerifierState[] lastKept;
     private final Step step;
+    /** Per instruction, which registers' scalar values pruning must compare. */
+    private final PrecisionLiveness precision;
     private final InsnAuxRecorder aux;
     private final StackDepth depths = new StackDepth();
     private int processed, totalStates, maxStatesPerInsn;
@@ -57,6 +59,7 @@ final class Verifier {
         this.explored = new java.util.Map[insns.length];
         this.lastKept = new VerifierState[insns.length];
         this.aux = new InsnAuxRecorder(reject, insns.length);
+        this.precision = PrecisionLiveness.of(insns, forms);
         this.step = new Step(reject, insns, forms, helpers, policy, aux, depths);
     }
 
@@ -115,12 +118,12 @@ final class Verifier {
         if (atPc == null) explored[st.pc] = atPc = new java.util.HashMap<>();
         int rounds = loopIndex[st.pc] >= 0 ? ++st.visits[loopIndex[st.pc]] : 0;
         List<StatePruning.Kept> seen = atPc.computeIfAbsent(StatePruning.shape(st), k -> new ArrayList<>());
-        if (coveredBy(StatePruning.covering(seen, st))) return true;
+        if (coveredBy(StatePruning.covering(seen, st, precision))) return true;
         if (rounds > StatePruning.WIDEN_AFTER && lastKept[st.pc] != null) {
             StatePruning.widen(lastKept[st.pc], st);
             widened = true;
             seen = atPc.computeIfAbsent(StatePruning.shape(st), k -> new ArrayList<>()); // offsets may have moved
-            if (coveredBy(StatePruning.covering(seen, st))) return true;
+            if (coveredBy(StatePruning.covering(seen, st, precision))) return true;
         }
         if (seen.size() < MAX_STATES_PER_INSN && totalStates < MAX_STATES) {
             VerifierState kept = st.copy();

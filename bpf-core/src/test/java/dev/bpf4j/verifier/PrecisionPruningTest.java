@@ -1,0 +1,139 @@
+package dev.bpf4j.verifier;
+
+import dev.bpf4j.asm.Assembler;
+import dev.bpf4j.helpers.BpfHelpers;
+import dev.bpf4j.maps.MapTable;
+import dev.bpf4j.program.Program;
+import dev.bpf4j.runtime.LoadOptions;
+import dev.bpf4j.runtime.MapShapes;
+import dev.bpf4j.runtime.ReturnRange;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Precision ({@link PrecisionLiveness}): pruning ignores a scalar nothing later reads, so paths that differ
+ * only there meet, and never ignores one that matters. Each attack below reaches a join first with a safe
+ * value and then with a harmful one in a register that is dead by the pruning point's own reading; the
+ * harmful value flows on into something the verifier decides on, so it must be rejected at the same pc and
+ * with the same words as without precision. Pruning that ignored every scalar would accept all of them.
+ */
+class PrecisionPruningTest {
+    /** r1: a number the caller passes (the join's {@code jgt r1, 5} leaves it undecided). */
+    private static final LoadOptions ONE_ARG = LoadOptions.defaults()
+            .withHelpers(BpfHelpers.registry(MapTable.of(List.of()))).withEntryArgs(1);
+
+    private static Program asm(String text) { return Assembler.assembleProgram("precision", text); }
+
+    private static ValidatedProgram accepted(LoadOptions o, String text) { return Validator.analyze(asm(text), o); }
+
+    private static void rejected(LoadOptions o, String text, int pc, String reason) {
+        assertThatThrownBy(() -> Validator.analyze(asm(text), o))
+                .isInstanceOfSatisfying(VerifierException.class, e -> {
+                    assertThat(e.pc()).as(e.getMessage()).isEqualTo(pc);
+                    assertThat(e.reason()).contains(reason);
+                });
+    }
+
+    /**
+     * Twenty undecided diamonds: each tests one bit of r1 and sets r2 to 1 or 2, and the next overwrites
+     * both r3 and r2. Compared by range, the joins never meet and the 2^20 paths reach the complexity limit;
+     * with precision each join is covered by its first arrival.
+     */
+    static String diamonds(int n) {
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < n; i++) {
+            b.append("mov r3, r1\nrsh r3, ").append(i).append("\nand r3, 1\n")
+                    .append("jeq r3, 0, +2\nmov r2, 1\nja +1\nmov r2, 2\n");
+        }
+        return b.append("mov r0, r2\nexit").toString();
+    }
+
+    @Test
+    void twentyDiamondsAreAcceptedInFewInstructions() {
+        VerifierStats stats = accepted(ONE_ARG, diamonds(20)).stats();
+        System.out.println("20 diamonds: " + stats);
+        assertThat(stats.processedInsns()).as(stats.toString()).isLessThan(400);
+        assertThat(stats.maxStatesPerInsn()).isLessThanOrEqualTo(2);
+    }
+
+    /**
+     * The join of every attack: the fall-through path, explored first, reaches pc 3 with r2 = -8 and the
+     * jump's with r2 = 8 (r1 is compared, then dead).
+     */
+    private static final String JOIN = "mov r2, 8\njgt r1, 5, +1\nmov r2, -8\n";
+
+    @Test
+    void aDeadLookingOffsetUsedAsAStackOffsetIsStillChecked() {
+        rejected(ONE_ARG, JOIN + "mov r3, r10\nadd r3, r2\nstdw [r3-8], 1\nmov r0, 0\nexit", 5, "invalid stack off=0 size=8");
+    }
+
+    @Test
+    void aValueSpilledAndFilledIsStillChecked() {
+        rejected(ONE_ARG, JOIN + "stxdw [r10-16], r2\nmov r2, 0\nldxdw r4, [r10-16]\nmov r3, r10\nadd r3, r4\nstdw [r3-8], 1\nmov r0, 0\nexit",
+                8, "invalid stack off=0 size=8");
+    }
+
+    @Test
+    void aValueABranchDecidesOnIsStillChecked() {
+        // r0 is set only where r2 is -8: the path with 8 reads it unset
+        rejected(ONE_ARG, JOIN + "jeq r2, 8, +1\nmov r0, 0\nexit", 5, "R0 !read_ok");
+    }
+
+    @Test
+    void aHelperSizeIsStillChecked() {
+        // bpf_get_current_comm(fp-8, r2 + 16): 8 bytes fit, 24 do not
+        rejected(ONE_ARG, JOIN + "add r2, 16\nmov r1, r10\nadd r1, -8\ncall 16\nmov r0, 0\nexit", 6, "invalid stack off=-8 size=24");
+    }
+
+    @Test
+    void aReturnValueIsStillChecked() {
+        rejected(ONE_ARG.withReturnRange(new ReturnRange(-8, 0)), JOIN + "mov r0, r2\nexit", 4, "R0 has smin=8 smax=8 should have been in [-8, 0]");
+    }
+
+    @Test
+    void anArgumentOfASubprogramIsStillChecked() {
+        rejected(ONE_ARG, JOIN + "mov r1, r2\ncall local f\nmov r0, 0\nexit\nf:\nmov r3, r10\nadd r3, r1\nstdw [r3-8], 1\nmov r0, 0\nexit",
+                9, "invalid stack off=0 size=8");
+    }
+
+    @Test
+    void aValueACallbackGetsIsStillChecked() {
+        // bpf_loop(1, cb, r2, 0): the callback's r2 is the context, used as a stack offset
+        rejected(ONE_ARG, JOIN + "mov r3, r2\nmov r1, 1\nlddw r2, code_addr(5)\nmov r4, 0\ncall 181\nmov r0, 0\nexit\n"
+                + "cb:\nmov r3, r10\nadd r3, r2\nstdw [r3-8], 1\nmov r0, 0\nexit", 13, "invalid stack off=0 size=8");
+    }
+
+    @Test
+    void aMapKeyIsStillChecked() {
+        // an array of 4 elements: the key 0 always finds one (no null check needed), the key 8 does not
+        LoadOptions maps = ONE_ARG.withMaps(h -> h == 0x7000 ? new MapShapes.Shape(4, 8, 2, 4) : null);
+        rejected(maps, "mov r2, 8\njgt r1, 5, +1\nmov r2, 0\nstxw [r10-4], r2\nmov r2, r10\nadd r2, -4\n"
+                + "lddw r1, 0x7000\ncall 1\nldxdw r0, [r0+0]\nmov r0, 0\nexit", 9, "invalid mem access 'map_value_or_null'");
+    }
+
+    @Test
+    void joinsThatDifferInANeededRegisterStillFork() {
+        // the same diamonds, each join storing r2 (stack bytes are compared exactly): the joins must not meet
+        String stored = "mov r2, 0\n" + diamonds(6).replace("mov r3, r1\n", "stxdw [r10-8], r2\nmov r3, r1\n");
+        VerifierStats needed = accepted(ONE_ARG, stored).stats(), dead = accepted(ONE_ARG, diamonds(6)).stats();
+        assertThat(needed.processedInsns()).as(needed + " against " + dead).isGreaterThan(2 * dead.processedInsns());
+    }
+
+    @Test
+    void livenessMarksWhatTheJoinsNeed() {
+        Program p = asm(JOIN + "mov r3, r10\nadd r3, r2\nstdw [r3-8], 1\nmov r0, 0\nexit");
+        Reject reject = new Reject(p.name());
+        var insns = p.toArray();
+        InsnForm[] forms = new SlotChecker(reject, ONE_ARG.helpers(), ValidatorFeatures.DEFAULT).check(insns);
+        PrecisionLiveness live = PrecisionLiveness.of(insns, forms);
+        assertThat(live.needed(3, 2)).as("r2 becomes a stack offset").isTrue();
+        assertThat(live.needed(3, 1)).as("r1 is never read again").isFalse();
+        assertThat(live.needed(0, 1)).as("r1 is compared at pc 1").isTrue();
+        assertThat(live.needed(0, 2)).as("r2 is set at pc 0").isFalse();
+        assertThat(live.needed(7, 0)).as("r0 at exit").isTrue();
+    }
+}
