@@ -58,58 +58,68 @@ class PrecisionPruningTest {
     }
 
     /**
-     * The join of every attack: the fall-through path, explored first, reaches pc 3 with r2 = -8 and the
-     * jump's with r2 = 8 (r1 is compared, then dead).
+     * The join of every attack, at pc 13: the fall-through path, explored first, reaches it with r2 = -8 and
+     * the jump's with r2 = 8 (r1 is compared, then dead; r9 is set on both, then counted up on the first).
+     * Two jumps and eight instructions come first, so that the first path keeps its state there (the
+     * kernel's add_new_state); attacks pcs are those bpf4j gave without precision.
      */
-    private static final String JOIN = "mov r2, 8\njgt r1, 5, +1\nmov r2, -8\n";
+    private static final String JOIN = "ja +0\nmov r9, 0\nmov r2, 8\njgt r1, 5, +9\nmov r2, -8\n" + "add r9, 1\n".repeat(8);
 
     @Test
     void aDeadLookingOffsetUsedAsAStackOffsetIsStillChecked() {
-        rejected(ONE_ARG, JOIN + "mov r3, r10\nadd r3, r2\nstdw [r3-8], 1\nmov r0, 0\nexit", 5, "invalid stack off=0 size=8");
+        rejected(ONE_ARG, JOIN + "mov r3, r10\nadd r3, r2\nstdw [r3-8], 1\nmov r0, 0\nexit", 15, "invalid stack off=0 size=8");
     }
 
     @Test
     void aValueSpilledAndFilledIsStillChecked() {
         rejected(ONE_ARG, JOIN + "stxdw [r10-16], r2\nmov r2, 0\nldxdw r4, [r10-16]\nmov r3, r10\nadd r3, r4\nstdw [r3-8], 1\nmov r0, 0\nexit",
-                8, "invalid stack off=0 size=8");
+                18, "invalid stack off=0 size=8");
     }
 
     @Test
     void aValueABranchDecidesOnIsStillChecked() {
         // r0 is set only where r2 is -8: the path with 8 reads it unset
-        rejected(ONE_ARG, JOIN + "jeq r2, 8, +1\nmov r0, 0\nexit", 5, "R0 !read_ok");
+        rejected(ONE_ARG, JOIN + "jeq r2, 8, +1\nmov r0, 0\nexit", 15, "R0 !read_ok");
     }
 
     @Test
     void aHelperSizeIsStillChecked() {
         // bpf_get_current_comm(fp-8, r2 + 16): 8 bytes fit, 24 do not
-        rejected(ONE_ARG, JOIN + "add r2, 16\nmov r1, r10\nadd r1, -8\ncall 16\nmov r0, 0\nexit", 6, "invalid stack off=-8 size=24");
+        rejected(ONE_ARG, JOIN + "add r2, 16\nmov r1, r10\nadd r1, -8\ncall 16\nmov r0, 0\nexit", 16, "invalid stack off=-8 size=24");
     }
 
     @Test
     void aReturnValueIsStillChecked() {
-        rejected(ONE_ARG.withReturnRange(new ReturnRange(-8, 0)), JOIN + "mov r0, r2\nexit", 4, "R0 has smin=8 smax=8 should have been in [-8, 0]");
+        rejected(ONE_ARG.withReturnRange(new ReturnRange(-8, 0)), JOIN + "mov r0, r2\nexit", 14, "R0 has smin=8 smax=8 should have been in [-8, 0]");
     }
 
     @Test
     void anArgumentOfASubprogramIsStillChecked() {
         rejected(ONE_ARG, JOIN + "mov r1, r2\ncall local f\nmov r0, 0\nexit\nf:\nmov r3, r10\nadd r3, r1\nstdw [r3-8], 1\nmov r0, 0\nexit",
-                9, "invalid stack off=0 size=8");
+                19, "invalid stack off=0 size=8");
+    }
+
+    @Test
+    void aCallersRegisterUsedAfterTheReturnIsStillChecked() {
+        // the join happens at f's entry, where main is a caller: its r6 is needed after the call returns
+        // (8 instructions and 2 jumps first, so that the first path keeps its state there)
+        rejected(ONE_ARG, "mov r0, 0\n".repeat(8) + "mov r6, 8\njgt r1, 5, +1\nmov r6, -8\ncall local f\n"
+                + "mov r3, r10\nadd r3, r6\nstdw [r3-8], 1\nmov r0, 0\nexit\nf:\nmov r0, 0\nexit", 14, "invalid stack off=0 size=8");
     }
 
     @Test
     void aValueACallbackGetsIsStillChecked() {
         // bpf_loop(1, cb, r2, 0): the callback's r2 is the context, used as a stack offset
         rejected(ONE_ARG, JOIN + "mov r3, r2\nmov r1, 1\nlddw r2, code_addr(5)\nmov r4, 0\ncall 181\nmov r0, 0\nexit\n"
-                + "cb:\nmov r3, r10\nadd r3, r2\nstdw [r3-8], 1\nmov r0, 0\nexit", 13, "invalid stack off=0 size=8");
+                + "cb:\nmov r3, r10\nadd r3, r2\nstdw [r3-8], 1\nmov r0, 0\nexit", 23, "invalid stack off=0 size=8");
     }
 
     @Test
     void aMapKeyIsStillChecked() {
-        // an array of 4 elements: the key 0 always finds one (no null check needed), the key 8 does not
+        // an array of 4 elements: the key 0 (first path) always finds one, no null check needed; the key 8 does not
         LoadOptions maps = ONE_ARG.withMaps(h -> h == 0x7000 ? new MapShapes.Shape(4, 8, 2, 4) : null);
-        rejected(maps, "mov r2, 8\njgt r1, 5, +1\nmov r2, 0\nstxw [r10-4], r2\nmov r2, r10\nadd r2, -4\n"
-                + "lddw r1, 0x7000\ncall 1\nldxdw r0, [r0+0]\nmov r0, 0\nexit", 9, "invalid mem access 'map_value_or_null'");
+        rejected(maps, "ja +0\nmov r9, 0\nmov r2, 8\njgt r1, 5, +9\nmov r2, 0\n" + "add r9, 1\n".repeat(8)
+                + "stxw [r10-4], r2\nmov r2, r10\nadd r2, -4\nlddw r1, 0x7000\ncall 1\nldxdw r0, [r0+0]\nmov r0, 0\nexit", 19, "invalid mem access 'map_value_or_null'");
     }
 
     @Test
@@ -128,10 +138,11 @@ class PrecisionPruningTest {
         var insns = p.toArray();
         InsnForm[] forms = new SlotChecker(reject, ONE_ARG.helpers(), ValidatorFeatures.DEFAULT).check(insns);
         PrecisionLiveness live = PrecisionLiveness.of(insns, forms);
-        assertThat(live.needed(3, 2)).as("r2 becomes a stack offset").isTrue();
-        assertThat(live.needed(3, 1)).as("r1 is never read again").isFalse();
-        assertThat(live.needed(0, 1)).as("r1 is compared at pc 1").isTrue();
-        assertThat(live.needed(0, 2)).as("r2 is set at pc 0").isFalse();
-        assertThat(live.needed(7, 0)).as("r0 at exit").isTrue();
+        assertThat(live.needed(13, 2)).as("r2 becomes a stack offset").isTrue();
+        assertThat(live.needed(13, 1)).as("r1 is never read again").isFalse();
+        assertThat(live.needed(13, 9)).as("r9 only counts itself up").isFalse();
+        assertThat(live.needed(0, 1)).as("r1 is compared at pc 3").isTrue();
+        assertThat(live.needed(0, 2)).as("r2 is set at pc 2").isFalse();
+        assertThat(live.needed(17, 0)).as("r0 at exit").isTrue();
     }
 }

@@ -64,13 +64,14 @@ class PrecisionPruningEnginesTest {
 
     @Test
     void aJoinedValueUsedAsAStackOffsetIsRefusedOnBothEngines() {
-        // the first path reaches pc 3 with r2 = -8, the second with 8: fp + 8 - 8 is outside the frame
-        Program p = Assembler.assembleProgram("offset",
-                "mov r2, 8\njgt r1, 5, +1\nmov r2, -8\nmov r3, r10\nadd r3, r2\nstdw [r3-8], 1\nmov r0, 0\nexit");
+        // the first path reaches pc 13 with r2 = -8 and keeps its state there (two jumps and eight instructions
+        // went by), the second arrives with 8: fp + 8 - 8 is outside the frame
+        Program p = Assembler.assembleProgram("offset", "ja +0\nmov r9, 0\nmov r2, 8\njgt r1, 5, +9\nmov r2, -8\n"
+                + "add r9, 1\n".repeat(8) + "mov r3, r10\nadd r3, r2\nstdw [r3-8], 1\nmov r0, 0\nexit");
         for (Engine e : engines) {
             assertThatThrownBy(() -> Bpf.load(p, e, ONE_ARG).close()).as(e.name())
                     .isInstanceOfSatisfying(VerifierException.class, v -> {
-                        assertThat(v.pc()).as(v.getMessage()).isEqualTo(5);
+                        assertThat(v.pc()).as(v.getMessage()).isEqualTo(15);
                         assertThat(v.reason()).contains("invalid stack off=0 size=8");
                     });
         }
