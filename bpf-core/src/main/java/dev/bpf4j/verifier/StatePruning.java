@@ -16,15 +16,22 @@ final class StatePruning {
     /** Rounds of one loop a path is followed exactly (as Linux unrolls it) before it is widened. */
     static final int WIDEN_AFTER = 4096;
 
-    /** True when every execution from {@code cur} is one that {@code old} already stood for. */
-    static boolean covers(VerifierState old, VerifierState cur) {
+    /**
+     * True when every execution from {@code cur} is one that {@code old} already stood for, or differs from
+     * one only in scalars of the innermost frame whose values nothing from here on reads ({@code precision};
+     * null: every scalar compared by range).
+     */
+    static boolean covers(VerifierState old, VerifierState cur, PrecisionLiveness precision) {
         if (old.frames.size() != cur.frames.size()) return false;
         // refsafe: as many references held (their ids differ path by path; the registers holding them compare below)
         if (old.refs.size() != cur.refs.size()) return false;
-        for (int i = 0; i < old.frames.size(); i++) {
+        int last = old.frames.size() - 1;
+        for (int i = last; i >= 0; i--) { // innermost first: states at one instruction differ there most often
             FuncState o = old.frames.get(i), c = cur.frames.get(i);
             if (o.callsite != c.callsite || o.subprogStart != c.subprogStart || o.callback != c.callback) return false;
-            for (int r = 0; r < o.regs.length; r++) if (!regCovers(o.regs[r], c.regs[r])) return false;
+            // callers' frames compare every register: what their registers feed after the return is not tracked
+            int needed = precision != null && i == last ? precision.mask(cur.pc) : ALL_NEEDED;
+            for (int r = 0; r < o.regs.length; r++) if (!regCovers(o.regs[r], c.regs[r], (needed >> r & 1) != 0)) return false;
             if (!stackCovers(o, c)) return false;
         }
         return packetIdsCorrespond(old, cur);
@@ -68,7 +75,17 @@ final class StatePruning {
      * would have rejected the program). A scalar covers a scalar within its bounds; a pointer a
      * pointer of the same kind, offset and null-check identity whose variable part is within its own.
      */
-    static boolean regCovers(RegState o, RegState c) {
+    static boolean regCovers(RegState o, RegState c) { return regCovers(o, c, true); }
+
+    private static final int ALL_NEEDED = -1;
+
+    /**
+     * As {@link #regCovers(RegState, RegState)}, but an old scalar whose value is not {@code needed} (no
+     * decision from here on reads it, {@link PrecisionLiveness}) covers any scalar: its type still has to match,
+     * since a read of a scalar is accepted where a read of an unset register is not.
+     */
+    static boolean regCovers(RegState o, RegState c, boolean needed) {
+        if (!needed && o.type == RegType.SCALAR) return c.type == RegType.SCALAR;
         if (o.type == RegType.NOT_INIT) return true;
         if (o.type == RegType.SCALAR) return c.type == RegType.SCALAR && c.rangeWithin(o);
         return o.sameTarget(c) && (!o.type.maybeNull() || o.id == c.id) && c.range >= o.range && c.varRange >= o.varRange
@@ -146,7 +163,8 @@ final class StatePruning {
      * later round of a loop through it.
      */
     static final class Kept {
-        private final VerifierState state;
+        /** Null once dropped from its list: the branch counts of the paths through it still need the rest. */
+        private VerifierState state;
         /** The kept state this one's path came through last (null: none since the entry). */
         final Kept parent;
         int hits, misses;
@@ -159,6 +177,9 @@ final class StatePruning {
 
         VerifierState state() { return state; }
 
+        /** Dropped from its instruction's list: the paths below still count branches through it, nothing compares it. */
+        void evict() { state = null; }
+
         /** A path through this state ended: it and the kept states above it that have no path left are complete. */
         void pathEnded() {
             for (Kept k = this; k != null && --k.branches == 0; k = k.parent) { /* the kernel's update_branch_counts */ }
@@ -166,24 +187,27 @@ final class StatePruning {
     }
 
     /**
-     * The kept state that covers {@code cur}, else null. A kept state that keeps missing (a loop
-     * counter's past rounds) is dropped, as the kernel drops states whose misses outgrow their hits,
-     * so the lists stay short; the bound is generous, so a branch's sibling is still there when it
-     * comes back.
+     * The kept state that covers {@code cur}, else null. A kept state that keeps missing is dropped, by the
+     * kernel's rule ({@code is_state_visited}): more than {@code n * hits + n} misses, {@code n} = 3, or 64
+     * for a loop head's state whose paths are still being explored (a loop's earlier round, which its later
+     * rounds may need to converge). Dropping costs pruning, never soundness: the dropped state's paths are
+     * explored (or still being explored) all the same, it only stops standing for later ones.
      */
-    static Kept covering(List<Kept> kept, VerifierState cur) {
+    static Kept covering(List<Kept> kept, VerifierState cur, PrecisionLiveness precision, boolean loopHead) {
         for (int i = kept.size() - 1; i >= 0; i--) {
             Kept k = kept.get(i);
-            if (covers(k.state, cur)) {
+            if (covers(k.state, cur, precision)) {
                 k.hits++;
                 return k;
             }
-            if (++k.misses > 8 * k.hits + EVICT_AFTER_MISSES) kept.remove(i);
+            int n = loopHead && k.branches > 0 ? MISSES_PER_HIT_LOOP : MISSES_PER_HIT;
+            if (++k.misses > n * k.hits + n) kept.remove(i).evict();
         }
         return null;
     }
 
-    static final int EVICT_AFTER_MISSES = 64;
+    /** The kernel's eviction factors: misses a state may have per hit before it is dropped. */
+    static final int MISSES_PER_HIT = 3, MISSES_PER_HIT_LOOP = 64;
 
     /**
      * What a covering state must share exactly: the call chain and each register's type and pointer

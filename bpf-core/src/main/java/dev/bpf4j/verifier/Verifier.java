@@ -40,9 +40,13 @@ final class Verifier {
     /** Per instruction: the state kept there last, what a loop's next round is widened against. */
     private final VerifierState[] lastKept;
     private final Step step;
+    /** Per instruction, which registers' scalar values pruning must compare. */
+    private final PrecisionLiveness precision;
     private final InsnAuxRecorder aux;
     private final StackDepth depths = new StackDepth();
     private int processed, totalStates, maxStatesPerInsn;
+    /** Jumps (every JMP-class instruction: jumps, calls, exits) processed, and both counts when a state was last kept. */
+    private int jmpsProcessed, prevJmpsProcessed, prevInsnProcessed;
 
     @SuppressWarnings("unchecked")
     Verifier(Reject reject, Insn[] insns, InsnForm[] forms, HelperRegistry helpers, VerifierPolicy policy) {
@@ -57,6 +61,7 @@ final class Verifier {
         this.explored = new java.util.Map[insns.length];
         this.lastKept = new VerifierState[insns.length];
         this.aux = new InsnAuxRecorder(reject, insns.length);
+        this.precision = PrecisionLiveness.of(insns, forms);
         this.step = new Step(reject, insns, forms, helpers, policy, aux, depths);
     }
 
@@ -74,6 +79,7 @@ final class Verifier {
                     break;
                 }
                 int before = pending.size(), pc = st.pc;
+                if (forms[pc].isJump() || forms[pc].isCall() || forms[pc] == InsnForm.EXIT) jmpsProcessed++;
                 VerifierState next = step.execute(st, pending);
                 if (pending.size() > JMP_SEQ_LIMIT) {
                     throw reject.at(pc, "The sequence of " + pending.size() + " jumps is too complex. (at most " + JMP_SEQ_LIMIT
@@ -114,15 +120,22 @@ final class Verifier {
         java.util.Map<Long, List<StatePruning.Kept>> atPc = explored[st.pc];
         if (atPc == null) explored[st.pc] = atPc = new java.util.HashMap<>();
         int rounds = loopIndex[st.pc] >= 0 ? ++st.visits[loopIndex[st.pc]] : 0;
+        boolean loopHead = loopIndex[st.pc] >= 0;
         List<StatePruning.Kept> seen = atPc.computeIfAbsent(StatePruning.shape(st), k -> new ArrayList<>());
-        if (coveredBy(StatePruning.covering(seen, st))) return true;
+        if (coveredBy(StatePruning.covering(seen, st, precision, loopHead))) return true;
         if (rounds > StatePruning.WIDEN_AFTER && lastKept[st.pc] != null) {
             StatePruning.widen(lastKept[st.pc], st);
             widened = true;
             seen = atPc.computeIfAbsent(StatePruning.shape(st), k -> new ArrayList<>()); // offsets may have moved
-            if (coveredBy(StatePruning.covering(seen, st))) return true;
+            if (coveredBy(StatePruning.covering(seen, st, precision, loopHead))) return true;
         }
+        // the kernel's add_new_state: a new state only after 2 jumps and 8 instructions since the last one
+        // (prune points come every few instructions; most states kept there never cover anything), and always
+        // at a loop head, where rounds are counted and widened
+        if (!loopHead && (jmpsProcessed - prevJmpsProcessed < 2 || processed - prevInsnProcessed < 8)) return false;
         if (seen.size() < MAX_STATES_PER_INSN && totalStates < MAX_STATES) {
+            prevJmpsProcessed = jmpsProcessed;
+            prevInsnProcessed = processed;
             VerifierState kept = st.copy();
             lastKept[st.pc] = kept;
             StatePruning.Kept k = new StatePruning.Kept(kept, st.lastKept);

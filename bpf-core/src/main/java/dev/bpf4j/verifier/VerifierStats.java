@@ -2,7 +2,8 @@ package dev.bpf4j.verifier;
 
 /**
  * What the kernel's log ends with: {@code processed N insns (limit 1000000) max_states_per_insn M
- * total_states T peak_states P}. bpf4j keeps every state it stores until the end, so its peak is its total.
+ * total_states T peak_states P}. bpf4j prints its total as the peak too: a state dropped from comparison
+ * (StatePruning.covering) frees its copy, but the count of those still held is not kept.
  *
  * <p>{@code budgetBound}: when every loop was explored round by round to its end (no state covered
  * by one of its own path's, nothing widened) and no callback or tail call runs code the exploration
