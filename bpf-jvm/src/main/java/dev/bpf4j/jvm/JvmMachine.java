@@ -31,8 +31,8 @@ final class JvmMachine implements RunScopedHelperCall.Run {
     final long[] regs = new long[11];
     int depth;
     private final RegionTable regions = new RegionTable();
-    /** The last region a checked read / write found its access in: two compares for the next one. */
-    private long readLo, readLen = NO_WINDOW, writeLo, writeLen = NO_WINDOW;
+    /** The last region a checked read / write found its access in: two compares for the next one (the generated code makes them). */
+    long readLo, readLen = NO_WINDOW, writeLo, writeLen = NO_WINDOW;
     private static final long NO_WINDOW = -16;
     private int helperPc;
     /** Set by a helper that ended the run or asked for a tail call: the code leaves with {@link JvmCode#STOP}. */
@@ -104,20 +104,12 @@ final class JvmMachine implements RunScopedHelperCall.Run {
 
     // ---- memory checks (docs/runtime-semantics.md "Memory checks"), the interpreter's rule ----
 
-    /** The checked read of {@code size} bytes at {@code a} by the instruction at {@code pc}: returns {@code a} or throws OUT_OF_BOUNDS. */
-    long read(long a, int size, int pc) {
-        long o = a - readLo;
-        if (o >= 0 && o <= readLen - size) return a;
-        return readSlow(a, size, pc);
-    }
-
-    long write(long a, int size, int pc) {
-        long o = a - writeLo;
-        if (o >= 0 && o <= writeLen - size) return a;
-        return writeSlow(a, size, pc);
-    }
-
-    private long readSlow(long a, int size, int pc) {
+    /**
+     * The checked read of {@code size} bytes at {@code a} by the instruction at {@code pc} when it is
+     * not inside the read window (the generated code compares with the window itself,
+     * {@code RegionEmitter.windowCheck}): returns {@code a} and moves the window there, or throws OUT_OF_BOUNDS.
+     */
+    long readSlow(long a, int size, int pc) {
         long end = a + size;
         if (Long.compareUnsigned(end, a) > 0) {
             int i = regions.find(a, end, false);
@@ -132,7 +124,8 @@ final class JvmMachine implements RunScopedHelperCall.Run {
         throw BpfRuntimeException.outOfBounds(prog.name, pc, a, size, false);
     }
 
-    private long writeSlow(long a, int size, int pc) {
+    /** The same for a write. */
+    long writeSlow(long a, int size, int pc) {
         long end = a + size;
         if (Long.compareUnsigned(end, a) > 0) {
             int i = regions.find(a, end, true);
