@@ -9,6 +9,7 @@ import java.lang.ref.Reference;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 
 /**
  * A program loaded into the JVM-bytecode engine. Thread-safe: the compiled program is immutable and
@@ -21,6 +22,11 @@ final class JvmExecutable implements Executable {
     private final Program program;
     private final JvmProgram compiled;
     private final Machines machines;
+    /** The verifier's bound this code relies on (it counts no budget), else -1; set once, before the program is handed out. */
+    private long budgetBound = -1;
+    private Supplier<JvmExecutable> countingLoader;
+    /** The same program compiled with budget counting, for runs with less budget than the bound: made on first need. */
+    private volatile JvmExecutable counting;
 
     JvmExecutable(Program program, JvmProgram compiled) {
         this.program = program;
@@ -33,11 +39,36 @@ final class JvmExecutable implements Executable {
 
     JvmProgram compiled() { return compiled; }
 
+    /** Marks this code as counting no budget, exact for runs with at least {@code bound}; {@code counting} compiles the twin for the others. */
+    void elideBudget(long bound, Supplier<JvmExecutable> counting) {
+        if (bound < 0) throw new IllegalArgumentException("bound " + bound);
+        this.budgetBound = bound;
+        this.countingLoader = Objects.requireNonNull(counting);
+    }
+
+    long budgetBound() { return budgetBound; }
+
+    /** The code for a run or tail call with {@code budget} left: this one when it covers the bound, else the counting twin's. */
+    JvmProgram forBudget(long budget) { return budget >= budgetBound ? compiled : countingTwin().compiled; }
+
+    private JvmExecutable countingTwin() {
+        JvmExecutable t = counting;
+        if (t != null) return t;
+        synchronized (this) {
+            if (machines.closed) throw closedError();
+            if (counting == null) counting = countingLoader.get();
+            return counting;
+        }
+    }
+
+    private IllegalStateException closedError() { return new IllegalStateException("program '" + program.name() + "' was closed"); }
+
     boolean isClosed() { return machines.closed; }
 
     @Override public long run(RunContext context) {
         Objects.requireNonNull(context, "context");
-        if (machines.closed) throw new IllegalStateException("program '" + program.name() + "' was closed");
+        if (machines.closed) throw closedError();
+        if (context.budget() < budgetBound) return countingTwin().run(context);
         JvmMachine m = machines.borrow();
         try {
             m.reset(context);
@@ -49,7 +80,12 @@ final class JvmExecutable implements Executable {
         }
     }
 
-    @Override public void close() { machines.close(); }
+    @Override public void close() {
+        machines.close();
+        synchronized (this) {
+            if (counting != null) counting.close();
+        }
+    }
 
     /**
      * Idle machines; one is made whenever none is free. Closing frees the idle ones now and the others

@@ -238,7 +238,7 @@ final class JvmMachine implements RunScopedHelperCall.Run {
         if (next == null) return false; // an empty slot does not count, as in Linux's x86-64 JIT
         tailCalls++;
         if (next.isClosed()) throw RunRules.closedTailCallTarget(prog.name, helperPc, next.program().name());
-        pendingTailCall = next.compiled();
+        pendingTailCall = next.forBudget(budgetLeft); // the budget left decides whether the target may skip counting
         stop = true;
         return true;
     }

@@ -233,6 +233,7 @@ final class RegionEmitter {
     }
 
     private void spendBudget(int pc) {
+        if (!f.countBudget) return; // runs reach this code only with at least the verifier's bound (JvmExecutable.forBudget)
         Label ok = new Label();
         mv.visitVarInsn(LLOAD, BUDGET);
         mv.visitInsn(LCONST_0);
