@@ -4,6 +4,8 @@ import dev.bpf4j.program.Program;
 import dev.bpf4j.runtime.Executable;
 import dev.bpf4j.runtime.RunContext;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.lang.ref.Cleaner;
 import java.lang.ref.Reference;
 import java.util.Objects;
@@ -88,13 +90,30 @@ final class JvmExecutable implements Executable {
     }
 
     /**
-     * Idle machines; one is made whenever none is free. Closing frees the idle ones now and the others
-     * when they come back. One idle machine sits in {@link #spare}: a run on one thread at a time takes
-     * and returns it with one atomic exchange each, where the queue cost a node and two CASes per run
-     * (more than half of a short program's run time in the jvm engine, JFR on the bench's parse).
+     * The machines of this executable, as the interpreter's {@code MachinePool}: the first thread to run
+     * it owns one machine, which it borrows and gives back with plain field accesses (the two atomic
+     * operations of a shared borrow were about 10 ns of the 22 ns an empty run cost, bench/RESULTS.md);
+     * every other run (other threads, or the owner re-entering from a helper) borrows a shared machine:
+     * one spare taken by one exchange, then a queue, a new one when none is idle.
+     *
+     * <p>{@link #close()} frees the idle shared machines at once and the others when they come back. The
+     * owned machine is freed by close only when the closing thread is its owner or the owner has
+     * terminated; otherwise by the owner's next give-back, or by {@link #run()}, which the cleaner calls
+     * once the executable is unreachable (no run is in flight then: {@code run} keeps it reachable).
      */
     private static final class Machines implements Runnable {
+        private static final VarHandle OWNED;
+        static {
+            try {
+                OWNED = MethodHandles.lookup().findVarHandle(Machines.class, "owned", JvmMachine.class);
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+
         private final JvmProgram program;
+        /** The owner thread's machine, null until a first run claims it. */
+        private volatile JvmMachine owned;
         private final AtomicReference<JvmMachine> spare = new AtomicReference<>();
         private final ConcurrentLinkedQueue<JvmMachine> idle = new ConcurrentLinkedQueue<>();
         volatile boolean closed;
@@ -102,22 +121,50 @@ final class JvmExecutable implements Executable {
         Machines(JvmProgram program) { this.program = program; }
 
         JvmMachine borrow() {
+            JvmMachine o = owned;
+            if (o != null) {
+                if (o.owner == Thread.currentThread() && !o.busy) {
+                    o.busy = true;
+                    return o;
+                }
+            } else {
+                JvmMachine mine = new JvmMachine(program, Thread.currentThread());
+                if (OWNED.compareAndSet(this, null, mine)) {
+                    mine.busy = true;
+                    return mine;
+                }
+                mine.free(); // another thread claimed it first
+            }
             JvmMachine m = spare.getAndSet(null);
             if (m == null) m = idle.poll();
-            return m != null ? m : new JvmMachine(program);
+            return m != null ? m : new JvmMachine(program, null);
         }
 
         void giveBack(JvmMachine m) {
+            if (m.owner != null) { // only its owner gets here with it
+                m.busy = false;
+                if (closed) m.free();
+                return;
+            }
             if (!spare.compareAndSet(null, m)) idle.offer(m);
-            if (closed) freeIdle();
+            if (closed) freeIdle(); // closed while this run was in flight
         }
 
         void close() {
             closed = true;
             freeIdle();
+            JvmMachine o = owned;
+            if (o == null) return;
+            if (o.owner == Thread.currentThread() ? !o.busy : !o.owner.isAlive()) o.free();
         }
 
-        @Override public void run() { close(); }
+        /** Frees every machine: only for the cleaner, when no run can be in flight. */
+        @Override public void run() {
+            closed = true;
+            freeIdle();
+            JvmMachine o = owned;
+            if (o != null) o.free();
+        }
 
         private void freeIdle() {
             for (JvmMachine m; (m = spare.getAndSet(null)) != null || (m = idle.poll()) != null; ) m.free();

@@ -52,9 +52,15 @@ final class JvmMachine implements RunScopedHelperCall.Run {
     private boolean callMade;
     private boolean freed;
 
-    JvmMachine(JvmProgram prog) {
+    /** The thread that owns this machine (borrowed without atomics, JvmExecutable.Machines), or null for a shared one. */
+    final Thread owner;
+    /** Whether the owner's run holds it; read and written by the owner thread only. */
+    boolean busy;
+
+    JvmMachine(JvmProgram prog, Thread owner) {
         this.home = prog;
         this.prog = prog;
+        this.owner = owner;
     }
 
     void reset(RunContext ctx) {
@@ -74,8 +80,10 @@ final class JvmMachine implements RunScopedHelperCall.Run {
         budgetLimit = budgetLeft = ctx.budget();
         packetAddress = ctx.packetAddress();
         packetLength = ctx.packetLength();
-        if (!regions.holds(ctx.regions())) regions.bind(ctx.regions());
-        dropWindows();
+        if (!regions.holds(ctx.regions())) { // windows are only ever on regions: with the same ones they hold for this run too
+            regions.bind(ctx.regions());
+            dropWindows();
+        }
     }
 
     /** Runs from {@code pc} until the frame at depth {@code base} exits; returns r0. A tail call switches {@link #prog}. */
