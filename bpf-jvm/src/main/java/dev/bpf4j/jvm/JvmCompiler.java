@@ -27,13 +27,16 @@ final class JvmCompiler {
     /** A program of more slots cannot carry its pc in a callback handle. */
     static final int MAX_SLOTS = (1 << JvmProgram.PC_BITS) - 1;
 
-    static JvmProgram compile(Program program, LoadOptions options, InsnAux aux) {
+    static JvmProgram compile(Program program, LoadOptions options, InsnAux aux) { return compile(program, options, aux, true); }
+
+    /** {@code countBudget} false: no budget counted, for runs with at least the verifier's bound (JvmEngine). */
+    static JvmProgram compile(Program program, LoadOptions options, InsnAux aux, boolean countBudget) {
         Insn[] insns = program.toArray();
         String name = program.name();
         if (insns.length == 0) throw error(name, 0, "empty program");
         if (insns.length > MAX_SLOTS) throw error(name, 0, "program of " + insns.length + " slots is too large");
         EngineGuard.check(name, insns, options.legacyPacketLoads());
-        Facts f = new Facts(name, insns, options, aux);
+        Facts f = new Facts(name, insns, options, aux, countBudget);
         List<int[]> regions = Regions.split(f);
         List<List<int[]>> parts = Regions.parts(regions);
         JvmCode[] code = new JvmCode[parts.size()];
@@ -68,9 +71,14 @@ final class JvmCompiler {
         final LookupInlining.Target[] inlineMaps;
         /** Index of that map in its part's class data; set by {@link PartAssembler}. */
         final int[] inlineConstant;
+        /** False when the code counts no budget: back-edges and calls are plain jumps. */
+        final boolean countBudget;
 
-        Facts(String name, Insn[] insns, LoadOptions options, InsnAux aux) {
+        Facts(String name, Insn[] insns, LoadOptions options, InsnAux aux) { this(name, insns, options, aux, true); }
+
+        Facts(String name, Insn[] insns, LoadOptions options, InsnAux aux, boolean countBudget) {
             this.insns = insns;
+            this.countBudget = countBudget;
             this.aux = aux;
             int n = insns.length;
             secondSlot = new boolean[n];

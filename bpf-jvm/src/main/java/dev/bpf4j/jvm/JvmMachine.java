@@ -31,8 +31,8 @@ final class JvmMachine implements RunScopedHelperCall.Run {
     final long[] regs = new long[11];
     int depth;
     private final RegionTable regions = new RegionTable();
-    /** The last region a checked read / write found its access in: two compares for the next one. */
-    private long readLo, readLen = NO_WINDOW, writeLo, writeLen = NO_WINDOW;
+    /** The last region a checked read / write found its access in: two compares for the next one (the generated code makes them). */
+    long readLo, readLen = NO_WINDOW, writeLo, writeLen = NO_WINDOW;
     private static final long NO_WINDOW = -16;
     private int helperPc;
     /** Set by a helper that ended the run or asked for a tail call: the code leaves with {@link JvmCode#STOP}. */
@@ -52,9 +52,15 @@ final class JvmMachine implements RunScopedHelperCall.Run {
     private boolean callMade;
     private boolean freed;
 
-    JvmMachine(JvmProgram prog) {
+    /** The thread that owns this machine (borrowed without atomics, JvmExecutable.Machines), or null for a shared one. */
+    final Thread owner;
+    /** Whether the owner's run holds it; read and written by the owner thread only. */
+    boolean busy;
+
+    JvmMachine(JvmProgram prog, Thread owner) {
         this.home = prog;
         this.prog = prog;
+        this.owner = owner;
     }
 
     void reset(RunContext ctx) {
@@ -74,8 +80,10 @@ final class JvmMachine implements RunScopedHelperCall.Run {
         budgetLimit = budgetLeft = ctx.budget();
         packetAddress = ctx.packetAddress();
         packetLength = ctx.packetLength();
-        if (!regions.holds(ctx.regions())) regions.bind(ctx.regions());
-        dropWindows();
+        if (!regions.holds(ctx.regions())) { // windows are only ever on regions: with the same ones they hold for this run too
+            regions.bind(ctx.regions());
+            dropWindows();
+        }
     }
 
     /** Runs from {@code pc} until the frame at depth {@code base} exits; returns r0. A tail call switches {@link #prog}. */
@@ -104,20 +112,12 @@ final class JvmMachine implements RunScopedHelperCall.Run {
 
     // ---- memory checks (docs/runtime-semantics.md "Memory checks"), the interpreter's rule ----
 
-    /** The checked read of {@code size} bytes at {@code a} by the instruction at {@code pc}: returns {@code a} or throws OUT_OF_BOUNDS. */
-    long read(long a, int size, int pc) {
-        long o = a - readLo;
-        if (o >= 0 && o <= readLen - size) return a;
-        return readSlow(a, size, pc);
-    }
-
-    long write(long a, int size, int pc) {
-        long o = a - writeLo;
-        if (o >= 0 && o <= writeLen - size) return a;
-        return writeSlow(a, size, pc);
-    }
-
-    private long readSlow(long a, int size, int pc) {
+    /**
+     * The checked read of {@code size} bytes at {@code a} by the instruction at {@code pc} when it is
+     * not inside the read window (the generated code compares with the window itself,
+     * {@code RegionEmitter.windowCheck}): returns {@code a} and moves the window there, or throws OUT_OF_BOUNDS.
+     */
+    long readSlow(long a, int size, int pc) {
         long end = a + size;
         if (Long.compareUnsigned(end, a) > 0) {
             int i = regions.find(a, end, false);
@@ -132,7 +132,8 @@ final class JvmMachine implements RunScopedHelperCall.Run {
         throw BpfRuntimeException.outOfBounds(prog.name, pc, a, size, false);
     }
 
-    private long writeSlow(long a, int size, int pc) {
+    /** The same for a write. */
+    long writeSlow(long a, int size, int pc) {
         long end = a + size;
         if (Long.compareUnsigned(end, a) > 0) {
             int i = regions.find(a, end, true);
@@ -245,7 +246,7 @@ final class JvmMachine implements RunScopedHelperCall.Run {
         if (next == null) return false; // an empty slot does not count, as in Linux's x86-64 JIT
         tailCalls++;
         if (next.isClosed()) throw RunRules.closedTailCallTarget(prog.name, helperPc, next.program().name());
-        pendingTailCall = next.compiled();
+        pendingTailCall = next.forBudget(budgetLeft); // the budget left decides whether the target may skip counting
         stop = true;
         return true;
     }

@@ -16,20 +16,20 @@ import static org.objectweb.asm.Opcodes.*;
  * Emits one region, the slots {@code [start, end)}, as one static method
  * {@code int name(JvmMachine m, long[] r, int pc)}: it loads the registers into locals, jumps to
  * {@code pc} (an entry point of the region), runs, and on leaving stores them back and returns the
- * next pc or a {@link JvmCode} leaving code. One {@code emit*} per instruction shape; the semantics
- * of each ALU and jump operation are calls to {@link dev.bpf4j.isa.AluOps} and
- * {@link dev.bpf4j.isa.JmpOps}, written once for every engine and inlined by HotSpot.
+ * next pc or a {@link JvmCode} leaving code. One {@code emit*} per instruction shape; an ALU or jump
+ * operation is the JVM instruction that computes it exactly ({@link PlainOps}), or else a call to
+ * {@link dev.bpf4j.isa.AluOps}, written once for every engine and inlined by HotSpot.
  */
 final class RegionEmitter {
     private static final String MACHINE = Type.getInternalName(JvmMachine.class);
-    private static final String ALU_OPS = "dev/bpf4j/isa/AluOps", JMP_OPS = "dev/bpf4j/isa/JmpOps";
+    private static final String ALU_OPS = "dev/bpf4j/isa/AluOps";
     private static final String MEMORY = "dev/bpf4j/runtime/NativeMemory", ATOMIC_OPS = "dev/bpf4j/runtime/AtomicOps";
     static final String DESC = "(L" + MACHINE + ";[JI)I";
     private static final Handle CLASS_DATA_AT = new Handle(H_INVOKESTATIC, "java/lang/invoke/MethodHandles", "classDataAt",
             "(Ljava/lang/invoke/MethodHandles$Lookup;Ljava/lang/String;Ljava/lang/Class;I)Ljava/lang/Object;", false);
 
-    // Local slots: the arguments, the leaving code, r0..r10, the budget, a scratch long.
-    private static final int M = 0, R = 1, PC = 2, NEXT = 3, BUDGET = 26, TMP = 28;
+    // Local slots: the arguments, the leaving code, r0..r10, the budget, an address and its offset in a window.
+    private static final int M = 0, R = 1, PC = 2, NEXT = 3, BUDGET = 26, ADDR = 28, IN_WINDOW = 30;
     private static int reg(int i) { return 4 + 2 * i; }
 
     private final JvmCompiler.Facts f;
@@ -130,7 +130,8 @@ final class RegionEmitter {
         switch (op(op)) {
             case NEG -> {
                 mv.visitVarInsn(LLOAD, reg(in.dst()));
-                aluCall("neg" + w, "(J)J");
+                mv.visitInsn(LNEG);
+                if (!is64) PlainOps.zeroExtend32(mv);
             }
             case END -> {
                 mv.visitVarInsn(LLOAD, reg(in.dst()));
@@ -142,7 +143,7 @@ final class RegionEmitter {
                     mv.visitLdcInsn(is64 ? (long) in.imm() : in.imm() & 0xffffffffL);
                 } else if (in.off() == 0) {
                     mv.visitVarInsn(LLOAD, reg(in.src()));
-                    if (!is64) aluCall("mov32", "(J)J");
+                    if (!is64) PlainOps.zeroExtend32(mv);
                 } else {
                     mv.visitVarInsn(LLOAD, reg(in.src()));
                     pushInt(in.off());
@@ -151,8 +152,17 @@ final class RegionEmitter {
             }
             default -> {
                 mv.visitVarInsn(LLOAD, reg(in.dst()));
+                if (PlainOps.isShift(op(op)) && !is64) {
+                    mv.visitInsn(L2I);
+                    operand(in);
+                    mv.visitInsn(L2I);
+                    PlainOps.shift32(mv, op(op));
+                    break;
+                }
                 operand(in);
-                aluCall(aluName(op(op), in.off() != 0) + w, "(JJ)J");
+                if (PlainOps.isPlainBinary(op(op))) PlainOps.binary(mv, op(op), is64);
+                else if (PlainOps.isShift(op(op))) PlainOps.shift64(mv, op(op));
+                else aluCall(aluName(op(op), in.off() != 0) + w, "(JJ)J");
             }
         }
         mv.visitVarInsn(LSTORE, reg(in.dst()));
@@ -175,6 +185,7 @@ final class RegionEmitter {
         else mv.visitVarInsn(LLOAD, reg(in.src()));
     }
 
+
     // ---- jumps, calls, exit ----
 
     private void emitJmp(int pc, Insn in) {
@@ -188,16 +199,14 @@ final class RegionEmitter {
                 else emitHelperCall(pc);
             }
             default -> {
-                String name = jmpName(op(op)) + (cls(op) == JMP32 ? "32" : "");
-                mv.visitVarInsn(LLOAD, reg(in.dst()));
-                operand(in);
-                mv.visitMethodInsn(INVOKESTATIC, JMP_OPS, name, "(JJ)Z", false);
+                boolean jmp32 = cls(op) == JMP32;
+                jumpOperands(in, jmp32);
                 int target = pc + 1 + in.off();
                 if (target > pc && inRegion(target)) {
-                    mv.visitJumpInsn(IFNE, at[target - start]);
+                    PlainOps.branch(mv, op(op), jmp32, false, at[target - start]);
                 } else {
                     Label skip = new Label();
-                    mv.visitJumpInsn(IFEQ, skip);
+                    PlainOps.branch(mv, op(op), jmp32, true, skip);
                     jumpTo(pc, target);
                     mv.visitLabel(skip);
                 }
@@ -205,12 +214,15 @@ final class RegionEmitter {
         }
     }
 
-    private static String jmpName(int op) {
-        return switch (op) {
-            case JEQ -> "jeq"; case JGT -> "jgt"; case JGE -> "jge"; case JSET -> "jset"; case JNE -> "jne";
-            case JSGT -> "jsgt"; case JSGE -> "jsge"; case JLT -> "jlt"; case JLE -> "jle"; case JSLT -> "jslt"; case JSLE -> "jsle";
-            default -> throw new IllegalArgumentException(String.format("jump op 0x%02x", op));
-        };
+    /** dst and src (or imm) as {@link PlainOps#branch} takes them: ints for JMP32, sign bits flipped for unsigned conditions. */
+    private void jumpOperands(Insn in, boolean jmp32) {
+        boolean flip = PlainOps.unsigned(op(in.opcode()));
+        mv.visitVarInsn(LLOAD, reg(in.dst()));
+        if (jmp32) mv.visitInsn(L2I);
+        if (flip) PlainOps.flipSign(mv, jmp32);
+        operand(in);
+        if (jmp32) mv.visitInsn(L2I);
+        if (flip) PlainOps.flipSign(mv, jmp32);
     }
 
     /** A taken jump: a back-edge spends one unit of budget first (BUDGET_EXCEEDED at this pc when none is left). */
@@ -221,6 +233,7 @@ final class RegionEmitter {
     }
 
     private void spendBudget(int pc) {
+        if (!f.countBudget) return; // runs reach this code only with at least the verifier's bound (JvmExecutable.forBudget)
         Label ok = new Label();
         mv.visitVarInsn(LLOAD, BUDGET);
         mv.visitInsn(LCONST_0);
@@ -363,20 +376,50 @@ final class RegionEmitter {
         return (base == 10 && off >= -Limits.STACK_SIZE && off + size <= 0) || f.stackOnly(pc);
     }
 
-    /** Pushes {@code base + off}, checked for {@code write} unless proven. */
+    /** Pushes {@code base + off}, checked ({@code "read"} or {@code "write"}) unless {@code check} is null. */
     private void address(int pc, int base, int off, int size, String check) {
-        boolean checked = check != null;
-        if (checked) mv.visitVarInsn(ALOAD, M);
         mv.visitVarInsn(LLOAD, reg(base));
         if (off != 0) {
             mv.visitLdcInsn((long) off);
             mv.visitInsn(LADD);
         }
-        if (checked) {
-            pushInt(size);
-            pushInt(pc);
-            mv.visitMethodInsn(INVOKEVIRTUAL, MACHINE, check, "(JII)J", false);
-        }
+        if (check != null) windowCheck(pc, size, check);
+    }
+
+    /**
+     * {@link JvmMachine#read}'s rule in place: inside the machine's last window, else its slow path.
+     * Emitted per access rather than called so that each access has its own branch profile: with one
+     * shared {@code read}, the miss every run's first access takes made C2 inline the slow path at
+     * every access, and the inlining budget ran out before the hot loop (docs/jvm-engine.md).
+     */
+    private void windowCheck(int pc, int size, String check) {
+        Label slow = new Label(), done = new Label();
+        mv.visitVarInsn(LSTORE, ADDR);
+        mv.visitVarInsn(LLOAD, ADDR);
+        mv.visitVarInsn(ALOAD, M);
+        mv.visitFieldInsn(GETFIELD, MACHINE, check + "Lo", "J");
+        mv.visitInsn(LSUB);
+        mv.visitInsn(DUP2);
+        mv.visitVarInsn(LSTORE, IN_WINDOW);
+        mv.visitInsn(LCONST_0);
+        mv.visitInsn(LCMP);
+        mv.visitJumpInsn(IFLT, slow);
+        mv.visitVarInsn(LLOAD, IN_WINDOW);
+        mv.visitVarInsn(ALOAD, M);
+        mv.visitFieldInsn(GETFIELD, MACHINE, check + "Len", "J");
+        mv.visitLdcInsn((long) size);
+        mv.visitInsn(LSUB);
+        mv.visitInsn(LCMP);
+        mv.visitJumpInsn(IFGT, slow);
+        mv.visitVarInsn(LLOAD, ADDR);
+        mv.visitJumpInsn(GOTO, done);
+        mv.visitLabel(slow);
+        mv.visitVarInsn(ALOAD, M);
+        mv.visitVarInsn(LLOAD, ADDR);
+        pushInt(size);
+        pushInt(pc);
+        mv.visitMethodInsn(INVOKEVIRTUAL, MACHINE, check + "Slow", "(JII)J", false);
+        mv.visitLabel(done);
     }
 
     private void emitLdx(int pc, Insn in) {

@@ -171,4 +171,56 @@ class AluAndMemoryTest {
                 """), null, LoadOptions.defaults().withEntryArgs(2), true, 100);
         assertThat(o.error()).isEqualTo("BUDGET_EXCEEDED pc 2");
     }
+
+    /**
+     * The operations emitted as plain JVM instructions (PlainOps): shift counts past the width (masked as
+     * every engine masks them), 32-bit results zero-extended, and every jump condition, 64- and 32-bit,
+     * register and immediate, on operands where signed and unsigned order and the upper halves differ.
+     * r0 hashes every outcome (times 31 at each step, so that none is shifted out).
+     */
+    @Test void plainOpsAgreeOnEdgeOperands() {
+        StringBuilder t = new StringBuilder("mov %r0, 0\n");
+        String[] shifts = {"lsh", "rsh", "arsh"};
+        long[] counts = {0, 31, 32, 33, 63, 64, 65, -1};
+        for (String op : shifts) {
+            for (long c : counts) {
+                for (String w : new String[] {"", "32"}) {
+                    t.append("lddw %r1, 0x80000001fffffff3\nlddw %r2, ").append(c).append('\n')
+                            .append(op).append(w).append(" %r1, %r2\nxor %r0, %r1\nmul %r0, 31\n");
+                }
+            }
+        }
+        t.append("""
+                lddw %r1, 0xfffffffe00000005
+                mov32 %r2, %r1
+                add %r0, %r2
+                add32 %r1, -7
+                add %r0, %r1
+                lddw %r1, 0x7fffffffffffffff
+                mul32 %r1, %r1
+                add %r0, %r1
+                neg32 %r1
+                add %r0, %r1
+                neg %r1
+                add %r0, %r1
+                """);
+        String[] conds = {"jeq", "jne", "jset", "jgt", "jge", "jlt", "jle", "jsgt", "jsge", "jslt", "jsle"};
+        long[][] pairs = {{-1, 1}, {1, -1}, {0x100000001L, 1}, {0x1_ffffffffL, -1}, {0x80000000L, 0x7fffffffL}, {5, 5}, {Long.MIN_VALUE, 0}};
+        int k = 0;
+        for (String c : conds) {
+            for (String w : new String[] {"", "32"}) {
+                for (long[] ab : pairs) {
+                    k++;
+                    t.append("lddw %r1, ").append(ab[0]).append("\nlddw %r2, ").append(ab[1]).append("\nmul %r0, 31\n")
+                            .append(c).append(w).append(" %r1, %r2, y").append(k).append("\nja n").append(k).append("\ny").append(k).append(":\nadd %r0, 1\n")
+                            .append("n").append(k).append(":\nmul %r0, 31\n")
+                            .append(c).append(w).append(" %r1, ").append((int) ab[1]).append(", z").append(k).append("\nja m").append(k)
+                            .append("\nz").append(k).append(":\nadd %r0, 1\nm").append(k).append(":\n");
+                }
+            }
+        }
+        t.append("exit\n");
+        Trio.Outcome o = Trio.agree(asm(t.toString()), null, LoadOptions.defaults(), false, 1_000_000);
+        assertThat(o.r0()).isNotNull().isNotZero();
+    }
 }

@@ -106,4 +106,35 @@ class OddInputsTest {
             assertThatThrownBy(() -> kept.get().pc()).isInstanceOf(IllegalStateException.class).hasMessageContaining("has ended");
         }
     }
+
+    /** The first thread to run owns a machine (no atomics): a run re-entered from a helper on that thread gets another one. */
+    @Test void aRunReEnteredFromAHelperHasItsOwnFrame() {
+        java.util.concurrent.atomic.AtomicReference<Executable> self = new java.util.concurrent.atomic.AtomicReference<>();
+        dev.bpf4j.runtime.HelperRegistry h = dev.bpf4j.runtime.HelperRegistry.builder().add(7001, "again", (c, a, b, d, f, g) ->
+                a == 0 ? 0 : self.get().run(RunContext.builder().arg(1, a - 1).build())).build();
+        // [r10-8] = n; r0 = run(n - 1); r0 += [r10-8]: n + (n-1) + ... + 1 only if each run kept its own frame
+        Program p = new ProgramBuilder().stxdw(R10, -8, R1).call(7001).ldxdw(R1, R10, -8).add64(R0, R1).exit().build("again");
+        try (Executable e = jvm.load(p, LoadOptions.defaults().withHelpers(h))) {
+            self.set(e);
+            for (int n = 0; n < 3; n++) assertThat(e.run(RunContext.builder().arg(1, 10).build())).isEqualTo(55);
+        }
+    }
+
+    @Test void theOwnersMachineIsReusedAndClean() {
+        // the same thread runs many times: every run sees a zeroed frame and fresh registers
+        Program p = new ProgramBuilder().ldxdw(R0, R10, -8).add64(R0, R6).stxdw(R10, -8, R1).mov64(R6, R1).exit().build("clean");
+        try (Executable e = jvm.load(p, LoadOptions.defaults().withEntryArgs(1))) { // unverified: it reads what no path wrote
+            for (int i = 1; i <= 3; i++) assertThat(e.run(RunContext.builder().arg(1, i).build())).isZero();
+        }
+    }
+
+    @Test void closingFromAnotherThreadStopsTheOwnerToo() throws Exception {
+        Executable e = jvm.load(new ProgramBuilder().mov64(R0, 7).exit().build("owned"), LoadOptions.defaults());
+        assertThat(e.run(RunContext.builder().build())).isEqualTo(7); // this thread now owns a machine
+        Thread closer = new Thread(e::close);
+        closer.start();
+        closer.join();
+        assertThatThrownBy(() -> e.run(RunContext.builder().build())).isInstanceOf(IllegalStateException.class).hasMessageContaining("closed");
+        e.close(); // idempotent, and frees this thread's machine
+    }
 }
