@@ -13,6 +13,7 @@ import dev.bpf4j.object.ProgramType;
 import dev.bpf4j.runtime.BpfLoadException;
 import dev.bpf4j.runtime.BpfNotFoundException;
 import dev.bpf4j.engine.Engine;
+import dev.bpf4j.api.Engines;
 
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -295,7 +296,7 @@ final class TraceCommand implements Command {
         List<Engine> out = new ArrayList<>();
         for (String n : names) {
             try {
-                out.add(dev.bpf4j.api.Engines.byName(n));
+                out.add(Engines.byName(n));
             } catch (BpfNotFoundException e) {
                 throw new CliException(e.getMessage());
             }
