@@ -28,8 +28,8 @@ public interface Target extends AutoCloseable {
 
     /** {@link #bpf} or {@link #gcc} by engine name; a missing engine is a clear error. */
     static Target create(String engine, Workload workload, DataBuffer data, GccLibrary gcc) {
-        if (Engines.isGcc(engine)) return gcc(gcc, workload, data, Engines.GCC_JNI.equals(engine));
-        return bpf(Engines.require(engine), workload, data);
+        if (EngineParams.isGcc(engine)) return gcc(gcc, workload, data, EngineParams.GCC_JNI.equals(engine));
+        return bpf(EngineParams.require(engine), workload, data);
     }
 
     final class BpfTarget implements Target {
