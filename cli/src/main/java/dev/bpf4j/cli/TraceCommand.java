@@ -4,7 +4,7 @@ import com.google.gson.JsonArray;
 import com.google.gson.JsonObject;
 import dev.bpf4j.api.BpfObject;
 import dev.bpf4j.api.OpenObject;
-import dev.bpf4j.cli.trace.FoldedStacks;
+import dev.bpf4j.cli.trace.StackCounts;
 import dev.bpf4j.cli.trace.StackCount;
 import dev.bpf4j.cli.trace.TraceRun;
 import dev.bpf4j.cli.trace.TraceSession;
@@ -257,7 +257,7 @@ final class TraceCommand implements Command {
             o.add("errors", errors);
             r.stacks().ifPresent(s -> {
                 JsonArray stacks = new JsonArray();
-                for (FoldedStacks.Stack st : s.stacks()) {
+                for (StackCounts.Stack st : s.stacks()) {
                     JsonObject x = new JsonObject();
                     x.addProperty("id", st.id());
                     JsonArray frames = new JsonArray();
