@@ -4,6 +4,7 @@ import dev.bpf4j.engine.Bpf;
 import dev.bpf4j.engine.Engine;
 import dev.bpf4j.runtime.Executable;
 import dev.bpf4j.runtime.LoadOptions;
+import dev.bpf4j.runtime.RunContext;
 
 /**
  * One workload made runnable on one engine over one input: a loaded BPF program with its run
@@ -34,7 +35,7 @@ public interface Target extends AutoCloseable {
 
     final class BpfTarget implements Target {
         private final Executable exe;
-        private final dev.bpf4j.runtime.RunContext context;
+        private final RunContext context;
 
         BpfTarget(Executable exe, DataBuffer data) {
             this.exe = exe;

@@ -1,6 +1,9 @@
 package dev.bpf4j.fuzz;
 
 import dev.bpf4j.maps.CpuPin;
+import dev.bpf4j.isa.Insn;
+import dev.bpf4j.isa.Opcodes;
+import dev.bpf4j.maps.Cpus;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -82,7 +85,7 @@ public final class Campaign {
         for (int j = 0; j < plan.jobs(); j++) {
             int job = j;
             Thread t = new Thread(() -> {
-                if (plan.pinned() && !CpuPin.pin(job)) CpuPin.pin(dev.bpf4j.maps.Cpus.current());
+                if (plan.pinned() && !CpuPin.pin(job)) CpuPin.pin(Cpus.current());
                 while (System.nanoTime() < deadline) {
                     long i = next.getAndIncrement();
                     if (plan.count() != null && i >= plan.count()) break;
@@ -185,8 +188,8 @@ public final class Campaign {
     /** How often each {@code stdw [r10+off], imm} (what writes a frame before it is read) occurs, by offset. */
     static Map<Integer, Integer> frameWrites(FuzzCase c) {
         Map<Integer, Integer> out = new HashMap<>();
-        for (dev.bpf4j.isa.Insn i : c.insns()) {
-            if (i.opcode() == (dev.bpf4j.isa.Opcodes.ST | dev.bpf4j.isa.Opcodes.MEM | dev.bpf4j.isa.Opcodes.DW) && i.dst() == 10) {
+        for (Insn i : c.insns()) {
+            if (i.opcode() == (Opcodes.ST | Opcodes.MEM | Opcodes.DW) && i.dst() == 10) {
                 out.merge((int) i.off(), 1, Integer::sum);
             }
         }
