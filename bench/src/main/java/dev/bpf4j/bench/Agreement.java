@@ -17,15 +17,15 @@ public final class Agreement {
     public static Map<String, Long> results(Workload workload, GccLibrary gccOrNull) {
         Map<String, Long> results = new LinkedHashMap<>();
         try (DataBuffer data = new DataBuffer(workload.input())) {
-            for (String name : Engines.names()) {
-                Engine engine = Engines.require(name);
+            for (String name : EngineParams.names()) {
+                Engine engine = EngineParams.require(name);
                 try (Target t = Target.bpf(engine, workload, data)) {
                     results.put(name, t.run());
                 }
             }
             if (gccOrNull != null) {
                 try (Target t = Target.gcc(gccOrNull, workload, data, false)) {
-                    results.put(Engines.GCC, t.run());
+                    results.put(EngineParams.GCC, t.run());
                 }
             }
             results.put("steps", new StepCounter(workload.program()).run(data.address(), data.length()).r0());

@@ -42,10 +42,10 @@ public class EmptyCallBenchmark {
     @Setup(Level.Trial)
     public void setUp() {
         context = RunContext.builder().arg(1, 0).build();
-        if (Engines.isGcc(engine)) {
-            gcc = new Target.GccTarget(GccLibrary.compile().function("native_empty"), 0, 0, Engines.GCC_JNI.equals(engine));
+        if (EngineParams.isGcc(engine)) {
+            gcc = new Target.GccTarget(GccLibrary.compile().function("native_empty"), 0, 0, EngineParams.GCC_JNI.equals(engine));
         } else {
-            exe = Bpf.load(CallPrograms.empty(), Engines.require(engine), LoadOptions.defaults());
+            exe = Bpf.load(CallPrograms.empty(), EngineParams.require(engine), LoadOptions.defaults());
             if (exe.run(context) != 0) throw new IllegalStateException("empty program on " + engine + " did not return 0");
         }
     }

@@ -49,8 +49,8 @@ public final class EntryCostTiming {
         LoadOptions options = new LoadOptions(LoadOptions.defaults().helpers(), 2, mode.startsWith("loop"), false);
         GccLibrary lib = GccLibrary.compile();
         try (DataBuffer d = new DataBuffer(w.input());
-             Executable exe = Bpf.load(w.program(), Engines.require("jit"), options);
-             Executable nothing = Bpf.load(empty, Engines.require("jit"), options);
+             Executable exe = Bpf.load(w.program(), EngineParams.require("jit"), options);
+             Executable nothing = Bpf.load(empty, EngineParams.require("jit"), options);
              Executable bytes = loadWithoutCombining(w.program(), options)) {
             RunContext ctx = d.context();
             GccLibrary.NativeFunction parse = lib.function(w.nativeSymbol()), none = lib.function("native_empty");
@@ -70,7 +70,7 @@ public final class EntryCostTiming {
         String key = "bpf4j.jit.loadCombining", old = System.getProperty(key);
         System.setProperty(key, "false");
         try {
-            return Bpf.load(p, Engines.require("jit"), options);
+            return Bpf.load(p, EngineParams.require("jit"), options);
         } finally {
             if (old == null) System.clearProperty(key);
             else System.setProperty(key, old);

@@ -28,7 +28,7 @@ public final class GuardedCopyTiming {
 
     public static void main(String[] args) {
         Workload w = Workload.byId(args.length > 0 ? args[0] : "parse");
-        Engine jit = Engines.require("jit");
+        Engine jit = EngineParams.require("jit");
         Program empty = new Program("empty", List.of(new Insn(0xb7, 0, 0, 0, 0), new Insn(0x95, 0, 0, 0, 0)));
         LoadOptions options = LoadOptions.defaults().withEntryArgs(2);
         try (DataBuffer d = new DataBuffer(w.input());

@@ -55,14 +55,14 @@ public class HelperCallBenchmark {
     public void setUp() {
         context = RunContext.builder().arg(1, ARG).build();
         if (helper.equals("identity")) {
-            exe = Bpf.load(CallPrograms.helperOnce(), Engines.require(bpfEngine), LoadOptions.defaults().withHelpers(CallPrograms.IDENTITY_HELPERS));
+            exe = Bpf.load(CallPrograms.helperOnce(), EngineParams.require(bpfEngine), LoadOptions.defaults().withHelpers(CallPrograms.IDENTITY_HELPERS));
             check(exe.run(context) == ARG, "" + ARG);
             return;
         }
         boolean ktime = helper.equals("ktime");
         if (!ktime && !helper.equals("prandom")) throw new IllegalArgumentException("unknown helper " + helper);
         exe = Bpf.load(CallPrograms.standardOnce(ktime ? HelperIds.KTIME_GET_NS : HelperIds.GET_PRANDOM_U32, helper),
-                Engines.require(bpfEngine), LoadOptions.defaults().withHelpers(BpfHelpers.registry(MapTable.create(List.of()))));
+                EngineParams.require(bpfEngine), LoadOptions.defaults().withHelpers(BpfHelpers.registry(MapTable.create(List.of()))));
         long before = System.nanoTime(), got = exe.run(context), after = System.nanoTime();
         if (ktime) check(got >= before && got <= after, "a time in [" + before + ", " + after + "]");
         else check(got >= 0 && got <= 0xffffffffL && exe.run(context) != got, "two different u32s");

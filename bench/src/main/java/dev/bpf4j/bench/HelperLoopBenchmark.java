@@ -69,7 +69,7 @@ public class HelperLoopBenchmark {
     @Setup(Level.Trial)
     public void setUp() {
         maps = MapTable.create(List.of(new MapDefinition("times", MapType.HASH, 4, 8, 8, 0)));
-        exe = Bpf.load(program(maps), Engines.require(bpfEngine), LoadOptions.defaults().withHelpers(BpfHelpers.registry(maps)));
+        exe = Bpf.load(program(maps), EngineParams.require(bpfEngine), LoadOptions.defaults().withHelpers(BpfHelpers.registry(maps)));
         RunContext.Builder b = RunContext.builder();
         maps.regions().forEach(b::region);
         context = b.build();

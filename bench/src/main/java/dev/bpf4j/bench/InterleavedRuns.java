@@ -101,14 +101,14 @@ public final class InterleavedRuns {
 
     /** A {@link Target} of {@code engine} on {@code workload}, built by the classes of {@code loader}. */
     private static Object target(ClassLoader loader, String engine, String workload) throws Throwable {
-        Thread.currentThread().setContextClassLoader(loader); // Engines finds engines through the ServiceLoader
+        Thread.currentThread().setContextClassLoader(loader); // EngineParams finds engines through the ServiceLoader
         MethodHandles.Lookup l = MethodHandles.publicLookup();
         Class<?> wk = loader.loadClass(Workload.class.getName()), d = loader.loadClass(DataBuffer.class.getName());
         Class<?> t = loader.loadClass(Target.class.getName()), g = loader.loadClass(GccLibrary.class.getName());
         Object wl = l.findStatic(wk, "byId", MethodType.methodType(wk, String.class)).invoke(workload);
         Object data = l.findConstructor(d, MethodType.methodType(void.class, byte[].class))
                 .invoke((byte[]) l.findVirtual(wk, "input", MethodType.methodType(byte[].class)).invoke(wl));
-        Object gcc = !engine.equals(Engines.GCC) ? null : l.findStatic(g, "compile", MethodType.methodType(g)).invoke();
+        Object gcc = !engine.equals(EngineParams.GCC) ? null : l.findStatic(g, "compile", MethodType.methodType(g)).invoke();
         return l.findStatic(t, "create", MethodType.methodType(t, String.class, wk, d, g)).invoke(engine, wl, data, gcc);
     }
 

@@ -8,6 +8,7 @@ import dev.bpf4j.kernel.KernelTiming;
 import dev.bpf4j.program.Program;
 import dev.bpf4j.runtime.LoadOptions;
 import dev.bpf4j.runtime.RunContext;
+import dev.bpf4j.runtime.MemoryRegion;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -59,7 +60,7 @@ public final class KernelTimings {
     /** r1 = the buffer, r2 = {@code length} (the input without the slack), the whole buffer the one region. */
     static RunContext context(DataBuffer data, long length) {
         return RunContext.builder().arg(1, data.address()).arg(2, length)
-                .region(new dev.bpf4j.runtime.MemoryRegion("data", data.address(), data.length(), false)).build();
+                .region(new MemoryRegion("data", data.address(), data.length(), false)).build();
     }
 
     /** Mean and fastest of the kernel's per-run averages. */

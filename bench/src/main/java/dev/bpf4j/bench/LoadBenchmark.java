@@ -44,7 +44,7 @@ public class LoadBenchmark {
     @Setup
     public void setUp() {
         program = Validator.analyze(Workload.byId(workload).program(), OPTIONS);
-        engine = Engines.require(bpfEngine);
+        engine = EngineParams.require(bpfEngine);
     }
 
     @Benchmark

@@ -70,7 +70,7 @@ public class MapLookupBenchmark {
         try {
             exe = Bpf.load(hash ? CallPrograms.hashCounter(maps.handle(0)) : update ? CallPrograms.arrayUpdate(maps.handle(0))
                             : CallPrograms.arrayCounter(maps.handle(0)),
-                    Engines.require(lookupEngine.replace("-call", "")), LoadOptions.defaults().withHelpers(BpfHelpers.registry(maps)));
+                    EngineParams.require(lookupEngine.replace("-call", "")), LoadOptions.defaults().withHelpers(BpfHelpers.registry(maps)));
         } finally {
             INLINING.forEach(System::clearProperty);
         }

@@ -7,6 +7,7 @@ import dev.bpf4j.runtime.RunContext;
 import dev.bpf4j.unwind.profile.Profiler;
 import dev.bpf4j.unwind.sampling.SamplerOptions;
 import dev.bpf4j.unwind.sampling.SamplerStats;
+import dev.bpf4j.api.Engines;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
@@ -37,7 +38,7 @@ public final class SamplingOverheadTiming {
         double chunkSeconds = args.length > 1 ? Double.parseDouble(args[1]) : 2;
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         com.sun.management.OperatingSystemMXBean os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
-        try (Executable exe = dev.bpf4j.api.Engines.byName("jit").load(SubprogramChain.program(), LoadOptions.defaults())) {
+        try (Executable exe = Engines.byName("jit").load(SubprogramChain.program(), LoadOptions.defaults())) {
             RunContext ctx = RunContext.builder().arg(1, SubprogramChain.ITERATIONS_PER_RUN).build();
             // Warm up, then size a chunk to about CHUNK_SECONDS.
             long t0 = System.nanoTime(), n = 0;

@@ -4,6 +4,7 @@ import dev.bpf4j.engine.Bpf;
 import dev.bpf4j.engine.Engine;
 import dev.bpf4j.runtime.Executable;
 import dev.bpf4j.runtime.LoadOptions;
+import dev.bpf4j.runtime.RunContext;
 
 /**
  * One workload made runnable on one engine over one input: a loaded BPF program with its run
@@ -28,13 +29,13 @@ public interface Target extends AutoCloseable {
 
     /** {@link #bpf} or {@link #gcc} by engine name; a missing engine is a clear error. */
     static Target create(String engine, Workload workload, DataBuffer data, GccLibrary gcc) {
-        if (Engines.isGcc(engine)) return gcc(gcc, workload, data, Engines.GCC_JNI.equals(engine));
-        return bpf(Engines.require(engine), workload, data);
+        if (EngineParams.isGcc(engine)) return gcc(gcc, workload, data, EngineParams.GCC_JNI.equals(engine));
+        return bpf(EngineParams.require(engine), workload, data);
     }
 
     final class BpfTarget implements Target {
         private final Executable exe;
-        private final dev.bpf4j.runtime.RunContext context;
+        private final RunContext context;
 
         BpfTarget(Executable exe, DataBuffer data) {
             this.exe = exe;

@@ -42,7 +42,7 @@ public class WorkloadBenchmark {
     public void setUp() {
         Workload w = Workload.byId(workload);
         GccLibrary gcc = GccLibrary.gccAvailable() ? GccLibrary.compile() : null;
-        if (Engines.isGcc(engine) && gcc == null) throw new IllegalStateException("gcc is not installed");
+        if (EngineParams.isGcc(engine) && gcc == null) throw new IllegalStateException("gcc is not installed");
         long expected = Agreement.require(w, gcc);
         data = new DataBuffer(w.input());
         target = Target.create(engine, w, data, gcc);

@@ -25,7 +25,7 @@ public final class WorkloadFacts {
             }
         }
         List<String> engines = new ArrayList<>();
-        for (String e : Engines.names()) engines.add('"' + e + '"');
+        for (String e : EngineParams.names()) engines.add('"' + e + '"');
         System.out.println("{\"engines\": [" + String.join(", ", engines) + "], \"gcc\": " + gccOk
                 + ", \"gcc_flags\": \"" + String.join(" ", GccLibrary.FLAGS) + "\""
                 + ", \"workloads\": {" + String.join(", ", entries) + "}}");

@@ -40,7 +40,7 @@ public final class XdpProofTiming {
     public static void main(String[] args) {
         Path object = Path.of(args.length > 0 ? args[0] : "it-tests/src/test/resources/objects/corpus/xdp_swap_mac.o");
         String name = args.length > 1 ? args[1] : "xdp_swap_mac";
-        Engine jit = Engines.require("jit");
+        Engine jit = EngineParams.require("jit");
         Program empty = new Program("empty", List.of(new Insn(0xb7, 0, 0, 0, 2), new Insn(0x95, 0, 0, 0, 0)));
         long mem = lowPage();
         try (BpfObject obj = BpfObject.open(object).load(ObjectLoadOptions.engine("interp"))) {

@@ -36,6 +36,6 @@ class KernelTimingsTest {
     }
 
     @Test void engineNamesLeaveTheKernelToKernelTimings() {
-        assertThat(Engines.names()).doesNotContain(Engines.KERNEL).contains("interp");
+        assertThat(EngineParams.names()).doesNotContain(EngineParams.KERNEL).contains("interp");
     }
 }

@@ -31,7 +31,7 @@ class WorkloadAgreementTest {
     private static long expected(Workload w) { return JavaWorkloads.of(w, w.input()); }
 
     private static long runBpf(String engineName, Workload w) {
-        Engine engine = Engines.require(engineName);
+        Engine engine = EngineParams.require(engineName);
         try (DataBuffer data = new DataBuffer(w.input()); Target t = Target.bpf(engine, w, data)) {
             return t.run();
         }
@@ -46,7 +46,7 @@ class WorkloadAgreementTest {
     @ParameterizedTest
     @EnumSource(Workload.class)
     void jitMatchesJavaPort(Workload w) {
-        assumeTrue(Engines.find("jit").isPresent(), "the JIT engine is not on the class path");
+        assumeTrue(EngineParams.find("jit").isPresent(), "the JIT engine is not on the class path");
         assertThat(runBpf("jit", w)).as(w.id()).isEqualTo(expected(w));
     }
 
@@ -93,7 +93,7 @@ class WorkloadAgreementTest {
         ipv6[12] = (byte) 0x86;
         ipv6[13] = (byte) 0xdd;
         assertThat(JavaWorkloads.parse(ipv6)).isZero();
-        try (DataBuffer data = new DataBuffer(ipv6); Target t = Target.bpf(Engines.require("interp"), Workload.PARSE, data)) {
+        try (DataBuffer data = new DataBuffer(ipv6); Target t = Target.bpf(EngineParams.require("interp"), Workload.PARSE, data)) {
             assertThat(t.run()).isZero();
         }
     }

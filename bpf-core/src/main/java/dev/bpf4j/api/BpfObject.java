@@ -11,6 +11,7 @@ import dev.bpf4j.object.GlobalVariable;
 import dev.bpf4j.object.MapSpec;
 import dev.bpf4j.runtime.BpfException;
 import dev.bpf4j.runtime.BpfNotFoundException;
+import dev.bpf4j.maps.Errno;
 
 import java.nio.file.Path;
 import java.util.Collection;
@@ -94,7 +95,7 @@ public final class BpfObject implements AutoCloseable {
      */
     public MapOfMaps mapOfMaps(String name) {
         BpfMap m = map(name);
-        if (!(m instanceof MapOfMaps outer)) throw new BpfMapException(dev.bpf4j.maps.Errno.EINVAL, m.describe() + " is not a map-in-map");
+        if (!(m instanceof MapOfMaps outer)) throw new BpfMapException(Errno.EINVAL, m.describe() + " is not a map-in-map");
         return outer;
     }
 

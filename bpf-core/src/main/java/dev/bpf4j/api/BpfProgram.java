@@ -18,6 +18,8 @@ import dev.bpf4j.runtime.RunContext;
 import dev.bpf4j.verifier.ValidatedProgram;
 import dev.bpf4j.verifier.Validator;
 import dev.bpf4j.verifier.VerifierException;
+import dev.bpf4j.isa.Insn;
+import dev.bpf4j.isa.Opcodes;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -148,9 +150,9 @@ public final class BpfProgram implements AutoCloseable {
 
     /** True when the program calls any helper (one of them may move the packet between runs). */
     private static boolean callsHelpers(Program program) {
-        for (dev.bpf4j.isa.Insn i : program.insns()) {
-            if (i.cls() == dev.bpf4j.isa.Opcodes.JMP && dev.bpf4j.isa.Opcodes.op(i.opcode()) == dev.bpf4j.isa.Opcodes.CALL
-                    && i.src() != dev.bpf4j.isa.Opcodes.PSEUDO_CALL) return true;
+        for (Insn i : program.insns()) {
+            if (i.cls() == Opcodes.JMP && Opcodes.op(i.opcode()) == Opcodes.CALL
+                    && i.src() != Opcodes.PSEUDO_CALL) return true;
         }
         return false;
     }
@@ -164,8 +166,8 @@ public final class BpfProgram implements AutoCloseable {
             MapType t = m.type();
             if (t.isPercpu() || t.isMapInMap() || t == MapType.PROG_ARRAY || t == MapType.CPUMAP) return true;
         }
-        for (dev.bpf4j.isa.Insn i : program.insns()) {
-            if (i.cls() == dev.bpf4j.isa.Opcodes.JMP && dev.bpf4j.isa.Opcodes.op(i.opcode()) == dev.bpf4j.isa.Opcodes.CALL
+        for (Insn i : program.insns()) {
+            if (i.cls() == Opcodes.JMP && Opcodes.op(i.opcode()) == Opcodes.CALL
                     && i.src() == 0 && CPU_HELPERS.contains(i.imm())) return true;
         }
         return false;

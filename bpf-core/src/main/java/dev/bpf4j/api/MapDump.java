@@ -8,6 +8,7 @@ import dev.bpf4j.maps.MapOfMaps;
 import dev.bpf4j.maps.QueueStackMap;
 import dev.bpf4j.maps.RingBufMap;
 import dev.bpf4j.runtime.BpfException;
+import dev.bpf4j.maps.MapType;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -68,7 +69,7 @@ public final class MapDump {
     private static List<Entry> queueStack(QueueStackMap q) {
         List<byte[]> popped = new ArrayList<>();
         for (Optional<byte[]> v = q.pop(); v.isPresent(); v = q.pop()) popped.add(v.get());
-        boolean stack = q.type() == dev.bpf4j.maps.MapType.STACK;
+        boolean stack = q.type() == MapType.STACK;
         for (int i = 0; i < popped.size(); i++) q.pushValue(popped.get(stack ? popped.size() - 1 - i : i), 0);
         List<Entry> out = new ArrayList<>();
         for (byte[] v : popped) out.add(new Entry(null, List.of(v)));

@@ -9,6 +9,7 @@ import dev.bpf4j.object.MapReference;
 import dev.bpf4j.object.ProgramSpec;
 import dev.bpf4j.program.Program;
 import dev.bpf4j.runtime.BpfLoadException;
+import dev.bpf4j.maps.MapType;
 
 import java.util.Arrays;
 
@@ -34,7 +35,7 @@ final class MapRelocator {
             if (ref.kind() == MapReference.Kind.MAP) {
                 value = maps.handle(map);
             } else {
-                if (!(map instanceof ArrayMap array) || map.type() != dev.bpf4j.maps.MapType.ARRAY) {
+                if (!(map instanceof ArrayMap array) || map.type() != MapType.ARRAY) {
                     throw new BpfLoadException(where(spec, pc) + ": a map value address (BPF_PSEUDO_MAP_VALUE) needs an ARRAY map, '"
                             + ref.mapName() + "' is " + map.type());
                 }
@@ -49,7 +50,7 @@ final class MapRelocator {
             insns[pc] = new Insn(Opcodes.LDDW, lo.dst(), Opcodes.PSEUDO_IMM64, lo.off(), (int) value);
             insns[pc + 1] = new Insn(hi.opcode(), hi.dst(), hi.src(), hi.off(), (int) (value >>> 32));
         }
-        return new dev.bpf4j.program.Program(spec.name(), Arrays.asList(insns));
+        return new Program(spec.name(), Arrays.asList(insns));
     }
 
     private static String where(ProgramSpec spec, int pc) { return "load program " + spec.describe(pc); }

@@ -17,6 +17,7 @@ import dev.bpf4j.runtime.HelperRegistry;
 import dev.bpf4j.runtime.EntryRegisters;
 import dev.bpf4j.runtime.LoadOptions;
 import dev.bpf4j.runtime.MapShapes;
+import dev.bpf4j.maps.MapType;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -79,7 +80,7 @@ final class ObjectLoader {
             /** MapRelocator's BPF_PSEUDO_MAP_VALUE addresses: inside the one value of an ARRAY map (global data). */
             @Override public Value valueAt(long address) {
                 for (BpfMap m : maps.maps()) {
-                    if (!(m instanceof ArrayMap a) || m.type() != dev.bpf4j.maps.MapType.ARRAY) continue;
+                    if (!(m instanceof ArrayMap a) || m.type() != MapType.ARRAY) continue;
                     long base = a.valuesBase();
                     if (address >= base && address - base < m.valueSize()) return new Value(maps.handle(m), shape(m), address - base);
                 }
@@ -95,7 +96,7 @@ final class ObjectLoader {
     /** libbpf's init_prog_array_slots: each {@code .values} entry of a prog array gets the loaded program. */
     private static void fillProgArrays(BpfObjectSpec spec, MapTable maps, List<BpfProgram> programs) {
         for (MapSpec m : spec.maps()) {
-            if (m.type() != dev.bpf4j.maps.MapType.PROG_ARRAY || m.initialSlots().isEmpty()) continue;
+            if (m.type() != MapType.PROG_ARRAY || m.initialSlots().isEmpty()) continue;
             ProgArrayMap array = (ProgArrayMap) maps.map(m.name()).orElseThrow();
             for (var slot : m.initialSlotsSorted().entrySet()) {
                 BpfProgram target = programs.stream().filter(p -> p.name().equals(slot.getValue())).findFirst()

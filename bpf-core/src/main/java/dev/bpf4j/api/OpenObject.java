@@ -3,6 +3,7 @@ package dev.bpf4j.api;
 import dev.bpf4j.object.BpfObjectSpec;
 import dev.bpf4j.object.MapSpec;
 import dev.bpf4j.object.ProgramSpec;
+import dev.bpf4j.btf.BtfValue;
 
 import java.util.Objects;
 import java.util.function.UnaryOperator;
@@ -65,7 +66,7 @@ public final class OpenObject {
     }
 
     /** The initial value a global variable has so far, decoded by its BTF type. */
-    public dev.bpf4j.btf.BtfValue variable(String name) { return spec.variableTyped(name); }
+    public BtfValue variable(String name) { return spec.variableTyped(name); }
 
     /**
      * Edits one program (e.g. its type, when the section name does not say it).

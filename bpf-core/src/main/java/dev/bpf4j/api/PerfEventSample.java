@@ -4,6 +4,7 @@ import dev.bpf4j.runtime.CurrentTask;
 import dev.bpf4j.runtime.PtRegs;
 import dev.bpf4j.unwind.sampling.PerfRecord;
 import dev.bpf4j.unwind.sampling.TaskComms;
+import dev.bpf4j.runtime.NativeMemory;
 
 import static dev.bpf4j.unwind.sampling.PerfAbi.*;
 
@@ -61,7 +62,7 @@ public record PerfEventSample(CurrentTask task, PtRegs regs, long samplePeriod, 
     /** The {@value #SIZE}-byte native layout written at {@code address}. */
     void write(long address) {
         regs.write(address);
-        dev.bpf4j.runtime.NativeMemory.putLong(address + OFF_SAMPLE_PERIOD, samplePeriod);
-        dev.bpf4j.runtime.NativeMemory.putLong(address + OFF_ADDR, addr);
+        NativeMemory.putLong(address + OFF_SAMPLE_PERIOD, samplePeriod);
+        NativeMemory.putLong(address + OFF_ADDR, addr);
     }
 }

@@ -2,6 +2,7 @@ package dev.bpf4j.api;
 
 import dev.bpf4j.runtime.MemoryRegion;
 import dev.bpf4j.runtime.NativeMemory;
+import dev.bpf4j.runtime.PacketBuffer;
 
 import java.util.List;
 
@@ -38,7 +39,7 @@ abstract class RunFrame implements AutoCloseable {
     long packetLength() { return 0; }
 
     /** The xdp_buff / sk_buff state the packet helpers work on, or null when the type has no packet. */
-    dev.bpf4j.runtime.PacketBuffer packetBuffer() { return null; }
+    PacketBuffer packetBuffer() { return null; }
 
     /** The packet after the run, or null when the type has none. */
     byte[] dataOut() { return null; }

@@ -2,7 +2,7 @@ package dev.bpf4j.asm;
 
 import dev.bpf4j.isa.Opcodes;
 import dev.bpf4j.isa.InsnSet;
-import dev.bpf4j.isa.InsnForm;
+import dev.bpf4j.isa.InsnEncoding;
 import dev.bpf4j.isa.Insn;
 import dev.bpf4j.program.Program;
 
@@ -58,7 +58,7 @@ public final class AsmPrinter {
     /** The symbolic text of the instruction at {@code pc}, or null if it has none. */
     static String format(Insn[] code, int pc) {
         Insn i = code[pc];
-        InsnForm f = InsnSet.formOf(i);
+        InsnEncoding f = InsnSet.encodingOf(i);
         if (f == null) return null;
         String m = f.mnemonic();
         return switch (f.shape()) {

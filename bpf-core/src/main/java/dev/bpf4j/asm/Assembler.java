@@ -3,7 +3,7 @@ package dev.bpf4j.asm;
 import dev.bpf4j.isa.Shape;
 import dev.bpf4j.isa.Opcodes;
 import dev.bpf4j.isa.InsnSet;
-import dev.bpf4j.isa.InsnForm;
+import dev.bpf4j.isa.InsnEncoding;
 import dev.bpf4j.isa.Insn;
 import dev.bpf4j.program.Program;
 
@@ -107,9 +107,9 @@ public final class Assembler {
             if (mnemonic.equals("call") && Operands.isRegister(rest)) mnemonic = "callx";
         }
         List<String> ops = splitOperands(rest);
-        List<InsnForm> forms = InsnSet.byMnemonic(mnemonic);
+        List<InsnEncoding> forms = InsnSet.byMnemonic(mnemonic);
         if (forms.isEmpty()) throw new IllegalArgumentException("unknown mnemonic '" + mnemonic + "'");
-        InsnForm form = pick(forms, ops);
+        InsnEncoding form = pick(forms, ops);
         encode(form, ops, no, raw);
     }
 
@@ -121,10 +121,10 @@ public final class Assembler {
     }
 
     /** Register and immediate variants share a mnemonic; the second operand decides. */
-    private static InsnForm pick(List<InsnForm> forms, List<String> ops) {
+    private static InsnEncoding pick(List<InsnEncoding> forms, List<String> ops) {
         if (forms.size() == 1) return forms.get(0);
         boolean reg = ops.size() >= 2 && Operands.isRegister(ops.get(1));
-        for (InsnForm f : forms) {
+        for (InsnEncoding f : forms) {
             Shape sh = f.shape();
             boolean wantsReg = sh == Shape.ALU_REG || sh == Shape.JCOND_REG;
             if (wantsReg == reg) return f;
@@ -132,7 +132,7 @@ public final class Assembler {
         return forms.get(0);
     }
 
-    private void encode(InsnForm f, List<String> ops, int no, String raw) {
+    private void encode(InsnEncoding f, List<String> ops, int no, String raw) {
         int pc = out.size();
         switch (f.shape()) {
             case ALU_REG, MOVSX -> { arity(f, ops, 2); emit(f.encode(reg(ops, 0), reg(ops, 1), 0, 0)); }
@@ -147,7 +147,7 @@ public final class Assembler {
                     arity(f, ops, 2);
                     v = LddwOperand.parse(ops.get(1), symbols);
                 }
-                InsnForm chosen = InsnSet.byMnemonic("lddw").stream().filter(c -> c.src() == v.src()).findFirst()
+                InsnEncoding chosen = InsnSet.byMnemonic("lddw").stream().filter(c -> c.src() == v.src()).findFirst()
                         .orElseThrow(() -> new IllegalArgumentException("lddw source must be 0..6, got " + v.src()));
                 emit(chosen.encode(reg(ops, 0), 0, 0, v.imm()));
                 emit(new Insn(0, 0, 0, 0, v.nextImm()));
@@ -195,7 +195,7 @@ public final class Assembler {
         }
     }
 
-    private static void arity(InsnForm f, List<String> ops, int n) {
+    private static void arity(InsnEncoding f, List<String> ops, int n) {
         if (ops.size() != n) {
             throw new IllegalArgumentException("'" + f.mnemonic() + "' takes " + n + " operand" + (n == 1 ? "" : "s") + ", got " + ops.size());
         }

@@ -2,7 +2,7 @@ package dev.bpf4j.asm;
 
 import dev.bpf4j.isa.Opcodes;
 import dev.bpf4j.isa.InsnSet;
-import dev.bpf4j.isa.InsnForm;
+import dev.bpf4j.isa.InsnEncoding;
 import dev.bpf4j.isa.Insn;
 import dev.bpf4j.program.Program;
 
@@ -83,7 +83,7 @@ public final class Disassembler {
 
     private String format(Insn[] code, int pc) {
         Insn i = code[pc];
-        InsnForm f = InsnSet.formOf(i);
+        InsnEncoding f = InsnSet.encodingOf(i);
         if (f == null) return null;
         boolean w64 = f.is64();
         String dst = reg(i.dst(), w64), src = reg(i.src(), w64);
@@ -120,7 +120,7 @@ public final class Disassembler {
         };
     }
 
-    private static String atomic(InsnForm f, Insn i) {
+    private static String atomic(InsnEncoding f, Insn i) {
         boolean dw = f.sizeBytes() == 8;
         String r = dw ? "r" : "w";
         String s = r + i.src();
@@ -136,7 +136,7 @@ public final class Disassembler {
         return "lock *" + ptr + " " + sym + " " + s;
     }
 
-    private static int bits(InsnForm f) { return f.sizeBytes() * 8; }
+    private static int bits(InsnEncoding f) { return f.sizeBytes() * 8; }
 
     private static String reg(int r, boolean w64) { return (w64 ? "r" : "w") + r; }
 

@@ -22,7 +22,7 @@ final class RawSlot {
     static String reason(Insn[] code, int pc) {
         Insn insn = code[pc];
         if (insn.isLddw() && pc + 1 >= code.length) return "lddw without its second slot";
-        if (InsnSet.formsOf(insn.opcode()).isEmpty()) return String.format("invalid opcode 0x%02x", insn.opcode());
+        if (InsnSet.encodingsOf(insn.opcode()).isEmpty()) return String.format("invalid opcode 0x%02x", insn.opcode());
         return String.format("invalid fields for opcode 0x%02x (dst=%d src=%d off=%d imm=%d)", insn.opcode(), insn.dst(), insn.src(), insn.off(), insn.imm());
     }
 }

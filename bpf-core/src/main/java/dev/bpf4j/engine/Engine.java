@@ -4,6 +4,7 @@ import dev.bpf4j.runtime.LoadOptions;
 import dev.bpf4j.runtime.Executable;
 import dev.bpf4j.runtime.BpfLoadException;
 import dev.bpf4j.program.Program;
+import dev.bpf4j.verifier.ValidatedProgram;
 
 /**
  * The one seam every execution backend implements (interpreter, JIT, the Linux kernel through
@@ -26,7 +27,7 @@ public interface Engine {
      * type as a stack pointer out of its frames. The default ignores the facts (an engine whose
      * frames no other pointer can reach).
      */
-    default Executable load(dev.bpf4j.verifier.ValidatedProgram program, LoadOptions options) {
+    default Executable load(ValidatedProgram program, LoadOptions options) {
         return load(program.program(), options);
     }
 

@@ -13,6 +13,7 @@ import dev.bpf4j.runtime.ErrorKind;
 import dev.bpf4j.runtime.HelperCall;
 import dev.bpf4j.runtime.HelperRegistry;
 import dev.bpf4j.runtime.NativeMemory;
+import dev.bpf4j.runtime.Limits;
 
 import java.util.List;
 
@@ -71,7 +72,7 @@ final class CallbackHelpers {
      */
     private static long forEachHash(HelperCall call, BpfMap m, long map, long fn, long ctx, long flags) {
         if (flags != 0) return -Errno.EINVAL;
-        if (m.keySize() > dev.bpf4j.runtime.Limits.STACK_SIZE) {
+        if (m.keySize() > Limits.STACK_SIZE) {
             throw call.badArgument("bpf_for_each_map_elem: " + m.describe() + " has " + m.keySize() + "-byte keys (at most 512)");
         }
         List<byte[]> keys;

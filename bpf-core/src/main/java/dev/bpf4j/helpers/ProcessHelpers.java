@@ -7,6 +7,7 @@ import dev.bpf4j.runtime.ErrorKind;
 import dev.bpf4j.runtime.HelperCall;
 import dev.bpf4j.runtime.HelperRegistry;
 import dev.bpf4j.runtime.NativeMemory;
+import dev.bpf4j.runtime.PacketBuffer;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -34,11 +35,11 @@ final class ProcessHelpers {
         b.add(HelperIds.GET_CURRENT_ANCESTOR_CGROUP_ID, "bpf_get_current_ancestor_cgroup_id",
                 (call, r1, r2, r3, r4, r5) -> cgroup(call, () -> Cgroups.ancestorId(r1 & 0xffffffffL)));
         b.add(HelperIds.SKB_CGROUP_ID, "bpf_skb_cgroup_id", (call, r1, r2, r3, r4, r5) -> {
-            Packets.of(call, "bpf_skb_cgroup_id", r1, dev.bpf4j.runtime.PacketBuffer.Kind.SKB);
+            Packets.of(call, "bpf_skb_cgroup_id", r1, PacketBuffer.Kind.SKB);
             return cgroup(call, Cgroups::currentId);
         });
         b.add(HelperIds.SKB_ANCESTOR_CGROUP_ID, "bpf_skb_ancestor_cgroup_id", (call, r1, r2, r3, r4, r5) -> {
-            Packets.of(call, "bpf_skb_ancestor_cgroup_id", r1, dev.bpf4j.runtime.PacketBuffer.Kind.SKB);
+            Packets.of(call, "bpf_skb_ancestor_cgroup_id", r1, PacketBuffer.Kind.SKB);
             return cgroup(call, () -> Cgroups.ancestorId(r2 & 0xffffffffL));
         });
         b.add(HelperIds.COPY_FROM_USER, "bpf_copy_from_user", (call, r1, r2, r3, r4, r5) -> {

@@ -11,7 +11,7 @@ import java.util.Map;
 
 /**
  * The RFC 9669 instruction set (cpu v1-v4, plus the legacy packet loads and {@code callx}) as one
- * table of {@link InsnForm}s. The assembler, both printers and the validator share it so that no
+ * table of {@link InsnEncoding}s. The assembler and both printers share it so that no
  * mnemonic or opcode list is written twice. This is a table, not a verifier: it knows which
  * opcode/dst/src/off/imm combinations are a well-formed encoding of an instruction (selector fields
  * such as the off of sdiv or the imm of an atomic, and zero in every unused field), not whether
@@ -20,10 +20,10 @@ import java.util.Map;
 public final class InsnSet {
     private InsnSet() {}
 
-    private static final List<InsnForm> FORMS = new ArrayList<>();
+    private static final List<InsnEncoding> ENCODINGS = new ArrayList<>();
     @SuppressWarnings("unchecked")
-    private static final List<InsnForm>[] BY_OPCODE = new List[256];
-    private static final Map<String, List<InsnForm>> BY_MNEMONIC = new LinkedHashMap<>();
+    private static final List<InsnEncoding>[] BY_OPCODE = new List[256];
+    private static final Map<String, List<InsnEncoding>> BY_MNEMONIC = new LinkedHashMap<>();
     private static final Map<String, String> ALIASES = new HashMap<>();
 
     private static final String[] ALU_NAMES = new String[16];
@@ -59,15 +59,15 @@ public final class InsnSet {
     private static void jmp(int op, String name, String symbol) { JMP_NAMES[op >> 4] = name; JMP_SYMBOLS[op >> 4] = symbol; }
 
     private static void add(String mnemonic, int opcode, Shape shape, String symbol, int off, long imm, int src) {
-        InsnForm f = new InsnForm(mnemonic, opcode, shape, symbol, off, imm, src);
-        FORMS.add(f);
+        InsnEncoding f = new InsnEncoding(mnemonic, opcode, shape, symbol, off, imm, src);
+        ENCODINGS.add(f);
         if (BY_OPCODE[opcode] == null) BY_OPCODE[opcode] = new ArrayList<>();
         BY_OPCODE[opcode].add(f);
         BY_MNEMONIC.computeIfAbsent(mnemonic, k -> new ArrayList<>()).add(f);
     }
 
     private static void buildAlu() {
-        int free = InsnForm.FREE;
+        int free = InsnEncoding.FREE;
         for (int cls : new int[] {ALU64, ALU}) {
             String suffix = cls == ALU ? "32" : "";
             for (int op = 0; op < 16; op++) {
@@ -95,7 +95,7 @@ public final class InsnSet {
     }
 
     private static void buildJumps() {
-        int free = InsnForm.FREE;
+        int free = InsnEncoding.FREE;
         add("ja", JMP | JA | K, Shape.JA, "goto", free, 0, 0);
         add("ja32", JMP32 | JA | K, Shape.GOTOL, "gotol", 0, free, 0);
         for (int cls : new int[] {JMP, JMP32}) {
@@ -115,7 +115,7 @@ public final class InsnSet {
     }
 
     private static void buildLoadsAndStores() {
-        int free = InsnForm.FREE;
+        int free = InsnEncoding.FREE;
         // lddw and its pseudo sources; the symbol is the RFC 9669 (section 5.4) function of imm.
         String[] pseudo = {"", "map_by_fd", "map_val(map_by_fd)", "var_addr", "code_addr", "map_by_idx", "map_val(map_by_idx)"};
         for (int src = PSEUDO_IMM64; src <= PSEUDO_MAP_IDX_VALUE; src++) add("lddw", LDDW, Shape.LDDW, pseudo[src], 0, free, src);
@@ -137,7 +137,7 @@ public final class InsnSet {
     }
 
     private static void buildAtomics() {
-        int free = InsnForm.FREE;
+        int free = InsnEncoding.FREE;
         for (int sz : new int[] {DW, W}) {
             String suffix = sz == W ? "32" : "";
             int opcode = STX | ATOMIC | sz;
@@ -152,31 +152,31 @@ public final class InsnSet {
     }
 
     /** Every form, in table order. */
-    public static List<InsnForm> forms() { return Collections.unmodifiableList(FORMS); }
+    public static List<InsnEncoding> encodings() { return Collections.unmodifiableList(ENCODINGS); }
 
     /** The forms sharing an opcode byte; empty when the byte names no instruction. */
-    public static List<InsnForm> formsOf(int opcode) { return BY_OPCODE[opcode & 0xff]; }
+    public static List<InsnEncoding> encodingsOf(int opcode) { return BY_OPCODE[opcode & 0xff]; }
 
     /** True when some valid instruction uses this opcode byte. */
     public static boolean isValidOpcode(int opcode) { return opcode >= 0 && opcode < 256 && !BY_OPCODE[opcode].isEmpty(); }
 
     /** The form {@code insn} is an instance of, judging opcode and fixed fields; null if none. */
-    public static InsnForm formOf(Insn insn) {
-        for (InsnForm f : BY_OPCODE[insn.opcode()]) if (f.matches(insn)) return f;
+    public static InsnEncoding encodingOf(Insn insn) {
+        for (InsnEncoding f : BY_OPCODE[insn.opcode()]) if (f.matches(insn)) return f;
         return null;
     }
 
-    /** True when the slot is a well-formed encoding of a defined instruction (see {@link InsnForm#matches}). */
-    public static boolean isValid(Insn insn) { return formOf(insn) != null; }
+    /** True when the slot is a well-formed encoding of a defined instruction (see {@link InsnEncoding#matches}). */
+    public static boolean isValid(Insn insn) { return encodingOf(insn) != null; }
 
     /** The conformance mnemonic of {@code insn}, or null when it names no instruction. */
     public static String mnemonic(Insn insn) {
-        InsnForm f = formOf(insn);
+        InsnEncoding f = encodingOf(insn);
         return f == null ? null : f.mnemonic();
     }
 
     /** Forms spelled {@code mnemonic} (aliases such as {@code swap16} or {@code ldxbsx} included). */
-    public static List<InsnForm> byMnemonic(String mnemonic) {
+    public static List<InsnEncoding> byMnemonic(String mnemonic) {
         String m = ALIASES.getOrDefault(mnemonic, mnemonic);
         return BY_MNEMONIC.getOrDefault(m, List.of());
     }

@@ -2,7 +2,7 @@ package dev.bpf4j.isa;
 
 /**
  * The operand layout of an instruction form: which slot fields carry operands. Fields a shape does
- * not use are fixed by the form (see {@link InsnForm}) or reserved, and must then be zero.
+ * not use are fixed by the form (see {@link InsnEncoding}) or reserved, and must then be zero.
  */
 public enum Shape {
     /** {@code dst op= src}: dst, src. */

@@ -5,8 +5,8 @@
  * <ul>
  *   <li>{@link dev.bpf4j.isa.Insn} / {@link dev.bpf4j.isa.Opcodes}: one 8-byte slot and the opcode fields.</li>
  *   <li>{@link dev.bpf4j.isa.InsnSet}: the single table of valid instruction forms
- *       ({@link dev.bpf4j.isa.InsnForm}: opcode, operand {@link dev.bpf4j.isa.Shape}, fixed off/imm/src,
- *       conformance mnemonic, llvm operator). {@code InsnSet.formOf(insn)} / {@code isValid(insn)} /
+ *       ({@link dev.bpf4j.isa.InsnEncoding}: opcode, operand {@link dev.bpf4j.isa.Shape}, fixed off/imm/src,
+ *       conformance mnemonic, llvm operator). {@code InsnSet.encodingOf(insn)} / {@code isValid(insn)} /
  *       {@code isValidOpcode(byte)} answer "does this name an instruction"; reserved-field and register
  *       checks are the validator's.</li>
  * </ul>

@@ -5,6 +5,7 @@ import dev.bpf4j.btf.BtfExt;
 import dev.bpf4j.elf.ElfFile;
 import dev.bpf4j.elf.ElfSection;
 import dev.bpf4j.elf.ElfSymbol;
+import dev.bpf4j.runtime.LoadPhase;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -49,7 +50,7 @@ final class ObjectContext {
     }
 
     void addMap(MapSpec map) {
-        if (maps.containsKey(map.name())) throw dev.bpf4j.runtime.LoadPhase.error("map '%s' is defined twice", map.name());
+        if (maps.containsKey(map.name())) throw LoadPhase.error("map '%s' is defined twice", map.name());
         maps.put(map.name(), map);
     }
 

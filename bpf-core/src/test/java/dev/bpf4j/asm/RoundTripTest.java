@@ -2,7 +2,7 @@ package dev.bpf4j.asm;
 
 import dev.bpf4j.isa.Samples;
 import dev.bpf4j.isa.InsnSet;
-import dev.bpf4j.isa.InsnForm;
+import dev.bpf4j.isa.InsnEncoding;
 import dev.bpf4j.isa.Insn;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -30,7 +30,7 @@ class RoundTripTest {
             // Bias towards valid opcodes so that both paths are exercised.
             for (int i = 0; i < b.length; i += 8) {
                 if (r.nextBoolean()) {
-                    List<InsnForm> forms = InsnSet.forms();
+                    List<InsnEncoding> forms = InsnSet.encodings();
                     b[i] = (byte) forms.get(r.nextInt(forms.size())).opcode();
                 }
             }

@@ -36,10 +36,10 @@ class InsnSetTest {
     @Test
     void everyFormIsRecognisedAsItself() {
         Random r = new Random(1);
-        for (InsnForm f : InsnSet.forms()) {
+        for (InsnEncoding f : InsnSet.encodings()) {
             for (int k = 0; k < 20; k++) {
                 Insn first = Samples.of(f, r).get(0);
-                assertThat(InsnSet.formOf(first)).as(f.mnemonic()).isEqualTo(f);
+                assertThat(InsnSet.encodingOf(first)).as(f.mnemonic()).isEqualTo(f);
             }
         }
     }
@@ -82,7 +82,7 @@ class InsnSetTest {
         assertThat(InsnSet.byMnemonic("ldxbsx")).isEqualTo(InsnSet.byMnemonic("ldxsb"));
         assertThat(InsnSet.byMnemonic("add64")).isEqualTo(InsnSet.byMnemonic("add"));
         assertThat(InsnSet.byMnemonic("nope")).isEmpty();
-        List<InsnForm> add = InsnSet.byMnemonic("add32");
-        assertThat(add).extracting(InsnForm::opcode).containsExactlyInAnyOrder(0x04, 0x0c);
+        List<InsnEncoding> add = InsnSet.byMnemonic("add32");
+        assertThat(add).extracting(InsnEncoding::opcode).containsExactlyInAnyOrder(0x04, 0x0c);
     }
 }

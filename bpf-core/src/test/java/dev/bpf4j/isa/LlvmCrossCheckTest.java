@@ -101,7 +101,7 @@ class LlvmCrossCheckTest {
     void disassemblyEqualsLlvmObjdump(@TempDir Path dir) throws Exception {
         List<Insn> list = new ArrayList<>();
         Random r = new Random(5);
-        for (InsnForm f : InsnSet.forms()) for (int n = 0; n < 3; n++) list.addAll(Samples.of(f, r));
+        for (InsnEncoding f : InsnSet.encodings()) for (int n = 0; n < 3; n++) list.addAll(Samples.of(f, r));
         Insn[] code = list.toArray(new Insn[0]);
         String[] plain = Llvm.objdump(dir, code, false);
         String[] alu32 = Llvm.objdump(dir, code, true);
@@ -110,7 +110,7 @@ class LlvmCrossCheckTest {
         List<String> mismatches = new ArrayList<>();
         for (int pc = 0; pc < code.length; pc++) {
             Insn i = code[pc];
-            InsnForm f = InsnSet.formOf(i);
+            InsnEncoding f = InsnSet.encodingOf(i);
             if (f == null) continue; // second lddw slot
             boolean atomic32 = f.shape() == Shape.ATOMIC && f.sizeBytes() == 4;
             String theirs = atomic32 ? alu32[pc] : plain[pc];
@@ -127,7 +127,7 @@ class LlvmCrossCheckTest {
      * Forms printed differently on purpose (see {@link Disassembler}), and cpu v4 forms that LLVM 14
      * decodes as their v1 namesakes because it ignores the offset field (sdiv as div, movsx as mov).
      */
-    private static boolean knownDivergence(InsnForm f) {
+    private static boolean knownDivergence(InsnEncoding f) {
         String m = f.mnemonic();
         if (m.startsWith("sdiv") || m.startsWith("smod") || m.startsWith("movsx")) return true;
         return f.mnemonic().startsWith("call ") || f.mnemonic().equals("callx") || (f.shape() == Shape.LDDW && f.src() != 0)

@@ -4,12 +4,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 
-/** Instances of every {@link InsnForm} with random operands (and zero in every unused field). */
+/** Instances of every {@link InsnEncoding} with random operands (and zero in every unused field). */
 public final class Samples {
     private Samples() {}
 
     /** The slots of one random instance of {@code f} (two for lddw). */
-    public static List<Insn> of(InsnForm f, Random r) {
+    public static List<Insn> of(InsnEncoding f, Random r) {
         int dst = r.nextInt(11), src = r.nextInt(11), off = (short) r.nextInt(), imm = r.nextInt();
         long imm64 = r.nextLong();
         if (r.nextBoolean()) { off = r.nextInt(64) - 32; imm = r.nextInt(64) - 32; }
@@ -42,7 +42,7 @@ public final class Samples {
     public static List<Insn> everyForm(long seed, int perForm) {
         Random r = new Random(seed);
         List<Insn> out = new ArrayList<>();
-        for (InsnForm f : InsnSet.forms()) for (int k = 0; k < perForm; k++) out.addAll(of(f, r));
+        for (InsnEncoding f : InsnSet.encodings()) for (int k = 0; k < perForm; k++) out.addAll(of(f, r));
         return out;
     }
 }

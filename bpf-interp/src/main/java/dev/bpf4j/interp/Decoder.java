@@ -11,6 +11,7 @@ import dev.bpf4j.runtime.Limits;
 import dev.bpf4j.runtime.LookupInlining;
 import dev.bpf4j.helpers.MapHelperInlining;
 import dev.bpf4j.verifier.InsnAux;
+import dev.bpf4j.runtime.HelperIds;
 
 import static dev.bpf4j.isa.Opcodes.*;
 
@@ -114,7 +115,7 @@ final class Decoder {
      * a plain array's lookup (which {@link HotLoop} runs itself), or any other lookup.
      */
     private static int inlineOpcode(int helperId, LookupInlining.Target t) {
-        if (helperId == dev.bpf4j.runtime.HelperIds.MAP_UPDATE_ELEM) return InsnCode.INLINE_UPDATE;
+        if (helperId == HelperIds.MAP_UPDATE_ELEM) return InsnCode.INLINE_UPDATE;
         return t instanceof LookupInlining.Elements e && e.cpus() == 1 ? InsnCode.INLINE_ARRAY_LOOKUP : InsnCode.INLINE_LOOKUP;
     }
 

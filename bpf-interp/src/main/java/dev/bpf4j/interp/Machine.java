@@ -15,6 +15,7 @@ import dev.bpf4j.runtime.RunRules;
 import dev.bpf4j.runtime.RunScopedHelperCall;
 import dev.bpf4j.runtime.MemoryRegion;
 import dev.bpf4j.runtime.RunContext;
+import dev.bpf4j.isa.Opcodes;
 
 import java.util.List;
 
@@ -345,8 +346,8 @@ final class Machine implements RunScopedHelperCall.Run {
     boolean loadPacket(long w) {
         int op = InsnCode.opcode(w);
         long off = InsnCode.imm(w);
-        if ((op & 0xe0) == dev.bpf4j.isa.Opcodes.IND) off += regs[InsnCode.src(w)];
-        long v = RunRules.loadPacket(packetAddress, packetLength, context.packetBuffer(), off, dev.bpf4j.isa.Opcodes.sizeBytes(op));
+        if ((op & 0xe0) == Opcodes.IND) off += regs[InsnCode.src(w)];
+        long v = RunRules.loadPacket(packetAddress, packetLength, context.packetBuffer(), off, Opcodes.sizeBytes(op));
         if (v < 0) return false;
         regs[0] = v;
         return true;

@@ -31,7 +31,7 @@ final class ConformanceCommand implements Command {
         if (PerfMapFlag.given(args, err)) PerfMapFlag.enable();
         if (args.positionals().isEmpty()) throw new UsageException("missing PATH (a .data file or a directory)");
         List<Path> paths = args.positionals().stream().map(Path::of).toList();
-        ConformanceRunner runner = new ConformanceRunner(Engines.select(args.option("--engine").orElse("interp"), err));
+        ConformanceRunner runner = new ConformanceRunner(EngineChoice.select(args.option("--engine").orElse("interp"), err));
         List<Path> files = ConformanceRunner.collect(paths);
         if (files.isEmpty()) throw new BadInputException("no .data files under " + args.positionals());
         ConformanceReport report = new ConformanceReport();

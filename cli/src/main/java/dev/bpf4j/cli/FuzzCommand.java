@@ -10,6 +10,7 @@ import dev.bpf4j.fuzz.Oracle;
 import dev.bpf4j.fuzz.ProgramGenerator;
 import dev.bpf4j.fuzz.RawBytesGenerator;
 import dev.bpf4j.engine.Engine;
+import dev.bpf4j.api.Engines;
 
 import java.io.PrintStream;
 import java.nio.file.Files;

@@ -3,6 +3,7 @@ package dev.bpf4j.cli;
 import dev.bpf4j.fuzz.ObjectCampaign;
 import dev.bpf4j.fuzz.ObjectDifferential;
 import dev.bpf4j.fuzz.ObjectMutator;
+import dev.bpf4j.engine.Engine;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -37,7 +38,7 @@ final class ObjectFuzzCommand {
         } catch (IllegalArgumentException e) {
             throw new CliException(e.getMessage() + " under " + corpus);
         }
-        List<dev.bpf4j.engine.Engine> engines = FuzzCommand.engines(args.option("--engines").orElse("interp,jit,jvm"));
+        List<Engine> engines = FuzzCommand.engines(args.option("--engines").orElse("interp,jit,jvm"));
         // objects load through BpfObject, which runs bpf4j's engines; the kernel oracle takes programs, not objects
         if (engines.stream().anyMatch(e -> e.name().equals("kernel"))) throw new UsageException(MODE + " compares bpf4j's engines (interp, jit)");
         ObjectDifferential differential = new ObjectDifferential(engines);

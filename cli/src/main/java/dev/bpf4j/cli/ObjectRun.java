@@ -50,7 +50,7 @@ final class ObjectRun {
         OpenObject open = BpfObject.open(file);
         String program = args.option("--program").orElseGet(() -> onlyProgram(open));
         requireProgram(open, file, program);
-        List<Engine> engines = Engines.select(engine, err);
+        List<Engine> engines = EngineChoice.select(engine, err);
         if (engines.size() == 1) {
             EngineRun r = runOn(open, program, engines.get(0), options, dumpMaps);
             if (json) out.println(Json.print(document(program, engines.get(0).name(), r)));

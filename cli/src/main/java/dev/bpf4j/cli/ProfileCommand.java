@@ -7,6 +7,7 @@ import dev.bpf4j.cli.profile.ProfileSession;
 import dev.bpf4j.cli.profile.SubprogramChain;
 import dev.bpf4j.engine.Engine;
 import dev.bpf4j.unwind.sampling.SamplerOptions;
+import dev.bpf4j.api.Engines;
 
 import java.io.PrintStream;
 import java.nio.file.Path;

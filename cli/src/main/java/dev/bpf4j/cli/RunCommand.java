@@ -54,7 +54,7 @@ final class RunCommand implements Command {
         if (args.flag("--dump-maps")) throw new UsageException("--dump-maps is for objects (OBJ.o), not " + file);
         boolean json = args.flag("--json");
         boolean perfMap = PerfMapFlag.given(args, err);
-        List<Engine> engines = Engines.select(args.option("--engine").orElse("interp"), err);
+        List<Engine> engines = EngineChoice.select(args.option("--engine").orElse("interp"), err);
         ProgramInput input = ProgramInput.load(file);
         if (args.option("--mem").isPresent()) input = input.withMem(ProgramInput.loadMem(Path.of(args.option("--mem").get())));
         LoadOptions options = ConformanceHelpers.loadOptions(input.mem() != null).withPerfMap(perfMap);

@@ -4,7 +4,7 @@ import com.google.gson.JsonArray;
 import com.google.gson.JsonObject;
 import dev.bpf4j.api.BpfObject;
 import dev.bpf4j.api.OpenObject;
-import dev.bpf4j.cli.trace.FoldedStacks;
+import dev.bpf4j.cli.trace.StackCounts;
 import dev.bpf4j.cli.trace.StackCount;
 import dev.bpf4j.cli.trace.TraceRun;
 import dev.bpf4j.cli.trace.TraceSession;
@@ -13,6 +13,7 @@ import dev.bpf4j.object.ProgramType;
 import dev.bpf4j.runtime.BpfLoadException;
 import dev.bpf4j.runtime.BpfNotFoundException;
 import dev.bpf4j.engine.Engine;
+import dev.bpf4j.api.Engines;
 
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -256,7 +257,7 @@ final class TraceCommand implements Command {
             o.add("errors", errors);
             r.stacks().ifPresent(s -> {
                 JsonArray stacks = new JsonArray();
-                for (FoldedStacks.Stack st : s.stacks()) {
+                for (StackCounts.Stack st : s.stacks()) {
                     JsonObject x = new JsonObject();
                     x.addProperty("id", st.id());
                     JsonArray frames = new JsonArray();
@@ -295,7 +296,7 @@ final class TraceCommand implements Command {
         List<Engine> out = new ArrayList<>();
         for (String n : names) {
             try {
-                out.add(dev.bpf4j.api.Engines.byName(n));
+                out.add(Engines.byName(n));
             } catch (BpfNotFoundException e) {
                 throw new CliException(e.getMessage());
             }

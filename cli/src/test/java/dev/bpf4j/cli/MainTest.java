@@ -1,5 +1,6 @@
 package dev.bpf4j.cli;
 
+import dev.bpf4j.api.Engines;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -1,5 +1,8 @@
 package dev.bpf4j.fuzz;
 
+import dev.bpf4j.isa.Insn;
+import dev.bpf4j.isa.Opcodes;
+
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -7,6 +10,8 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Consumer;
 
 /**
@@ -129,8 +134,8 @@ public final class Campaign {
         return new LinuxOnly(reason, r.fuzzCase().origin(), smallReport, file);
     }
 
-    private static java.util.Set<String> kinds(DifferentialReport r) {
-        java.util.Set<String> out = new java.util.TreeSet<>();
+    private static Set<String> kinds(DifferentialReport r) {
+        Set<String> out = new TreeSet<>();
         for (Difference d : r.differences()) out.add(d.kind());
         return out;
     }
@@ -138,8 +143,8 @@ public final class Campaign {
     /** How often each {@code stdw [r10+off], imm} (what writes a frame before it is read) occurs, by offset. */
     static Map<Integer, Integer> frameWrites(FuzzCase c) {
         Map<Integer, Integer> out = new HashMap<>();
-        for (dev.bpf4j.isa.Insn i : c.insns()) {
-            if (i.opcode() == (dev.bpf4j.isa.Opcodes.ST | dev.bpf4j.isa.Opcodes.MEM | dev.bpf4j.isa.Opcodes.DW) && i.dst() == 10) {
+        for (Insn i : c.insns()) {
+            if (i.opcode() == (Opcodes.ST | Opcodes.MEM | Opcodes.DW) && i.dst() == 10) {
                 out.merge((int) i.off(), 1, Integer::sum);
             }
         }
@@ -158,7 +163,7 @@ public final class Campaign {
      */
     private Finding minimise(DifferentialReport r, Path outDir) {
         String cls = r.mismatchClass();
-        java.util.Set<String> kinds = kinds(r);
+        Set<String> kinds = kinds(r);
         // Linux does not zero stack: a kernel difference must not shrink into a read of never-written stack
         Map<Integer, Integer> frameWrites = frameWrites(r.fuzzCase());
         boolean kernel = cls.contains(Oracle.KERNEL);

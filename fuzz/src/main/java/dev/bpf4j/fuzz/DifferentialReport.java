@@ -1,6 +1,7 @@
 package dev.bpf4j.fuzz;
 
 import dev.bpf4j.asm.AsmPrinter;
+import dev.bpf4j.isa.Insn;
 
 import java.util.List;
 import java.util.stream.Collectors;
@@ -41,7 +42,7 @@ public record DifferentialReport(FuzzCase fuzzCase, List<EngineOutcome> outcomes
             if (!o.stable()) sb.append(" | second run: ").append(o.second());
             sb.append('\n');
         }
-        sb.append(AsmPrinter.lines(fuzzCase.insns().toArray(new dev.bpf4j.isa.Insn[0])).stream()
+        sb.append(AsmPrinter.lines(fuzzCase.insns().toArray(new Insn[0])).stream()
                 .map(l -> "    " + l).collect(Collectors.joining("\n"))).append('\n');
         return sb.toString();
     }

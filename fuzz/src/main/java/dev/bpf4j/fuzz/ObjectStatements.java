@@ -99,7 +99,7 @@ final class ObjectStatements {
         w.st.clobber(0);
         boolean check = rnd.nextInt(40) != 0;
         int at = check ? w.emit(new Insn(JMP | JEQ | K, 0, 0, 0, 0)) : -1;
-        RegState skipped = w.st.copy();
+        GeneratorRegs skipped = w.st.copy();
         w.st.set(0, PTR_TO_MAP_VALUE, 0, d.valueSize());
         for (int n = 1 + rnd.nextInt(3); n > 0 && w.st.is(0, PTR_TO_MAP_VALUE); n--) w.memoryAccess(0);
         if (check) patch(at);
@@ -145,7 +145,7 @@ final class ObjectStatements {
         callHelper(HelperIds.RINGBUF_RESERVE);
         w.st.clobber(0);
         int at = w.emit(new Insn(JMP | JEQ | K, 0, 0, 0, 0));
-        RegState skipped = w.st.copy();
+        GeneratorRegs skipped = w.st.copy();
         // Linux does not clear a reservation: write all of it before anything is submitted
         for (int off = 0; off < Math.min(size, 16); off += 8) {
             int src = w.scalarReg();
@@ -165,7 +165,7 @@ final class ObjectStatements {
     /** bpf_loop(nr, callback, ctx, flags): the callback gets (index, ctx) and returns 0 (go on) or 1 (stop). */
     private void bpfLoop() {
         if (!w.mayAddFunction()) return;
-        RegState entry = new RegState();
+        GeneratorRegs entry = new GeneratorRegs();
         entry.scalar(1);
         int nr = rnd.nextInt(40) == 0 ? (1 << 23) + 1 : rnd.nextInt(5);
         if (rnd.nextBoolean()) entry.set(2, PTR_TO_OUTER_STACK, w.framePointer(3), w.frame);
@@ -190,7 +190,7 @@ final class ObjectStatements {
         if (values.isEmpty() || !w.mayAddFunction()) return;
         int m = pick(values);
         MapDef d = w.object.maps().get(m);
-        RegState entry = new RegState();
+        GeneratorRegs entry = new GeneratorRegs();
         entry.set(3, PTR_TO_MAP_VALUE, 0, d.valueSize());
         if (d.isArrayLike() && rnd.nextBoolean()) entry.set(4, PTR_TO_OUTER_STACK, w.framePointer(3), w.frame);
         else {
@@ -252,7 +252,7 @@ final class ObjectStatements {
         w.emit(new Insn(ALU64 | ADD | K, 4, 0, 0, n));
         for (int r = 2; r <= 4; r++) w.st.clobber(r);
         int at = w.emit(new Insn(JMP | JGT | X, 4, 3, 0, 0));
-        RegState out = w.st.copy();
+        GeneratorRegs out = w.st.copy();
         w.st.set(2, PTR_TO_PACKET, 0, n);
         for (int i = 1 + rnd.nextInt(3); i > 0 && w.st.is(2, PTR_TO_PACKET); i--) w.memoryAccess(2);
         patch(at);

@@ -15,7 +15,7 @@ import static dev.bpf4j.fuzz.RegKind.*;
 /**
  * Writes one program for {@link GrammarGenerator}: the main function, then every subprogram it (or
  * they) call, each a random walk over the instruction grammar that tracks what every register holds
- * ({@link RegState}) so that, unless {@link GrammarOptions#frameEscapes()}, only values defined on
+ * ({@link GeneratorRegs}) so that, unless {@link GrammarOptions#frameEscapes()}, only values defined on
  * every path are read and no pointer is ever folded into r0 or stored to memory. Structure: forward
  * conditional jumps over nested blocks, bounded loops (a counter register the body never touches),
  * bpf-to-bpf calls with scalar, frame-pointer and memory-block arguments, helper calls with odd
@@ -32,7 +32,7 @@ final class ProgramWriter {
     enum Role { MAIN, SUBPROG, CALLBACK, ORDERLESS_CALLBACK }
 
     /** {@code orderless}: called (maybe indirectly) from a hash map's for_each callback, whose order Linux does not define. */
-    private record FunctionSpec(int index, int depth, RegState entry, Role role, boolean orderless) {}
+    private record FunctionSpec(int index, int depth, GeneratorRegs entry, Role role, boolean orderless) {}
 
     final Random rnd;
     private final GrammarOptions opt;
@@ -51,7 +51,7 @@ final class ProgramWriter {
     private int chainTo;
 
     // the function being written
-    RegState st;
+    GeneratorRegs st;
     int depth;
     private int steps;
     private int nesting;
@@ -103,7 +103,7 @@ final class ProgramWriter {
     // ---- functions ---------------------------------------------------------------------------
 
     private void writeMain() {
-        st = new RegState();
+        st = new GeneratorRegs();
         depth = 1;
         frame = frameFor(1);
         st.set(10, PTR_TO_STACK, 0, frame);
@@ -216,7 +216,7 @@ final class ProgramWriter {
         if (a < 0) return;
         int b = scalarReg();
         int at = emit(InsnChoices.condJump(rnd, a, b, rnd.nextBoolean()));
-        RegState taken = st.copy();
+        GeneratorRegs taken = st.copy();
         subBlock(1 + rnd.nextInt(6));
         code.set(at, InsnChoices.withOff(code.get(at), code.size() - at - 1));
         st.join(taken);
@@ -226,7 +226,7 @@ final class ProgramWriter {
     private void jumpOverDeadBlock() {
         boolean gotol = rnd.nextInt(3) == 0;
         int at = emit(new Insn(gotol ? JMP32 | JA : JMP | JA, 0, 0, 0, 0));
-        RegState live = st.copy();
+        GeneratorRegs live = st.copy();
         subBlock(1 + rnd.nextInt(3));
         int off = code.size() - at - 1;
         code.set(at, gotol ? InsnChoices.withImm(code.get(at), off) : InsnChoices.withOff(code.get(at), off));
@@ -242,7 +242,7 @@ final class ProgramWriter {
         emit(new Insn(ALU64 | MOV | K, counter, 0, 0, n));
         st.scalar(counter);
         int head = code.size();
-        RegState entry = st.copy();
+        GeneratorRegs entry = st.copy();
         inLoop = true;
         loopCounter = counter;
         subBlock(2 + rnd.nextInt(6));
@@ -405,7 +405,7 @@ final class ProgramWriter {
     private void call(boolean force) {
         if (functions >= MAX_FUNCTIONS || depth >= MAX_GENERATED_DEPTH || !force && (chainTo > 0 || rnd.nextInt(depth) > 1)) return;
         int nargs = rnd.nextInt(6);
-        RegState entry = new RegState();
+        GeneratorRegs entry = new GeneratorRegs();
         for (int a = 1; a <= nargs; a++) passArgument(a, entry);
         if (opt.frameEscapes()) {
             // rarely each: the validator refuses most never-written reads, and one refusal wastes the program
@@ -421,7 +421,7 @@ final class ProgramWriter {
     boolean mayAddFunction() { return functions < MAX_FUNCTIONS && depth < MAX_GENERATED_DEPTH && !ldAbs; }
 
     /** Queues a function one frame deeper, entered with {@code entry}; returns its index. */
-    int function(RegState entry, Role role) {
+    int function(GeneratorRegs entry, Role role) {
         int index = functions++;
         pending.add(new FunctionSpec(index, depth + 1, entry, role, orderless || role == Role.ORDERLESS_CALLBACK));
         return index;
@@ -442,7 +442,7 @@ final class ProgramWriter {
     }
 
     /** r{@code a} = a scalar, a pointer into this frame, or a memory/outer pointer this function holds. */
-    private void passArgument(int a, RegState callee) {
+    private void passArgument(int a, GeneratorRegs callee) {
         int choice = rnd.nextInt(4);
         int from = -1;
         for (int r : new int[] {6, 7, 8, 9, 0}) if (st.kind[r] == PTR_TO_MEM || st.kind[r] == PTR_TO_OUTER_STACK) from = r;

@@ -3,6 +3,7 @@ package dev.bpf4j.fuzz;
 import dev.bpf4j.asm.AsmPrinter;
 import dev.bpf4j.asm.Assembler;
 import dev.bpf4j.isa.Insn;
+import dev.bpf4j.conformance.DataFile;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -35,7 +36,7 @@ public final class Reproducer {
     public static FuzzCase read(Path file) {
         try {
             String text = Files.readString(file, StandardCharsets.UTF_8);
-            dev.bpf4j.conformance.DataFile d = dev.bpf4j.conformance.DataFile.parse(file.toString(), text);
+            DataFile d = DataFile.parse(file.toString(), text);
             List<Insn> insns = d.asm().isPresent() ? Assembler.assemble(d.asm().get()) : List.of(Insn.decodeAll(d.rawBytes().orElseThrow()));
             String marker = "-- " + OBJECT_SECTION + "\n";
             int at = text.indexOf(marker);

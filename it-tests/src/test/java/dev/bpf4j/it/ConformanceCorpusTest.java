@@ -1,6 +1,6 @@
 package dev.bpf4j.it;
 
-import dev.bpf4j.cli.Engines;
+import dev.bpf4j.api.Engines;
 import dev.bpf4j.cli.conformance.CaseResult;
 import dev.bpf4j.cli.conformance.ConformanceReport;
 import dev.bpf4j.cli.conformance.ConformanceRunner;

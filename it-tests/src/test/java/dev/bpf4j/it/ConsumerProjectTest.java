@@ -29,7 +29,7 @@ class ConsumerProjectTest {
     private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
     private static final String VERSION = "0.1.0-SNAPSHOT";
     /** Module directory, artifactId; the parent and the BOM are poms only. */
-    private static final String[][] LIBRARIES = {{"unwind", "bpf4j-unwind"}, {"bpf-core", "bpf4j-core"}, {"bpf-interp", "bpf4j-interp"},
+    private static final String[][] LIBRARIES = {{"elf", "bpf4j-elf"}, {"unwind", "bpf4j-unwind"}, {"bpf-core", "bpf4j-core"}, {"bpf-interp", "bpf4j-interp"},
             {"bpf-jit-x86", "bpf4j-jit-x86"}};
 
     @Test

@@ -15,6 +15,6 @@
  *       {@link dev.bpf4j.unwind.FrameWalker} is its older list-returning form.</li>
  * </ul>
  *
- * The ELF reader itself is the package {@code dev.bpf4j.elf}.
+ * The ELF reader it reads modules with is the module {@code bpf4j-elf} (package {@code dev.bpf4j.elf}).
  */
 package dev.bpf4j.unwind;

@@ -2,6 +2,7 @@ package dev.bpf4j.jit.analysis;
 
 import dev.bpf4j.isa.Insn;
 import dev.bpf4j.isa.Opcodes;
+import dev.bpf4j.isa.JmpOps;
 
 /**
  * Conditional jumps: which edges are feasible and what each edge teaches about the compared
@@ -79,7 +80,7 @@ final class BranchRefinement {
     }
 
     static int negate(int op) {
-        int n = dev.bpf4j.isa.JmpOps.negate(op);
+        int n = JmpOps.negate(op);
         if (n < 0) throw new IllegalArgumentException("jump op 0x" + Integer.toHexString(op));
         return n;
     }

@@ -10,6 +10,7 @@ import dev.bpf4j.jit.x86.Cond;
 import dev.bpf4j.jit.x86.Mem;
 import dev.bpf4j.jit.x86.X86Encoder;
 import dev.bpf4j.runtime.BpfLoadException;
+import dev.bpf4j.verifier.InsnAux;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -76,7 +77,7 @@ final class JitContext {
     FunctionSpan current;
 
     /** The verifier's facts (null: an unverified program, whose checked accesses may reach any live frame). */
-    final dev.bpf4j.verifier.InsnAux aux;
+    final InsnAux aux;
     /**
      * No budget events are counted: the verifier bounded the program's events and the runtime enters
      * this code only with at least that much budget (JitExecutable's counting twin takes the rest).

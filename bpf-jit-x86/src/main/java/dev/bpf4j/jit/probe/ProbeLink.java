@@ -11,6 +11,7 @@ import dev.bpf4j.runtime.MemoryRegion;
 import dev.bpf4j.runtime.NativeMemory;
 import dev.bpf4j.runtime.PtRegs;
 import dev.bpf4j.runtime.RunContext;
+import dev.bpf4j.runtime.ErrorKind;
 
 import java.util.Optional;
 
@@ -162,6 +163,6 @@ public final class ProbeLink implements AutoCloseable {
         }
         if (status == EnvLayout.STATUS_NATIVE_ERROR && kind == EnvLayout.KIND_BUDGET) return BpfRuntimeException.budgetExceeded(name, (int) desc, Limits.DEFAULT_BUDGET);
         if (status == EnvLayout.STATUS_NATIVE_ERROR && kind == EnvLayout.KIND_CALL_DEPTH) return BpfRuntimeException.callDepthExceeded(name, (int) desc, Limits.MAX_CALL_FRAMES);
-        return new BpfRuntimeException(dev.bpf4j.runtime.ErrorKind.HELPER_FAILED, name, 0, 0, "probe run ended with status " + status + "/" + kind);
+        return new BpfRuntimeException(ErrorKind.HELPER_FAILED, name, 0, 0, "probe run ended with status " + status + "/" + kind);
     }
 }

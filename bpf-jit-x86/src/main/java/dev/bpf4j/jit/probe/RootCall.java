@@ -12,6 +12,7 @@ import dev.bpf4j.unwind.CfaRule;
 import dev.bpf4j.unwind.CodeMap;
 import dev.bpf4j.unwind.CodeRegion;
 import dev.bpf4j.unwind.UnwindRow;
+import dev.bpf4j.jit.x86.AluOp;
 
 import java.util.List;
 
@@ -55,7 +56,7 @@ public final class RootCall {
         int afterPush = e.position();
         e.movRR(true, Reg.RAX, Reg.RDI);                     /* mov rax, rdi */
         e.movRR(true, Reg.RDI, Reg.RSI);                     /* mov rdi, rsi */
-        e.aluRR(dev.bpf4j.jit.x86.AluOp.XOR, false, Reg.RBP, Reg.RBP); /* xor ebp, ebp */
+        e.aluRR(AluOp.XOR, false, Reg.RBP, Reg.RBP); /* xor ebp, ebp */
         int call = e.position();
         e.callR(Reg.RAX);                                    /* call rax */
         int afterCall = e.position();

@@ -13,6 +13,7 @@ import dev.bpf4j.runtime.HelperSpec;
 import dev.bpf4j.runtime.RunContext;
 import dev.bpf4j.unwind.CodeMap;
 import dev.bpf4j.unwind.CodeRegion;
+import dev.bpf4j.verifier.InsnAux;
 
 import java.lang.ref.Cleaner;
 import java.lang.ref.Reference;
@@ -193,7 +194,7 @@ public final class JitExecutable implements Executable {
 
     /** The Java helper bound to {@code id}, or null. */
     /** The verifier's facts the program was compiled with; null for an unverified program. */
-    dev.bpf4j.verifier.InsnAux aux() { return compiled.aux(); }
+    InsnAux aux() { return compiled.aux(); }
 
     HelperSpec javaHelper(int id) {
         int[] ids = javaHelperIds;

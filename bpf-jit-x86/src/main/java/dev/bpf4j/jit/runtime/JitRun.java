@@ -14,6 +14,7 @@ import dev.bpf4j.runtime.RunScopedHelperCall;
 import dev.bpf4j.runtime.MemoryRegion;
 import dev.bpf4j.runtime.NativeMemory;
 import dev.bpf4j.runtime.RunContext;
+import dev.bpf4j.verifier.InsnAux;
 
 /**
  * One run of a JIT program as Java sees it: what helpers get as their {@link HelperCall} (through a
@@ -139,7 +140,7 @@ final class JitRun implements RunScopedHelperCall.Run {
         try {
             HelperSpec spec = id == (int) id ? running.javaHelper((int) id) : null;
             if (spec == null) throw unboundHelper(id);
-            dev.bpf4j.verifier.InsnAux aux = running.aux();
+            InsnAux aux = running.aux();
             int unset = aux == null || !aux.anyUnsetArgs() ? 0 : aux.unsetArgs(pc());
             // a dead register holds what each engine left there (rdx here): never-set arguments are 0 on every engine
             long r0 = unset == 0 ? spec.body().call(view(), r1, r2, r3, r4, r5)
@@ -355,7 +356,7 @@ final class JitRun implements RunScopedHelperCall.Run {
 
     /** The verifier's word on the helper call at hand (InsnAux); an unverified program's helpers may reach any live frame. */
     private boolean argTouchesFrames(int reg) {
-        dev.bpf4j.verifier.InsnAux aux = running.aux();
+        InsnAux aux = running.aux();
         if (aux == null) return true;
         int pc = pc();
         return reg == 0 ? aux.anyArgTouchesFrames(pc) : aux.argTouchesFrames(pc, reg);

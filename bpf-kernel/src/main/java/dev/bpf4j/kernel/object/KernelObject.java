@@ -16,6 +16,7 @@ import dev.bpf4j.object.MapSpec;
 import dev.bpf4j.maps.MapType;
 import dev.bpf4j.object.ProgramSpec;
 import dev.bpf4j.runtime.BpfNotFoundException;
+import dev.bpf4j.object.ProgramType;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -186,7 +187,7 @@ public final class KernelObject implements AutoCloseable {
             Insn i = code[r.pc()];
             code[r.pc()] = new Insn(i.opcode(), i.dst(), i.src(), i.off(), mapFds.get(r.mapName()));
         }
-        boolean sleepable = p.sleepable() || p.type() == dev.bpf4j.object.ProgramType.SYSCALL;
+        boolean sleepable = p.sleepable() || p.type() == ProgramType.SYSCALL;
         ProgLoadRequest req = new ProgLoadRequest(p.type().id, p.attachType().id, Insn.encodeAll(code), spec.license(), p.name(),
                 sleepable ? ProgLoadRequest.BPF_F_SLEEPABLE : 0, 0);
         if (btfFd > 0 && !p.funcInfos().isEmpty()) req = req.withBtf(btfFd, ProgramBtf.funcInfo(p), ProgramBtf.lineInfo(p, btf));

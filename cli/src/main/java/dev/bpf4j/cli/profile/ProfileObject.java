@@ -3,6 +3,7 @@ package dev.bpf4j.cli.profile;
 import dev.bpf4j.api.BpfObject;
 import dev.bpf4j.api.OpenObject;
 import dev.bpf4j.object.BpfObjectSpec;
+import dev.bpf4j.maps.MapType;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -40,7 +41,7 @@ public final class ProfileObject {
 
     /** Whether {@code open} counts per thread: a hash map to u64 with {@link MapStacks.ThreadStack}'s key. */
     public static boolean countsPerThread(OpenObject open) {
-        return open.spec().maps().stream().anyMatch(m -> (m.type() == dev.bpf4j.maps.MapType.HASH || m.type() == dev.bpf4j.maps.MapType.LRU_HASH)
+        return open.spec().maps().stream().anyMatch(m -> (m.type() == MapType.HASH || m.type() == MapType.LRU_HASH)
                 && m.keySize() == MapStacks.ThreadStack.SIZE && m.valueSize() == 8);
     }
 }

@@ -14,6 +14,8 @@ import dev.bpf4j.unwind.profile.Profiler;
 import dev.bpf4j.unwind.sampling.Sampler;
 import dev.bpf4j.unwind.sampling.SamplerOptions;
 import dev.bpf4j.unwind.sampling.SamplerStats;
+import dev.bpf4j.unwind.JvmPerfMap;
+import dev.bpf4j.unwind.sampling.SamplingRefusedException;
 
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -76,7 +78,7 @@ public final class ProgramProfile {
             if (profile == null) return;
             try {
                 for (int tid : tids) profile.attach(tid, options.attr(), inherit);
-            } catch (dev.bpf4j.unwind.sampling.SamplingRefusedException e) {
+            } catch (SamplingRefusedException e) {
                 skipped = "perf_event_open (with PERF_EVENT_IOC_SET_BPF) refused: " + e.getMessage();
                 profile.close();
                 profile = null;
@@ -149,7 +151,7 @@ public final class ProgramProfile {
                 // Named before the workload is closed: its JIT symbols leave the code map with it; this
                 // JVM's own code from the perf map HotSpot writes now, as Profiler names it.
                 Symbolizer names = new Symbolizer(code, SyntheticFrames.global());
-                dev.bpf4j.unwind.JvmPerfMap.Result jvm = dev.bpf4j.unwind.JvmPerfMap.dumpSelf();
+                JvmPerfMap.Result jvm = JvmPerfMap.dumpSelf();
                 if (jvm.map().isPresent()) names = names.withPerfMap(jvm.map().get());
                 KernelRun kernelRun = inKernel == null ? null : inKernel.finish(names);
                 return new Result(runner, fold(runner, names), stats, queue.dropped(),

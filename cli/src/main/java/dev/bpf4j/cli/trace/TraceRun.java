@@ -30,7 +30,7 @@ public final class TraceRun {
      * @param stacks   the folded stacks, when the object has a stack map and a counting map
      * @param maps     every map as {@code bpftool map dump -j} JSON (when asked for)
      */
-    public record Result(String engine, long returned, List<String> hits, List<String> errors, Optional<FoldedStacks> stacks,
+    public record Result(String engine, long returned, List<String> hits, List<String> errors, Optional<StackCounts> stacks,
                          List<String> maps) {
         /** What two engines must agree on: return value, hits, stacks by id, map contents. */
         public List<String> comparable() {
@@ -66,7 +66,7 @@ public final class TraceRun {
             }
             List<String> maps = new ArrayList<>();
             if (dumpMaps) for (BpfMap m : obj.maps()) maps.add(MapDump.json(m, obj.mapBtf(m.name())));
-            return new Result(engine.name(), returned, hits, errors, FoldedStacks.read(obj.maps()), maps);
+            return new Result(engine.name(), returned, hits, errors, StackCounts.read(obj.maps()), maps);
         }
     }
 }

@@ -97,7 +97,7 @@ public final class TraceSession {
                 synchronized (entryReturned) {
                     done = entryReturned[0];
                 }
-                results.add(new TraceRun.Result(engines.get(k).name(), done ? returned.get() : 0, hits, errors, FoldedStacks.read(obj.maps()), maps));
+                results.add(new TraceRun.Result(engines.get(k).name(), done ? returned.get() : 0, hits, errors, StackCounts.read(obj.maps()), maps));
             }
         } finally {
             objects.forEach(BpfObject::close);

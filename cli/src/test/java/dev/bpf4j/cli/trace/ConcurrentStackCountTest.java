@@ -42,14 +42,14 @@ class ConcurrentStackCountTest {
                     assertThat(link.missed()).isZero();
                     assertThat(link.hits()).isEqualTo(THREADS * CALLS * 10L);
                 }
-                FoldedStacks stacks = FoldedStacks.read(obj.maps()).orElseThrow();
+                StackCounts stacks = StackCounts.read(obj.maps()).orElseThrow();
                 Map<String, Long> expected = new LinkedHashMap<>();
                 for (String line : TraceCommandTest.LEAF) {
                     int sp = line.lastIndexOf(' ');
                     expected.put(line.substring(0, sp), THREADS * CALLS * Long.parseLong(line.substring(sp + 1)));
                 }
                 assertThat(stacks.folded()).as(engine).containsExactlyEntriesOf(expected);
-                assertThat(stacks.stacks()).noneMatch(FoldedStacks.Stack::lost);
+                assertThat(stacks.stacks()).noneMatch(StackCounts.Stack::lost);
                 byIdPerEngine.put(engine, stacks.byId());
             }
         }

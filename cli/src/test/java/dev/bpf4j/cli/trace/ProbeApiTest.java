@@ -40,7 +40,7 @@ class ProbeApiTest {
                 assertThat(a.errors() + b.errors()).isZero();
             }
             for (BpfObject obj : List.of(interp, jit)) {
-                FoldedStacks stacks = FoldedStacks.read(obj.maps()).orElseThrow();
+                StackCounts stacks = StackCounts.read(obj.maps()).orElseThrow();
                 Map<String, Long> expected = new LinkedHashMap<>();
                 for (String line : TraceCommandTest.LEAF) {
                     int sp = line.lastIndexOf(' ');

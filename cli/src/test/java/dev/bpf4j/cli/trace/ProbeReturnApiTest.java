@@ -68,7 +68,7 @@ class ProbeReturnApiTest {
                 BpfMap totals = obj.maps().stream().filter(m -> m.name().equals("totals")).findFirst().orElseThrow();
                 assertThat(total(totals, 0)).isEqualTo(600);
                 assertThat(total(totals, 1)).as("sum of PT_REGS_RC").isEqualTo(60 * 28);
-                FoldedStacks stacks = FoldedStacks.read(obj.maps()).orElseThrow();
+                StackCounts stacks = StackCounts.read(obj.maps()).orElseThrow();
                 assertThat(stacks.folded()).containsExactlyInAnyOrderEntriesOf(expected);
                 byId.put(obj == interp ? "interp" : "jit", stacks.byId());
             }

@@ -1,5 +1,6 @@
 package dev.bpf4j.unwind.cfi;
 
+import dev.bpf4j.elf.ElfFormatException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -39,7 +40,7 @@ public final class CfaInterpreter {
             return run(frame, fde);
         } catch (CfiFormatException e) {
             throw CfiFormatException.of(".eh_frame FDE at 0x%x (pc 0x%x): %s", fde.offset(), fde.pcBegin(), e.getMessage());
-        } catch (dev.bpf4j.elf.ElfFormatException e) {
+        } catch (ElfFormatException e) {
             throw new CfiFormatException(".eh_frame FDE at 0x" + Long.toHexString(fde.offset()) + ": " + e.getMessage(), e);
         }
     }

@@ -1,6 +1,7 @@
 package dev.bpf4j.unwind.cfi;
 
 import dev.bpf4j.elf.ByteView;
+import dev.bpf4j.elf.ElfFormatException;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -63,7 +64,7 @@ public final class EhFrame {
             return readFde(h);
         } catch (CfiFormatException e) {
             throw CfiFormatException.of(".eh_frame FDE at 0x%x: %s", offset, e.getMessage());
-        } catch (dev.bpf4j.elf.ElfFormatException e) {
+        } catch (ElfFormatException e) {
             throw new CfiFormatException(".eh_frame FDE at 0x" + Long.toHexString(offset) + ": " + e.getMessage(), e);
         }
     }
@@ -95,7 +96,7 @@ public final class EhFrame {
             cie = readCie(offset);
         } catch (CfiFormatException e) {
             throw CfiFormatException.of("CIE at 0x%x: %s", offset, e.getMessage());
-        } catch (dev.bpf4j.elf.ElfFormatException e) {
+        } catch (ElfFormatException e) {
             throw new CfiFormatException("CIE at 0x" + Long.toHexString(offset) + ": " + e.getMessage(), e);
         }
         if (cies.size() < MAX_CIES) cies.put(offset, cie);
@@ -168,7 +169,7 @@ public final class EhFrame {
                 h = header(offset);
             } catch (CfiFormatException e) {
                 throw CfiFormatException.of(".eh_frame record at 0x%x: %s", offset, e.getMessage());
-            } catch (dev.bpf4j.elf.ElfFormatException e) {
+            } catch (ElfFormatException e) {
                 throw new CfiFormatException(".eh_frame record at 0x" + Long.toHexString(offset) + ": " + e.getMessage(), e);
             }
             if (h == null) return;

@@ -1,6 +1,7 @@
 package dev.bpf4j.unwind.cfi;
 
 import dev.bpf4j.elf.ByteView;
+import dev.bpf4j.elf.ElfFormatException;
 
 /**
  * {@code .eh_frame_hdr} (LSB "Exception Frames"): version 1, the {@code .eh_frame} pointer, and a
@@ -57,7 +58,7 @@ public final class EhFrameHdr {
             }
         } catch (CfiFormatException e) {
             throw CfiFormatException.of(".eh_frame_hdr: %s", e.getMessage());
-        } catch (dev.bpf4j.elf.ElfFormatException e) {
+        } catch (ElfFormatException e) {
             throw new CfiFormatException(".eh_frame_hdr: " + e.getMessage(), e);
         }
     }

@@ -15,6 +15,7 @@ import dev.bpf4j.unwind.sampling.SampleUnwinder;
 import dev.bpf4j.unwind.sampling.Sampler;
 import dev.bpf4j.unwind.sampling.SamplerOptions;
 import dev.bpf4j.unwind.sampling.SamplerStats;
+import dev.bpf4j.unwind.JvmPerfMap;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -214,7 +215,7 @@ public final class Profiler implements AutoCloseable {
         Symbolizer names = symbolizer;
         if (jvmCodeNames) {
             // Dumped now, as perf reads the map a JVM wrote at exit: compiled code is named as it is at the end.
-            dev.bpf4j.unwind.JvmPerfMap.Result map = dev.bpf4j.unwind.JvmPerfMap.dumpSelf();
+            JvmPerfMap.Result map = JvmPerfMap.dumpSelf();
             jvmCodeNamesError = map.error();
             if (map.map().isPresent()) names = symbolizer.withPerfMap(map.map().get());
         }

@@ -9,15 +9,15 @@ import java.util.Arrays;
  * block's, the value's, the checked packet range). Where two paths meet ({@link #join}) a register
  * keeps its kind only when both agree.
  */
-final class RegState {
+final class GeneratorRegs {
     final RegKind[] kind = new RegKind[11];
     final int[] off = new int[11];
     final int[] size = new int[11];
 
-    RegState() { Arrays.fill(kind, RegKind.NOT_INIT); }
+    GeneratorRegs() { Arrays.fill(kind, RegKind.NOT_INIT); }
 
-    RegState copy() {
-        RegState s = new RegState();
+    GeneratorRegs copy() {
+        GeneratorRegs s = new GeneratorRegs();
         System.arraycopy(kind, 0, s.kind, 0, 11);
         System.arraycopy(off, 0, s.off, 0, 11);
         System.arraycopy(size, 0, s.size, 0, 11);
@@ -37,7 +37,7 @@ final class RegState {
     boolean is(int r, RegKind k) { return kind[r] == k; }
 
     /** This state where a path with state {@code other} joins it. */
-    void join(RegState other) {
+    void join(GeneratorRegs other) {
         for (int r = 0; r < 11; r++) {
             if (kind[r] != other.kind[r] || off[r] != other.off[r] || size[r] != other.size[r]) kind[r] = RegKind.NOT_INIT;
         }

@@ -1,8 +1,9 @@
 package dev.bpf4j.isa;
 
 /**
- * One valid instruction form: an opcode byte plus the values its non-operand fields must hold
- * (e.g. {@code sdiv} is DIV with off = 1, {@code be16} is END with imm = 16).
+ * One valid encoding of an instruction: an opcode byte plus the values its non-operand fields must
+ * hold (e.g. {@code sdiv} is DIV with off = 1, {@code be16} is END with imm = 16). Not the verifier's
+ * {@code InsnForm}, which is what a checked slot does (jump, call, load, ...), whatever its encoding.
  *
  * @param mnemonic the conformance-suite mnemonic ({@code add32}, {@code ldxdw}, {@code lock fetch add},
  *                 {@code call local} ...)
@@ -13,7 +14,7 @@ package dev.bpf4j.isa;
  * @param imm      the required immediate, or {@link #FREE}
  * @param src      the required src register, or {@link #FREE}
  */
-public record InsnForm(String mnemonic, int opcode, Shape shape, String symbol, int off, long imm, int src) {
+public record InsnEncoding(String mnemonic, int opcode, Shape shape, String symbol, int off, long imm, int src) {
     /** Marks a field that is an operand rather than fixed by the form. */
     public static final int FREE = Integer.MIN_VALUE;
 

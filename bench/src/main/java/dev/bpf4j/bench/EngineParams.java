@@ -12,8 +12,8 @@ import java.util.ServiceLoader;
  * ({@code interp}, {@code jit}), the names the benchmark parameters use. {@link #names()} lists the
  * in-process engines JMH times; the kernel engine is timed by the kernel itself ({@link KernelTimings}).
  */
-public final class Engines {
-    private Engines() {}
+public final class EngineParams {
+    private EngineParams() {}
 
     /** Pseudo-engine name of the gcc baseline in the benchmark parameters. */
     public static final String GCC = "gcc";

@@ -3,6 +3,7 @@ package dev.bpf4j.cli;
 import dev.bpf4j.kernel.KernelBpf;
 import dev.bpf4j.kernel.KernelEngine;
 import dev.bpf4j.engine.Engine;
+import dev.bpf4j.api.Engines;
 
 import java.io.PrintStream;
 import java.util.ArrayList;
@@ -14,13 +15,10 @@ import java.util.List;
  * chosen where bpf() works ({@link KernelBpf#availability()}): {@code --engine kernel} fails with the
  * reason, {@code --engine all} runs the other engines and says why the kernel was skipped.
  */
-public final class Engines {
-    private Engines() {}
+public final class EngineChoice {
+    private EngineChoice() {}
 
     public static final List<String> CHOICES = List.of("interp", "jit", "jvm", "kernel", "all");
-
-    /** Every engine on the class path, the interpreter (the reference) first, then jit, kernel. */
-    public static List<Engine> available() { return dev.bpf4j.api.Engines.available(); }
 
     /** As {@link #select(String, PrintStream)}, printing nothing when the kernel is skipped. */
     public static List<Engine> select(String choice) { return select(choice, null); }
@@ -30,7 +28,7 @@ public final class Engines {
         if (!CHOICES.contains(choice)) {
             throw new UsageException("unknown engine '" + choice + "' (expected one of " + String.join(", ", CHOICES) + ")");
         }
-        List<Engine> all = available();
+        List<Engine> all = Engines.available();
         if (choice.equals("all")) {
             List<Engine> out = new ArrayList<>();
             for (Engine e : all) {

@@ -27,7 +27,7 @@ import java.util.TreeMap;
  * the same callee) fold into one line, their counts added. A negative key (the bundled program
  * counts a failed {@code bpf_get_stackid} under its errno) prints as {@code [stackid error -N]}.
  */
-public final class FoldedStacks {
+public final class StackCounts {
     /** One counted stack id: its frames innermost first (the root thunk dropped), or an error key. */
     public record Stack(int id, List<String> frames, long count) {
         public boolean lost() { return id < 0; }
@@ -43,12 +43,12 @@ public final class FoldedStacks {
 
     private final List<Stack> stacks;
 
-    private FoldedStacks(List<Stack> stacks) { this.stacks = List.copyOf(stacks); }
+    private StackCounts(List<Stack> stacks) { this.stacks = List.copyOf(stacks); }
 
     /** The stack map and the counting map of {@code maps}, when it has exactly one of each. */
-    public static Optional<FoldedStacks> read(List<BpfMap> maps) {
+    public static Optional<StackCounts> read(List<BpfMap> maps) {
         List<BpfMap> stackMaps = maps.stream().filter(m -> m.type() == MapType.STACK_TRACE).toList();
-        List<BpfMap> counters = maps.stream().filter(FoldedStacks::countsById).toList();
+        List<BpfMap> counters = maps.stream().filter(StackCounts::countsById).toList();
         if (stackMaps.size() != 1 || counters.size() != 1) return Optional.empty();
         return Optional.of(read((StackTraceMap) stackMaps.get(0), counters.get(0)));
     }
@@ -58,7 +58,7 @@ public final class FoldedStacks {
         return (m.type() == MapType.HASH || m.type() == MapType.LRU_HASH) && m.keySize() == 4 && m.valueSize() == 8;
     }
 
-    public static FoldedStacks read(StackTraceMap stackMap, BpfMap counts) {
+    public static StackCounts read(StackTraceMap stackMap, BpfMap counts) {
         StackTraceView view = StackTraceView.of(stackMap);
         List<Stack> out = new ArrayList<>();
         for (byte[] key : counts.keyList()) {
@@ -69,7 +69,7 @@ public final class FoldedStacks {
             out.add(new Stack(id, id < 0 ? List.of() : names(view.frames(id)), count));
         }
         out.sort(java.util.Comparator.comparingInt(Stack::id));
-        return new FoldedStacks(out);
+        return new StackCounts(out);
     }
 
     private static List<String> names(List<Frame> frames) {
