@@ -29,7 +29,7 @@ public final class Campaign {
 
     /**
      * What to run. {@code count} or {@code time} (either may be null, not both). {@code pinned}: each worker
-     * thread stays on one CPU ({@link CpuPin}), as Linux keeps a test run on one.
+     * thread stays on one CPU ({@link dev.bpf4j.maps.CpuPin}), as Linux keeps a test run on one.
      */
     public record Plan(ProgramGenerator generator, long seed, Long count, Duration time, int jobs, Path outDir,
                        int minimisePerClass, boolean pinned, int linuxOnlyPerReason) {
