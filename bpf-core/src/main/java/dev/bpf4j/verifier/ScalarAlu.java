@@ -69,14 +69,10 @@ final class ScalarAlu {
     }
 
     private static void add64(RegState d, RegState s) {
-        try {
-            long lo = Math.addExact(d.smin, s.smin), hi = Math.addExact(d.smax, s.smax);
-            d.smin = lo;
-            d.smax = hi;
-        } catch (ArithmeticException e) {
-            d.smin = Long.MIN_VALUE;
-            d.smax = Long.MAX_VALUE;
-        }
+        long slo = d.smin + s.smin, shi = d.smax + s.smax;
+        boolean overflows = addOverflows(d.smin, s.smin, slo) || addOverflows(d.smax, s.smax, shi);
+        d.smin = overflows ? Long.MIN_VALUE : slo;
+        d.smax = overflows ? Long.MAX_VALUE : shi;
         long lo = d.umin + s.umin, hi = d.umax + s.umax;
         boolean carryLo = Long.compareUnsigned(lo, d.umin) < 0, carryHi = Long.compareUnsigned(hi, d.umax) < 0;
         if (carryLo == carryHi) { // no sum wraps, or every one does
@@ -96,14 +92,10 @@ final class ScalarAlu {
     }
 
     private static void sub64(RegState d, RegState s) {
-        try {
-            long lo = Math.subtractExact(d.smin, s.smax), hi = Math.subtractExact(d.smax, s.smin);
-            d.smin = lo;
-            d.smax = hi;
-        } catch (ArithmeticException e) {
-            d.smin = Long.MIN_VALUE;
-            d.smax = Long.MAX_VALUE;
-        }
+        long slo = d.smin - s.smax, shi = d.smax - s.smin;
+        boolean overflows = subOverflows(d.smin, s.smax, slo) || subOverflows(d.smax, s.smin, shi);
+        d.smin = overflows ? Long.MIN_VALUE : slo;
+        d.smax = overflows ? Long.MAX_VALUE : shi;
         boolean noneWrap = Long.compareUnsigned(d.umin, s.umax) >= 0, allWrap = Long.compareUnsigned(d.umax, s.umin) < 0;
         if (noneWrap || allWrap) {
             long lo = d.umin - s.umax, hi = d.umax - s.umin;
@@ -124,15 +116,11 @@ final class ScalarAlu {
     }
 
     private static void mul64(RegState d, RegState s) {
-        try {
-            long a = Math.multiplyExact(d.smin, s.smin), b = Math.multiplyExact(d.smin, s.smax);
-            long c = Math.multiplyExact(d.smax, s.smin), e = Math.multiplyExact(d.smax, s.smax);
-            d.smin = Math.min(Math.min(a, b), Math.min(c, e));
-            d.smax = Math.max(Math.max(a, b), Math.max(c, e));
-        } catch (ArithmeticException ex) {
-            d.smin = Long.MIN_VALUE;
-            d.smax = Long.MAX_VALUE;
-        }
+        long a = d.smin * s.smin, b = d.smin * s.smax, c = d.smax * s.smin, e = d.smax * s.smax;
+        boolean overflows = mulOverflows(d.smin, s.smin, a) || mulOverflows(d.smin, s.smax, b)
+                || mulOverflows(d.smax, s.smin, c) || mulOverflows(d.smax, s.smax, e);
+        d.smin = overflows ? Long.MIN_VALUE : Math.min(Math.min(a, b), Math.min(c, e));
+        d.smax = overflows ? Long.MAX_VALUE : Math.max(Math.max(a, b), Math.max(c, e));
         boolean fits = d.umax == 0 || Long.compareUnsigned(s.umax, Long.divideUnsigned(-1L, d.umax)) <= 0;
         if (fits) {
             d.umin = d.umin * s.umin;
@@ -142,6 +130,18 @@ final class ScalarAlu {
             d.umax = -1L;
         }
     }
+
+    // Overflow tests without Math.*Exact: bounds overflow all the time in loops, and a thrown
+    // ArithmeticException per instruction made the verifier several times slower there.
+
+    /** {@code sum = x + y} wrapped. */
+    static boolean addOverflows(long x, long y, long sum) { return ((x ^ sum) & (y ^ sum)) < 0; }
+
+    /** {@code diff = x - y} wrapped. */
+    static boolean subOverflows(long x, long y, long diff) { return ((x ^ y) & (x ^ diff)) < 0; }
+
+    /** {@code product = x * y} wrapped. */
+    static boolean mulOverflows(long x, long y, long product) { return Math.multiplyHigh(x, y) != (product >> 63); }
 
     /** s32 bounds [lo, hi] when both fit, else unbounded. */
     private static void setS32(RegState d, long lo, long hi) {

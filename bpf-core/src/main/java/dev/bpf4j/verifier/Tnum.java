@@ -71,15 +71,22 @@ record Tnum(long value, long mask) {
 
     /** Long multiplication bit by bit, as the kernel's tnum_mul. */
     Tnum mul(Tnum b) {
-        long accV = value * b.value;
-        Tnum accM = constant(0), a = this;
-        while (a.value != 0 || a.mask != 0) {
-            if ((a.value & 1) != 0) accM = accM.add(new Tnum(0, b.mask));
-            else if ((a.mask & 1) != 0) accM = accM.add(new Tnum(0, b.value | b.mask));
-            a = a.rshift(1);
-            b = b.lshift(1);
+        if (mask == 0 && b.mask == 0) return constant(value * b.value); // what the loop below gives, without 64 rounds
+        // the kernel's loop on plain longs: it runs for every mul the verifier follows, often 64 rounds
+        long av = value, am = mask, bv = b.value, bm = b.mask, accValue = 0, accMask = 0;
+        while (av != 0 || am != 0) {
+            long addend = (av & 1) != 0 ? bm : (am & 1) != 0 ? bv | bm : 0;
+            if (addend != 0) { // accM = accM + tnum(0, addend)
+                long sm = accMask + addend, sigma = sm + accValue, chi = sigma ^ accValue, mu = chi | accMask | addend;
+                accValue &= ~mu;
+                accMask = mu;
+            }
+            av >>>= 1;
+            am >>>= 1;
+            bv <<= 1;
+            bm <<= 1;
         }
-        return constant(accV).add(accM);
+        return constant(value * b.value).add(new Tnum(accValue, accMask));
     }
 
     /** Members of both: the bits either knows. */

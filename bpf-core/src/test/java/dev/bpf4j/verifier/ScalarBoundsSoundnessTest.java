@@ -5,6 +5,7 @@ import dev.bpf4j.isa.Opcodes;
 import org.junit.jupiter.api.Test;
 
 import java.util.SplittableRandom;
+import java.util.function.LongSupplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -105,6 +106,51 @@ class ScalarBoundsSoundnessTest {
             long lo = Math.min(x, y), hi = Math.max(x, y);
             if (lo >= 0 || hi < 0) assertThat(Tnum.range(lo, hi).contains(lo + (hi - lo) / 3)).as(what + " range").isTrue();
             assertThat(a.includes(Tnum.constant(x))).as(what + " in").isTrue();
+        }
+    }
+
+    /** The kernel's tnum_mul written as it is there, one tnum per step: {@link Tnum#mul} must give exactly this. */
+    private static Tnum kernelTnumMul(Tnum a, Tnum b) {
+        Tnum accM = Tnum.constant(0);
+        long accV = a.value() * b.value();
+        while (a.value() != 0 || a.mask() != 0) {
+            if ((a.value() & 1) != 0) accM = accM.add(new Tnum(0, b.mask()));
+            else if ((a.mask() & 1) != 0) accM = accM.add(new Tnum(0, b.value() | b.mask()));
+            a = a.rshift(1);
+            b = b.lshift(1);
+        }
+        return Tnum.constant(accV).add(accM);
+    }
+
+    @Test
+    void tnumMulAndOverflowTestsMatchTheirReferences() {
+        SplittableRandom r = new SplittableRandom(SEED + 3);
+        for (int i = 0; i < 200_000; i++) {
+            int kind = r.nextInt(4); // unknown bits: many, few, none on one side, none on either
+            long am = kind == 3 ? 0 : r.nextLong() & r.nextLong(), bm = kind >= 2 ? 0 : r.nextLong() & r.nextLong() & r.nextLong();
+            Tnum a = new Tnum(r.nextLong() & ~am, am), b = new Tnum(r.nextLong() & ~bm, bm);
+            assertThat(a.mul(b)).as("seed %d #%d: %s * %s", SEED + 3, i, a, b).isEqualTo(kernelTnumMul(a, b));
+            long x = r.nextInt(3) == 0 ? r.nextInt() : r.nextLong(), y = r.nextInt(3) == 0 ? r.nextInt() : r.nextLong();
+            assertThat(ScalarAlu.addOverflows(x, y, x + y)).as("%d + %d", x, y).isEqualTo(exactThrows(() -> Math.addExact(x, y)));
+            assertThat(ScalarAlu.subOverflows(x, y, x - y)).as("%d - %d", x, y).isEqualTo(exactThrows(() -> Math.subtractExact(x, y)));
+            assertThat(ScalarAlu.mulOverflows(x, y, x * y)).as("%d * %d", x, y).isEqualTo(exactThrows(() -> Math.multiplyExact(x, y)));
+        }
+        for (long edge : new long[] {Long.MIN_VALUE, Long.MAX_VALUE, -1, 0, 1}) {
+            for (long other : new long[] {Long.MIN_VALUE, Long.MAX_VALUE, -1, 0, 1, 2}) {
+                assertThat(ScalarAlu.addOverflows(edge, other, edge + other)).isEqualTo(exactThrows(() -> Math.addExact(edge, other)));
+                assertThat(ScalarAlu.subOverflows(edge, other, edge - other)).isEqualTo(exactThrows(() -> Math.subtractExact(edge, other)));
+                assertThat(ScalarAlu.mulOverflows(edge, other, edge * other)).as("%d * %d", edge, other)
+                        .isEqualTo(exactThrows(() -> Math.multiplyExact(edge, other)));
+            }
+        }
+    }
+
+    private static boolean exactThrows(LongSupplier op) {
+        try {
+            op.getAsLong();
+            return false;
+        } catch (ArithmeticException e) {
+            return true;
         }
     }
 
