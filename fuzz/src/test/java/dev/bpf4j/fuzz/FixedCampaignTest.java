@@ -26,9 +26,12 @@ class FixedCampaignTest {
         System.out.println("FixedCampaignTest seed " + SEED + " (replay a failure with -Dbpf4j.fuzz.seed=" + SEED + ")");
     }
 
-    static Campaign.Result run(ProgramGenerator g, long count) {
+    /** Grammar programs a CI run compares on the three in-process engines, on both cores. */
+    static final int GRAMMAR_PROGRAMS = 10_000;
+
+    static Campaign.Result run(ProgramGenerator g, long count, int jobs) {
         Campaign.Result r = new Campaign(DifferentialHarness.inProcess(), System.out::println)
-                .run(new Campaign.Plan(g, SEED, count, null, 1, null, 1));
+                .run(new Campaign.Plan(g, SEED, count, null, jobs, null, 1));
         System.out.println("fuzz " + g.name() + " seed " + SEED + ": " + r.stats().line());
         System.out.print(r.stats().summary());
         return r;
@@ -41,8 +44,8 @@ class FixedCampaignTest {
     }
 
     @Test void grammarProgramsShowNoMismatch() {
-        Campaign.Result r = run(new GrammarGenerator(), 1500);
-        assertThat(r.stats().programs()).isEqualTo(1500);
+        Campaign.Result r = run(new GrammarGenerator(), GRAMMAR_PROGRAMS, 2);
+        assertThat(r.stats().programs()).isEqualTo(GRAMMAR_PROGRAMS);
         assertThat(r.stats().mismatches()).as(describe(r)).isZero();
         assertThat(r.stats().crashes()).isZero();
         assertThat(r.stats().hangs()).isZero();
@@ -54,8 +57,8 @@ class FixedCampaignTest {
     }
 
     @Test void mutatedFilesAndRawBytesNeitherCrashNorHang() {
-        Campaign.Result mutated = run(new DataFileMutator(CorpusFiles.collect(GeneratorTest.CORPUS)), 500);
-        Campaign.Result bytes = run(new RawBytesGenerator(), 3000);
+        Campaign.Result mutated = run(new DataFileMutator(CorpusFiles.collect(GeneratorTest.CORPUS)), 500, 1);
+        Campaign.Result bytes = run(new RawBytesGenerator(), 3000, 1);
         for (Campaign.Result r : List.of(mutated, bytes)) {
             assertThat(r.stats().crashes()).as(describe(r)).isZero();
             assertThat(r.stats().hangs()).isZero();

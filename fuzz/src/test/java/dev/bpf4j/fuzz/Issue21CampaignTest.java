@@ -13,7 +13,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class Issue21CampaignTest {
     static void assertClean(ProgramGenerator g, long count) {
-        Campaign.Result r = FixedCampaignTest.run(g, count);
+        Campaign.Result r = FixedCampaignTest.run(g, count, 1);
         assertThat(r.stats().mismatches()).as(FixedCampaignTest.describe(r)).isZero();
         assertThat(r.stats().crashes()).isZero();
         assertThat(r.stats().hangs()).isZero();
