@@ -44,10 +44,10 @@ public record PerfEventSample(CurrentTask task, PtRegs regs, long samplePeriod, 
      * A sample without user registers (taken in a kernel thread: bpf4j samples user space only)
      * gets all-zero registers, so a program sees {@code ip == 0} and no stack. {@code addr} is 0 as
      * for every software clock event (it is the data address of memory events). The thread's name
-     * comes from {@code comms} when the program first asks for it.
+     * comes from {@code comms} when the program first asks for it: the name the thread had at the sample's time.
      */
     public static PerfEventSample of(PerfRecord.Sample s, TaskComms comms) {
-        CurrentTask task = new CurrentTask(s.pid(), s.tid(), s.cpu(), () -> comms.comm(s.pid(), s.tid()));
+        CurrentTask task = new CurrentTask(s.pid(), s.tid(), s.cpu(), () -> comms.comm(s.pid(), s.tid(), s.time()));
         if (!s.hasRegs()) {
             return new PerfEventSample(task, new PtRegs(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, ORIG_AX_INTERRUPT,
                     0, 0, 0, 0, 0), s.period(), 0, new byte[0]);

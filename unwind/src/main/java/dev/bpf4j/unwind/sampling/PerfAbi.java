@@ -37,8 +37,11 @@ public final class PerfAbi {
     public static final long FLAG_INHERIT = 1L << 1;
     public static final long FLAG_EXCLUDE_KERNEL = 1L << 5;
     public static final long FLAG_EXCLUDE_HV = 1L << 6;
+    public static final long FLAG_COMM = 1L << 9;
     public static final long FLAG_FREQ = 1L << 10;
+    public static final long FLAG_SAMPLE_ID_ALL = 1L << 18;
     public static final long FLAG_EXCLUDE_CALLCHAIN_KERNEL = 1L << 21;
+    public static final long FLAG_COMM_EXEC = 1L << 24;
     public static final long FLAG_USE_CLOCKID = 1L << 25;
 
     /** CLOCK_MONOTONIC: sample times on the clock of {@link System#nanoTime()}. */
@@ -62,6 +65,9 @@ public final class PerfAbi {
 
     // struct perf_event_header.type
     public static final int PERF_RECORD_LOST = 2;
+    public static final int PERF_RECORD_COMM = 3;
+    /** In a PERF_RECORD_COMM header's misc: the name changed because the task called exec. */
+    public static final int PERF_RECORD_MISC_COMM_EXEC = 1 << 13;
     public static final int PERF_RECORD_THROTTLE = 5;
     public static final int PERF_RECORD_UNTHROTTLE = 6;
     public static final int PERF_RECORD_SAMPLE = 9;

@@ -35,6 +35,9 @@ public record PerfEventAttr(long config, boolean frequency, long rate, SampleFor
         long flags = FLAG_DISABLED | FLAG_EXCLUDE_KERNEL | FLAG_EXCLUDE_HV | FLAG_USE_CLOCKID;
         if (frequency) flags |= FLAG_FREQ;
         if (format.callchain()) flags |= FLAG_EXCLUDE_CALLCHAIN_KERNEL;
+        // a perf_event program may ask for the thread's name: the kernel reports each rename and exec
+        // of the sampled thread in the ring, timed like the samples (TaskComms)
+        if (format.programRegs()) flags |= FLAG_COMM | FLAG_COMM_EXEC | FLAG_SAMPLE_ID_ALL;
         b.putLong(40, flags);
         b.putLong(80, format.regsMask());          // sample_regs_user
         b.putInt(88, format.stackSize());          // sample_stack_user

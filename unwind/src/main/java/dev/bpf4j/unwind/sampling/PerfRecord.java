@@ -54,6 +54,12 @@ public sealed interface PerfRecord {
     /** PERF_RECORD_LOST: {@code lost} samples dropped because the ring was full. */
     record Lost(long id, long lost) implements PerfRecord {}
 
+    /**
+     * PERF_RECORD_COMM: thread {@code tid} of process {@code pid} is named {@code comm} (at most 15
+     * bytes, no NUL) from {@code time} on, after a rename ({@code prctl(PR_SET_NAME)}) or an exec.
+     */
+    record Comm(int pid, int tid, long time, byte[] comm, boolean exec) implements PerfRecord {}
+
     /** Any other record type (throttle, unthrottle, ...), kept only to be counted. */
     record Other(int type) implements PerfRecord {}
 }

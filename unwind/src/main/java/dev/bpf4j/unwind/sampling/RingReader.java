@@ -44,7 +44,7 @@ public final class RingReader {
                 throw new IllegalStateException("corrupt ring record at " + tail + ": size " + recordSize + ", head " + head);
             }
             record.start = tail;
-            sink.accept(parse(type, recordSize));
+            sink.accept(parse(type, (int) (header >>> 32) & 0xffff, recordSize));
             tail += recordSize;
             n++;
         }
@@ -55,10 +55,12 @@ public final class RingReader {
     /** Bytes written but not yet read at the last {@link #drain}. */
     public long tail() { return tail; }
 
-    private PerfRecord parse(int type, int length) {
+    private PerfRecord parse(int type, int misc, int length) {
         switch (type) {
             case PERF_RECORD_SAMPLE:
                 return format.parseSample(record, length);
+            case PERF_RECORD_COMM:
+                return format.parseComm(record, misc, length);
             case PERF_RECORD_LOST:
                 if (length < HEADER_SIZE + 16) throw new IllegalArgumentException("PERF_RECORD_LOST of " + length + " bytes is truncated");
                 return new PerfRecord.Lost(record.getLong(HEADER_SIZE), record.getLong(HEADER_SIZE + 8));

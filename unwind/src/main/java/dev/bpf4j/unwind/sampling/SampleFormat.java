@@ -2,6 +2,7 @@ package dev.bpf4j.unwind.sampling;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.Arrays;
 
 import static dev.bpf4j.unwind.sampling.PerfAbi.*;
 
@@ -124,6 +125,29 @@ public record SampleFormat(boolean callchain, int stackSize, boolean programRegs
             r.copy(at, stack, 0, (int) dynSize);
         }
         return new PerfRecord.Sample((int) pidTid, (int) (pidTid >>> 32), time, ip, period, regs, stack, chain, cpu);
+    }
+
+    /**
+     * Bytes of the {@code sample_id} every other record ends with when {@code sample_id_all} is set
+     * (only with {@link #programRegs()}, see {@link PerfEventAttr}): pid/tid and time, then the CPU.
+     */
+    int sampleIdSize() { return 16 + (programRegs ? 8 : 0); }
+
+    /**
+     * Parses a PERF_RECORD_COMM of {@code length} bytes: pid, tid, the NUL-terminated name padded to
+     * 8 bytes, then the {@code sample_id} whose time says from when the name holds.
+     */
+    public PerfRecord.Comm parseComm(RecordBytes r, int misc, int length) {
+        int end = length - sampleIdSize();   // the name lies between the ids and the sample_id
+        if (end < HEADER_SIZE + 16) throw new IllegalArgumentException("PERF_RECORD_COMM of " + length + " bytes is truncated");
+        long pidTid = r.getLong(HEADER_SIZE);
+        byte[] name = new byte[end - HEADER_SIZE - 8];
+        r.copy(HEADER_SIZE + 8, name, 0, name.length);
+        int n = 0;
+        while (n < name.length && n < 15 && name[n] != 0) n++;
+        long time = r.getLong(end + 8);
+        return new PerfRecord.Comm((int) pidTid, (int) (pidTid >>> 32), time, Arrays.copyOf(name, n),
+                (misc & PERF_RECORD_MISC_COMM_EXEC) != 0);
     }
 
     /** The word at {@code at}, or a clear error when the record ends before it. */

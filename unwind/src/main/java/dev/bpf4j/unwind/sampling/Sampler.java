@@ -215,6 +215,8 @@ public final class Sampler implements AutoCloseable {
             }
         } else if (r instanceof PerfRecord.Lost l) {
             lost += l.lost();
+        } else if (r instanceof PerfRecord.Comm c) {
+            TaskComms.shared().renamed(c);
         } else {
             other++;
         }
@@ -244,7 +246,7 @@ public final class Sampler implements AutoCloseable {
                     events.put(tid, e);
                     threads++;
                     // a perf_event program may ask a sample for its thread's name after the thread is gone
-                    if (options.attr().format().programRegs()) TaskComms.shared().comm(processId(), tid);
+                    if (options.attr().format().programRegs()) TaskComms.shared().follow(processId(), tid);
                 }
             } catch (SamplingRefusedException ex) {
                 // The first refusal, before any thread is sampled, is the answer for the whole process.

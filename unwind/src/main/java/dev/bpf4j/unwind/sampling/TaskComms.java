@@ -3,27 +3,65 @@ package dev.bpf4j.unwind.sampling;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The {@code comm} (thread name, at most 15 bytes) of sampled threads, from
- * {@code /proc/PID/task/TID/comm}, which is what Linux's {@code current->comm} holds when it runs a
- * perf_event program on the sampled thread. A name read is kept for {@link #MAX_AGE_NANOS}: threads
- * rename themselves (the JVM names a thread just after it starts), but a file read per sample would
- * cost more than the sample. The last name of a thread that has exited is kept, so samples replayed
- * after the thread is gone still see it; a thread never read before its exit gets its process's name.
+ * The {@code comm} (thread name, at most 15 bytes) of sampled threads: what Linux's
+ * {@code current->comm} holds when it runs a perf_event program on the sampled thread.
+ *
+ * <p>A thread the sampler {@linkplain #follow follows} has its name read from
+ * {@code /proc/PID/task/TID/comm} once, when its event opens; from then on the kernel reports each
+ * rename and exec of it in the ring ({@link PerfRecord.Comm}, timed like the samples), so the name a
+ * sample gets is the one in force at the sample's time, however late the program asks. The names of
+ * a thread that has exited are kept, so samples replayed after the thread is gone still see them.
+ *
+ * <p>Other threads (samples made without a sampler) are read from procfs and the read kept for
+ * {@link #MAX_AGE_NANOS}; a thread never read before its exit gets its process's name.
  */
 public final class TaskComms {
-    /** How long a name read stays good (a rescan of the threads takes as long: 250 ms). */
+    /** How long a name read for a thread not followed stays good. */
     public static final long MAX_AGE_NANOS = 100_000_000L;
+    /** Renames kept per followed thread; older ones are folded into the first name. */
+    static final int MAX_RENAMES = 64;
 
     private static final TaskComms SHARED = new TaskComms(Path.of("/proc"));
 
     private record Read(byte[] comm, long atNanos) {}
 
+    /** A followed thread's names: {@code names[i]} from {@code since[i]} on (since[0]: always). */
+    private static final class History {
+        final List<Long> since = new ArrayList<>();
+        final List<byte[]> names = new ArrayList<>();
+
+        History(byte[] first) {
+            since.add(Long.MIN_VALUE);
+            names.add(first);
+        }
+
+        synchronized void renamed(long time, byte[] comm) {
+            int at = since.size();
+            while (at > 1 && since.get(at - 1) > time) at--;   // records of one ring come in time order; keep it sorted anyway
+            since.add(at, time);
+            names.add(at, comm);
+            if (names.size() > MAX_RENAMES) {
+                since.remove(1);
+                names.remove(0);
+            }
+        }
+
+        synchronized byte[] at(long time) {
+            int i = since.size() - 1;
+            while (i > 0 && since.get(i) > time) i--;
+            return names.get(i);
+        }
+    }
+
     private final Path proc;
     private final ConcurrentHashMap<Long, Read> byTask = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Long, History> followed = new ConcurrentHashMap<>();
 
     /** @param proc where procfs is (a directory laid out as /proc, for tests) */
     public TaskComms(Path proc) { this.proc = proc; }
@@ -31,9 +69,41 @@ public final class TaskComms {
     /** One cache for the whole process. */
     public static TaskComms shared() { return SHARED; }
 
-    /** Thread {@code tid}'s name in process {@code pid}, without the newline; empty when unknown. */
+    private static long key(int pid, int tid) { return (long) pid << 32 | (tid & 0xffffffffL); }
+
+    /**
+     * Thread {@code tid} of process {@code pid} is sampled with rename records from now on: its name is
+     * read once here (its process's name when the thread is already gone).
+     */
+    public void follow(int pid, int tid) {
+        followed.computeIfAbsent(key(pid, tid), k -> {
+            byte[] c = read(proc.resolve(pid + "/task/" + tid + "/comm"));
+            if (c == null) c = read(proc.resolve(pid + "/comm"));
+            return new History(c == null ? new byte[0] : c);
+        });
+    }
+
+    /** The kernel reported a rename or exec: applies from the record's time on to a followed thread. */
+    public void renamed(PerfRecord.Comm r) {
+        History h = followed.get(key(r.pid(), r.tid()));
+        if (h == null) { // an exec makes the execing thread the leader: its new tid was never followed
+            follow(r.pid(), r.tid());
+            h = followed.get(key(r.pid(), r.tid()));
+        }
+        h.renamed(r.time(), r.comm().clone());
+    }
+
+    /** Thread {@code tid}'s name at {@code time} (CLOCK_MONOTONIC, a sample's time); empty when unknown. */
+    public byte[] comm(int pid, int tid, long time) {
+        History h = followed.get(key(pid, tid));
+        return h != null ? h.at(time).clone() : comm(pid, tid);
+    }
+
+    /** Thread {@code tid}'s name in process {@code pid} now, without the newline; empty when unknown. */
     public byte[] comm(int pid, int tid) {
-        long key = (long) pid << 32 | (tid & 0xffffffffL);
+        long key = key(pid, tid);
+        History h = followed.get(key);
+        if (h != null) return h.at(Long.MAX_VALUE).clone();
         long now = System.nanoTime();
         Read r = byTask.get(key);
         if (r == null || now - r.atNanos() > MAX_AGE_NANOS) {
@@ -46,7 +116,10 @@ public final class TaskComms {
     }
 
     /** Forgets the names of process {@code pid}'s threads (it has exited: its tids may come back). */
-    public void forget(int pid) { byTask.keySet().removeIf(k -> (int) (k >>> 32) == pid); }
+    public void forget(int pid) {
+        byTask.keySet().removeIf(k -> (int) (k >>> 32) == pid);
+        followed.keySet().removeIf(k -> (int) (k >>> 32) == pid);
+    }
 
     private static byte[] read(Path p) {
         try {

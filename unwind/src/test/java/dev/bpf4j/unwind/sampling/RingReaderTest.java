@@ -130,6 +130,43 @@ class RingReaderTest {
         assertThat(f.maxRecordSize()).isGreaterThanOrEqualTo(size);
     }
 
+    /** A PERF_RECORD_COMM as Linux writes it with sample_id_all: ids, name padded to 8, then pid/tid, time, cpu. */
+    private static byte[] comm(int pid, int tid, String name, long time, boolean exec) {
+        int padded = (name.length() + 1 + 7) / 8 * 8, size = 8 + 8 + padded + 24;
+        ByteBuffer b = ByteRing.le(size);
+        b.putInt(PerfAbi.PERF_RECORD_COMM).putShort((short) (exec ? PerfAbi.PERF_RECORD_MISC_COMM_EXEC : 0)).putShort((short) size);
+        b.putInt(pid).putInt(tid).put(name.getBytes());
+        b.position(16 + padded);
+        b.putInt(pid).putInt(tid).putLong(time).putInt(1).putInt(0);
+        return b.array();
+    }
+
+    @Test
+    void aRenameOrExecRecordGivesTheNewNameAndItsTime() {
+        SampleFormat f = new SampleFormat(false, 64, true);
+        long renames = PerfAbi.FLAG_COMM | PerfAbi.FLAG_COMM_EXEC | PerfAbi.FLAG_SAMPLE_ID_ALL;
+        long flags = ByteBuffer.wrap(new PerfEventAttr(PerfAbi.PERF_COUNT_SW_CPU_CLOCK, true, 99, f).encode())
+                .order(ByteOrder.LITTLE_ENDIAN).getLong(40);
+        assertThat(flags & renames).as("comm, comm_exec and sample_id_all asked for").isEqualTo(renames);
+        long plain = ByteBuffer.wrap(new PerfEventAttr(PerfAbi.PERF_COUNT_SW_CPU_CLOCK, true, 99, FORMAT).encode())
+                .order(ByteOrder.LITTLE_ENDIAN).getLong(40);
+        assertThat(plain & renames).as("without a program: records as before").isZero();
+        ByteRing ring = new ByteRing(512);
+        ring.write(comm(10, 11, "renamed", 5000, false));
+        ring.write(comm(10, 10, "a-name-of-15-ch", 6000, true));   // 16 bytes with the NUL: padded to 16
+        List<PerfRecord> got = drain(new RingReader(ring, f));
+        PerfRecord.Comm rename = (PerfRecord.Comm) got.get(0), exec = (PerfRecord.Comm) got.get(1);
+        assertThat(new Object[] {rename.pid(), rename.tid(), new String(rename.comm()), rename.time(), rename.exec()})
+                .containsExactly(10, 11, "renamed", 5000L, false);
+        assertThat(new Object[] {exec.pid(), exec.tid(), new String(exec.comm()), exec.time(), exec.exec()})
+                .containsExactly(10, 10, "a-name-of-15-ch", 6000L, true);
+        ByteRing short_ = new ByteRing(64);
+        ByteBuffer b = ByteRing.le(24);
+        b.putInt(PerfAbi.PERF_RECORD_COMM).putShort((short) 0).putShort((short) 24);
+        short_.write(b.array());
+        assertThatThrownBy(() -> drain(new RingReader(short_, f))).hasMessageContaining("PERF_RECORD_COMM of 24 bytes is truncated");
+    }
+
     @Test
     void aSampleWithoutUserRegistersHasNoStack() {
         SampleFormat f = new SampleFormat(false, 64);

@@ -69,6 +69,50 @@ class SamplerLiveTest {
     }
 
     /**
+     * A thread that renames itself while it is sampled (Thread.setName on itself: prctl PR_SET_NAME):
+     * with a perf_event program's format the kernel reports the rename in the ring, so every sample is
+     * named as the thread was at the sample's time, though the names are asked for after the thread is gone.
+     */
+    @Test
+    void samplesAreNamedAsTheThreadWasAtTheirTime() throws Exception {
+        List<PerfRecord.Sample> samples = new CopyOnWriteArrayList<>();
+        AtomicInteger tid = new AtomicInteger();
+        long[] renamedAt = new long[2];
+        SamplerOptions options = new SamplerOptions(PerfEventAttr.cpuClockAtFrequency(999, new SampleFormat(false, 512, true)), 64, 5, 20);
+        try (Sampler sampler = startOrSkip(options, samples::add)) {
+            Thread busy = new Thread(() -> {
+                tid.set((int) PerfSys.gettid());
+                spin(300_000_000L);
+                renamedAt[0] = System.nanoTime();
+                Thread.currentThread().setName("comm-after");
+                renamedAt[1] = System.nanoTime();
+                spin(300_000_000L);
+            }, "comm-before");
+            busy.start();
+            busy.join();
+            sampler.stop();
+        }
+        int pid = (int) ProcessHandle.current().pid();
+        List<PerfRecord.Sample> mine = samples.stream().filter(s -> s.tid() == tid.get()).toList();
+        List<PerfRecord.Sample> before = mine.stream().filter(s -> s.time() < renamedAt[0]).toList();
+        List<PerfRecord.Sample> after = mine.stream().filter(s -> s.time() > renamedAt[1]).toList();
+        assertThat(before).as("samples before the rename").hasSizeGreaterThan(20);
+        assertThat(after).as("samples after the rename").hasSizeGreaterThan(20);
+        for (PerfRecord.Sample s : before) assertThat(new String(TaskComms.shared().comm(pid, s.tid(), s.time()))).isEqualTo("comm-before");
+        for (PerfRecord.Sample s : after) assertThat(new String(TaskComms.shared().comm(pid, s.tid(), s.time()))).isEqualTo("comm-after");
+    }
+
+    /** {@code nanos} of this thread's CPU time (cpu-clock samples CPU time; a loaded machine gives less per wall second). */
+    private static void spin(long nanos) {
+        java.lang.management.ThreadMXBean cpu = java.lang.management.ManagementFactory.getThreadMXBean();
+        long end = cpu.getCurrentThreadCpuTime() + nanos, x = 1;
+        while (cpu.getCurrentThreadCpuTime() < end) {
+            for (int i = 0; i < 10_000; i++) x = x * 6364136223846793005L + 1442695040888963407L;
+        }
+        if (x == 42) System.out.println(x);
+    }
+
+    /**
      * With the timed drain and the rescan an hour apart, only the rings' watermark (poll on the
      * event fds) can wake the reader: samples of a busy thread reach the sink while it runs, most not lost.
      * 8 KiB stacks in 8 pages: the ring holds under four records (the watermark is half of it), so a
