@@ -3,6 +3,8 @@ package dev.bpf4j.fuzz;
 import dev.bpf4j.maps.CpuPin;
 import dev.bpf4j.maps.Cpus;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -14,9 +16,12 @@ import java.util.function.Consumer;
 
 /**
  * The threads of a campaign: indices 0, 1, 2, ... go to {@code jobs} workers until a count or a deadline,
- * and a watchdog reports progress every 2 s and each worker busy with one case for longer than
- * {@link Limits#hangAfter} ({@link Campaign#HANG_AFTER} by default). The campaign does not wait for a hung worker (its thread is a daemon): a
- * fuzzer must end even when an engine does not.
+ * and a watchdog reports progress every 2 s and each worker hung in one case: one that has used more than
+ * {@link Limits#hangAfter} ({@link Campaign#HANG_AFTER} by default) of its thread's CPU time, or has not
+ * ended in {@link #BLOCKED_FACTOR} times that of wall time (an engine waiting forever uses no CPU). CPU
+ * time, not wall time, because other processes on a loaded machine stretch wall time: a 1.5 s verifier
+ * run took over 20 s of wall time at load average 16 and was reported as a hang. The campaign does not
+ * wait for a hung worker (its thread is a daemon): a fuzzer must end even when an engine does not.
  */
 final class Workers {
     /** One case: {@code busy} names it to the watchdog while it runs. */
@@ -43,11 +48,18 @@ final class Workers {
         }
     }
 
+    /** Wall time a case may take, in multiples of {@link Limits#hangAfter}, before it counts as hung while not running. */
+    static final int BLOCKED_FACTOR = 6;
+
+    private static final ThreadMXBean CPU = ManagementFactory.getThreadMXBean();
+
     private final long[] busySince;
+    private final long[] cpuSince;
     private final String[] busyWith;
 
     private Workers(int jobs) {
         busySince = new long[jobs];
+        cpuSince = new long[jobs];
         busyWith = new String[jobs];
     }
 
@@ -81,7 +93,8 @@ final class Workers {
     private Busy busy(int job) {
         return new Busy() {
             @Override public void start(String origin) {
-                synchronized (busySince) { busySince[job] = System.nanoTime(); busyWith[job] = origin; }
+                long cpu = CPU.getCurrentThreadCpuTime();
+                synchronized (busySince) { busySince[job] = System.nanoTime(); cpuSince[job] = cpu; busyWith[job] = origin; }
             }
 
             @Override public void end() {
@@ -99,10 +112,14 @@ final class Workers {
             synchronized (busySince) {
                 for (int j = 0; j < threads.size(); j++) {
                     if (!threads.get(j).isAlive()) continue;
-                    boolean now = busySince[j] != 0 && System.nanoTime() - busySince[j] > hangAfter.toNanos();
+                    boolean busy = busySince[j] != 0;
+                    boolean running = busy && CPU.getThreadCpuTime(threads.get(j).getId()) - cpuSince[j] > hangAfter.toNanos();
+                    boolean stuck = busy && System.nanoTime() - busySince[j] > BLOCKED_FACTOR * hangAfter.toNanos();
+                    boolean now = running || stuck;
                     if (now && !hung[j]) {
                         onHang.run();
-                        progress.accept("hang: " + busyWith[j] + " has run for more than " + hangAfter.toMillis() + " ms");
+                        progress.accept("hang: " + busyWith[j] + (running ? " has run for more than " + hangAfter.toMillis() + " ms of CPU time"
+                                : " has not ended in " + BLOCKED_FACTOR * hangAfter.toMillis() + " ms"));
                     }
                     hung[j] = now;
                     if (!now) waiting = true;

@@ -8,7 +8,9 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -47,8 +49,25 @@ class WorkersTest {
         }, hangs::incrementAndGet, progress::add, () -> "");
         assertThat(hangs).hasValue(1);
         assertThat(done).hasValue(19); // the other worker finished the rest
-        assertThat(progress).anyMatch(l -> l.startsWith("hang: case 3 has run for more than 300 ms"));
+        assertThat(progress).anyMatch(l -> l.equals("hang: case 3 has not ended in " + 6 * 300 + " ms"));
         never.countDown();
+    }
+
+    /** A case that spins is hung once it has used the limit of CPU time; one slowed by other processes is not. */
+    @Test
+    void aCaseRunningPastItsCpuTimeIsHungAndASlowOneIsNot() {
+        AtomicBoolean release = new AtomicBoolean();
+        AtomicInteger hangs = new AtomicInteger();
+        List<String> progress = new CopyOnWriteArrayList<>();
+        Workers.run("t", new Workers.Limits(6L, null, 2, false, Duration.ofMillis(300)), (i, busy) -> {
+            busy.start("case " + i);
+            if (i == 2) while (!release.get()) Thread.onSpinWait();   // an engine in an endless loop
+            if (i == 4) LockSupport.parkNanos(700_000_000L);         // 0.7 s of wall time, almost no CPU: slow, not hung
+            busy.end();
+        }, hangs::incrementAndGet, progress::add, () -> "");
+        release.set(true);
+        assertThat(hangs).hasValue(1);
+        assertThat(progress).containsExactly("hang: case 2 has run for more than 300 ms of CPU time");
     }
 
     @Test
