@@ -19,6 +19,8 @@ import org.junit.jupiter.api.Test;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
+import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -30,6 +32,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class FuncProtoOracleTest {
     private static final String CANNOT = "program of this type cannot use helper ";
+    /**
+     * (type, helper) pairs upstream Linux offers that some builds do not: Linux 6.18.44 on these machines
+     * refuses bpf_xdp_adjust_meta in XDP programs. bpf4j follows upstream; a build that refuses one is printed, not failed.
+     */
+    private static final Set<String> BUILD_DEPENDENT = Set.of("XDP bpf_xdp_adjust_meta#54");
 
     @BeforeEach void needsBpf() { KernelAssumptions.assumeBpf(); }
 
@@ -49,8 +56,11 @@ class FuncProtoOracleTest {
                 String mine = bpf4jRefusal(new Program("proto", Arrays.asList(code)), options);
                 pairs++;
                 if (linux != null) refused++;
-                if (!java.util.Objects.equals(linux, mine)) {
-                    differences.add(type + " " + h.name() + "#" + h.id() + ": Linux " + (linux == null ? "allows" : "'" + linux + "'")
+                String pair = type + " " + h.name() + "#" + h.id();
+                if (linux != null && mine == null && BUILD_DEPENDENT.contains(pair)) {
+                    System.out.println("get_func_proto oracle: this kernel's build refuses " + pair + " (" + linux + "); upstream offers it");
+                } else if (!Objects.equals(linux, mine)) {
+                    differences.add(pair + ": Linux " + (linux == null ? "allows" : "'" + linux + "'")
                             + ", bpf4j " + (mine == null ? "allows" : "'" + mine + "'"));
                 }
             }
