@@ -56,7 +56,7 @@ class JniEntryTest {
         }).build();
         Program p = new Program("walk", List.of(new Insn(Opcodes.JMP | Opcodes.CALL, 0, 0, 0, 1000),
                 new Insn(Opcodes.JMP | Opcodes.EXIT, 0, 0, 0, 0)));
-        try (JitExecutable x = new JitEngine().load(p, LoadOptions.defaults().withHelpers(helpers))) {
+        try (JitExecutable x = new JitLoader().load(p, LoadOptions.defaults().withHelpers(helpers))) {
             assertThat(x.run(RunContext.builder().arg(1, 41).build())).isEqualTo(42);
         }
         assertThat(stack).as("the Java frames below the helper").contains(JniEntry.class.getName() + ".enter")
