@@ -2,6 +2,7 @@ package dev.bpf4j.jvm;
 
 import dev.bpf4j.helpers.MapHelperInlining;
 import dev.bpf4j.isa.Insn;
+import dev.bpf4j.runtime.HelperIds;
 import dev.bpf4j.runtime.Limits;
 import org.objectweb.asm.ConstantDynamic;
 import org.objectweb.asm.Handle;
@@ -267,7 +268,7 @@ final class RegionEmitter {
             done = new Label();
             Label call = new Label();
             for (int i = 2; i <= 4; i++) storeReg(i);
-            mv.visitInsn(f.program.helpers[pc].id() == dev.bpf4j.runtime.HelperIds.MAP_UPDATE_ELEM ? ICONST_1 : ICONST_0);
+            mv.visitInsn(f.program.helpers[pc].id() == HelperIds.MAP_UPDATE_ELEM ? ICONST_1 : ICONST_0);
             mv.visitLdcInsn(new ConstantDynamic("_", "Ldev/bpf4j/runtime/LookupInlining$Target;", CLASS_DATA_AT, f.inlineConstant[pc]));
             mv.visitVarInsn(ALOAD, R);
             mv.visitMethodInsn(INVOKESTATIC, Type.getInternalName(MapHelperInlining.class), "inline",
