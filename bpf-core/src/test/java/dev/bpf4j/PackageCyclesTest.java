@@ -3,11 +3,6 @@ package dev.bpf4j;
 import dev.bpf4j.isa.Insn;
 import org.junit.jupiter.api.Test;
 import org.objectweb.asm.ClassReader;
-import org.objectweb.asm.ClassVisitor;
-import org.objectweb.asm.FieldVisitor;
-import org.objectweb.asm.MethodVisitor;
-import org.objectweb.asm.Opcodes;
-import org.objectweb.asm.Type;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -78,7 +73,7 @@ class PackageCyclesTest {
             if (cr.getClassName().endsWith("module-info") || cr.getClassName().endsWith("package-info")) continue;
             String from = cr.getClassName();
             Map<String, Set<String>> out = g.computeIfAbsent(pkg(from), k -> new TreeMap<>());
-            for (String to : references(cr)) {
+            for (String to : ClassReferences.of(cr)) {
                 if (!to.startsWith("dev/bpf4j/") || pkg(to).equals(pkg(from))) continue;
                 if (!Files.exists(dir.resolve(to + ".class"))) continue; // another module (unwind)
                 out.computeIfAbsent(pkg(to), k -> new TreeSet<>()).add(outer(from) + " -> " + outer(to));
@@ -93,54 +88,6 @@ class PackageCyclesTest {
         String simple = internal.substring(internal.lastIndexOf('/') + 1);
         int d = simple.indexOf('$');
         return d < 0 ? simple : simple.substring(0, d);
-    }
-
-    /** Every class a class file names: class entries, member-reference and method-type descriptors, its own members. */
-    private static Set<String> references(ClassReader cr) {
-        Set<String> out = new TreeSet<>();
-        char[] buf = new char[cr.getMaxStringLength()];
-        for (int i = 1; i < cr.getItemCount(); i++) {
-            int item = cr.getItem(i);
-            if (item == 0) continue; // second slot of a long or double
-            switch (cr.readByte(item - 1)) {
-                case 7 -> addInternal(out, cr.readUTF8(item, buf));                // CONSTANT_Class
-                case 12 -> addDescriptor(out, cr.readUTF8(item + 2, buf));         // CONSTANT_NameAndType
-                case 16 -> addDescriptor(out, cr.readUTF8(item, buf));             // CONSTANT_MethodType
-                default -> { }
-            }
-        }
-        cr.accept(new ClassVisitor(Opcodes.ASM9) {
-            @Override public FieldVisitor visitField(int access, String name, String desc, String sig, Object value) {
-                addDescriptor(out, desc);
-                return null;
-            }
-
-            @Override public MethodVisitor visitMethod(int access, String name, String desc, String sig, String[] exceptions) {
-                addDescriptor(out, desc);
-                return null;
-            }
-        }, ClassReader.SKIP_CODE | ClassReader.SKIP_DEBUG | ClassReader.SKIP_FRAMES);
-        return out;
-    }
-
-    private static void addInternal(Set<String> out, String name) {
-        if (name.startsWith("[")) addDescriptor(out, name);
-        else out.add(name);
-    }
-
-    private static void addDescriptor(Set<String> out, String desc) {
-        if (desc.startsWith("(")) {
-            Type m = Type.getMethodType(desc);
-            addType(out, m.getReturnType());
-            for (Type a : m.getArgumentTypes()) addType(out, a);
-        } else {
-            addType(out, Type.getType(desc));
-        }
-    }
-
-    private static void addType(Set<String> out, Type t) {
-        if (t.getSort() == Type.ARRAY) t = t.getElementType();
-        if (t.getSort() == Type.OBJECT) out.add(t.getInternalName());
     }
 
     /** The strongly connected components with more than one package (Tarjan). */

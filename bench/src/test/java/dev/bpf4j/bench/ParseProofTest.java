@@ -1,8 +1,8 @@
 package dev.bpf4j.bench;
 
+import dev.bpf4j.jit.runtime.JitLoader;
 import dev.bpf4j.isa.Insn;
 import dev.bpf4j.isa.Opcodes;
-import dev.bpf4j.jit.JitEngine;
 import dev.bpf4j.jit.compiler.CompiledProgram;
 import dev.bpf4j.program.Program;
 import dev.bpf4j.runtime.LoadOptions;
@@ -23,7 +23,7 @@ class ParseProofTest {
     @Test
     void everyLoadOfParseIsProvenInTheGuardedCopy() {
         Program p = Workload.PARSE.program();
-        CompiledProgram c = new JitEngine().compile(p, LoadOptions.defaults().withEntryArgs(2));
+        CompiledProgram c = new JitLoader().compile(p, LoadOptions.defaults().withEntryArgs(2));
         List<Integer> loads = new ArrayList<>();
         Insn[] insns = p.toArray();
         for (int pc = 0; pc < insns.length; pc++) {
@@ -38,7 +38,7 @@ class ParseProofTest {
 
     @Test
     void parsesFieldsReadByteByByteBecomeWideLoads() {
-        CompiledProgram c = new JitEngine().compile(Workload.PARSE.program(), LoadOptions.defaults().withEntryArgs(2));
+        CompiledProgram c = new JitLoader().compile(Workload.PARSE.program(), LoadOptions.defaults().withEntryArgs(2));
         // the ethertype and the IPv4 total length (be16), both addresses as one be64 (clang ors
         // saddr << 32 with daddr), the two ports as one be32: as gcc -O2 compiles the C version
         assertThat(c.proofs().guardedCombinedPcs()).as("wide loads in the guarded copy, at each field's last byte load")

@@ -1,5 +1,6 @@
 package dev.bpf4j.verifier;
 
+import dev.bpf4j.isa.JmpOps;
 import dev.bpf4j.isa.Opcodes;
 
 /**
@@ -17,7 +18,7 @@ final class BranchRules {
     /** Whether {@code a op b} holds on every path, none, or is open. */
     static int decide(int op, boolean jmp32, RegState a, RegState b) {
         if (jmp32 ? a.u32min == a.u32max && b.u32min == b.u32max : a.isConst() && b.isConst()) {
-            return dev.bpf4j.isa.JmpOps.holds(op, jmp32, jmp32 ? a.u32min : a.smin, jmp32 ? b.u32min : b.smin) ? ALWAYS : NEVER;
+            return JmpOps.holds(op, jmp32, jmp32 ? a.u32min : a.smin, jmp32 ? b.u32min : b.smin) ? ALWAYS : NEVER;
         }
         Tnum ta = jmp32 ? a.tnum.subreg() : a.tnum, tb = jmp32 ? b.tnum.subreg() : b.tnum;
         if (op == Opcodes.JSET) {
@@ -104,7 +105,7 @@ final class BranchRules {
         }
     }
 
-    static int negate(int op) { return dev.bpf4j.isa.JmpOps.negate(op); }
+    static int negate(int op) { return JmpOps.negate(op); }
 
     /** False when no pair of values in the bounds satisfies {@code a op b}. */
     private static boolean feasible(int op, RegState a, RegState b) {

@@ -5,6 +5,7 @@ import dev.bpf4j.isa.Opcodes;
 import dev.bpf4j.runtime.HelperRegistry;
 import dev.bpf4j.runtime.Limits;
 
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -46,7 +47,7 @@ final class CallStackCheck {
         this.privateStacks = privateStacks;
         this.hasTailCall = new boolean[subprograms.size()];
         this.walked = new int[subprograms.size()][Limits.MAX_CALL_FRAMES];
-        for (int[] w : walked) java.util.Arrays.fill(w, -1);
+        for (int[] w : walked) Arrays.fill(w, -1);
         for (Subprogram s : subprograms) {
             for (int pc = s.start(); pc < s.end(); pc++) {
                 if (forms[pc] == InsnForm.CALL_HELPER && helpers.lookup(insns[pc].imm())

@@ -3,6 +3,7 @@ package dev.bpf4j.verifier;
 import dev.bpf4j.isa.Insn;
 import dev.bpf4j.isa.Opcodes;
 
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
@@ -46,7 +47,7 @@ final class ControlFlow {
      */
     void checkReachable() {
         BitSet seen = new BitSet(insns.length);
-        java.util.ArrayDeque<Integer> work = new java.util.ArrayDeque<>();
+        ArrayDeque<Integer> work = new ArrayDeque<>();
         seen.set(0);
         work.push(0);
         while (!work.isEmpty()) {
@@ -65,7 +66,7 @@ final class ControlFlow {
         }
     }
 
-    private static void visit(BitSet seen, java.util.ArrayDeque<Integer> work, long pc) {
+    private static void visit(BitSet seen, ArrayDeque<Integer> work, long pc) {
         if (pc < 0 || seen.get((int) pc)) return;
         seen.set((int) pc);
         work.push((int) pc);

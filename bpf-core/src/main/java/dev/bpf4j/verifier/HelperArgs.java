@@ -1,5 +1,6 @@
 package dev.bpf4j.verifier;
 
+import dev.bpf4j.runtime.Limits;
 import dev.bpf4j.runtime.MapShapes;
 
 import java.util.List;
@@ -207,7 +208,7 @@ final class HelperArgs {
 
     /** Everything from the pointer up to the frame's top becomes unknown bytes. */
     private static void clobberFrom(VerifierState st, RegState v) {
-        long lo = Math.max(-dev.bpf4j.runtime.Limits.STACK_SIZE, v.off + v.smin);
+        long lo = Math.max(-Limits.STACK_SIZE, v.off + v.smin);
         if (lo >= 0) return;
         MemoryAccess.markMisc(st.frames.get(v.frameno), lo, -lo);
     }

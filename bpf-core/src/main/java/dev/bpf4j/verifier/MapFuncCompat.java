@@ -1,5 +1,6 @@
 package dev.bpf4j.verifier;
 
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
 
@@ -39,7 +40,7 @@ final class MapFuncCompat {
     /** The helper side: the only map types a map-specific helper takes (absent: any). */
     private static final Map<String, Set<Integer>> BY_FUNC;
     static {
-        java.util.HashMap<String, Set<Integer>> m = new java.util.HashMap<>();
+        HashMap<String, Set<Integer>> m = new HashMap<>();
         m.put("bpf_tail_call", Set.of(PROG_ARRAY));
         for (String f : PERF_FUNCS) m.put(f, Set.of(PERF_EVENT_ARRAY));
         for (String f : RINGBUF_FUNCS) m.put(f, Set.of(RINGBUF));

@@ -1,6 +1,7 @@
 package dev.bpf4j.verifier;
 
 import dev.bpf4j.runtime.Limits;
+import java.util.Arrays;
 
 /**
  * Loads, stores and atomics through a typed pointer ({@code check_mem_access}). Stack accesses are
@@ -234,7 +235,7 @@ final class MemoryAccess {
         }
         if (base.isConst() && value.isConstZero()) {
             unspill(frame, lo, size);
-            java.util.Arrays.fill(frame.stack, FuncState.byteIndex(lo), FuncState.byteIndex(lo) + size, FuncState.STACK_ZERO);
+            Arrays.fill(frame.stack, FuncState.byteIndex(lo), FuncState.byteIndex(lo) + size, FuncState.STACK_ZERO);
             return;
         }
         markMisc(frame, lo, hi - lo);
@@ -247,7 +248,7 @@ final class MemoryAccess {
     private static void spill(FuncState frame, long lo, int size, RegState value) {
         int first = FuncState.byteIndex(lo);
         frame.spilled[FuncState.slot(lo)] = value.copy();
-        java.util.Arrays.fill(frame.stack, first, first + size, FuncState.STACK_SPILL);
+        Arrays.fill(frame.stack, first, first + size, FuncState.STACK_SPILL);
         for (int i = first + size; i < first + 8; i++) {
             if (frame.stack[i] == FuncState.STACK_SPILL) frame.stack[i] = FuncState.STACK_MISC;
         }
@@ -256,7 +257,7 @@ final class MemoryAccess {
     /** Marks {@code [lo, lo + len)} as holding some scalar bytes; a spill they touch is broken up. */
     static void markMisc(FuncState frame, long lo, long len) {
         unspill(frame, lo, len);
-        java.util.Arrays.fill(frame.stack, FuncState.byteIndex(lo), FuncState.byteIndex(lo + len), FuncState.STACK_MISC);
+        Arrays.fill(frame.stack, FuncState.byteIndex(lo), FuncState.byteIndex(lo + len), FuncState.STACK_MISC);
     }
 
     /** A spill partly overwritten (scrub_spilled_slot): every byte of its slot but INVALID ones becomes MISC. */

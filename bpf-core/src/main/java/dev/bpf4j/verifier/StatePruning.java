@@ -1,6 +1,9 @@
 package dev.bpf4j.verifier;
 
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * When a state reaching an instruction can stop being explored ({@code states_equal}): an earlier
@@ -44,7 +47,7 @@ final class StatePruning {
      */
     private static boolean packetIdsCorrespond(VerifierState old, VerifierState cur) {
         if (!hasPacketId(old) && !hasPacketId(cur)) return true; // the common case: nothing to map
-        java.util.Map<Integer, Integer> oldToCur = new java.util.HashMap<>(), curToOld = new java.util.HashMap<>();
+        Map<Integer, Integer> oldToCur = new HashMap<>(), curToOld = new HashMap<>();
         for (int i = 0; i < old.frames.size(); i++) {
             FuncState o = old.frames.get(i), c = cur.frames.get(i);
             for (int r = 0; r < o.regs.length; r++) if (!sameIds(o.regs[r], c.regs[r], oldToCur, curToOld)) return false;
@@ -63,7 +66,7 @@ final class StatePruning {
         return false;
     }
 
-    private static boolean sameIds(RegState o, RegState c, java.util.Map<Integer, Integer> oldToCur, java.util.Map<Integer, Integer> curToOld) {
+    private static boolean sameIds(RegState o, RegState c, Map<Integer, Integer> oldToCur, Map<Integer, Integer> curToOld) {
         if (o.type != RegType.PTR_TO_PACKET || c.type != RegType.PTR_TO_PACKET || (o.id == 0 && c.id == 0)) return true;
         if (o.id == 0 || c.id == 0) return o.varRange == 0; // an old id no proof used
         Integer mapped = oldToCur.putIfAbsent(o.id, c.id), back = curToOld.putIfAbsent(c.id, o.id);
@@ -94,7 +97,7 @@ final class StatePruning {
     }
 
     private static boolean stackCovers(FuncState o, FuncState c) {
-        if (java.util.Arrays.equals(o.stack, c.stack)) { // the common case: the same bytes, only spills to compare
+        if (Arrays.equals(o.stack, c.stack)) { // the common case: the same bytes, only spills to compare
             for (int s = 0; s < FuncState.SLOTS; s++) {
                 if (o.stack[s * 8] == FuncState.STACK_SPILL && !regCovers(o.spilled[s], c.spilled[s])) return false;
             }

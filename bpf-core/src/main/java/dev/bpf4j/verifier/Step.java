@@ -1,7 +1,10 @@
 package dev.bpf4j.verifier;
 
 import dev.bpf4j.isa.Insn;
+import dev.bpf4j.isa.JmpOps;
 import dev.bpf4j.isa.Opcodes;
+import dev.bpf4j.maps.Cpus;
+import dev.bpf4j.runtime.HelperIds;
 import dev.bpf4j.runtime.ReturnRange;
 import dev.bpf4j.runtime.HelperRegistry;
 import dev.bpf4j.runtime.HelperSpec;
@@ -341,7 +344,7 @@ final class Step {
             // (a 32-bit compare of two packet pointers: bpf4j's packets never straddle a 4 GiB boundary)
             if (a.sameRegion(b) && a.isConst() && b.isConst() && op != Opcodes.JSET && !jmp32) {
                 // one region's addresses compare as their offsets do, in every engine
-                return dev.bpf4j.isa.JmpOps.holds(op, false, REGION_BIAS + a.off + a.smin, REGION_BIAS + b.off + b.smin)
+                return JmpOps.holds(op, false, REGION_BIAS + a.off + a.smin, REGION_BIAS + b.off + b.smin)
                         ? BranchRules.ALWAYS : BranchRules.NEVER;
             }
             return BranchRules.UNKNOWN;
@@ -479,7 +482,7 @@ final class Step {
                 });
             }
         }
-        if (dev.bpf4j.runtime.HelperIds.changesPacketData(helperId)) clearAllPacketPointers(st, pc);
+        if (HelperIds.changesPacketData(helperId)) clearAllPacketPointers(st, pc);
         checkMapCompatibility(pc, helperId, spec.name(), proto, args);
         if (args.callback() >= 0 && !neverCallsBack(spec.name(), args)) {
             runsOtherCode = true;
@@ -562,7 +565,7 @@ final class Step {
             long max = size == null || size.type != RegType.SCALAR || size.umax < 0 ? Long.MAX_VALUE : size.umax;
             r0.setVar(-MAX_ERRNO, max);
         } else if (args.helper().equals("bpf_get_smp_processor_id") && r0.type == RegType.SCALAR) {
-            r0.setVar(0, dev.bpf4j.maps.Cpus.possible() - 1);
+            r0.setVar(0, Cpus.possible() - 1);
         }
     }
 

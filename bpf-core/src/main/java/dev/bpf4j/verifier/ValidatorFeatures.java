@@ -1,5 +1,6 @@
 package dev.bpf4j.verifier;
 
+import dev.bpf4j.isa.Opcodes;
 import dev.bpf4j.runtime.LoadOptions;
 
 /**
@@ -36,5 +37,5 @@ public record ValidatorFeatures(boolean legacyPacketLoads, boolean pseudoLddw, b
     public ValidatorFeatures withFuncAddresses(boolean on) { return new ValidatorFeatures(legacyPacketLoads, pseudoLddw, on); }
 
     /** True when {@code lddw} with pseudo source {@code src} (1-6) is accepted. */
-    boolean allowsPseudo(int src) { return pseudoLddw || (funcAddresses && src == dev.bpf4j.isa.Opcodes.PSEUDO_FUNC); }
+    boolean allowsPseudo(int src) { return pseudoLddw || (funcAddresses && src == Opcodes.PSEUDO_FUNC); }
 }

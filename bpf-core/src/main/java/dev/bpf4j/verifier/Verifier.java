@@ -1,12 +1,16 @@
 package dev.bpf4j.verifier;
 
 import dev.bpf4j.isa.Insn;
+import dev.bpf4j.isa.Opcodes;
 import dev.bpf4j.runtime.HelperRegistry;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Deque;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The kernel-style verifier ({@code do_check}): explores every path of the program through an
@@ -36,7 +40,7 @@ final class Verifier {
     private final int[] loopIndex;
     private final int loopHeadCount;
     /** Per instruction: the states kept there, grouped by {@link StatePruning#shape}. */
-    private final java.util.Map<Long, List<StatePruning.Kept>>[] explored;
+    private final Map<Long, List<StatePruning.Kept>>[] explored;
     /** Per instruction: the state kept there last, what a loop's next round is widened against. */
     private final VerifierState[] lastKept;
     private final Step step;
@@ -58,7 +62,7 @@ final class Verifier {
         int n = 0;
         for (int pc = 0; pc < insns.length; pc++) if (loopIndex[pc] >= 0) loopIndex[pc] = n++;
         this.loopHeadCount = n;
-        this.explored = new java.util.Map[insns.length];
+        this.explored = new Map[insns.length];
         this.lastKept = new VerifierState[insns.length];
         this.aux = new InsnAuxRecorder(reject, insns.length);
         this.precision = PrecisionLiveness.of(insns, forms);
@@ -117,8 +121,8 @@ final class Verifier {
     InsnAux aux() { return aux.build(); }
 
     private boolean pruned(VerifierState st) {
-        java.util.Map<Long, List<StatePruning.Kept>> atPc = explored[st.pc];
-        if (atPc == null) explored[st.pc] = atPc = new java.util.HashMap<>();
+        Map<Long, List<StatePruning.Kept>> atPc = explored[st.pc];
+        if (atPc == null) explored[st.pc] = atPc = new HashMap<>();
         int rounds = loopIndex[st.pc] >= 0 ? ++st.visits[loopIndex[st.pc]] : 0;
         boolean loopHead = loopIndex[st.pc] >= 0;
         List<StatePruning.Kept> seen = atPc.computeIfAbsent(StatePruning.shape(st), k -> new ArrayList<>());
@@ -150,7 +154,7 @@ final class Verifier {
     /** 0 at every target of a jump to itself or backwards, -1 elsewhere. */
     private static int[] loopHeads(Insn[] insns, InsnForm[] forms) {
         int[] heads = new int[insns.length];
-        java.util.Arrays.fill(heads, -1);
+        Arrays.fill(heads, -1);
         for (int pc = 0; pc < insns.length; pc++) {
             if (!forms[pc].isJump()) continue;
             long t = ControlFlow.target(pc, forms[pc], insns[pc]);
@@ -169,7 +173,7 @@ final class Verifier {
                 if (t >= 0 && t < insns.length) p[(int) t] = true;
                 if (f == InsnForm.JCOND_IMM || f == InsnForm.JCOND_REG) if (pc + 1 < insns.length) p[pc + 1] = true;
             }
-            if (f == InsnForm.LDDW && insns[pc].src() == dev.bpf4j.isa.Opcodes.PSEUDO_FUNC) {
+            if (f == InsnForm.LDDW && insns[pc].src() == Opcodes.PSEUDO_FUNC) {
                 long t = ControlFlow.target(pc, f, insns[pc]);
                 if (t >= 0 && t < insns.length) p[(int) t] = true;
             }

@@ -2,6 +2,7 @@ package dev.bpf4j.verifier;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * The whole abstract machine at one instruction ({@code struct bpf_verifier_state}): the call
@@ -54,7 +55,7 @@ final class VerifierState {
     }
 
     /** Every register and spilled slot of every frame, for id-based null propagation. */
-    void forEachReg(java.util.function.Consumer<RegState> action) {
+    void forEachReg(Consumer<RegState> action) {
         for (FuncState f : frames) {
             for (RegState r : f.regs) action.accept(r);
             for (RegState r : f.spilled) if (r != null) action.accept(r);

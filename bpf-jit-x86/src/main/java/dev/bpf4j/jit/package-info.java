@@ -1,5 +1,6 @@
 /**
- * The x86-64 JIT engine ({@link dev.bpf4j.jit.JitEngine}, name {@code jit}).
+ * The x86-64 JIT engine ({@link dev.bpf4j.jit.JitEngine}, name {@code jit}; its internal side is
+ * {@code runtime.JitLoader}).
  *
  * <p>Layers, bottom up, modelled on Linux {@code arch/x86/net/bpf_jit_comp.c}:
  * <ol>

@@ -117,7 +117,7 @@ class CallTest {
         assertThat(e.pc()).isEqualTo(5);
         // Errors from deep inside restore the trampoline's registers: the next run still works.
         assertThat(Jit.run(p, LoadOptions.defaults(), RunContext.builder().arg(1, 1).build())).isEqualTo(101);
-        try (var x = Jit.ENGINE.load(p, LoadOptions.defaults())) {
+        try (var x = Jit.LOADER.load(p, LoadOptions.defaults())) {
             assertThat(x.layout().entryTrampoline()).isPresent();
             assertThat(x.codeRegions()).extracting(dev.bpf4j.unwind.CodeRegion::symbol).anyMatch(s -> s.endsWith("_selfcall__entry"));
         }

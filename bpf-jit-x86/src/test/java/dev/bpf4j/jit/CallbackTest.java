@@ -4,6 +4,7 @@ import dev.bpf4j.helpers.BpfHelpers;
 import dev.bpf4j.runtime.HelperIds;
 import dev.bpf4j.isa.Insn;
 import dev.bpf4j.isa.Opcodes;
+import dev.bpf4j.isa.Reg;
 import dev.bpf4j.asm.ProgramBuilder;
 import dev.bpf4j.maps.MapDefinition;
 import dev.bpf4j.maps.MapTable;
@@ -35,7 +36,7 @@ class CallbackTest {
     static final int EXIT_HELPER = 200;
 
     /** {@code lddw reg, function k}, resolved by {@link #link}. */
-    static ProgramBuilder func(ProgramBuilder b, dev.bpf4j.isa.Reg reg, int k) { return b.ldPseudo(reg, Opcodes.PSEUDO_FUNC, k, 0); }
+    static ProgramBuilder func(ProgramBuilder b, Reg reg, int k) { return b.ldPseudo(reg, Opcodes.PSEUDO_FUNC, k, 0); }
 
     /** Main then each function, with function-address lddw's pointing at their function (as clang lays them out). */
     static Program link(String name, ProgramBuilder main, ProgramBuilder... functions) {

@@ -37,7 +37,7 @@ class ClangObjectTest {
                      Executable interp = Bpf.load(p.program(), new InterpreterEngine(), LoadOptions.defaults())) {
                     assertThat(jit.run(run)).as(names[i]).isEqualTo(interp.run(run)).isEqualTo(expected[i]);
                 }
-                try (var x = Jit.ENGINE.load(p.program(), LoadOptions.defaults())) {
+                try (var x = Jit.LOADER.load(p.program(), LoadOptions.defaults())) {
                     assertThat(x.codeRegions().size()).as("functions + stubs of " + names[i]).isGreaterThanOrEqualTo(3);
                 }
             }

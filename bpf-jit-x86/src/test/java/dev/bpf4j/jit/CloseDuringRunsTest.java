@@ -47,7 +47,7 @@ class CloseDuringRunsTest {
         long flag = NativeMemory.allocate(8);
         try {
             NativeMemory.putLong(flag, 0);
-            JitExecutable x = Jit.ENGINE.load(p, LoadOptions.defaults());
+            JitExecutable x = Jit.LOADER.load(p, LoadOptions.defaults());
             RunContext ctx = RunContext.builder().arg(1, flag).region(new MemoryRegion("flag", flag, 8, true)).budget(2L * spins).build();
             FutureTask<Long> run = new FutureTask<>(() -> x.run(ctx));
             new Thread(run).start();
@@ -65,7 +65,7 @@ class CloseDuringRunsTest {
     @Test
     void closeWaitsForANestedRun() throws Exception {
         CountDownLatch parked = new CountDownLatch(1), release = new CountDownLatch(1);
-        JitExecutable inner = Jit.ENGINE.load(prog("inner", call(2), alu64(ADD, 0, 1), exit()), LoadOptions.defaults()
+        JitExecutable inner = Jit.LOADER.load(prog("inner", call(2), alu64(ADD, 0, 1), exit()), LoadOptions.defaults()
                 .withHelpers(HelperRegistry.builder().add(2, "park", (call, a, b, c, d, e) -> {
                     parked.countDown();
                     try {
@@ -75,7 +75,7 @@ class CloseDuringRunsTest {
                     }
                     return 40;
                 }).build()));
-        try (JitExecutable outer = Jit.ENGINE.load(prog("outer", call(1), alu64(ADD, 0, 1), exit()), LoadOptions.defaults()
+        try (JitExecutable outer = Jit.LOADER.load(prog("outer", call(1), alu64(ADD, 0, 1), exit()), LoadOptions.defaults()
                 .withHelpers(HelperRegistry.builder().add(1, "runInner", (call, a, b, c, d, e) -> inner.run(RunContext.builder().build())).build()))) {
             FutureTask<Long> run = new FutureTask<>(() -> outer.run(RunContext.builder().build()));
             new Thread(run).start();
@@ -98,7 +98,7 @@ class CloseDuringRunsTest {
     @Test
     void closeFromInsideItsOwnRunIsRefused() {
         AtomicReference<JitExecutable> self = new AtomicReference<>();
-        JitExecutable x = Jit.ENGINE.load(prog("selfclose", call(1), exit()), LoadOptions.defaults()
+        JitExecutable x = Jit.LOADER.load(prog("selfclose", call(1), exit()), LoadOptions.defaults()
                 .withHelpers(HelperRegistry.builder().add(1, "closeSelf", (call, a, b, c, d, e) -> {
                     self.get().close();
                     return 1;
@@ -121,7 +121,7 @@ class CloseDuringRunsTest {
         AtomicReference<Target> current = new AtomicReference<>(load(0));
         ThreadLocal<Target> nestedTarget = new ThreadLocal<>();
         // outer: r0 = helper() + 1, the helper running this thread's target (a nested run).
-        JitExecutable outer = Jit.ENGINE.load(prog("outer", call(1), alu64(ADD, 0, 1), exit()), LoadOptions.defaults()
+        JitExecutable outer = Jit.LOADER.load(prog("outer", call(1), alu64(ADD, 0, 1), exit()), LoadOptions.defaults()
                 .withHelpers(HelperRegistry.builder().add(1, "nested", (call, a, b, c, d, e) -> nestedTarget.get().exe().run(RunContext.builder().build())).build()));
         AtomicBoolean stop = new AtomicBoolean();
         AtomicLong ok = new AtomicLong(), closed = new AtomicLong();
@@ -178,7 +178,7 @@ class CloseDuringRunsTest {
     }
 
     private static Target load(int k) {
-        return new Target(Jit.ENGINE.load(spinning("t" + k, k, 500), LoadOptions.defaults()), k);
+        return new Target(Jit.LOADER.load(spinning("t" + k, k, 500), LoadOptions.defaults()), k);
     }
 
     private static final class LockSupportSleep {

@@ -34,7 +34,7 @@ class CompilerLayoutTest {
 
     @Test
     void shortJumpsWhereTheyReachNearOnesElsewhere() {
-        CompiledProgram c = Jit.ENGINE.compile(longAndShort(), LoadOptions.defaults());
+        CompiledProgram c = Jit.LOADER.compile(longAndShort(), LoadOptions.defaults());
         byte[] code = c.code();
         JitLayout l = c.layout();
         // A pessimistic first pass, at least one more until two agree, then the checking pass.
@@ -56,7 +56,7 @@ class CompilerLayoutTest {
     @Test
     void layoutCoversFunctionsAndStubs() {
         Program p = prog("fns", mov64(1, 1), callLocal(1), exit(), mov64r(0, 1), callLocal(1), exit(), mov64(0, 7), exit());
-        try (JitExecutable x = Jit.ENGINE.load(p, LoadOptions.defaults())) {
+        try (JitExecutable x = Jit.LOADER.load(p, LoadOptions.defaults())) {
             JitLayout l = x.layout();
             assertThat(l.functions()).extracting(FunctionLayout::startPc).containsExactly(0, 3, 6);
             int end = 0;
@@ -80,7 +80,7 @@ class CompilerLayoutTest {
         Program calls = prog("rows", mov64(1, 1), callLocal(1), exit(), mov64r(0, 1), exit());
         Program self = prog("self", mov64(0, 0), jmp(JEQ, 1, 0, 2), alu64(SUB, 1, 1), callLocal(-4), exit());
         for (Program p : List.of(calls, self)) {
-            try (JitExecutable x = Jit.ENGINE.load(p, LoadOptions.defaults())) {
+            try (JitExecutable x = Jit.LOADER.load(p, LoadOptions.defaults())) {
                 for (dev.bpf4j.unwind.CodeRegion r : x.codeRegions()) {
                     int next = 0;
                     for (dev.bpf4j.unwind.UnwindRow row : r.rows()) {
@@ -118,7 +118,7 @@ class CompilerLayoutTest {
     void closingFromInsideOwnRunIsRefusedNotAHang() {
         JitExecutable[] self = new JitExecutable[1];
         HelperRegistry h = HelperRegistry.builder().add(1, "closer", (call, a, b, c, d, e) -> { self[0].close(); return 0; }).build();
-        self[0] = Jit.ENGINE.load(prog("self", call(1), exit()), LoadOptions.defaults().withHelpers(h));
+        self[0] = Jit.LOADER.load(prog("self", call(1), exit()), LoadOptions.defaults().withHelpers(h));
         assertThatThrownBy(() -> self[0].run(RunContext.builder().build())).isInstanceOf(dev.bpf4j.runtime.BpfRuntimeException.class)
                 .hasRootCauseInstanceOf(IllegalStateException.class);
         self[0].close();

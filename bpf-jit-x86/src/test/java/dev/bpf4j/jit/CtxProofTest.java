@@ -36,7 +36,7 @@ class CtxProofTest {
 
     @AfterEach void free() { runs.close(); }
 
-    private static CompiledProgram compiled(Program p, LoadOptions o) { return Jit.ENGINE.compile(p, o); }
+    private static CompiledProgram compiled(Program p, LoadOptions o) { return Jit.LOADER.compile(p, o); }
 
     private static int[] guarded(Program p) { return compiled(p, OPTIONS).proofs().guardedPcs(); }
 

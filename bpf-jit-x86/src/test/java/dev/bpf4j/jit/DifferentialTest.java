@@ -66,7 +66,7 @@ class DifferentialTest {
                     assertThat(got).as("seed %d (program %s)", seed, p.name()).isEqualTo(expect);
                     if (!expect.startsWith("r0=")) errors++;
                     compared++;
-                    unchecked += Jit.ENGINE.compile(p, options).proofs().uncheckedPcs().length;
+                    unchecked += Jit.LOADER.compile(p, options).proofs().uncheckedPcs().length;
                 } catch (AssertionError | RuntimeException e) {
                     fail("seed " + seed + ": " + e.getMessage(), e);
                 }

@@ -2,6 +2,7 @@ package dev.bpf4j.jit;
 
 import dev.bpf4j.jit.runtime.ExecutableMemory;
 import dev.bpf4j.jit.runtime.JitExecutable;
+import dev.bpf4j.jit.runtime.JitLoader;
 import dev.bpf4j.program.Program;
 import dev.bpf4j.runtime.LoadOptions;
 import dev.bpf4j.runtime.MemoryRegion;
@@ -42,7 +43,7 @@ class FrameUnwindTest {
             CodeRegion helper = new CodeRegion(code.address(), code.size(), "capture_stack", "test",
                     List.of(new UnwindRow(0, code.size(), CfaRule.RETURN_AT_SP)));
             map.register(helper);
-            JitEngine engine = new JitEngine().withNativeHelper(HelperBinding.nativeCode(CAPTURE, "capture", code.address(), code));
+            JitLoader engine = new JitLoader().withNativeHelper(HelperBinding.nativeCode(CAPTURE, "capture", code.address(), code));
             Program p = prog("nested",
                     lddw(6, out), mov64r(9, 10), callLocal(1), exit(), // 0..4: main; r9 = its frame pointer
                     mov64(7, 1), callLocal(1), exit(),                 // 5..7: sub1

@@ -1,5 +1,6 @@
 package dev.bpf4j.jit;
 
+import dev.bpf4j.jit.runtime.JitLoader;
 import dev.bpf4j.program.Program;
 import dev.bpf4j.runtime.HelperRegistry;
 import dev.bpf4j.runtime.LoadOptions;
@@ -11,6 +12,8 @@ final class Jit {
     private Jit() {}
 
     static final JitEngine ENGINE = new JitEngine();
+    /** The engine's internal side, for tests that read the compiled code. */
+    static final JitLoader LOADER = new JitLoader();
     static final int DUMP = 99;
 
     static long run(Program p) { return run(p, LoadOptions.defaults(), RunContext.builder().build()); }

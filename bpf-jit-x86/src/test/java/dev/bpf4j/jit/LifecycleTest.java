@@ -25,7 +25,7 @@ class LifecycleTest {
 
     @Test
     void codeIsReadExecuteNeverWritable() {
-        try (JitExecutable x = Jit.ENGINE.load(SMALL, LoadOptions.defaults())) {
+        try (JitExecutable x = Jit.LOADER.load(SMALL, LoadOptions.defaults())) {
             ProcMaps.Mapping m = ProcMaps.containing(x.entryAddress()).orElseThrow();
             assertThat(m.perms()).startsWith("r-x");
         }
@@ -33,7 +33,7 @@ class LifecycleTest {
 
     @Test
     void registeredWhileLoadedUnregisteredOnClose() {
-        JitExecutable x = Jit.ENGINE.load(SMALL, LoadOptions.defaults());
+        JitExecutable x = Jit.LOADER.load(SMALL, LoadOptions.defaults());
         long entry = x.entryAddress();
         CodeRegion main = CodeMap.global().find(entry).orElseThrow();
         assertThat(main.symbol()).isEqualTo("bpf_prog_" + ProgramTag.of(SMALL.insns()) + "_small");
@@ -58,7 +58,7 @@ class LifecycleTest {
             }
             return 41;
         }).build();
-        JitExecutable x = Jit.ENGINE.load(prog("park", call(1), alu64(ADD, 0, 1), exit()), LoadOptions.defaults().withHelpers(h));
+        JitExecutable x = Jit.LOADER.load(prog("park", call(1), alu64(ADD, 0, 1), exit()), LoadOptions.defaults().withHelpers(h));
         java.util.concurrent.FutureTask<Long> run = new java.util.concurrent.FutureTask<>(() -> x.run(RunContext.builder().build()));
         new Thread(run).start();
         inHelper.await();
@@ -91,7 +91,7 @@ class LifecycleTest {
 
     private static void loadRunClose(int i) {
         Program p = prog("p" + (i % 10), mov64(0, i), alu64(ADD, 0, 1), exit());
-        try (JitExecutable x = Jit.ENGINE.load(p, LoadOptions.defaults())) {
+        try (JitExecutable x = Jit.LOADER.load(p, LoadOptions.defaults())) {
             assertThat(x.run(RunContext.builder().build())).isEqualTo(i + 1);
         }
     }

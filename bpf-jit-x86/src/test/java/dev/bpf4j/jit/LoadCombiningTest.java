@@ -25,7 +25,7 @@ class LoadCombiningTest {
 
     @AfterEach void free() { runs.close(); }
 
-    private static CompiledProgram compiled(Program p) { return Jit.ENGINE.compile(p, RegionRuns.OPTIONS); }
+    private static CompiledProgram compiled(Program p) { return Jit.LOADER.compile(p, RegionRuns.OPTIONS); }
 
     /** if len < n goto out; body (from pc 1); exit; out: r0 = 7; exit. */
     private static Program guarded(String name, int n, Object... body) {

@@ -5,7 +5,7 @@ import dev.bpf4j.jit.x86.AluOp;
 import dev.bpf4j.jit.x86.CodeBuffer;
 import dev.bpf4j.jit.x86.Cond;
 import dev.bpf4j.jit.x86.Mem;
-import dev.bpf4j.jit.x86.Reg;
+import dev.bpf4j.jit.x86.X86Reg;
 import dev.bpf4j.jit.x86.X86Encoder;
 
 /** Native helpers generated with the JIT's own encoder, for tests that need the real machine state. */
@@ -20,20 +20,20 @@ final class NativeCode {
     static ExecutableMemory captureStack() {
         CodeBuffer b = new CodeBuffer();
         X86Encoder e = new X86Encoder(b);
-        e.store(8, Mem.of(Reg.RDI, 0), Reg.RBP);            /* mov [rdi], rbp */
-        e.store(8, Mem.of(Reg.RDI, 8), Reg.RSP);            /* mov [rdi + 8], rsp */
-        e.aluRI(AluOp.ADD, true, Reg.RDI, 16);              /* add rdi, 16 */
-        e.movRR(true, Reg.RCX, Reg.RSI);                    /* mov rcx, rsi */
-        e.aluRR(AluOp.SUB, true, Reg.RCX, Reg.RSP);         /* sub rcx, rsp (bytes) */
-        e.movRR(true, Reg.RAX, Reg.RCX);                    /* mov rax, rcx (result) */
-        e.shiftImm(dev.bpf4j.jit.x86.Shift.SHR, true, Reg.RCX, 3); /* shr rcx, 3 (quadwords) */
-        e.movRR(true, Reg.RSI, Reg.RSP);                    /* mov rsi, rsp */
+        e.store(8, Mem.of(X86Reg.RDI, 0), X86Reg.RBP);            /* mov [rdi], rbp */
+        e.store(8, Mem.of(X86Reg.RDI, 8), X86Reg.RSP);            /* mov [rdi + 8], rsp */
+        e.aluRI(AluOp.ADD, true, X86Reg.RDI, 16);              /* add rdi, 16 */
+        e.movRR(true, X86Reg.RCX, X86Reg.RSI);                    /* mov rcx, rsi */
+        e.aluRR(AluOp.SUB, true, X86Reg.RCX, X86Reg.RSP);         /* sub rcx, rsp (bytes) */
+        e.movRR(true, X86Reg.RAX, X86Reg.RCX);                    /* mov rax, rcx (result) */
+        e.shiftImm(dev.bpf4j.jit.x86.Shift.SHR, true, X86Reg.RCX, 3); /* shr rcx, 3 (quadwords) */
+        e.movRR(true, X86Reg.RSI, X86Reg.RSP);                    /* mov rsi, rsp */
         int loop = e.position();                            /* .copy: */
-        e.load(true, Reg.RDX, Mem.of(Reg.RSI, 0));          /* mov rdx, [rsi] */
-        e.store(8, Mem.of(Reg.RDI, 0), Reg.RDX);            /* mov [rdi], rdx */
-        e.aluRI(AluOp.ADD, true, Reg.RSI, 8);               /* add rsi, 8 */
-        e.aluRI(AluOp.ADD, true, Reg.RDI, 8);               /* add rdi, 8 */
-        e.aluRI(AluOp.SUB, true, Reg.RCX, 1);               /* sub rcx, 1 */
+        e.load(true, X86Reg.RDX, Mem.of(X86Reg.RSI, 0));          /* mov rdx, [rsi] */
+        e.store(8, Mem.of(X86Reg.RDI, 0), X86Reg.RDX);            /* mov [rdi], rdx */
+        e.aluRI(AluOp.ADD, true, X86Reg.RSI, 8);               /* add rsi, 8 */
+        e.aluRI(AluOp.ADD, true, X86Reg.RDI, 8);               /* add rdi, 8 */
+        e.aluRI(AluOp.SUB, true, X86Reg.RCX, 1);               /* sub rcx, 1 */
         e.jccRel8(Cond.NE, loop);                           /* jne .copy */
         e.ret();                                            /* ret */
         return ExecutableMemory.of(b.toByteArray());

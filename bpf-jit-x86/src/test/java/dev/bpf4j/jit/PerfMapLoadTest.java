@@ -1,5 +1,6 @@
 package dev.bpf4j.jit;
 
+import dev.bpf4j.jit.runtime.JitLoader;
 import dev.bpf4j.jit.runtime.JitExecutable;
 import dev.bpf4j.program.Program;
 import dev.bpf4j.runtime.LoadOptions;
@@ -22,7 +23,7 @@ class PerfMapLoadTest {
 
     @Test void everyRegionOfAPerfMapLoadIsInTheProcessPerfMap() throws Exception {
         Program p = prog("perfmapped", mov64(1, 3), callLocal(1), exit(), mov64r(0, 1), exit());
-        try (JitExecutable x = new JitEngine().load(p, LoadOptions.defaults().withPerfMap(true))) {
+        try (JitExecutable x = new JitLoader().load(p, LoadOptions.defaults().withPerfMap(true))) {
             assertThat(x.run(RunContext.builder().build())).isEqualTo(3);
             List<String> lines = Files.readAllLines(PerfMapWriter.defaultPath());
             assertThat(x.codeRegions()).hasSizeGreaterThanOrEqualTo(3);

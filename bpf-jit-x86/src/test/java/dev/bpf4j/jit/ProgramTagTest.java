@@ -44,11 +44,11 @@ class ProgramTagTest {
     void functionSymbolsMatchKallsyms() {
         var subtest = prog("subtest", mov64(1, 1), callLocal(1), exit(), mov64r(0, 1), exit());
         var nested2 = prog("nested2", mov64(1, 1), callLocal(1), exit(), callLocal(1), exit(), mov64r(0, 1), exit());
-        try (var x = Jit.ENGINE.load(subtest, dev.bpf4j.runtime.LoadOptions.defaults())) {
+        try (var x = Jit.LOADER.load(subtest, dev.bpf4j.runtime.LoadOptions.defaults())) {
             assertThat(x.codeRegions()).extracting(dev.bpf4j.unwind.CodeRegion::symbol)
                     .startsWith("bpf_prog_748fdaca820effc9_subtest", "bpf_prog_0eb5405ba529d7d5_F");
         }
-        try (var x = Jit.ENGINE.load(nested2, dev.bpf4j.runtime.LoadOptions.defaults())) {
+        try (var x = Jit.LOADER.load(nested2, dev.bpf4j.runtime.LoadOptions.defaults())) {
             assertThat(x.codeRegions()).extracting(dev.bpf4j.unwind.CodeRegion::symbol)
                     .startsWith("bpf_prog_2fa170e9c64a63e1_nested2", "bpf_prog_f8d44a1e0b283126_F", "bpf_prog_0eb5405ba529d7d5_F");
         }

@@ -21,7 +21,7 @@ final class ProofTally {
         } catch (BpfLoadException rejected) {
             return null;
         }
-        CompiledProgram c = Jit.ENGINE.compile(p, options);
+        CompiledProgram c = Jit.LOADER.compile(p, options);
         if (c.proofs().guardedOffset() >= 0) withCopy++;
         unchecked += c.proofs().guardedPcs().length;
         combined += c.proofs().guardedCombinedPcs().length;

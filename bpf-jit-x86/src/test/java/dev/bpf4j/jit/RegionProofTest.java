@@ -32,7 +32,7 @@ class RegionProofTest {
 
     private List<String> same(Program p) { return runs.same(p); }
 
-    private static CompiledProgram compiled(Program p) { return Jit.ENGINE.compile(p, OPTIONS); }
+    private static CompiledProgram compiled(Program p) { return Jit.LOADER.compile(p, OPTIONS); }
 
     private static int[] guarded(Program p) { return compiled(p).proofs().guardedPcs(); }
 

@@ -42,11 +42,11 @@ class StackProofTest {
         return o[0];
     }
 
-    private static int[] unchecked(Program p) { return Jit.ENGINE.compile(p, LoadOptions.defaults()).proofs().uncheckedPcs(); }
+    private static int[] unchecked(Program p) { return Jit.LOADER.compile(p, LoadOptions.defaults()).proofs().uncheckedPcs(); }
 
     /** Bytes of machine code the slot at pc compiled to. */
     private static int codeBytes(Program p, int pc) {
-        int[] off = Jit.ENGINE.compile(p, LoadOptions.defaults()).layout().pcOffsets();
+        int[] off = Jit.LOADER.compile(p, LoadOptions.defaults()).layout().pcOffsets();
         return off[pc + 1] - off[pc];
     }
 
@@ -140,7 +140,7 @@ class StackProofTest {
         // A helper call may write the frame: the spill is forgotten.
         Program called = prog("call", mov64r(6, 10), alu64(ADD, 6, -64), stx(DW, 10, 6, -8), call(Jit.DUMP),
                 ldx(DW, 3, 10, -8), st(W, 3, 4, 7), st(W, 6, 0, 1), ldx(W, 0, 10, -60), exit());
-        int[] pcs = Jit.ENGINE.compile(called, LoadOptions.defaults().withHelpers(Jit.dumpHelper(new long[0]))).proofs().uncheckedPcs();
+        int[] pcs = Jit.LOADER.compile(called, LoadOptions.defaults().withHelpers(Jit.dumpHelper(new long[0]))).proofs().uncheckedPcs();
         assertThat(pcs).as("r6 survives the call, the reloaded slot does not").containsExactly(6);
     }
 

@@ -32,7 +32,7 @@ class ThreadsTest {
         // r0 = helper(*(u64 *)r1) + loop of r2 iterations; writes the result back to *r1.
         Program p = prog("mt", mov64r(6, 1), mov64r(7, 2), ldx(DW, 1, 6, 0), call(1),
                 alu64(ADD, 0, 1), alu64(SUB, 7, 1), jmp(JSGT, 7, 0, -3), stx(DW, 6, 0, 0), exit());
-        try (JitExecutable x = Jit.ENGINE.load(p, LoadOptions.defaults().withHelpers(h).withEntryArgs(2))) {
+        try (JitExecutable x = Jit.LOADER.load(p, LoadOptions.defaults().withHelpers(h).withEntryArgs(2))) {
             ExecutorService pool = Executors.newFixedThreadPool(6);
             List<Future<?>> fs = new ArrayList<>();
             for (int t = 0; t < 6; t++) {

@@ -1,5 +1,6 @@
 package dev.bpf4j.jit;
 
+import dev.bpf4j.jit.runtime.JitExecutable;
 import dev.bpf4j.helpers.BpfHelpers;
 import dev.bpf4j.maps.MapDefinition;
 import dev.bpf4j.maps.MapTable;
@@ -57,7 +58,7 @@ class UnclosedProgramsTest {
             assertThat(j.run(ctx)).as("program %d", n).isEqualTo(i.run(ctx)).isEqualTo(3L * n + n);
             jit.add(j);
             interp.add(i);
-            entries.add(((dev.bpf4j.jit.runtime.JitExecutable) j).entryAddress());
+            entries.add(((JitExecutable) j).entryAddress());
         }
         ExecutableMemory.Mapped loaded = ExecutableMemory.mappedNow();
         assertThat(loaded.mappings()).isGreaterThanOrEqualTo(before.mappings() + PROGRAMS);

@@ -11,7 +11,9 @@ import dev.bpf4j.runtime.LookupInlining;
 import dev.bpf4j.helpers.MapHelperInlining;
 import dev.bpf4j.verifier.InsnAux;
 
+import java.util.Arrays;
 import java.util.List;
+import java.util.stream.IntStream;
 
 import static dev.bpf4j.isa.Opcodes.*;
 
@@ -44,7 +46,7 @@ final class JvmCompiler {
         for (int p = 0; p < parts.size(); p++) {
             List<int[]> rs = parts.get(p);
             code[p] = PartAssembler.define(f, rs);
-            if (partOf != null) for (int[] r : rs) java.util.Arrays.fill(partOf, r[0], r[1], p);
+            if (partOf != null) for (int[] r : rs) Arrays.fill(partOf, r[0], r[1], p);
         }
         f.program.parts = code;
         f.program.partOf = partOf;
@@ -86,10 +88,10 @@ final class JvmCompiler {
             jumpTarget = new int[n];
             helperConstant = new int[n];
             inlineConstant = new int[n];
-            java.util.Arrays.fill(jumpTarget, -1);
+            Arrays.fill(jumpTarget, -1);
             HelperSpec[] helpers = new HelperSpec[n];
             int[] callTarget = new int[n];
-            java.util.Arrays.fill(callTarget, -1);
+            Arrays.fill(callTarget, -1);
             boolean[] callbackTarget = new boolean[n];
             alwaysEntry[0] = true;
             for (int pc = 0; pc < n; pc++) {
@@ -124,7 +126,7 @@ final class JvmCompiler {
             boolean[] start = callbackTarget.clone(); // functions: main, call targets, callbacks
             start[0] = true;
             for (int t : callTarget) if (t >= 0) start[t] = true;
-            int[] starts = java.util.stream.IntStream.range(0, n).filter(pc -> start[pc]).toArray();
+            int[] starts = IntStream.range(0, n).filter(pc -> start[pc]).toArray();
             inlineMaps = MapHelperInlining.targets(insns, helpers, starts, aux);
             program = new JvmProgram(name, n, helpers, options.helpers(), callTarget, callbackTarget, options.entryArgs(),
                     StackUse.bytesToZeroPerFrame(insns, options.helpers()::forwardArguments), aux);
@@ -141,18 +143,18 @@ final class JvmCompiler {
         /** The pcs of {@code [start, end)} the driver may enter at, sorted: its start, {@link #alwaysEntry}, targets of jumps from outside. */
         int[] entries(int start, int end) {
             if (edges == null) {
-                edges = java.util.stream.IntStream.range(0, insns.length).filter(pc -> jumpTarget[pc] >= 0)
+                edges = IntStream.range(0, insns.length).filter(pc -> jumpTarget[pc] >= 0)
                         .mapToLong(pc -> (long) jumpTarget[pc] << 32 | pc).sorted().toArray();
             }
             boolean[] e = new boolean[end - start];
             e[0] = true;
             for (int pc = start; pc < end; pc++) if (alwaysEntry[pc]) e[pc - start] = true;
-            int i = java.util.Arrays.binarySearch(edges, (long) start << 32);
+            int i = Arrays.binarySearch(edges, (long) start << 32);
             for (i = i < 0 ? -i - 1 : i; i < edges.length && (int) (edges[i] >>> 32) < end; i++) {
                 int t = (int) (edges[i] >>> 32), from = (int) edges[i];
                 if (from < start || from >= end) e[t - start] = true;
             }
-            return java.util.stream.IntStream.range(start, end).filter(pc -> e[pc - start] && !secondSlot[pc]).toArray();
+            return IntStream.range(start, end).filter(pc -> e[pc - start] && !secondSlot[pc]).toArray();
         }
     }
 }

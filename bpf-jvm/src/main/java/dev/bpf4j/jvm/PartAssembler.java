@@ -10,6 +10,7 @@ import org.objectweb.asm.Type;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 import static org.objectweb.asm.Opcodes.*;
@@ -42,7 +43,7 @@ final class PartAssembler {
             }
         }
         int[] regionOf = new int[last - first];
-        for (int k = 0; k < regions.size(); k++) java.util.Arrays.fill(regionOf, regions.get(k)[0] - first, regions.get(k)[1] - first, k);
+        for (int k = 0; k < regions.size(); k++) Arrays.fill(regionOf, regions.get(k)[0] - first, regions.get(k)[1] - first, k);
         int indexConstant = data.size();
         data.add(regionOf);
 

@@ -1,5 +1,6 @@
 package dev.bpf4j.jvm;
 
+import dev.bpf4j.isa.JmpOps;
 import org.objectweb.asm.Label;
 import org.objectweb.asm.MethodVisitor;
 
@@ -86,7 +87,7 @@ final class PlainOps {
             mv.visitJumpInsn(negated ? IFEQ : IFNE, to);
             return;
         }
-        int cond = negated ? dev.bpf4j.isa.JmpOps.negate(op) : op;
+        int cond = negated ? JmpOps.negate(op) : op;
         if (jmp32) {
             mv.visitJumpInsn(switch (cond) {
                 case JEQ -> IF_ICMPEQ; case JNE -> IF_ICMPNE;

@@ -2,6 +2,7 @@ package dev.bpf4j.jvm;
 
 import dev.bpf4j.helpers.MapHelperInlining;
 import dev.bpf4j.isa.Insn;
+import dev.bpf4j.runtime.HelperIds;
 import dev.bpf4j.runtime.Limits;
 import org.objectweb.asm.ConstantDynamic;
 import org.objectweb.asm.Handle;
@@ -267,7 +268,7 @@ final class RegionEmitter {
             done = new Label();
             Label call = new Label();
             for (int i = 2; i <= 4; i++) storeReg(i);
-            mv.visitInsn(f.program.helpers[pc].id() == dev.bpf4j.runtime.HelperIds.MAP_UPDATE_ELEM ? ICONST_1 : ICONST_0);
+            mv.visitInsn(f.program.helpers[pc].id() == HelperIds.MAP_UPDATE_ELEM ? ICONST_1 : ICONST_0);
             mv.visitLdcInsn(new ConstantDynamic("_", "Ldev/bpf4j/runtime/LookupInlining$Target;", CLASS_DATA_AT, f.inlineConstant[pc]));
             mv.visitVarInsn(ALOAD, R);
             mv.visitMethodInsn(INVOKESTATIC, Type.getInternalName(MapHelperInlining.class), "inline",
@@ -426,12 +427,7 @@ final class RegionEmitter {
         int op = in.opcode(), size = sizeBytes(op);
         boolean sx = mode(op) == MEMSX;
         address(pc, in.src(), in.off(), size, !sx && unchecked(pc, in.src(), in.off(), size) ? null : "read");
-        switch (size) {
-            case 1 -> memCall("getByte", "(J)B");
-            case 2 -> memCall("getShort", "(J)S");
-            case 4 -> memCall("getInt", "(J)I");
-            default -> memCall("getLong", "(J)J");
-        }
+        memCall(false, size);
         if (size < 8) {
             mv.visitInsn(I2L);
             if (!sx) {
@@ -458,12 +454,7 @@ final class RegionEmitter {
             if (size == 1) mv.visitInsn(I2B);
             if (size == 2) mv.visitInsn(I2S);
         }
-        switch (size) {
-            case 1 -> memCall("putByte", "(JB)V");
-            case 2 -> memCall("putShort", "(JS)V");
-            case 4 -> memCall("putInt", "(JI)V");
-            default -> memCall("putLong", "(JJ)V");
-        }
+        memCall(true, size);
     }
 
     /** BPF_ATOMIC: every form is a locked read-modify-write ({@link dev.bpf4j.runtime.AtomicOps}), as the JIT's {@code lock} instructions. */
@@ -490,7 +481,12 @@ final class RegionEmitter {
         else mv.visitInsn(POP2);
     }
 
-    private void memCall(String name, String desc) { mv.visitMethodInsn(INVOKESTATIC, MEMORY, name, desc, false); }
+    /** {@code NativeMemory.get<T>(address)} or {@code put<T>(address, value)} for a {@code size}-byte access. */
+    private void memCall(boolean put, int size) {
+        String type = switch (size) { case 1 -> "Byte"; case 2 -> "Short"; case 4 -> "Int"; default -> "Long"; };
+        String value = switch (size) { case 1 -> "B"; case 2 -> "S"; case 4 -> "I"; default -> "J"; };
+        mv.visitMethodInsn(INVOKESTATIC, MEMORY, (put ? "put" : "get") + type, put ? "(J" + value + ")V" : "(J)" + value, false);
+    }
 
     // ---- plumbing ----
 

@@ -9,6 +9,12 @@ import dev.bpf4j.runtime.PacketContext;
 import dev.bpf4j.verifier.Validator;
 import dev.bpf4j.verifier.VerifierException;
 
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
 /**
  * One program's verdict from Linux's verifier (privileged BPF_PROG_LOAD of a given program type)
  * and from bpf4j's, for tests that compare the two instruction by instruction.
@@ -38,6 +44,28 @@ final class KernelOracle {
             return "";
         } catch (VerifierException e) {
             return e.reason();
+        }
+    }
+
+    private record Verdicts(String name, String linux, String bpf4j) {}
+
+    /**
+     * Loads each program (name → assembly) as a socket filter into Linux and through bpf4j's verifier,
+     * prints every pair of verdicts (the table a failure is read against), then demands that bpf4j
+     * accepts exactly where Linux does.
+     */
+    static void sameSocketFilterVerdicts(Map<String, String> programs) {
+        List<Verdicts> all = new ArrayList<>();
+        for (var e : programs.entrySet()) {
+            Program p = asm("precision", e.getValue());
+            Verdicts v = new Verdicts(e.getKey(), linux(ProgLoadRequest.BPF_PROG_TYPE_SOCKET_FILTER, p), bpf4j(p, SOCKET_FILTER));
+            System.out.printf("%-60s Linux: %-70s bpf4j: %s (pc %d)%n", v.name(), v.linux().isEmpty() ? "accepts" : v.linux(),
+                    v.bpf4j().isEmpty() ? "accepts" : v.bpf4j(), bpf4jPc(p, SOCKET_FILTER));
+            all.add(v);
+        }
+        for (Verdicts v : all) {
+            assertThat(v.bpf4j().isEmpty()).as("%s: bpf4j accepts exactly when Linux does (Linux: %s, bpf4j: %s)", v.name(), v.linux(), v.bpf4j())
+                    .isEqualTo(v.linux().isEmpty());
         }
     }
 

@@ -1,13 +1,10 @@
 package dev.bpf4j.kernel;
 
-import dev.bpf4j.program.Program;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Precision against Linux: programs whose paths meet differing only in a scalar nothing later reads (Linux
@@ -38,15 +35,5 @@ class PrecisionPruningKernelTest {
                 JOIN + "mov r1, r2\ncall local f\nmov r0, 0\nexit\nf:\nmov r3, r10\nadd r3, r1\nstdw [r3-8], 1\nmov r0, 0\nexit");
     }
 
-    @Test void socketFiltersGetLinuxsVerdict() {
-        for (var e : PROGRAMS.entrySet()) {
-            Program p = KernelOracle.asm("precision", e.getValue());
-            String linux = KernelOracle.linux(ProgLoadRequest.BPF_PROG_TYPE_SOCKET_FILTER, p);
-            String ours = KernelOracle.bpf4j(p, KernelOracle.SOCKET_FILTER);
-            System.out.printf("%-50s Linux: %-60s bpf4j: %s (pc %d)%n", e.getKey(), linux.isEmpty() ? "accepts" : linux,
-                    ours.isEmpty() ? "accepts" : ours, KernelOracle.bpf4jPc(p, KernelOracle.SOCKET_FILTER));
-            assertThat(ours.isEmpty()).as("%s: bpf4j accepts exactly when Linux does (Linux: %s, bpf4j: %s)", e.getKey(), linux, ours)
-                    .isEqualTo(linux.isEmpty());
-        }
-    }
+    @Test void socketFiltersGetLinuxsVerdict() { KernelOracle.sameSocketFilterVerdicts(PROGRAMS); }
 }

@@ -1,13 +1,10 @@
 package dev.bpf4j.kernel;
 
-import dev.bpf4j.program.Program;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Scalar precision against Linux: 32-bit bounds, ALU32 zero extension, JMP32 refinement, known bits
@@ -136,20 +133,5 @@ class ScalarPrecisionKernelTest {
                 exit""");
     }
 
-    @Test void socketFiltersGetLinuxsVerdict() {
-        for (var e : PROGRAMS.entrySet()) {
-            Program p = KernelOracle.asm("precision", e.getValue());
-            String linux = KernelOracle.linux(ProgLoadRequest.BPF_PROG_TYPE_SOCKET_FILTER, p);
-            String ours = KernelOracle.bpf4j(p, KernelOracle.SOCKET_FILTER);
-            System.out.printf("%-60s Linux: %-70s bpf4j: %s (pc %d)%n", e.getKey(), linux.isEmpty() ? "accepts" : linux,
-                    ours.isEmpty() ? "accepts" : ours, KernelOracle.bpf4jPc(p, KernelOracle.SOCKET_FILTER));
-        }
-        for (var e : PROGRAMS.entrySet()) {
-            Program p = KernelOracle.asm("precision", e.getValue());
-            String linux = KernelOracle.linux(ProgLoadRequest.BPF_PROG_TYPE_SOCKET_FILTER, p);
-            String ours = KernelOracle.bpf4j(p, KernelOracle.SOCKET_FILTER);
-            assertThat(ours.isEmpty()).as("%s: bpf4j accepts exactly when Linux does (Linux: %s, bpf4j: %s)", e.getKey(), linux, ours)
-                    .isEqualTo(linux.isEmpty());
-        }
-    }
+    @Test void socketFiltersGetLinuxsVerdict() { KernelOracle.sameSocketFilterVerdicts(PROGRAMS); }
 }

@@ -1,11 +1,11 @@
 package dev.bpf4j.cli;
 
+import dev.bpf4j.jit.runtime.JitLoader;
 import dev.bpf4j.cli.conformance.ConformanceHelpers;
 import dev.bpf4j.cli.jited.JitedListing;
 import dev.bpf4j.cli.jited.ObjdumpX86;
 import dev.bpf4j.isa.Insn;
 import dev.bpf4j.isa.Opcodes;
-import dev.bpf4j.jit.JitEngine;
 import dev.bpf4j.program.Program;
 import dev.bpf4j.runtime.HelperRegistry;
 import dev.bpf4j.runtime.LoadOptions;
@@ -21,7 +21,7 @@ final class JitedDisasm {
 
     static String listing(Program program) {
         LoadOptions options = ConformanceHelpers.loadOptions().withHelpers(helpersFor(program));
-        return JitedListing.render(program, new JitEngine().compile(program, options), ObjdumpX86.find());
+        return JitedListing.render(program, new JitLoader().compile(program, options), ObjdumpX86.find());
     }
 
     /**

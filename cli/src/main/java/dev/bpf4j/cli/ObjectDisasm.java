@@ -1,5 +1,6 @@
 package dev.bpf4j.cli;
 
+import dev.bpf4j.jit.runtime.JitLoader;
 import dev.bpf4j.asm.Disassembler;
 import dev.bpf4j.isa.Insn;
 import dev.bpf4j.object.BpfObjectSpec;
@@ -13,7 +14,6 @@ import dev.bpf4j.api.BpfProgram;
 import dev.bpf4j.api.ObjectLoadOptions;
 import dev.bpf4j.cli.jited.JitedListing;
 import dev.bpf4j.cli.jited.ObjdumpX86;
-import dev.bpf4j.jit.JitEngine;
 
 import java.io.PrintStream;
 import java.util.ArrayList;
@@ -78,7 +78,7 @@ final class ObjectDisasm {
                 if (!first) out.println();
                 first = false;
                 out.println(p.name() + ": section " + p.spec().section() + ", type " + p.type());
-                out.print(JitedListing.render(p.program(), new JitEngine().compile(p.program(), p.loadOptions()), ObjdumpX86.find()));
+                out.print(JitedListing.render(p.program(), new JitLoader().compile(p.program(), p.loadOptions()), ObjdumpX86.find()));
             }
         }
         return 0;

@@ -1,9 +1,9 @@
 package dev.bpf4j.cli;
 
+import dev.bpf4j.jit.runtime.JitLoader;
 import dev.bpf4j.cli.conformance.ConformanceHelpers;
 import dev.bpf4j.cli.jited.ObjdumpX86;
 import dev.bpf4j.asm.Assembler;
-import dev.bpf4j.jit.JitEngine;
 import dev.bpf4j.jit.compiler.CompiledProgram;
 import dev.bpf4j.program.Program;
 import org.junit.jupiter.api.AfterEach;
@@ -45,7 +45,7 @@ class DisasmJitedTest {
 
     private static byte[] expectedImage() {
         Program p = Assembler.assembleProgram("twofn", ASM);
-        CompiledProgram c = new JitEngine().compile(p, ConformanceHelpers.loadOptions());
+        CompiledProgram c = new JitLoader().compile(p, ConformanceHelpers.loadOptions());
         return c.code();
     }
 
@@ -122,7 +122,7 @@ class DisasmJitedTest {
     @Test void mainsGuardedCopyIsListedUnderItsOwnHeaderWithItsPcs(@TempDir Path dir) throws Exception {
         Path f = dir.resolve("guarded.data");
         Files.writeString(f, "-- asm\n" + GUARDED + "-- mem\n" + "00 ".repeat(16).trim() + "\n-- result\n0x0\n");
-        CompiledProgram c = new JitEngine().compile(Assembler.assembleProgram("guarded", GUARDED), ConformanceHelpers.loadOptions());
+        CompiledProgram c = new JitLoader().compile(Assembler.assembleProgram("guarded", GUARDED), ConformanceHelpers.loadOptions());
         assertThat(c.proofs().guardedOffset()).as("the program has a guarded copy").isPositive();
         System.setProperty(ObjdumpX86.PROPERTY, "none");
         CliRunner r = CliRunner.run("disasm", "--jited", f.toString());

@@ -3,7 +3,7 @@ package dev.bpf4j.jit.compiler;
 import dev.bpf4j.isa.Insn;
 import dev.bpf4j.isa.Opcodes;
 import dev.bpf4j.jit.x86.AluOp;
-import dev.bpf4j.jit.x86.Reg;
+import dev.bpf4j.jit.x86.X86Reg;
 import dev.bpf4j.jit.x86.Shift;
 import dev.bpf4j.jit.x86.X86Encoder;
 
@@ -19,7 +19,7 @@ final class AluEmitter {
         boolean w = i.cls() == Opcodes.ALU64;
         boolean x = Opcodes.source(i.opcode()) == Opcodes.X;
         int op = Opcodes.op(i.opcode());
-        Reg dst = RegMap.x86(i.dst());
+        X86Reg dst = RegMap.x86(i.dst());
         switch (op) {
             case Opcodes.ADD: twoOperand(e, AluOp.ADD, w, x, dst, i); break;
             case Opcodes.SUB: twoOperand(e, AluOp.SUB, w, x, dst, i); break;
@@ -45,12 +45,12 @@ final class AluEmitter {
         }
     }
 
-    private static void twoOperand(X86Encoder e, AluOp op, boolean w, boolean x, Reg dst, Insn i) {
+    private static void twoOperand(X86Encoder e, AluOp op, boolean w, boolean x, X86Reg dst, Insn i) {
         if (x) e.aluRR(op, w, dst, RegMap.x86(i.src()));  /* op dst, src */
         else e.aluRI(op, w, dst, i.imm());                /* op dst, imm (sign-extended) */
     }
 
-    private static void mov(JitContext c, int pc, Insn i, boolean w, boolean x, Reg dst) {
+    private static void mov(JitContext c, int pc, Insn i, boolean w, boolean x, X86Reg dst) {
         X86Encoder e = c.e;
         if (!x) {
             if (w) e.loadImm64(dst, i.imm());                 /* mov dst, simm32 */
@@ -58,7 +58,7 @@ final class AluEmitter {
             else e.movImm32(dst, i.imm());                    /* mov dst32, imm32 */
             return;
         }
-        Reg src = RegMap.x86(i.src());
+        X86Reg src = RegMap.x86(i.src());
         switch (i.off()) {
             case 0: e.movRR(w, dst, src); break;              /* mov dst, src */
             case 8: e.movsx8(w, dst, src); break;             /* movsx dst, src8 */
@@ -71,7 +71,7 @@ final class AluEmitter {
         }
     }
 
-    private static void byteSwap(JitContext c, int pc, Insn i, boolean w, boolean x, Reg dst) {
+    private static void byteSwap(JitContext c, int pc, Insn i, boolean w, boolean x, X86Reg dst) {
         X86Encoder e = c.e;
         boolean swap = w || x; // ALU64 END is bswap; ALU END with TO_BE swaps on little-endian x86.
         if (w && x) throw c.error(pc, "reserved ALU64 END source bit");

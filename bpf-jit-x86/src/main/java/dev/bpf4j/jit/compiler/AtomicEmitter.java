@@ -5,7 +5,7 @@ import dev.bpf4j.isa.Opcodes;
 import dev.bpf4j.jit.x86.AluOp;
 import dev.bpf4j.jit.x86.Cond;
 import dev.bpf4j.jit.x86.Mem;
-import dev.bpf4j.jit.x86.Reg;
+import dev.bpf4j.jit.x86.X86Reg;
 import dev.bpf4j.jit.x86.X86Encoder;
 
 /** BPF_ATOMIC: lock-prefixed read-modify-writes; fetching or/and/xor become a cmpxchg loop. */
@@ -22,12 +22,12 @@ final class AtomicEmitter {
         }
         X86Encoder e = c.e;
         Mem m = alignedAddress(c, pc, i, size);
-        Reg src = RegMap.x86(i.src());
+        X86Reg src = RegMap.x86(i.src());
         if (op == Opcodes.XCHG) {
             e.xchg(w, m, src);                                        /* xchg [m], src */
         } else if (op == Opcodes.CMPXCHG) {
             e.lockCmpxchg(w, m, src);                                 /* lock cmpxchg [m], src */
-            if (!w) e.movRR(false, Reg.RAX, Reg.RAX);                 /* mov eax, eax (success leaves rax unwritten) */
+            if (!w) e.movRR(false, X86Reg.RAX, X86Reg.RAX);                 /* mov eax, eax (success leaves rax unwritten) */
         } else if ((op & Opcodes.FETCH) == 0) {
             e.aluMR(alu, w, m, src, true);                            /* lock op [m], src */
         } else if (alu == AluOp.ADD) {
@@ -57,21 +57,21 @@ final class AtomicEmitter {
     }
 
     /** {@code src = atomic_fetch_op(m, src)} with a cmpxchg loop; rax (R0) is saved in the env. */
-    private static void fetchLoop(X86Encoder e, AluOp alu, boolean w, Mem m, Reg src) {
+    private static void fetchLoop(X86Encoder e, AluOp alu, boolean w, Mem m, X86Reg src) {
         Mem saved = JitContext.env(EnvLayout.SCRATCH);
-        e.store(8, saved, Reg.RAX);                                   /* mov [r12 + SCRATCH], rax */
-        e.load(w, Reg.RAX, m);                                        /* mov rax, [m] */
+        e.store(8, saved, X86Reg.RAX);                                   /* mov [r12 + SCRATCH], rax */
+        e.load(w, X86Reg.RAX, m);                                        /* mov rax, [m] */
         int loop = e.position();                                      /* .retry: */
-        e.movRR(true, RegMap.AUX2, Reg.RAX);                          /* mov r11, rax */
-        if (src == Reg.RAX) e.aluRM(alu, w, RegMap.AUX2, saved);      /* op r11, [r12 + SCRATCH] */
+        e.movRR(true, RegMap.AUX2, X86Reg.RAX);                          /* mov r11, rax */
+        if (src == X86Reg.RAX) e.aluRM(alu, w, RegMap.AUX2, saved);      /* op r11, [r12 + SCRATCH] */
         else e.aluRR(alu, w, RegMap.AUX2, src);                       /* op r11, src */
         e.lockCmpxchg(w, m, RegMap.AUX2);                             /* lock cmpxchg [m], r11 */
         e.jccRel8(Cond.NE, loop);                                     /* jne .retry */
-        if (src != Reg.RAX) {
-            e.movRR(w, src, Reg.RAX);                                 /* mov src, rax (old value) */
-            e.load(true, Reg.RAX, saved);                             /* mov rax, [r12 + SCRATCH] */
+        if (src != X86Reg.RAX) {
+            e.movRR(w, src, X86Reg.RAX);                                 /* mov src, rax (old value) */
+            e.load(true, X86Reg.RAX, saved);                             /* mov rax, [r12 + SCRATCH] */
         } else if (!w) {
-            e.movRR(false, Reg.RAX, Reg.RAX);                         /* mov eax, eax */
+            e.movRR(false, X86Reg.RAX, X86Reg.RAX);                         /* mov eax, eax */
         }
     }
 

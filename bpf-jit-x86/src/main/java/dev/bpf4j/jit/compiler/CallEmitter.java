@@ -6,7 +6,7 @@ import dev.bpf4j.isa.Opcodes;
 import dev.bpf4j.jit.HelperBinding;
 import dev.bpf4j.jit.x86.AluOp;
 import dev.bpf4j.jit.x86.Cond;
-import dev.bpf4j.jit.x86.Reg;
+import dev.bpf4j.jit.x86.X86Reg;
 import dev.bpf4j.jit.x86.X86Encoder;
 import dev.bpf4j.runtime.LookupInlining;
 import dev.bpf4j.runtime.Limits;
@@ -61,7 +61,7 @@ final class CallEmitter {
         X86Encoder e = c.e;
         int id = b.id();
         e.storeImm(8, JitContext.env(EnvLayout.CUR_PC), pc);          /* mov qword [r12 + CUR_PC], pc */
-        e.store(8, JitContext.env(EnvLayout.CUR_RBP), Reg.RBP);       /* mov [r12 + CUR_RBP], rbp */
+        e.store(8, JitContext.env(EnvLayout.CUR_RBP), X86Reg.RBP);       /* mov [r12 + CUR_RBP], rbp */
         e.store(8, JitContext.env(EnvLayout.BUDGET), RegMap.BUDGET);  /* mov [r12 + BUDGET], r9 (callbacks spend it) */
         if (b.javaBridge()) {
             // The bridge gets the env block (its 6th argument) and reads the id from it: a run whose

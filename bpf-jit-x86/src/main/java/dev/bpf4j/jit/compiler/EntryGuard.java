@@ -3,7 +3,7 @@ package dev.bpf4j.jit.compiler;
 import dev.bpf4j.jit.x86.AluOp;
 import dev.bpf4j.jit.x86.Cond;
 import dev.bpf4j.jit.x86.Mem;
-import dev.bpf4j.jit.x86.Reg;
+import dev.bpf4j.jit.x86.X86Reg;
 import dev.bpf4j.jit.x86.X86Encoder;
 import dev.bpf4j.runtime.PacketContext;
 
@@ -36,7 +36,7 @@ final class EntryGuard {
     /** data = r1, end = r1 + r2. */
     private static void dataBuffer(JitContext c) {
         X86Encoder e = c.e;
-        Reg data = RegMap.x86(1), end = Reg.RAX;
+        X86Reg data = RegMap.x86(1), end = X86Reg.RAX;
         e.movRR(true, end, data);                                          /* mov rax, rdi */
         e.aluRR(AluOp.ADD, true, end, RegMap.x86(2));                      /* add rax, rsi (data + len) */
         int wraps = e.jccForward8(Cond.B);                                 /* jc .checked */
@@ -52,7 +52,7 @@ final class EntryGuard {
      */
     private static void ctx(JitContext c, PacketContext ctx) {
         X86Encoder e = c.e;
-        Reg r1 = RegMap.x86(1), data = RegMap.x86(2), end = Reg.RAX;
+        X86Reg r1 = RegMap.x86(1), data = RegMap.x86(2), end = X86Reg.RAX;
         List<Integer> checked = new ArrayList<>();                         /* rel32 jumps to .checked */
         e.movRR(true, end, r1);                                            /* mov rax, rdi */
         e.aluRI(AluOp.ADD, true, end, ctx.extent());                       /* add rax, extent */
@@ -80,8 +80,8 @@ final class EntryGuard {
      * {@code [start, end)}, writable when asked, and emits {@code found} for it; returns the forward
      * jump taken when no region holds it.
      */
-    private static int scan(X86Encoder e, Reg start, Reg end, boolean writable, Runnable found) {
-        Reg count = RegMap.AUX, region = RegMap.AUX2;
+    private static int scan(X86Encoder e, X86Reg start, X86Reg end, boolean writable, Runnable found) {
+        X86Reg count = RegMap.AUX, region = RegMap.AUX2;
         e.load(true, count, JitContext.env(EnvLayout.REGION_COUNT));       /* mov r10, [r12 + REGION_COUNT] */
         e.lea(region, JitContext.env(EnvLayout.REGIONS));                   /* lea r11, [r12 + REGIONS] */
         int loop = e.position();                                           /* .region: */

@@ -1,7 +1,7 @@
 package dev.bpf4j.jit.compiler;
 
 import dev.bpf4j.isa.Insn;
-import dev.bpf4j.jit.x86.Reg;
+import dev.bpf4j.jit.x86.X86Reg;
 import dev.bpf4j.runtime.Limits;
 
 import java.util.ArrayList;
@@ -12,7 +12,7 @@ import java.util.List;
  * {@code frameBytes} is the 512-byte BPF stack plus padding that keeps rsp 16-byte aligned in the
  * body, so every call (helpers are jffi closures, which fault on a misaligned stack) is aligned.
  */
-record FunctionFrame(int frameBytes, List<Reg> saved) {
+record FunctionFrame(int frameBytes, List<X86Reg> saved) {
     /** The entry function saves every callee-saved register: the error exit restores them from its frame. */
     static FunctionFrame entry() {
         return of(List.of(RegMap.ENTRY_SAVED));
@@ -26,12 +26,12 @@ record FunctionFrame(int frameBytes, List<Reg> saved) {
             if (insns[pc].src() < used.length) used[insns[pc].src()] = true;
             if (insns[pc].isLddw()) pc++;
         }
-        List<Reg> saved = new ArrayList<>();
+        List<X86Reg> saved = new ArrayList<>();
         for (int r = 6; r <= 9; r++) if (used[r]) saved.add(RegMap.x86(r));
         return of(saved);
     }
 
-    private static FunctionFrame of(List<Reg> saved) {
+    private static FunctionFrame of(List<X86Reg> saved) {
         // At entry rsp = 8 (mod 16); after push rbp it is 0; keep it 0 after the pushes.
         int pad = (saved.size() % 2 == 1) ? 8 : 0;
         return new FunctionFrame(Limits.STACK_SIZE + pad, List.copyOf(saved));

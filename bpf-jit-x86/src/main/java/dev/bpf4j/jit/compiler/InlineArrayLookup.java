@@ -4,7 +4,7 @@ import dev.bpf4j.jit.HelperBinding;
 import dev.bpf4j.jit.x86.AluOp;
 import dev.bpf4j.jit.x86.Cond;
 import dev.bpf4j.jit.x86.Mem;
-import dev.bpf4j.jit.x86.Reg;
+import dev.bpf4j.jit.x86.X86Reg;
 import dev.bpf4j.jit.x86.X86Encoder;
 import dev.bpf4j.runtime.LookupInlining;
 
@@ -33,7 +33,7 @@ final class InlineArrayLookup {
 
     static void emit(JitContext c, int pc, LookupInlining.Elements array, HelperBinding b) {
         X86Encoder e = c.e;
-        Reg r0 = RegMap.x86(0), key = RegMap.x86(2);
+        X86Reg r0 = RegMap.x86(0), key = RegMap.x86(2);
         int[] toCall = InlineLookup.guards(e, array);
         e.load(false, r0, Mem.of(key, 0));                                     /* mov eax, [rsi] */
         e.aluRI(AluOp.CMP, false, r0, array.maxEntries());                     /* cmp eax, max_entries */

@@ -4,7 +4,7 @@ import dev.bpf4j.jit.HelperBinding;
 import dev.bpf4j.jit.x86.AluOp;
 import dev.bpf4j.jit.x86.Cond;
 import dev.bpf4j.jit.x86.Mem;
-import dev.bpf4j.jit.x86.Reg;
+import dev.bpf4j.jit.x86.X86Reg;
 import dev.bpf4j.jit.x86.X86Encoder;
 import dev.bpf4j.maps.Errno;
 import dev.bpf4j.maps.MapFlags;
@@ -47,7 +47,7 @@ final class InlineArrayUpdate {
         if (!(t instanceof LookupInlining.Elements array) || !array.updatable() || array.valueSize() > MAX_VALUE_SIZE
                 || !enabled()) return false;
         X86Encoder e = c.e;
-        Reg r0 = RegMap.x86(0), key = RegMap.x86(2), value = RegMap.x86(3), flags = RegMap.x86(4);
+        X86Reg r0 = RegMap.x86(0), key = RegMap.x86(2), value = RegMap.x86(3), flags = RegMap.x86(4);
         int[] keyGuards = InlineLookup.guards(e, array);
         int[] valueGuards = InlineLookup.inFrame(e, value, array.valueSize());
         e.testRI(true, flags, (int) ~MapFlags.BPF_EXIST);                      /* test rcx, ~BPF_EXIST */
@@ -68,7 +68,7 @@ final class InlineArrayUpdate {
     }
 
     /** {@code size} bytes from [from] to [to], the widest moves first, through r10. */
-    private static void copy(X86Encoder e, Reg from, Reg to, int size) {
+    private static void copy(X86Encoder e, X86Reg from, X86Reg to, int size) {
         int off = 0;
         for (int width = 8; width >= 1; width /= 2) {
             for (; size - off >= width; off += width) {

@@ -4,7 +4,7 @@ import dev.bpf4j.jit.HelperBinding;
 import dev.bpf4j.jit.x86.AluOp;
 import dev.bpf4j.jit.x86.Cond;
 import dev.bpf4j.jit.x86.Mem;
-import dev.bpf4j.jit.x86.Reg;
+import dev.bpf4j.jit.x86.X86Reg;
 import dev.bpf4j.jit.x86.Shift;
 import dev.bpf4j.jit.x86.X86Encoder;
 import dev.bpf4j.runtime.KeyHash;
@@ -54,52 +54,52 @@ final class InlineHashLookup {
 
     static void emit(JitContext c, int pc, LookupInlining.HashBuckets h, HelperBinding b) {
         X86Encoder e = c.e;
-        Reg key = RegMap.x86(2), hash = RegMap.AUX2, steps = Reg.R8, index = RegMap.AUX;
+        X86Reg key = RegMap.x86(2), hash = RegMap.AUX2, steps = X86Reg.R8, index = RegMap.AUX;
         int[] guards = InlineLookup.guards(e, h);
         hashKey(e, key, h.keySize());
-        e.movRR(false, hash, Reg.RAX);                                         /* mov r11d, eax */
+        e.movRR(false, hash, X86Reg.RAX);                                         /* mov r11d, eax */
         e.movImm32(steps, 2 * h.maxEntries() + 8);                            /* mov r8d, steps */
         e.movabs(index, h.indexBase());                                        /* movabs r10, index */
         int restart = e.position();                                            /* .restart: */
-        e.movRR(false, Reg.RDX, hash);                                         /* mov edx, r11d */
-        e.aluRI(AluOp.AND, false, Reg.RDX, h.buckets() - 1);                   /* and edx, mask */
-        wordOf(e, Reg.RDX, Reg.RDX, index, 0);                                 /* mov edx, heads[edx] */
+        e.movRR(false, X86Reg.RDX, hash);                                         /* mov edx, r11d */
+        e.aluRI(AluOp.AND, false, X86Reg.RDX, h.buckets() - 1);                   /* and edx, mask */
+        wordOf(e, X86Reg.RDX, X86Reg.RDX, index, 0);                                 /* mov edx, heads[edx] */
         int walk = e.position();                                               /* .walk: */
-        e.testRR(false, Reg.RDX, Reg.RDX);                                     /* test edx, edx */
+        e.testRR(false, X86Reg.RDX, X86Reg.RDX);                                     /* test edx, edx */
         int end = e.jccForward32(Cond.S);                                      /* js .end */
         e.aluRI(AluOp.SUB, false, steps, 1);                                   /* sub r8d, 1 */
         int tooLong = e.jccForward32(Cond.E);                                  /* je .call */
-        slotWord(e, Reg.RCX, Reg.RDX, index);                                  /* rcx = index + 4 * edx */
-        e.aluRM(AluOp.CMP, false, hash, Mem.of(Reg.RCX, h.hashesOffset()));    /* cmp r11d, hashes[edx] */
+        slotWord(e, X86Reg.RCX, X86Reg.RDX, index);                                  /* rcx = index + 4 * edx */
+        e.aluRM(AluOp.CMP, false, hash, Mem.of(X86Reg.RCX, h.hashesOffset()));    /* cmp r11d, hashes[edx] */
         int[] offsets = chunks(h.keySize()), next = new int[1 + offsets.length];
         next[0] = e.jccForward32(Cond.NE);                                     /* jne .next */
-        e.imulRRI(false, Reg.RAX, Reg.RDX, h.keySize());                       /* imul eax, edx, key_size */
-        e.aluRR(AluOp.ADD, true, Reg.RAX, index);                              /* add rax, r10 */
+        e.imulRRI(false, X86Reg.RAX, X86Reg.RDX, h.keySize());                       /* imul eax, edx, key_size */
+        e.aluRR(AluOp.ADD, true, X86Reg.RAX, index);                              /* add rax, r10 */
         boolean wide = h.keySize() >= 8;
         for (int i = 0; i < offsets.length; i++) {
-            e.load(wide, Reg.RCX, Mem.of(Reg.RAX, h.keysOffset() + offsets[i])); /* mov rcx, [rax + keys + off] */
-            e.aluRM(AluOp.CMP, wide, Reg.RCX, Mem.of(key, offsets[i]));        /* cmp rcx, [rsi + off] */
+            e.load(wide, X86Reg.RCX, Mem.of(X86Reg.RAX, h.keysOffset() + offsets[i])); /* mov rcx, [rax + keys + off] */
+            e.aluRM(AluOp.CMP, wide, X86Reg.RCX, Mem.of(key, offsets[i]));        /* cmp rcx, [rsi + off] */
             next[i + 1] = e.jccForward32(Cond.NE);                             /* jne .next */
         }
         int found = e.jmpForward32();                                          /* jmp .found */
         for (int j : next) e.bind32(j);                                        /* .next: */
-        wordOf(e, Reg.RDX, Reg.RDX, index, h.nextOffset());                    /* mov edx, next[edx] */
+        wordOf(e, X86Reg.RDX, X86Reg.RDX, index, h.nextOffset());                    /* mov edx, next[edx] */
         e.jmpTo(walk);                                                         /* jmp .walk */
         e.bind32(end);                                                         /* .end: */
-        e.aluRI(AluOp.XOR, false, Reg.RDX, -1);                                /* not edx (the bucket of this marker) */
-        e.movRR(false, Reg.RCX, hash);                                         /* mov ecx, r11d */
-        e.aluRI(AluOp.AND, false, Reg.RCX, h.buckets() - 1);                   /* and ecx, mask */
-        e.aluRR(AluOp.CMP, false, Reg.RDX, Reg.RCX);                           /* cmp edx, ecx */
+        e.aluRI(AluOp.XOR, false, X86Reg.RDX, -1);                                /* not edx (the bucket of this marker) */
+        e.movRR(false, X86Reg.RCX, hash);                                         /* mov ecx, r11d */
+        e.aluRI(AluOp.AND, false, X86Reg.RCX, h.buckets() - 1);                   /* and ecx, mask */
+        e.aluRR(AluOp.CMP, false, X86Reg.RDX, X86Reg.RCX);                           /* cmp edx, ecx */
         e.jccRel32(Cond.NE, restart);                                         /* jne .restart (another bucket's chain) */
-        e.aluRR(AluOp.XOR, false, Reg.RAX, Reg.RAX);                           /* xor eax, eax */
+        e.aluRR(AluOp.XOR, false, X86Reg.RAX, X86Reg.RAX);                           /* xor eax, eax */
         int none = e.jmpForward32();                                           /* jmp .done */
         e.bind32(found);                                                       /* .found: */
         if (h.refBits() != 0) {                                                /* LRU: bpf_lru_node_set_ref */
-            e.movabs(Reg.RCX, h.refBits());                                    /* movabs rcx, ref bytes */
-            e.aluRR(AluOp.ADD, true, Reg.RCX, Reg.RDX);                        /* add rcx, rdx (the slot, zero-extended) */
-            e.storeImm(1, Mem.of(Reg.RCX, 0), 1);                              /* mov byte [rcx], 1 */
+            e.movabs(X86Reg.RCX, h.refBits());                                    /* movabs rcx, ref bytes */
+            e.aluRR(AluOp.ADD, true, X86Reg.RCX, X86Reg.RDX);                        /* add rcx, rdx (the slot, zero-extended) */
+            e.storeImm(1, Mem.of(X86Reg.RCX, 0), 1);                              /* mov byte [rcx], 1 */
         }
-        e.movRR(false, Reg.RAX, Reg.RDX);                                      /* mov eax, edx */
+        e.movRR(false, X86Reg.RAX, X86Reg.RDX);                                      /* mov eax, edx */
         InlineLookup.valueOfSlot(e, h, null);
         int value = e.jmpForward32();                                          /* jmp .done */
         int[] toCall = {guards[0], guards[1], guards[2], tooLong};
@@ -107,42 +107,42 @@ final class InlineHashLookup {
     }
 
     /** eax = {@link KeyHash} of the {@code size} bytes at {@code key}. Clobbers edx. */
-    private static void hashKey(X86Encoder e, Reg key, int size) {
-        e.movImm32(Reg.RAX, KeyHash.SEED);                                     /* mov eax, SEED */
+    private static void hashKey(X86Encoder e, X86Reg key, int size) {
+        e.movImm32(X86Reg.RAX, KeyHash.SEED);                                     /* mov eax, SEED */
         int i = 0;
         for (; i + 4 <= size; i += 4) {
-            e.aluRM(AluOp.XOR, false, Reg.RAX, Mem.of(key, i));                /* xor eax, [rsi + i] */
+            e.aluRM(AluOp.XOR, false, X86Reg.RAX, Mem.of(key, i));                /* xor eax, [rsi + i] */
             mix(e);
         }
         for (; i < size; i++) {
-            e.loadZx8(Reg.RDX, Mem.of(key, i));                                /* movzx edx, byte [rsi + i] */
-            e.aluRR(AluOp.XOR, false, Reg.RAX, Reg.RDX);                       /* xor eax, edx */
+            e.loadZx8(X86Reg.RDX, Mem.of(key, i));                                /* movzx edx, byte [rsi + i] */
+            e.aluRR(AluOp.XOR, false, X86Reg.RAX, X86Reg.RDX);                       /* xor eax, edx */
             mix(e);
         }
         xorShiftRight(e, 13);                                                  /* h ^= h >>> 13 */
-        e.imulRRI(false, Reg.RAX, Reg.RAX, KeyHash.FINISH);                    /* imul eax, eax, FINISH */
+        e.imulRRI(false, X86Reg.RAX, X86Reg.RAX, KeyHash.FINISH);                    /* imul eax, eax, FINISH */
         xorShiftRight(e, 16);                                                  /* h ^= h >>> 16 */
     }
 
     private static void mix(X86Encoder e) {
-        e.imulRRI(false, Reg.RAX, Reg.RAX, KeyHash.MIX);                       /* imul eax, eax, MIX */
+        e.imulRRI(false, X86Reg.RAX, X86Reg.RAX, KeyHash.MIX);                       /* imul eax, eax, MIX */
         xorShiftRight(e, 15);                                                  /* h ^= h >>> 15 */
     }
 
     private static void xorShiftRight(X86Encoder e, int n) {
-        e.movRR(false, Reg.RDX, Reg.RAX);                                      /* mov edx, eax */
-        e.shiftImm(Shift.SHR, false, Reg.RDX, n);                              /* shr edx, n */
-        e.aluRR(AluOp.XOR, false, Reg.RAX, Reg.RDX);                           /* xor eax, edx */
+        e.movRR(false, X86Reg.RDX, X86Reg.RAX);                                      /* mov edx, eax */
+        e.shiftImm(Shift.SHR, false, X86Reg.RDX, n);                              /* shr edx, n */
+        e.aluRR(AluOp.XOR, false, X86Reg.RAX, X86Reg.RDX);                           /* xor eax, edx */
     }
 
     /** dst = the 32-bit word {@code offset + 4 * slot} bytes into the index. Clobbers dst only (slot may be dst). */
-    private static void wordOf(X86Encoder e, Reg dst, Reg slot, Reg index, int offset) {
+    private static void wordOf(X86Encoder e, X86Reg dst, X86Reg slot, X86Reg index, int offset) {
         slotWord(e, dst, slot, index);
         e.load(false, dst, Mem.of(dst, offset));                               /* mov dst, [dst + offset] */
     }
 
     /** dst = index + 4 * slot (slot a u32 below 2^29: the layout fits 32 bits). */
-    private static void slotWord(X86Encoder e, Reg dst, Reg slot, Reg index) {
+    private static void slotWord(X86Encoder e, X86Reg dst, X86Reg slot, X86Reg index) {
         e.movRR(false, dst, slot);                                             /* mov dst32, slot32 */
         e.shiftImm(Shift.SHL, true, dst, 2);                                   /* shl dst, 2 */
         e.aluRR(AluOp.ADD, true, dst, index);                                  /* add dst, r10 */

@@ -4,7 +4,7 @@ import dev.bpf4j.jit.HelperBinding;
 import dev.bpf4j.jit.x86.AluOp;
 import dev.bpf4j.jit.x86.Cond;
 import dev.bpf4j.jit.x86.Mem;
-import dev.bpf4j.jit.x86.Reg;
+import dev.bpf4j.jit.x86.X86Reg;
 import dev.bpf4j.jit.x86.Shift;
 import dev.bpf4j.jit.x86.X86Encoder;
 import dev.bpf4j.runtime.Limits;
@@ -52,9 +52,9 @@ final class InlineLookup {
      * {@code size} bytes at {@code pointer} inside the current frame ({@code [rbp - 512, rbp - size]}),
      * else to the helper call: returns the two forward jumps there. Clobbers r10.
      */
-    static int[] inFrame(X86Encoder e, Reg pointer, int size) {
+    static int[] inFrame(X86Encoder e, X86Reg pointer, int size) {
         e.movRR(true, RegMap.AUX, pointer);                                    /* mov r10, pointer */
-        e.aluRR(AluOp.SUB, true, RegMap.AUX, Reg.RBP);                         /* sub r10, rbp */
+        e.aluRR(AluOp.SUB, true, RegMap.AUX, X86Reg.RBP);                         /* sub r10, rbp */
         e.aluRI(AluOp.CMP, true, RegMap.AUX, -Limits.STACK_SIZE);              /* cmp r10, -512 */
         int below = e.jccForward32(Cond.L);                                    /* jl .call */
         e.aluRI(AluOp.CMP, true, RegMap.AUX, -size);                           /* cmp r10, -size */
@@ -69,37 +69,37 @@ final class InlineLookup {
      * both are pushed (two pushes keep rsp 16-byte aligned), and so is {@code kept} when not null (twice,
      * for the alignment). Clobbers r10.
      */
-    static void valueOfSlot(X86Encoder e, LookupInlining.Target t, Reg kept) {
+    static void valueOfSlot(X86Encoder e, LookupInlining.Target t, X86Reg kept) {
         if (t.cpus() > 1) {
             if (t.currentCpu() != 0) {
                 e.push(RegMap.BUDGET);                                         /* push r9 (budget) */
-                e.push(Reg.RAX);                                               /* push rax (slot) */
+                e.push(X86Reg.RAX);                                               /* push rax (slot) */
                 if (kept != null) {
                     e.push(kept);                                              /* push kept */
                     e.push(kept);                                              /* push kept (rsp stays 16-byte aligned) */
                 }
                 NativeFormEmitter.currentCpu(e, t.currentCpu(), t.cpus());     /* eax = the cpu */
-                e.movRR(false, RegMap.AUX, Reg.RAX);                           /* mov r10d, eax */
+                e.movRR(false, RegMap.AUX, X86Reg.RAX);                           /* mov r10d, eax */
                 if (kept != null) {
                     e.pop(kept);                                               /* pop kept */
                     e.pop(kept);                                               /* pop kept */
                 }
-                e.pop(Reg.RAX);                                                /* pop rax */
+                e.pop(X86Reg.RAX);                                                /* pop rax */
                 e.pop(RegMap.BUDGET);                                          /* pop r9 */
             } else {
                 e.aluRR(AluOp.XOR, false, RegMap.AUX, RegMap.AUX);             /* xor r10d, r10d (cpu 0) */
             }
-            e.imulRRI(true, Reg.RAX, Reg.RAX, t.cpus());                       /* imul rax, rax, cpus */
-            e.aluRR(AluOp.ADD, true, Reg.RAX, RegMap.AUX);                     /* add rax, r10 */
+            e.imulRRI(true, X86Reg.RAX, X86Reg.RAX, t.cpus());                       /* imul rax, rax, cpus */
+            e.aluRR(AluOp.ADD, true, X86Reg.RAX, RegMap.AUX);                     /* add rax, r10 */
         }
         int stride = t.stride();
         if (Integer.bitCount(stride) == 1) {
-            if (stride > 1) e.shiftImm(Shift.SHL, true, Reg.RAX, Integer.numberOfTrailingZeros(stride)); /* shl rax, log2(stride) */
+            if (stride > 1) e.shiftImm(Shift.SHL, true, X86Reg.RAX, Integer.numberOfTrailingZeros(stride)); /* shl rax, log2(stride) */
         } else {
-            e.imulRRI(true, Reg.RAX, Reg.RAX, stride);                         /* imul rax, rax, stride */
+            e.imulRRI(true, X86Reg.RAX, X86Reg.RAX, stride);                         /* imul rax, rax, stride */
         }
         e.movabs(RegMap.AUX, t.valuesBase());                                  /* movabs r10, values */
-        e.aluRR(AluOp.ADD, true, Reg.RAX, RegMap.AUX);                         /* add rax, r10 */
+        e.aluRR(AluOp.ADD, true, X86Reg.RAX, RegMap.AUX);                         /* add rax, r10 */
     }
 
     /**

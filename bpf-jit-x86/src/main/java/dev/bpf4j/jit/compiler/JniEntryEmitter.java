@@ -1,7 +1,7 @@
 package dev.bpf4j.jit.compiler;
 
 import dev.bpf4j.jit.x86.CodeBuffer;
-import dev.bpf4j.jit.x86.Reg;
+import dev.bpf4j.jit.x86.X86Reg;
 import dev.bpf4j.jit.x86.X86Encoder;
 
 /**
@@ -17,9 +17,9 @@ public final class JniEntryEmitter {
     public static byte[] code() {
         CodeBuffer buf = new CodeBuffer();
         X86Encoder e = new X86Encoder(buf);
-        e.movRR(true, Reg.RDI, Reg.RCX);                                       /* mov rdi, rcx (ctx) */
-        e.movRR(true, Reg.RSI, Reg.R8);                                        /* mov rsi, r8 (env) */
-        e.jmpR(Reg.RDX);                                                       /* jmp rdx (fn) */
+        e.movRR(true, X86Reg.RDI, X86Reg.RCX);                                       /* mov rdi, rcx (ctx) */
+        e.movRR(true, X86Reg.RSI, X86Reg.R8);                                        /* mov rsi, r8 (env) */
+        e.jmpR(X86Reg.RDX);                                                       /* jmp rdx (fn) */
         return buf.toByteArray();
     }
 }

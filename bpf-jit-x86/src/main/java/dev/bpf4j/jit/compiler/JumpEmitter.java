@@ -4,7 +4,7 @@ import dev.bpf4j.isa.Insn;
 import dev.bpf4j.isa.Opcodes;
 import dev.bpf4j.jit.x86.AluOp;
 import dev.bpf4j.jit.x86.Cond;
-import dev.bpf4j.jit.x86.Reg;
+import dev.bpf4j.jit.x86.X86Reg;
 import dev.bpf4j.jit.x86.X86Encoder;
 
 /**
@@ -43,7 +43,7 @@ final class JumpEmitter {
     private static void conditional(JitContext c, int pc, Insn i, int op, boolean w) {
         X86Encoder e = c.e;
         Cond cond = condition(c, pc, op);
-        Reg dst = RegMap.x86(i.dst());
+        X86Reg dst = RegMap.x86(i.dst());
         boolean x = Opcodes.source(i.opcode()) == Opcodes.X;
         if (op == Opcodes.JSET) {
             if (x) e.testRR(w, dst, RegMap.x86(i.src()));      /* test dst, src */

@@ -5,7 +5,7 @@ import dev.bpf4j.isa.Opcodes;
 import dev.bpf4j.jit.x86.AluOp;
 import dev.bpf4j.jit.x86.Cond;
 import dev.bpf4j.jit.x86.Mem;
-import dev.bpf4j.jit.x86.Reg;
+import dev.bpf4j.jit.x86.X86Reg;
 import dev.bpf4j.jit.x86.X86Encoder;
 import dev.bpf4j.runtime.LegacyPacketOffsets;
 
@@ -23,7 +23,7 @@ final class LegacyLoadEmitter {
         X86Encoder e = c.e;
         int op = i.opcode();
         int size = Opcodes.sizeBytes(op);
-        Reg off = RegMap.AUX, tmp = RegMap.AUX2;
+        X86Reg off = RegMap.AUX, tmp = RegMap.AUX2;
         if (Opcodes.mode(op) == Opcodes.IND) {
             e.movRR(false, off, RegMap.x86(i.src()));                    /* mov r10d, src32 */
             e.aluRI(AluOp.ADD, false, off, i.imm());                     /* add r10d, imm (low 32 bits of src + imm) */
@@ -55,7 +55,7 @@ final class LegacyLoadEmitter {
         int past = e.jccForward8(Cond.A);                                /* ja .out */
         e.bind(load);                                                    /* .load: */
         e.aluRM(AluOp.ADD, true, off, JitContext.env(EnvLayout.PKT_ADDR)); /* add r10, [r12 + PKT_ADDR] */
-        Reg r0 = RegMap.x86(0);
+        X86Reg r0 = RegMap.x86(0);
         Mem m = Mem.of(off, 0);
         switch (size) {
             case 1: e.loadZx8(r0, m); break;                             /* movzx eax, byte [r10] */

@@ -7,7 +7,7 @@ import dev.bpf4j.jit.analysis.RegionProof;
 import dev.bpf4j.jit.x86.AluOp;
 import dev.bpf4j.jit.x86.Cond;
 import dev.bpf4j.jit.x86.Mem;
-import dev.bpf4j.jit.x86.Reg;
+import dev.bpf4j.jit.x86.X86Reg;
 import dev.bpf4j.jit.x86.X86Encoder;
 import dev.bpf4j.runtime.Limits;
 
@@ -63,7 +63,7 @@ final class MemoryEmitter {
     }
 
     /** {@code dst} = the {@code size}-byte value at {@code m}, zero- or sign-extended. */
-    static void load(X86Encoder e, boolean signExtend, int size, Reg dst, Mem m) {
+    static void load(X86Encoder e, boolean signExtend, int size, X86Reg dst, Mem m) {
         switch (size) {
             case 1: if (signExtend) e.loadSx8(dst, m); else e.loadZx8(dst, m); break;   /* movsx|movzx dst, byte [m] */
             case 2: if (signExtend) e.loadSx16(dst, m); else e.loadZx16(dst, m); break; /* movsx|movzx dst, word [m] */
@@ -78,7 +78,7 @@ final class MemoryEmitter {
      * accessible, so there is no check.
      */
     static void combinedLoad(X86Encoder e, LoadCombining.CombinedLoad l) {
-        Reg dst = RegMap.x86(l.dst());
+        X86Reg dst = RegMap.x86(l.dst());
         load(e, false, l.width(), dst, Mem.of(RegMap.x86(l.base()), l.off())); /* movzx|mov dst, [base + off] */
         if (!l.bigEndian()) return;
         switch (l.width()) {
@@ -115,8 +115,8 @@ final class MemoryEmitter {
     static Mem checkedAddress(JitContext c, int pc, int baseReg, int off, int size, boolean write) {
         boolean frames = c.touchesFrames(pc);
         X86Encoder e = c.e;
-        Reg base = RegMap.x86(baseReg);
-        Reg addr = RegMap.AUX;
+        X86Reg base = RegMap.x86(baseReg);
+        X86Reg addr = RegMap.AUX;
         if (off == 0) e.movRR(true, addr, base);                      /* mov r10, base */
         else e.lea(addr, Mem.of(base, off));                          /* lea r10, [base + off] */
         int start = write ? EnvLayout.FAST_W_START : EnvLayout.FAST_R_START;
@@ -133,10 +133,10 @@ final class MemoryEmitter {
             return Mem.of(addr, 0);
         }
         e.bind(notRegion);                                            /* .frame: the current frame is always live */
-        e.lea(RegMap.AUX2, Mem.of(Reg.RBP, -Limits.STACK_SIZE));      /* lea r11, [rbp - 512] */
+        e.lea(RegMap.AUX2, Mem.of(X86Reg.RBP, -Limits.STACK_SIZE));      /* lea r11, [rbp - 512] */
         e.aluRR(AluOp.CMP, true, addr, RegMap.AUX2);                  /* cmp r10, r11 */
         int slow = e.jccForward8(Cond.B);                             /* jb .slow */
-        e.lea(RegMap.AUX2, Mem.of(Reg.RBP, -size));                   /* lea r11, [rbp - size] */
+        e.lea(RegMap.AUX2, Mem.of(X86Reg.RBP, -size));                   /* lea r11, [rbp - size] */
         e.aluRR(AluOp.CMP, true, addr, RegMap.AUX2);                  /* cmp r10, r11 */
         int ok2 = e.jccForward8(Cond.BE);                             /* jbe .ok */
         e.bind(slow);                                                 /* .slow: */

@@ -4,7 +4,7 @@ import dev.bpf4j.jit.x86.AluOp;
 import dev.bpf4j.jit.x86.CodeBuffer;
 import dev.bpf4j.jit.x86.Cond;
 import dev.bpf4j.jit.x86.Mem;
-import dev.bpf4j.jit.x86.Reg;
+import dev.bpf4j.jit.x86.X86Reg;
 import dev.bpf4j.jit.x86.Shift;
 import dev.bpf4j.jit.x86.X86Encoder;
 import dev.bpf4j.runtime.NativeForm;
@@ -29,9 +29,9 @@ public final class NativeFormEmitter {
         static Function withFrame(Consumer<X86Encoder> body) {
             CodeBuffer buf = new CodeBuffer();
             X86Encoder e = new X86Encoder(buf);
-            e.push(Reg.RBP);                                                   /* push rbp (rsp 16-byte aligned after it) */
+            e.push(X86Reg.RBP);                                                   /* push rbp (rsp 16-byte aligned after it) */
             int pushed = e.position();
-            e.movRR(true, Reg.RBP, Reg.RSP);                                   /* mov rbp, rsp */
+            e.movRR(true, X86Reg.RBP, X86Reg.RSP);                                   /* mov rbp, rsp */
             int framed = e.position();
             body.accept(e);
             e.leave();                                                         /* leave */
@@ -47,17 +47,17 @@ public final class NativeFormEmitter {
 
     private static void body(X86Encoder e, NativeForm form) {
         if (form instanceof NativeForm.ClockNs clock) {
-            e.aluRI(AluOp.SUB, true, Reg.RSP, 16);                             /* sub rsp, 16 (struct timespec) */
-            e.movImm32(Reg.RDI, clock.clockId());                              /* mov edi, clock id */
-            e.movRR(true, Reg.RSI, Reg.RSP);                                   /* mov rsi, rsp */
-            e.movabs(Reg.RAX, clock.clockGettime());                           /* movabs rax, clock_gettime */
-            e.callR(Reg.RAX);                                                  /* call rax */
-            e.load(true, Reg.RAX, Mem.of(Reg.RSP, 0));                         /* mov rax, [rsp] (tv_sec) */
-            e.imulRRI(true, Reg.RAX, Reg.RAX, 1_000_000_000);                  /* imul rax, rax, 10^9 */
-            e.aluRM(AluOp.ADD, true, Reg.RAX, Mem.of(Reg.RSP, 8));             /* add rax, [rsp + 8] (tv_nsec) */
+            e.aluRI(AluOp.SUB, true, X86Reg.RSP, 16);                             /* sub rsp, 16 (struct timespec) */
+            e.movImm32(X86Reg.RDI, clock.clockId());                              /* mov edi, clock id */
+            e.movRR(true, X86Reg.RSI, X86Reg.RSP);                                   /* mov rsi, rsp */
+            e.movabs(X86Reg.RAX, clock.clockGettime());                           /* movabs rax, clock_gettime */
+            e.callR(X86Reg.RAX);                                                  /* call rax */
+            e.load(true, X86Reg.RAX, Mem.of(X86Reg.RSP, 0));                         /* mov rax, [rsp] (tv_sec) */
+            e.imulRRI(true, X86Reg.RAX, X86Reg.RAX, 1_000_000_000);                  /* imul rax, rax, 10^9 */
+            e.aluRM(AluOp.ADD, true, X86Reg.RAX, Mem.of(X86Reg.RSP, 8));             /* add rax, [rsp + 8] (tv_nsec) */
         } else if (form instanceof NativeForm.CurrentCpu cpu) {
             currentCpu(e, cpu.schedGetcpu(), cpu.cpus());
-            e.movRR(false, Reg.RAX, Reg.RAX);                                  /* mov eax, eax (zero-extend the int) */
+            e.movRR(false, X86Reg.RAX, X86Reg.RAX);                                  /* mov eax, eax (zero-extend the int) */
         } else if (form instanceof NativeForm.PidTgid ids) {
             pidTgid(e, ids);
         } else if (form instanceof NativeForm.PrandomU32 rnd) {
@@ -73,11 +73,11 @@ public final class NativeFormEmitter {
      * it clobbers the caller-saved registers, and rsp must be 16-byte aligned.
      */
     static void currentCpu(X86Encoder e, long schedGetcpu, int cpus) {
-        e.movabs(Reg.RAX, schedGetcpu);                                        /* movabs rax, sched_getcpu */
-        e.callR(Reg.RAX);                                                      /* call rax */
-        e.aluRI(AluOp.CMP, false, Reg.RAX, cpus);                              /* cmp eax, cpus */
+        e.movabs(X86Reg.RAX, schedGetcpu);                                        /* movabs rax, sched_getcpu */
+        e.callR(X86Reg.RAX);                                                      /* call rax */
+        e.aluRI(AluOp.CMP, false, X86Reg.RAX, cpus);                              /* cmp eax, cpus */
         int known = e.jccForward8(Cond.B);                                     /* jb .cpu */
-        e.aluRR(AluOp.XOR, false, Reg.RAX, Reg.RAX);                           /* xor eax, eax (as Cpus.current) */
+        e.aluRR(AluOp.XOR, false, X86Reg.RAX, X86Reg.RAX);                           /* xor eax, eax (as Cpus.current) */
         e.bind(known);                                                         /* .cpu: */
     }
 
@@ -90,23 +90,23 @@ public final class NativeFormEmitter {
     private static void pidTgid(X86Encoder e, NativeForm.PidTgid f) {
         findSlot(e, f.slot());
         int first = e.jccForward8(Cond.E);                                     /* je .first (nothing cached yet) */
-        e.load(true, Reg.RAX, Mem.of(Reg.RAX, 0));                             /* mov rax, [rax] */
+        e.load(true, X86Reg.RAX, Mem.of(X86Reg.RAX, 0));                             /* mov rax, [rax] */
         int done = e.jmpForward32();                                           /* jmp .done */
         e.bind(first);                                                         /* .first: */
-        e.movabs(Reg.RAX, f.getpid());                                         /* movabs rax, getpid */
-        e.callR(Reg.RAX);                                                      /* call rax */
-        e.movRR(false, Reg.RBX, Reg.RAX);                                      /* mov ebx, eax (pid) */
-        e.shiftImm(Shift.SHL, true, Reg.RBX, 32);                              /* shl rbx, 32 */
-        e.movImm32(Reg.RDI, SYS_GETTID);                                       /* mov edi, __NR_gettid */
-        e.aluRR(AluOp.XOR, false, Reg.RAX, Reg.RAX);                           /* xor eax, eax (variadic: no vector arguments) */
-        e.movabs(Reg.R11, f.syscall());                                        /* movabs r11, syscall */
-        e.callR(Reg.R11);                                                      /* call r11 */
-        e.movRR(false, Reg.RAX, Reg.RAX);                                      /* mov eax, eax (u32 tid) */
-        e.aluRR(AluOp.OR, true, Reg.RBX, Reg.RAX);                             /* or rbx, rax */
+        e.movabs(X86Reg.RAX, f.getpid());                                         /* movabs rax, getpid */
+        e.callR(X86Reg.RAX);                                                      /* call rax */
+        e.movRR(false, X86Reg.RBX, X86Reg.RAX);                                      /* mov ebx, eax (pid) */
+        e.shiftImm(Shift.SHL, true, X86Reg.RBX, 32);                              /* shl rbx, 32 */
+        e.movImm32(X86Reg.RDI, SYS_GETTID);                                       /* mov edi, __NR_gettid */
+        e.aluRR(AluOp.XOR, false, X86Reg.RAX, X86Reg.RAX);                           /* xor eax, eax (variadic: no vector arguments) */
+        e.movabs(X86Reg.R11, f.syscall());                                        /* movabs r11, syscall */
+        e.callR(X86Reg.R11);                                                      /* call r11 */
+        e.movRR(false, X86Reg.RAX, X86Reg.RAX);                                      /* mov eax, eax (u32 tid) */
+        e.aluRR(AluOp.OR, true, X86Reg.RBX, X86Reg.RAX);                             /* or rbx, rax */
         keepInSlot(e, f.slot());
-        e.movRR(true, Reg.RAX, Reg.RBX);                                       /* mov rax, rbx */
+        e.movRR(true, X86Reg.RAX, X86Reg.RBX);                                       /* mov rax, rbx */
         e.bind32(done);                                                        /* .done: */
-        e.load(true, Reg.RBX, Mem.of(Reg.RBP, -8));                            /* mov rbx, [rbp - 8] */
+        e.load(true, X86Reg.RBX, Mem.of(X86Reg.RBP, -8));                            /* mov rbx, [rbp - 8] */
     }
 
     /**
@@ -117,40 +117,40 @@ public final class NativeFormEmitter {
     private static void prandomU32(X86Encoder e, NativeForm.PrandomU32 f) {
         findSlot(e, f.slot());
         int first = e.jccForward8(Cond.E);                                     /* je .first (no seed yet) */
-        e.load(true, Reg.RCX, Mem.of(Reg.RAX, 0));                             /* mov rcx, [rax] */
-        e.movabs(Reg.RDX, NativeForm.PrandomU32.GAMMA);                        /* movabs rdx, GAMMA */
-        e.aluRR(AluOp.ADD, true, Reg.RCX, Reg.RDX);                            /* add rcx, rdx */
-        e.store(8, Mem.of(Reg.RAX, 0), Reg.RCX);                               /* mov [rax], rcx */
+        e.load(true, X86Reg.RCX, Mem.of(X86Reg.RAX, 0));                             /* mov rcx, [rax] */
+        e.movabs(X86Reg.RDX, NativeForm.PrandomU32.GAMMA);                        /* movabs rdx, GAMMA */
+        e.aluRR(AluOp.ADD, true, X86Reg.RCX, X86Reg.RDX);                            /* add rcx, rdx */
+        e.store(8, Mem.of(X86Reg.RAX, 0), X86Reg.RCX);                               /* mov [rax], rcx */
         int mix = e.jmpForward32();                                            /* jmp .mix */
         e.bind(first);                                                         /* .first: */
-        e.store(8, Mem.of(Reg.RSP, 0), Reg.RSP);                               /* mov [rsp], rsp (the seed should getrandom fail) */
-        e.movImm32(Reg.RDI, SYS_GETRANDOM);                                    /* mov edi, __NR_getrandom */
-        e.movRR(true, Reg.RSI, Reg.RSP);                                       /* mov rsi, rsp */
-        e.movImm32(Reg.RDX, 8);                                                /* mov edx, 8 */
-        e.aluRR(AluOp.XOR, false, Reg.RCX, Reg.RCX);                           /* xor ecx, ecx (flags) */
-        e.aluRR(AluOp.XOR, false, Reg.RAX, Reg.RAX);                           /* xor eax, eax (variadic: no vector arguments) */
-        e.movabs(Reg.R11, f.syscall());                                        /* movabs r11, syscall */
-        e.callR(Reg.R11);                                                      /* call r11 */
-        e.load(true, Reg.RBX, Mem.of(Reg.RSP, 0));                             /* mov rbx, [rsp] */
-        e.movabs(Reg.RAX, NativeForm.PrandomU32.GAMMA);                        /* movabs rax, GAMMA */
-        e.aluRR(AluOp.ADD, true, Reg.RBX, Reg.RAX);                            /* add rbx, rax */
+        e.store(8, Mem.of(X86Reg.RSP, 0), X86Reg.RSP);                               /* mov [rsp], rsp (the seed should getrandom fail) */
+        e.movImm32(X86Reg.RDI, SYS_GETRANDOM);                                    /* mov edi, __NR_getrandom */
+        e.movRR(true, X86Reg.RSI, X86Reg.RSP);                                       /* mov rsi, rsp */
+        e.movImm32(X86Reg.RDX, 8);                                                /* mov edx, 8 */
+        e.aluRR(AluOp.XOR, false, X86Reg.RCX, X86Reg.RCX);                           /* xor ecx, ecx (flags) */
+        e.aluRR(AluOp.XOR, false, X86Reg.RAX, X86Reg.RAX);                           /* xor eax, eax (variadic: no vector arguments) */
+        e.movabs(X86Reg.R11, f.syscall());                                        /* movabs r11, syscall */
+        e.callR(X86Reg.R11);                                                      /* call r11 */
+        e.load(true, X86Reg.RBX, Mem.of(X86Reg.RSP, 0));                             /* mov rbx, [rsp] */
+        e.movabs(X86Reg.RAX, NativeForm.PrandomU32.GAMMA);                        /* movabs rax, GAMMA */
+        e.aluRR(AluOp.ADD, true, X86Reg.RBX, X86Reg.RAX);                            /* add rbx, rax */
         keepInSlot(e, f.slot());
-        e.movRR(true, Reg.RCX, Reg.RBX);                                       /* mov rcx, rbx */
+        e.movRR(true, X86Reg.RCX, X86Reg.RBX);                                       /* mov rcx, rbx */
         e.bind32(mix);                                                         /* .mix: (rcx = seed) */
         mixStep(e, 0xff51afd7ed558ccdL);
-        e.movRR(true, Reg.RCX, Reg.RAX);                                       /* mov rcx, rax */
+        e.movRR(true, X86Reg.RCX, X86Reg.RAX);                                       /* mov rcx, rax */
         mixStep(e, 0xc4ceb9fe1a85ec53L);
-        e.shiftImm(Shift.SHR, true, Reg.RAX, 32);                              /* shr rax, 32 */
-        e.load(true, Reg.RBX, Mem.of(Reg.RBP, -8));                            /* mov rbx, [rbp - 8] */
+        e.shiftImm(Shift.SHR, true, X86Reg.RAX, 32);                              /* shr rax, 32 */
+        e.load(true, X86Reg.RBX, Mem.of(X86Reg.RBP, -8));                            /* mov rbx, [rbp - 8] */
     }
 
     /** rax = (rcx ^ rcx >>> 33) * {@code multiplier}; clobbers rdx. */
     private static void mixStep(X86Encoder e, long multiplier) {
-        e.movRR(true, Reg.RAX, Reg.RCX);                                       /* mov rax, rcx */
-        e.shiftImm(Shift.SHR, true, Reg.RAX, 33);                              /* shr rax, 33 */
-        e.aluRR(AluOp.XOR, true, Reg.RAX, Reg.RCX);                            /* xor rax, rcx */
-        e.movabs(Reg.RDX, multiplier);                                         /* movabs rdx, multiplier */
-        e.imulRR(true, Reg.RAX, Reg.RDX);                                      /* imul rax, rdx */
+        e.movRR(true, X86Reg.RAX, X86Reg.RCX);                                       /* mov rax, rcx */
+        e.shiftImm(Shift.SHR, true, X86Reg.RAX, 33);                              /* shr rax, 33 */
+        e.aluRR(AluOp.XOR, true, X86Reg.RAX, X86Reg.RCX);                            /* xor rax, rcx */
+        e.movabs(X86Reg.RDX, multiplier);                                         /* movabs rdx, multiplier */
+        e.imulRR(true, X86Reg.RAX, X86Reg.RDX);                                      /* imul rax, rdx */
     }
 
     /**
@@ -159,12 +159,12 @@ public final class NativeFormEmitter {
      * thread's slot from {@code pthread_getspecific}, ZF set when it has none yet.
      */
     private static void findSlot(X86Encoder e, NativeForm.ThreadSlot s) {
-        e.push(Reg.RBX);                                                       /* push rbx */
-        e.aluRI(AluOp.SUB, true, Reg.RSP, 8);                                  /* sub rsp, 8 */
-        e.movImm32(Reg.RDI, s.key());                                          /* mov edi, key */
-        e.movabs(Reg.RAX, s.getspecific());                                    /* movabs rax, pthread_getspecific */
-        e.callR(Reg.RAX);                                                      /* call rax */
-        e.testRR(true, Reg.RAX, Reg.RAX);                                      /* test rax, rax */
+        e.push(X86Reg.RBX);                                                       /* push rbx */
+        e.aluRI(AluOp.SUB, true, X86Reg.RSP, 8);                                  /* sub rsp, 8 */
+        e.movImm32(X86Reg.RDI, s.key());                                          /* mov edi, key */
+        e.movabs(X86Reg.RAX, s.getspecific());                                    /* movabs rax, pthread_getspecific */
+        e.callR(X86Reg.RAX);                                                      /* call rax */
+        e.testRR(true, X86Reg.RAX, X86Reg.RAX);                                      /* test rax, rax */
     }
 
     /**
@@ -172,16 +172,16 @@ public final class NativeFormEmitter {
      * either fail, the next call computes again). Clobbers the caller-saved registers.
      */
     private static void keepInSlot(X86Encoder e, NativeForm.ThreadSlot s) {
-        e.movImm32(Reg.RDI, 8);                                                /* mov edi, 8 */
-        e.movabs(Reg.RAX, s.malloc());                                         /* movabs rax, malloc */
-        e.callR(Reg.RAX);                                                      /* call rax */
-        e.testRR(true, Reg.RAX, Reg.RAX);                                      /* test rax, rax */
+        e.movImm32(X86Reg.RDI, 8);                                                /* mov edi, 8 */
+        e.movabs(X86Reg.RAX, s.malloc());                                         /* movabs rax, malloc */
+        e.callR(X86Reg.RAX);                                                      /* call rax */
+        e.testRR(true, X86Reg.RAX, X86Reg.RAX);                                      /* test rax, rax */
         int noMemory = e.jccForward8(Cond.E);                                  /* je .uncached */
-        e.store(8, Mem.of(Reg.RAX, 0), Reg.RBX);                               /* mov [rax], rbx */
-        e.movImm32(Reg.RDI, s.key());                                          /* mov edi, key */
-        e.movRR(true, Reg.RSI, Reg.RAX);                                       /* mov rsi, rax */
-        e.movabs(Reg.RAX, s.setspecific());                                    /* movabs rax, pthread_setspecific */
-        e.callR(Reg.RAX);                                                      /* call rax */
+        e.store(8, Mem.of(X86Reg.RAX, 0), X86Reg.RBX);                               /* mov [rax], rbx */
+        e.movImm32(X86Reg.RDI, s.key());                                          /* mov edi, key */
+        e.movRR(true, X86Reg.RSI, X86Reg.RAX);                                       /* mov rsi, rax */
+        e.movabs(X86Reg.RAX, s.setspecific());                                    /* movabs rax, pthread_setspecific */
+        e.callR(X86Reg.RAX);                                                      /* call rax */
         e.bind(noMemory);                                                      /* .uncached: */
     }
 }

@@ -3,7 +3,7 @@ package dev.bpf4j.jit.compiler;
 import dev.bpf4j.jit.x86.AluOp;
 import dev.bpf4j.jit.x86.Cond;
 import dev.bpf4j.jit.x86.Mem;
-import dev.bpf4j.jit.x86.Reg;
+import dev.bpf4j.jit.x86.X86Reg;
 import dev.bpf4j.jit.x86.Shift;
 import dev.bpf4j.jit.x86.X86Encoder;
 import dev.bpf4j.runtime.Limits;
@@ -63,62 +63,62 @@ final class StubEmitter {
         X86Encoder e = c.e;
         int begin = c.pos();
         c.stubs.put(Stub.MEM_CHECK, begin);
-        Reg addr = RegMap.AUX, desc = RegMap.AUX2;
-        e.push(Reg.RBP);                                                  /* push rbp */
+        X86Reg addr = RegMap.AUX, desc = RegMap.AUX2;
+        e.push(X86Reg.RBP);                                                  /* push rbp */
         int afterPush = c.pos();
-        e.movRR(true, Reg.RBP, Reg.RSP);                                  /* mov rbp, rsp */
+        e.movRR(true, X86Reg.RBP, X86Reg.RSP);                                  /* mov rbp, rsp */
         int fp = c.pos();
-        e.push(Reg.RAX);                                                  /* push rax */
-        e.push(Reg.RCX);                                                  /* push rcx */
-        e.push(Reg.RDX);                                                  /* push rdx */
+        e.push(X86Reg.RAX);                                                  /* push rax */
+        e.push(X86Reg.RCX);                                                  /* push rcx */
+        e.push(X86Reg.RDX);                                                  /* push rdx */
         List<Integer> toFail = new ArrayList<>(), toDone = new ArrayList<>();
-        e.movRR(false, Reg.RAX, desc);                                    /* mov eax, r11d */
-        e.aluRI(AluOp.AND, false, Reg.RAX, AccessDescriptor.SIZE_MASK);   /* and eax, 15 (size) */
-        e.movRR(true, Reg.RDX, addr);                                     /* mov rdx, r10 */
-        e.aluRR(AluOp.ADD, true, Reg.RDX, Reg.RAX);                       /* add rdx, rax (end) */
+        e.movRR(false, X86Reg.RAX, desc);                                    /* mov eax, r11d */
+        e.aluRI(AluOp.AND, false, X86Reg.RAX, AccessDescriptor.SIZE_MASK);   /* and eax, 15 (size) */
+        e.movRR(true, X86Reg.RDX, addr);                                     /* mov rdx, r10 */
+        e.aluRR(AluOp.ADD, true, X86Reg.RDX, X86Reg.RAX);                       /* add rdx, rax (end) */
         toFail.add(e.jccForward32(Cond.B));                                /* jc .fail (wraps) */
-        e.load(true, Reg.RCX, JitContext.env(EnvLayout.REGION_COUNT));   /* mov rcx, [r12 + REGION_COUNT] */
-        e.lea(Reg.RAX, JitContext.env(EnvLayout.REGIONS));                /* lea rax, [r12 + REGIONS] */
+        e.load(true, X86Reg.RCX, JitContext.env(EnvLayout.REGION_COUNT));   /* mov rcx, [r12 + REGION_COUNT] */
+        e.lea(X86Reg.RAX, JitContext.env(EnvLayout.REGIONS));                /* lea rax, [r12 + REGIONS] */
         int loop = c.pos();                                               /* .region: */
-        e.testRR(true, Reg.RCX, Reg.RCX);                                 /* test rcx, rcx */
+        e.testRR(true, X86Reg.RCX, X86Reg.RCX);                                 /* test rcx, rcx */
         int toFrames = e.jccForward32(Cond.E);                             /* je .frames */
-        e.aluRM(AluOp.CMP, true, addr, Mem.of(Reg.RAX, 0));               /* cmp r10, [rax] (start) */
+        e.aluRM(AluOp.CMP, true, addr, Mem.of(X86Reg.RAX, 0));               /* cmp r10, [rax] (start) */
         int next1 = e.jccForward32(Cond.B);                                /* jb .next */
-        e.aluRM(AluOp.CMP, true, Reg.RDX, Mem.of(Reg.RAX, EnvLayout.REGION_END)); /* cmp rdx, [rax + 8] (end) */
+        e.aluRM(AluOp.CMP, true, X86Reg.RDX, Mem.of(X86Reg.RAX, EnvLayout.REGION_END)); /* cmp rdx, [rax + 8] (end) */
         int next2 = e.jccForward32(Cond.A);                                /* ja .next */
         e.testRI(false, desc, AccessDescriptor.WRITE_BIT);                /* test r11d, WRITE */
         int hitRead = e.jccForward8(Cond.E);                              /* je .hit_read */
-        e.aluMI(AluOp.CMP, true, Mem.of(Reg.RAX, EnvLayout.REGION_WRITABLE), 0); /* cmp qword [rax + 16], 0 */
+        e.aluMI(AluOp.CMP, true, Mem.of(X86Reg.RAX, EnvLayout.REGION_WRITABLE), 0); /* cmp qword [rax + 16], 0 */
         int next3 = e.jccForward8(Cond.E);                                /* je .next */
         cacheRegion(e, EnvLayout.FAST_W_START, EnvLayout.FAST_W_LAST, toDone);
         e.bind(hitRead);                                                  /* .hit_read: */
         cacheRegion(e, EnvLayout.FAST_R_START, EnvLayout.FAST_R_LAST, toDone);
         e.bind32(next1); e.bind32(next2); e.bind(next3);                      /* .next: */
-        e.aluRI(AluOp.ADD, true, Reg.RAX, EnvLayout.REGION_SIZE);         /* add rax, 24 */
-        e.aluRI(AluOp.SUB, true, Reg.RCX, 1);                             /* sub rcx, 1 */
+        e.aluRI(AluOp.ADD, true, X86Reg.RAX, EnvLayout.REGION_SIZE);         /* add rax, 24 */
+        e.aluRI(AluOp.SUB, true, X86Reg.RCX, 1);                             /* sub rcx, 1 */
         e.jmpTo(loop);                                                     /* jmp .region */
         e.bind32(toFrames);                                                 /* .frames: */
         e.testRI(false, desc, AccessDescriptor.NO_FRAMES_BIT);           /* test r11d, NO_FRAMES */
         int noFrames = e.jccForward32(Cond.NE);                            /* jne .scratch (not a stack pointer: no frame) */
-        e.load(true, Reg.RAX, Mem.of(Reg.RBP, 0));                        /* mov rax, [rbp] (caller's frame) */
+        e.load(true, X86Reg.RAX, Mem.of(X86Reg.RBP, 0));                        /* mov rax, [rbp] (caller's frame) */
         int frame = c.pos();                                              /* .frame: */
-        e.lea(Reg.RCX, Mem.of(Reg.RAX, -Limits.STACK_SIZE));              /* lea rcx, [rax - 512] */
-        e.aluRR(AluOp.CMP, true, addr, Reg.RCX);                          /* cmp r10, rcx */
+        e.lea(X86Reg.RCX, Mem.of(X86Reg.RAX, -Limits.STACK_SIZE));              /* lea rcx, [rax - 512] */
+        e.aluRR(AluOp.CMP, true, addr, X86Reg.RCX);                          /* cmp r10, rcx */
         int outer1 = e.jccForward8(Cond.B);                               /* jb .outer */
-        e.aluRR(AluOp.CMP, true, Reg.RDX, Reg.RAX);                       /* cmp rdx, rax */
+        e.aluRR(AluOp.CMP, true, X86Reg.RDX, X86Reg.RAX);                       /* cmp rdx, rax */
         toDone.add(e.jccForward32(Cond.BE));                               /* jbe .done (inside this frame) */
         e.bind(outer1);                                                   /* .outer: */
-        e.aluRM(AluOp.CMP, true, Reg.RAX, JitContext.env(EnvLayout.ENTRY_RBP)); /* cmp rax, [r12 + ENTRY_RBP] */
+        e.aluRM(AluOp.CMP, true, X86Reg.RAX, JitContext.env(EnvLayout.ENTRY_RBP)); /* cmp rax, [r12 + ENTRY_RBP] */
         int toScratch = e.jccForward32(Cond.E);                            /* je .scratch (entry frame was the last) */
-        e.load(true, Reg.RAX, Mem.of(Reg.RAX, 0));                        /* mov rax, [rax] (next frame out) */
+        e.load(true, X86Reg.RAX, Mem.of(X86Reg.RAX, 0));                        /* mov rax, [rax] (next frame out) */
         e.jmpTo(frame);                                                    /* jmp .frame */
         e.bind32(toScratch);                                                /* .scratch: */
         e.bind32(noFrames);
         scratchCheck(e, toFail, toDone);
         for (int p : toDone) e.bind32(p);                                   /* .done: */
-        e.pop(Reg.RDX);                                                   /* pop rdx */
-        e.pop(Reg.RCX);                                                   /* pop rcx */
-        e.pop(Reg.RAX);                                                   /* pop rax */
+        e.pop(X86Reg.RDX);                                                   /* pop rdx */
+        e.pop(X86Reg.RCX);                                                   /* pop rcx */
+        e.pop(X86Reg.RAX);                                                   /* pop rax */
         int leave = c.pos();
         e.leave();                                                        /* leave */
         e.ret();                                                          /* ret */
@@ -141,26 +141,26 @@ final class StubEmitter {
      * whole access and its depth bit k + 1 must be set in SCRATCH_LIVE. rax, rcx are free; rdx = end.
      */
     private static void scratchCheck(X86Encoder e, List<Integer> toFail, List<Integer> toDone) {
-        Reg addr = RegMap.AUX, desc = RegMap.AUX2;
+        X86Reg addr = RegMap.AUX, desc = RegMap.AUX2;
         e.testRI(false, desc, AccessDescriptor.WRITE_BIT);                /* test r11d, WRITE */
         toFail.add(e.jccForward32(Cond.NE));                               /* jne .fail (buffers are read-only) */
-        e.movRR(true, Reg.RAX, addr);                                     /* mov rax, r10 */
-        e.aluRM(AluOp.SUB, true, Reg.RAX, JitContext.env(EnvLayout.SCRATCH_BASE)); /* sub rax, [r12 + SCRATCH_BASE] */
+        e.movRR(true, X86Reg.RAX, addr);                                     /* mov rax, r10 */
+        e.aluRM(AluOp.SUB, true, X86Reg.RAX, JitContext.env(EnvLayout.SCRATCH_BASE)); /* sub rax, [r12 + SCRATCH_BASE] */
         toFail.add(e.jccForward32(Cond.B));                                /* jb .fail (below the buffers) */
-        e.aluRI(AluOp.CMP, true, Reg.RAX, Limits.STACK_SIZE * Limits.MAX_CALL_FRAMES); /* cmp rax, 4096 */
+        e.aluRI(AluOp.CMP, true, X86Reg.RAX, Limits.STACK_SIZE * Limits.MAX_CALL_FRAMES); /* cmp rax, 4096 */
         toFail.add(e.jccForward32(Cond.AE));                               /* jae .fail (past them) */
-        e.movRR(true, Reg.RCX, Reg.RAX);                                  /* mov rcx, rax */
-        e.shiftImm(Shift.SHR, true, Reg.RCX, 9);                          /* shr rcx, 9 (k) */
-        e.movRR(true, Reg.RAX, Reg.RDX);                                  /* mov rax, rdx */
-        e.aluRM(AluOp.SUB, true, Reg.RAX, JitContext.env(EnvLayout.SCRATCH_BASE)); /* sub rax, [r12 + SCRATCH_BASE] */
-        e.aluRI(AluOp.SUB, true, Reg.RAX, 1);                             /* sub rax, 1 (last byte) */
-        e.shiftImm(Shift.SHR, true, Reg.RAX, 9);                          /* shr rax, 9 */
-        e.aluRR(AluOp.CMP, true, Reg.RAX, Reg.RCX);                       /* cmp rax, rcx */
+        e.movRR(true, X86Reg.RCX, X86Reg.RAX);                                  /* mov rcx, rax */
+        e.shiftImm(Shift.SHR, true, X86Reg.RCX, 9);                          /* shr rcx, 9 (k) */
+        e.movRR(true, X86Reg.RAX, X86Reg.RDX);                                  /* mov rax, rdx */
+        e.aluRM(AluOp.SUB, true, X86Reg.RAX, JitContext.env(EnvLayout.SCRATCH_BASE)); /* sub rax, [r12 + SCRATCH_BASE] */
+        e.aluRI(AluOp.SUB, true, X86Reg.RAX, 1);                             /* sub rax, 1 (last byte) */
+        e.shiftImm(Shift.SHR, true, X86Reg.RAX, 9);                          /* shr rax, 9 */
+        e.aluRR(AluOp.CMP, true, X86Reg.RAX, X86Reg.RCX);                       /* cmp rax, rcx */
         toFail.add(e.jccForward32(Cond.NE));                               /* jne .fail (straddles two buffers) */
-        e.aluRI(AluOp.ADD, false, Reg.RCX, 1);                            /* add ecx, 1 (depth) */
-        e.load(true, Reg.RAX, JitContext.env(EnvLayout.SCRATCH_LIVE));   /* mov rax, [r12 + SCRATCH_LIVE] */
-        e.shiftCl(Shift.SHR, true, Reg.RAX);                              /* shr rax, cl */
-        e.testRI(false, Reg.RAX, 1);                                      /* test eax, 1 */
+        e.aluRI(AluOp.ADD, false, X86Reg.RCX, 1);                            /* add ecx, 1 (depth) */
+        e.load(true, X86Reg.RAX, JitContext.env(EnvLayout.SCRATCH_LIVE));   /* mov rax, [r12 + SCRATCH_LIVE] */
+        e.shiftCl(Shift.SHR, true, X86Reg.RAX);                              /* shr rax, cl */
+        e.testRI(false, X86Reg.RAX, 1);                                      /* test eax, 1 */
         toFail.add(e.jccForward32(Cond.E));                                /* je .fail (not live) */
         toDone.add(e.jmpForward32());                                      /* jmp .done */
     }
@@ -170,15 +170,15 @@ final class StubEmitter {
      * least 8 bytes long (the fast path checks {@code start <= addr <= end - 8}), then return.
      */
     private static void cacheRegion(X86Encoder e, int startField, int lastField, List<Integer> toDone) {
-        e.load(true, Reg.RCX, Mem.of(Reg.RAX, EnvLayout.REGION_END));     /* mov rcx, [rax + 8] (end) */
-        e.aluRM(AluOp.SUB, true, Reg.RCX, Mem.of(Reg.RAX, 0));            /* sub rcx, [rax] (length) */
-        e.aluRI(AluOp.CMP, true, Reg.RCX, 8);                             /* cmp rcx, 8 */
+        e.load(true, X86Reg.RCX, Mem.of(X86Reg.RAX, EnvLayout.REGION_END));     /* mov rcx, [rax + 8] (end) */
+        e.aluRM(AluOp.SUB, true, X86Reg.RCX, Mem.of(X86Reg.RAX, 0));            /* sub rcx, [rax] (length) */
+        e.aluRI(AluOp.CMP, true, X86Reg.RCX, 8);                             /* cmp rcx, 8 */
         toDone.add(e.jccForward32(Cond.B));                                /* jb .done */
-        e.load(true, Reg.RCX, Mem.of(Reg.RAX, 0));                        /* mov rcx, [rax] */
-        e.store(8, JitContext.env(startField), Reg.RCX);                  /* mov [r12 + FAST_START], rcx */
-        e.load(true, Reg.RCX, Mem.of(Reg.RAX, EnvLayout.REGION_END));     /* mov rcx, [rax + 8] */
-        e.aluRI(AluOp.SUB, true, Reg.RCX, 8);                             /* sub rcx, 8 */
-        e.store(8, JitContext.env(lastField), Reg.RCX);                   /* mov [r12 + FAST_LAST], rcx */
+        e.load(true, X86Reg.RCX, Mem.of(X86Reg.RAX, 0));                        /* mov rcx, [rax] */
+        e.store(8, JitContext.env(startField), X86Reg.RCX);                  /* mov [r12 + FAST_START], rcx */
+        e.load(true, X86Reg.RCX, Mem.of(X86Reg.RAX, EnvLayout.REGION_END));     /* mov rcx, [rax + 8] */
+        e.aluRI(AluOp.SUB, true, X86Reg.RCX, 8);                             /* sub rcx, 8 */
+        e.store(8, JitContext.env(lastField), X86Reg.RCX);                   /* mov [r12 + FAST_LAST], rcx */
         toDone.add(e.jmpForward32());                                      /* jmp .done */
     }
 }

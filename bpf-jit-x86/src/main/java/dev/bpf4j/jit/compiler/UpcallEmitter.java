@@ -4,7 +4,7 @@ import dev.bpf4j.jit.x86.AluOp;
 import dev.bpf4j.jit.x86.CodeBuffer;
 import dev.bpf4j.jit.x86.Cond;
 import dev.bpf4j.jit.x86.Mem;
-import dev.bpf4j.jit.x86.Reg;
+import dev.bpf4j.jit.x86.X86Reg;
 import dev.bpf4j.jit.x86.X86Encoder;
 
 /**
@@ -22,7 +22,7 @@ import dev.bpf4j.jit.x86.X86Encoder;
 public final class UpcallEmitter {
     private UpcallEmitter() {}
 
-    private static final Reg[] SYSV_ARGS = {Reg.RDI, Reg.RSI, Reg.RDX, Reg.RCX, Reg.R8, Reg.R9};
+    private static final X86Reg[] SYSV_ARGS = {X86Reg.RDI, X86Reg.RSI, X86Reg.RDX, X86Reg.RCX, X86Reg.R8, X86Reg.R9};
 
     /** The upcall block: the done word, then the arguments (8 bytes each, in order). */
     public static final int DONE = 0, ARGS = 8;
@@ -45,42 +45,42 @@ public final class UpcallEmitter {
 
     private static void body(X86Encoder e, JniRoute jni, long closure, int args, int envArg) {
         final int jniEnv = arg(args), jvalue = jniEnv + 8, frame = (jvalue + 8 + 15) & ~15;
-        e.aluRI(AluOp.SUB, true, Reg.RSP, frame);                              /* sub rsp, frame */
+        e.aluRI(AluOp.SUB, true, X86Reg.RSP, frame);                              /* sub rsp, frame */
         for (int i = 0; i < args; i++) {
-            e.store(8, Mem.of(Reg.RSP, arg(i)), SYSV_ARGS[i]);                 /* mov [rsp + ARGS + 8i], argument i */
+            e.store(8, Mem.of(X86Reg.RSP, arg(i)), SYSV_ARGS[i]);                 /* mov [rsp + ARGS + 8i], argument i */
         }
-        e.storeImm(8, Mem.of(Reg.RSP, DONE), 0);                               /* mov qword [rsp + DONE], 0 */
-        e.store(8, Mem.of(Reg.RSP, jvalue), Reg.RSP);                          /* mov [rsp + jvalue], rsp (the block) */
-        e.movabs(Reg.RDI, jni.vm());                                           /* movabs rdi, vm */
-        e.lea(Reg.RSI, Mem.of(Reg.RSP, jniEnv));                               /* lea rsi, [rsp + jniEnv] */
-        e.movImm32(Reg.RDX, jni.version());                                    /* mov edx, version */
-        e.movabs(Reg.RAX, jni.getEnv());                                       /* movabs rax, GetEnv */
-        e.callR(Reg.RAX);                                                      /* call rax */
-        e.testRR(false, Reg.RAX, Reg.RAX);                                     /* test eax, eax */
+        e.storeImm(8, Mem.of(X86Reg.RSP, DONE), 0);                               /* mov qword [rsp + DONE], 0 */
+        e.store(8, Mem.of(X86Reg.RSP, jvalue), X86Reg.RSP);                          /* mov [rsp + jvalue], rsp (the block) */
+        e.movabs(X86Reg.RDI, jni.vm());                                           /* movabs rdi, vm */
+        e.lea(X86Reg.RSI, Mem.of(X86Reg.RSP, jniEnv));                               /* lea rsi, [rsp + jniEnv] */
+        e.movImm32(X86Reg.RDX, jni.version());                                    /* mov edx, version */
+        e.movabs(X86Reg.RAX, jni.getEnv());                                       /* movabs rax, GetEnv */
+        e.callR(X86Reg.RAX);                                                      /* call rax */
+        e.testRR(false, X86Reg.RAX, X86Reg.RAX);                                     /* test eax, eax */
         int unknownThread = e.jccForward32(Cond.NE);                           /* jne .closure */
-        e.load(true, Reg.RDI, Mem.of(Reg.RSP, jniEnv));                        /* mov rdi, [rsp + jniEnv] */
-        e.movabs(Reg.RSI, jni.owner());                                        /* movabs rsi, the class (global ref) */
-        e.movabs(Reg.RDX, jni.upcall());                                       /* movabs rdx, upcall (method id) */
-        e.lea(Reg.RCX, Mem.of(Reg.RSP, jvalue));                               /* lea rcx, [rsp + jvalue] (jvalue *) */
-        e.movabs(Reg.RAX, jni.callStatic());                                   /* movabs rax, CallStaticLongMethodA */
-        e.callR(Reg.RAX);                                                      /* call rax */
-        e.aluMI(AluOp.CMP, true, Mem.of(Reg.RSP, DONE), 0);                    /* cmp qword [rsp + DONE], 0 */
+        e.load(true, X86Reg.RDI, Mem.of(X86Reg.RSP, jniEnv));                        /* mov rdi, [rsp + jniEnv] */
+        e.movabs(X86Reg.RSI, jni.owner());                                        /* movabs rsi, the class (global ref) */
+        e.movabs(X86Reg.RDX, jni.upcall());                                       /* movabs rdx, upcall (method id) */
+        e.lea(X86Reg.RCX, Mem.of(X86Reg.RSP, jvalue));                               /* lea rcx, [rsp + jvalue] (jvalue *) */
+        e.movabs(X86Reg.RAX, jni.callStatic());                                   /* movabs rax, CallStaticLongMethodA */
+        e.callR(X86Reg.RAX);                                                      /* call rax */
+        e.aluMI(AluOp.CMP, true, Mem.of(X86Reg.RSP, DONE), 0);                    /* cmp qword [rsp + DONE], 0 */
         int returned = e.jccForward32(Cond.NE);                                /* jne .done (rax = r0) */
-        e.load(true, Reg.RDI, Mem.of(Reg.RSP, jniEnv));                        /* mov rdi, [rsp + jniEnv] */
-        e.movabs(Reg.RAX, jni.clear());                                        /* movabs rax, ExceptionClear */
-        e.callR(Reg.RAX);                                                      /* call rax */
+        e.load(true, X86Reg.RDI, Mem.of(X86Reg.RSP, jniEnv));                        /* mov rdi, [rsp + jniEnv] */
+        e.movabs(X86Reg.RAX, jni.clear());                                        /* movabs rax, ExceptionClear */
+        e.callR(X86Reg.RAX);                                                      /* call rax */
         if (envArg >= 0) {
-            e.load(true, Reg.RAX, Mem.of(Reg.RSP, arg(envArg)));               /* mov rax, [rsp + ARGS + 8 * envArg] (the env block) */
-            e.storeImm(8, Mem.of(Reg.RAX, EnvLayout.STATUS), (int) EnvLayout.STATUS_HELPER_ERROR); /* mov qword [rax + STATUS], HELPER_ERROR */
+            e.load(true, X86Reg.RAX, Mem.of(X86Reg.RSP, arg(envArg)));               /* mov rax, [rsp + ARGS + 8 * envArg] (the env block) */
+            e.storeImm(8, Mem.of(X86Reg.RAX, EnvLayout.STATUS), (int) EnvLayout.STATUS_HELPER_ERROR); /* mov qword [rax + STATUS], HELPER_ERROR */
         }
-        e.aluRR(AluOp.XOR, false, Reg.RAX, Reg.RAX);                           /* xor eax, eax */
+        e.aluRR(AluOp.XOR, false, X86Reg.RAX, X86Reg.RAX);                           /* xor eax, eax */
         int cleared = e.jmpForward32();                                        /* jmp .done */
         e.bind32(unknownThread);                                               /* .closure: */
         for (int i = 0; i < args; i++) {
-            e.load(true, SYSV_ARGS[i], Mem.of(Reg.RSP, arg(i)));               /* mov argument i, [rsp + ARGS + 8i] */
+            e.load(true, SYSV_ARGS[i], Mem.of(X86Reg.RSP, arg(i)));               /* mov argument i, [rsp + ARGS + 8i] */
         }
-        e.movabs(Reg.R11, closure);                                            /* movabs r11, jffi closure */
-        e.callR(Reg.R11);                                                      /* call r11 */
+        e.movabs(X86Reg.R11, closure);                                            /* movabs r11, jffi closure */
+        e.callR(X86Reg.R11);                                                      /* call r11 */
         e.bind32(returned);                                                    /* .done: */
         e.bind32(cleared);
     }
@@ -93,21 +93,21 @@ public final class UpcallEmitter {
     public static byte[] globalClass() {
         CodeBuffer buf = new CodeBuffer();
         X86Encoder e = new X86Encoder(buf);
-        e.push(Reg.RBP);                                                       /* push rbp */
-        e.movRR(true, Reg.RBP, Reg.RSP);                                       /* mov rbp, rsp */
-        e.push(Reg.RBX);                                                       /* push rbx */
-        e.push(Reg.R12);                                                       /* push r12 (rsp 16-byte aligned) */
-        e.movRR(true, Reg.RBX, Reg.RDI);                                       /* mov rbx, rdi (env) */
-        e.movRR(true, Reg.R12, Reg.RCX);                                       /* mov r12, rcx (NewGlobalRef) */
-        e.callR(Reg.RDX);                                                      /* call rdx (FindClass(env, name)) */
-        e.testRR(true, Reg.RAX, Reg.RAX);                                      /* test rax, rax */
+        e.push(X86Reg.RBP);                                                       /* push rbp */
+        e.movRR(true, X86Reg.RBP, X86Reg.RSP);                                       /* mov rbp, rsp */
+        e.push(X86Reg.RBX);                                                       /* push rbx */
+        e.push(X86Reg.R12);                                                       /* push r12 (rsp 16-byte aligned) */
+        e.movRR(true, X86Reg.RBX, X86Reg.RDI);                                       /* mov rbx, rdi (env) */
+        e.movRR(true, X86Reg.R12, X86Reg.RCX);                                       /* mov r12, rcx (NewGlobalRef) */
+        e.callR(X86Reg.RDX);                                                      /* call rdx (FindClass(env, name)) */
+        e.testRR(true, X86Reg.RAX, X86Reg.RAX);                                      /* test rax, rax */
         int missing = e.jccForward8(Cond.E);                                   /* je .out */
-        e.movRR(true, Reg.RDI, Reg.RBX);                                       /* mov rdi, rbx */
-        e.movRR(true, Reg.RSI, Reg.RAX);                                       /* mov rsi, rax */
-        e.callR(Reg.R12);                                                      /* call r12 (NewGlobalRef(env, local)) */
+        e.movRR(true, X86Reg.RDI, X86Reg.RBX);                                       /* mov rdi, rbx */
+        e.movRR(true, X86Reg.RSI, X86Reg.RAX);                                       /* mov rsi, rax */
+        e.callR(X86Reg.R12);                                                      /* call r12 (NewGlobalRef(env, local)) */
         e.bind(missing);                                                       /* .out: */
-        e.load(true, Reg.R12, Mem.of(Reg.RBP, -16));                           /* mov r12, [rbp - 16] */
-        e.load(true, Reg.RBX, Mem.of(Reg.RBP, -8));                            /* mov rbx, [rbp - 8] */
+        e.load(true, X86Reg.R12, Mem.of(X86Reg.RBP, -16));                           /* mov r12, [rbp - 16] */
+        e.load(true, X86Reg.RBX, Mem.of(X86Reg.RBP, -8));                            /* mov rbx, [rbp - 8] */
         e.leave();                                                             /* leave */
         e.ret();                                                               /* ret */
         return buf.toByteArray();

@@ -9,7 +9,7 @@ import dev.bpf4j.jit.x86.AluOp;
 import dev.bpf4j.jit.x86.CodeBuffer;
 import dev.bpf4j.jit.x86.Cond;
 import dev.bpf4j.jit.x86.Mem;
-import dev.bpf4j.jit.x86.Reg;
+import dev.bpf4j.jit.x86.X86Reg;
 import dev.bpf4j.jit.x86.Shift;
 import dev.bpf4j.jit.x86.X86Encoder;
 import dev.bpf4j.runtime.NativeMemory;
@@ -73,7 +73,7 @@ final class ReturnTrampoline {
         X86Encoder e = new X86Encoder(b);
         int get = emitGet(e, b);
         int cur = e.position();
-        e.aluRR(AluOp.XOR, false, Reg.RDI, Reg.RDI);          /* xor edi, edi (find only) */
+        e.aluRR(AluOp.XOR, false, X86Reg.RDI, X86Reg.RDI);          /* xor edi, edi (find only) */
         e.jmpRel32(get);                                      /* jmp get */
         e.alignTo(16);
         int pad = e.position();
@@ -183,239 +183,239 @@ final class ReturnTrampoline {
     private int emitGet(X86Encoder e, CodeBuffer b) {
         int get = e.position();
         for (int x : new int[]{0x64, 0x4c, 0x8b, 0x04, 0x25, 0, 0, 0, 0}) b.emit8(x); /* mov r8, fs:[0] (thread pointer) */
-        hash(e, Reg.RAX, Reg.R8);
-        e.movabs(Reg.R10, table);                             /* movabs r10, table */
-        e.movImm32(Reg.R11, THREADS);                         /* mov r11d, THREADS (probes) */
+        hash(e, X86Reg.RAX, X86Reg.R8);
+        e.movabs(X86Reg.R10, table);                             /* movabs r10, table */
+        e.movImm32(X86Reg.R11, THREADS);                         /* mov r11d, THREADS (probes) */
         int find = e.position();
-        slotAddress(e, Reg.RCX, Reg.RAX);
-        e.load(true, Reg.RDX, Mem.of(Reg.RCX, 0));            /* mov rdx, [rcx] (key) */
-        e.aluRR(AluOp.CMP, true, Reg.RDX, Reg.R8);            /* cmp rdx, r8 */
+        slotAddress(e, X86Reg.RCX, X86Reg.RAX);
+        e.load(true, X86Reg.RDX, Mem.of(X86Reg.RCX, 0));            /* mov rdx, [rcx] (key) */
+        e.aluRR(AluOp.CMP, true, X86Reg.RDX, X86Reg.R8);            /* cmp rdx, r8 */
         int found = e.jccForward8(Cond.E);                    /* je .found */
-        e.testRR(true, Reg.RDX, Reg.RDX);                     /* test rdx, rdx */
+        e.testRR(true, X86Reg.RDX, X86Reg.RDX);                     /* test rdx, rdx */
         int absent = e.jccForward8(Cond.E);                   /* je .absent */
-        e.aluRI(AluOp.ADD, true, Reg.RAX, 1);                 /* add rax, 1 */
-        e.aluRI(AluOp.AND, false, Reg.RAX, THREADS - 1);      /* and eax, THREADS - 1 */
-        e.aluRI(AluOp.SUB, true, Reg.R11, 1);                 /* sub r11, 1 */
+        e.aluRI(AluOp.ADD, true, X86Reg.RAX, 1);                 /* add rax, 1 */
+        e.aluRI(AluOp.AND, false, X86Reg.RAX, THREADS - 1);      /* and eax, THREADS - 1 */
+        e.aluRI(AluOp.SUB, true, X86Reg.R11, 1);                 /* sub r11, 1 */
         e.jccRel8(Cond.NE, find);                             /* jne .find */
         e.bind(absent);                                       /* .absent: */
-        e.testRR(false, Reg.RDI, Reg.RDI);                    /* test edi, edi */
+        e.testRR(false, X86Reg.RDI, X86Reg.RDI);                    /* test edi, edi */
         int create = e.jccForward8(Cond.NE);                  /* jne .create */
-        e.aluRR(AluOp.XOR, false, Reg.RAX, Reg.RAX);          /* xor eax, eax */
+        e.aluRR(AluOp.XOR, false, X86Reg.RAX, X86Reg.RAX);          /* xor eax, eax */
         e.ret();                                              /* ret */
         e.bind(found);                                        /* .found: */
-        e.load(true, Reg.RAX, Mem.of(Reg.RCX, 8));            /* mov rax, [rcx + 8] (0 while its owner is inserting it) */
+        e.load(true, X86Reg.RAX, Mem.of(X86Reg.RCX, 8));            /* mov rax, [rcx + 8] (0 while its owner is inserting it) */
         e.ret();                                              /* ret */
         e.bind(create);                                       /* .create: */
-        e.push(Reg.RBX);
-        e.push(Reg.R12);
-        e.push(Reg.R13);
-        e.movRR(true, Reg.R12, Reg.R8);                       /* mov r12, r8 (tp) */
-        e.movImm32(Reg.RAX, 9);                               /* mmap(0, 4096, RW, PRIVATE|ANONYMOUS, -1, 0) */
-        e.aluRR(AluOp.XOR, false, Reg.RDI, Reg.RDI);
-        e.movImm32(Reg.RSI, 4096);
-        e.movImm32(Reg.RDX, 3);
-        e.movImm32(Reg.R10, 0x22);
-        e.movImmSx(Reg.R8, -1);
-        e.aluRR(AluOp.XOR, false, Reg.R9, Reg.R9);
+        e.push(X86Reg.RBX);
+        e.push(X86Reg.R12);
+        e.push(X86Reg.R13);
+        e.movRR(true, X86Reg.R12, X86Reg.R8);                       /* mov r12, r8 (tp) */
+        e.movImm32(X86Reg.RAX, 9);                               /* mmap(0, 4096, RW, PRIVATE|ANONYMOUS, -1, 0) */
+        e.aluRR(AluOp.XOR, false, X86Reg.RDI, X86Reg.RDI);
+        e.movImm32(X86Reg.RSI, 4096);
+        e.movImm32(X86Reg.RDX, 3);
+        e.movImm32(X86Reg.R10, 0x22);
+        e.movImmSx(X86Reg.R8, -1);
+        e.aluRR(AluOp.XOR, false, X86Reg.R9, X86Reg.R9);
         b.emit8(0x0f); b.emit8(0x05);                         /* syscall */
-        e.aluRI(AluOp.CMP, true, Reg.RAX, -4096);             /* cmp rax, -4096 */
+        e.aluRI(AluOp.CMP, true, X86Reg.RAX, -4096);             /* cmp rax, -4096 */
         int failed = e.jccForward32(Cond.A);                  /* ja .fail (-errno) */
-        e.movRR(true, Reg.R13, Reg.RAX);                      /* mov r13, page */
-        e.movImm32(Reg.RAX, 186);                             /* gettid() */
+        e.movRR(true, X86Reg.R13, X86Reg.RAX);                      /* mov r13, page */
+        e.movImm32(X86Reg.RAX, 186);                             /* gettid() */
         b.emit8(0x0f); b.emit8(0x05);                         /* syscall */
-        e.store(8, Mem.of(Reg.R13, TID), Reg.RAX);            /* mov [r13 + tid], rax */
-        e.store(8, Mem.of(Reg.R13, TP), Reg.R12);             /* mov [r13 + tp], r12 */
-        hash(e, Reg.RBX, Reg.R12);
-        e.movabs(Reg.R10, table);
-        e.movImm32(Reg.R11, THREADS);
+        e.store(8, Mem.of(X86Reg.R13, TID), X86Reg.RAX);            /* mov [r13 + tid], rax */
+        e.store(8, Mem.of(X86Reg.R13, TP), X86Reg.R12);             /* mov [r13 + tp], r12 */
+        hash(e, X86Reg.RBX, X86Reg.R12);
+        e.movabs(X86Reg.R10, table);
+        e.movImm32(X86Reg.R11, THREADS);
         int insert = e.position();
-        slotAddress(e, Reg.RCX, Reg.RBX);
-        e.aluRR(AluOp.XOR, false, Reg.RAX, Reg.RAX);          /* xor eax, eax */
-        e.lockCmpxchg(true, Mem.of(Reg.RCX, 0), Reg.R12);     /* lock cmpxchg [rcx], r12 (claim an empty slot) */
+        slotAddress(e, X86Reg.RCX, X86Reg.RBX);
+        e.aluRR(AluOp.XOR, false, X86Reg.RAX, X86Reg.RAX);          /* xor eax, eax */
+        e.lockCmpxchg(true, Mem.of(X86Reg.RCX, 0), X86Reg.R12);     /* lock cmpxchg [rcx], r12 (claim an empty slot) */
         int claimed = e.jccForward8(Cond.E);                  /* je .claimed */
-        e.aluRI(AluOp.ADD, true, Reg.RBX, 1);
-        e.aluRI(AluOp.AND, false, Reg.RBX, THREADS - 1);
-        e.aluRI(AluOp.SUB, true, Reg.R11, 1);
+        e.aluRI(AluOp.ADD, true, X86Reg.RBX, 1);
+        e.aluRI(AluOp.AND, false, X86Reg.RBX, THREADS - 1);
+        e.aluRI(AluOp.SUB, true, X86Reg.R11, 1);
         e.jccRel8(Cond.NE, insert);                           /* jne .insert (the page leaks when the table is full) */
         e.bind32(failed);                                     /* .fail: */
-        e.aluRR(AluOp.XOR, false, Reg.RAX, Reg.RAX);
+        e.aluRR(AluOp.XOR, false, X86Reg.RAX, X86Reg.RAX);
         int out = e.jmpForward8();
         e.bind(claimed);                                      /* .claimed: */
-        e.store(8, Mem.of(Reg.RCX, 8), Reg.R13);              /* mov [rcx + 8], r13 */
-        e.movRR(true, Reg.RAX, Reg.R13);
+        e.store(8, Mem.of(X86Reg.RCX, 8), X86Reg.R13);              /* mov [rcx + 8], r13 */
+        e.movRR(true, X86Reg.RAX, X86Reg.R13);
         e.bind(out);
-        e.pop(Reg.R13);
-        e.pop(Reg.R12);
-        e.pop(Reg.RBX);
+        e.pop(X86Reg.R13);
+        e.pop(X86Reg.R12);
+        e.pop(X86Reg.RBX);
         e.ret();
         return get;
     }
 
     /** {@code dst = (tp * golden) >> (64 - bits)}: Fibonacci hashing of the thread pointer. */
-    private static void hash(X86Encoder e, Reg dst, Reg tp) {
-        e.movabs(Reg.R9, GOLDEN);
+    private static void hash(X86Encoder e, X86Reg dst, X86Reg tp) {
+        e.movabs(X86Reg.R9, GOLDEN);
         e.movRR(true, dst, tp);
-        e.imulRR(true, dst, Reg.R9);
+        e.imulRR(true, dst, X86Reg.R9);
         e.shiftImm(Shift.SHR, true, dst, 64 - THREAD_BITS);
     }
 
     /** {@code dst = r10 + index * 16}. */
-    private static void slotAddress(X86Encoder e, Reg dst, Reg index) {
+    private static void slotAddress(X86Encoder e, X86Reg dst, X86Reg index) {
         e.movRR(true, dst, index);
         e.shiftImm(Shift.SHL, true, dst, 4);
-        e.aluRR(AluOp.ADD, true, dst, Reg.R10);
+        e.aluRR(AluOp.ADD, true, dst, X86Reg.R10);
     }
 
     /** {@code rdx = stack(rax) + index(rcx) * 24}: entry {@code rcx} is at [rdx + ENTRIES]. */
     private static void entryAddress(X86Encoder e) {
-        e.imulRRI(true, Reg.RDX, Reg.RCX, ENTRY);             /* imul rdx, rcx, 24 */
-        e.aluRR(AluOp.ADD, true, Reg.RDX, Reg.RAX);           /* add rdx, rax */
+        e.imulRRI(true, X86Reg.RDX, X86Reg.RCX, ENTRY);             /* imul rdx, rcx, 24 */
+        e.aluRR(AluOp.ADD, true, X86Reg.RDX, X86Reg.RAX);           /* add rdx, rax */
     }
 
-    private static void countLost(X86Encoder e, Reg exits, int field) {
-        e.movImm32(Reg.R9, 1);                                /* mov r9d, 1 */
-        e.aluMR(AluOp.ADD, true, Mem.of(exits, field), Reg.R9, true); /* lock add [exits + field], r9 */
+    private static void countLost(X86Encoder e, X86Reg exits, int field) {
+        e.movImm32(X86Reg.R9, 1);                                /* mov r9d, 1 */
+        e.aluMR(AluOp.ADD, true, Mem.of(exits, field), X86Reg.R9, true); /* lock add [exits + field], r9 */
     }
 
     /** {@code void push(long slot, long exits)}; preserves the callee-saved registers. */
     private static void emitPush(X86Encoder e, CodeBuffer b, int get, int tramp) {
-        e.push(Reg.RBX);
-        e.push(Reg.R12);
-        e.push(Reg.R13);
-        e.push(Reg.R14);
-        e.movRR(true, Reg.RBX, Reg.RDI);                      /* rbx = slot */
-        e.movRR(true, Reg.R14, Reg.RSI);                      /* r14 = exits */
-        e.movImm32(Reg.RDI, 1);                               /* create */
+        e.push(X86Reg.RBX);
+        e.push(X86Reg.R12);
+        e.push(X86Reg.R13);
+        e.push(X86Reg.R14);
+        e.movRR(true, X86Reg.RBX, X86Reg.RDI);                      /* rbx = slot */
+        e.movRR(true, X86Reg.R14, X86Reg.RSI);                      /* r14 = exits */
+        e.movImm32(X86Reg.RDI, 1);                               /* create */
         e.callRel32(get);                                     /* call get */
-        e.testRR(true, Reg.RAX, Reg.RAX);
+        e.testRR(true, X86Reg.RAX, X86Reg.RAX);
         int noStack = e.jccForward32(Cond.E);                 /* je .miss */
-        e.load(true, Reg.R12, Mem.of(Reg.RBX, 0));            /* r12 = [slot] (the return address) */
-        e.leaRip(Reg.R13, tramp);                             /* r13 = the trampoline */
-        e.load(true, Reg.RCX, Mem.of(Reg.RAX, DEPTH));        /* rcx = depth */
+        e.load(true, X86Reg.R12, Mem.of(X86Reg.RBX, 0));            /* r12 = [slot] (the return address) */
+        e.leaRip(X86Reg.R13, tramp);                             /* r13 = the trampoline */
+        e.load(true, X86Reg.RCX, Mem.of(X86Reg.RAX, DEPTH));        /* rcx = depth */
         int clean = e.position();
-        e.testRR(true, Reg.RCX, Reg.RCX);
+        e.testRR(true, X86Reg.RCX, X86Reg.RCX);
         int empty = e.jccForward8(Cond.E);                    /* je .push */
         entryAddress(e);
-        e.load(true, Reg.R8, Mem.of(Reg.RDX, ENTRIES - ENTRY + SLOT)); /* r8 = top entry's slot */
-        e.aluRR(AluOp.CMP, true, Reg.R8, Reg.RBX);
+        e.load(true, X86Reg.R8, Mem.of(X86Reg.RDX, ENTRIES - ENTRY + SLOT)); /* r8 = top entry's slot */
+        e.aluRR(AluOp.CMP, true, X86Reg.R8, X86Reg.RBX);
         int alive = e.jccForward8(Cond.A);                    /* ja .push: an outer frame */
         int below = e.jccForward8(Cond.B);                    /* jb .drop: left without returning */
-        e.aluRR(AluOp.CMP, true, Reg.R12, Reg.R13);
+        e.aluRR(AluOp.CMP, true, X86Reg.R12, X86Reg.R13);
         int notChained = e.jccForward8(Cond.NE);              /* jne .drop */
         // The same slot still holding the trampoline: a tail call from a return-probed function.
         // Chain (Linux's ri->chained): this entry gets the pending one's real return address.
-        e.load(true, Reg.R12, Mem.of(Reg.RDX, ENTRIES - ENTRY + RA));
+        e.load(true, X86Reg.R12, Mem.of(X86Reg.RDX, ENTRIES - ENTRY + RA));
         int chained = e.jmpForward8();                        /* jmp .push */
         e.bind(below);
         e.bind(notChained);                                   /* .drop: */
-        e.load(true, Reg.R8, Mem.of(Reg.RDX, ENTRIES - ENTRY + EXITS));
-        countLost(e, Reg.R8, LOST);
-        e.aluRI(AluOp.SUB, true, Reg.RCX, 1);
-        e.store(8, Mem.of(Reg.RAX, DEPTH), Reg.RCX);
+        e.load(true, X86Reg.R8, Mem.of(X86Reg.RDX, ENTRIES - ENTRY + EXITS));
+        countLost(e, X86Reg.R8, LOST);
+        e.aluRI(AluOp.SUB, true, X86Reg.RCX, 1);
+        e.store(8, Mem.of(X86Reg.RAX, DEPTH), X86Reg.RCX);
         e.jmpTo(clean);
         e.bind(empty);
         e.bind(alive);
         e.bind(chained);                                      /* .push: */
-        e.aluRI(AluOp.CMP, true, Reg.RCX, MAX_ACTIVE);
+        e.aluRI(AluOp.CMP, true, X86Reg.RCX, MAX_ACTIVE);
         int full = e.jccForward8(Cond.AE);                    /* jae .miss */
-        e.imulRRI(true, Reg.RDX, Reg.RCX, ENTRY);
-        e.aluRR(AluOp.ADD, true, Reg.RDX, Reg.RAX);
+        e.imulRRI(true, X86Reg.RDX, X86Reg.RCX, ENTRY);
+        e.aluRR(AluOp.ADD, true, X86Reg.RDX, X86Reg.RAX);
         storeEntry(e);
-        e.aluRI(AluOp.ADD, true, Reg.RCX, 1);
-        e.store(8, Mem.of(Reg.RAX, DEPTH), Reg.RCX);          /* the entry first: a walk meeting the trampoline finds it */
+        e.aluRI(AluOp.ADD, true, X86Reg.RCX, 1);
+        e.store(8, Mem.of(X86Reg.RAX, DEPTH), X86Reg.RCX);          /* the entry first: a walk meeting the trampoline finds it */
         // Again: a signal handler that made and returned a return-probed call before the depth
         // store used the same entry; after it, the entry is ours alone.
         storeEntry(e);
-        e.store(8, Mem.of(Reg.RBX, 0), Reg.R13);              /* [slot] = trampoline */
+        e.store(8, Mem.of(X86Reg.RBX, 0), X86Reg.R13);              /* [slot] = trampoline */
         int out = e.jmpForward8();
         e.bind(full);
         e.bind32(noStack);                                    /* .miss: */
-        countLost(e, Reg.R14, MISSED);
+        countLost(e, X86Reg.R14, MISSED);
         e.bind(out);
-        e.pop(Reg.R14);
-        e.pop(Reg.R13);
-        e.pop(Reg.R12);
-        e.pop(Reg.RBX);
+        e.pop(X86Reg.R14);
+        e.pop(X86Reg.R13);
+        e.pop(X86Reg.R12);
+        e.pop(X86Reg.RBX);
         e.ret();
     }
 
     /** {@code entry[rdx] = {rbx (slot), r12 (return address), r14 (exits)}}. */
     private static void storeEntry(X86Encoder e) {
-        e.store(8, Mem.of(Reg.RDX, ENTRIES + SLOT), Reg.RBX);
-        e.store(8, Mem.of(Reg.RDX, ENTRIES + RA), Reg.R12);
-        e.store(8, Mem.of(Reg.RDX, ENTRIES + EXITS), Reg.R14);
+        e.store(8, Mem.of(X86Reg.RDX, ENTRIES + SLOT), X86Reg.RBX);
+        e.store(8, Mem.of(X86Reg.RDX, ENTRIES + RA), X86Reg.R12);
+        e.store(8, Mem.of(X86Reg.RDX, ENTRIES + EXITS), X86Reg.R14);
     }
 
     /** The return trampoline; returns the offsets (from its first byte) where its unwind rows change. */
     private static int[] emitTrampoline(X86Encoder e, CodeBuffer b, int get) {
         int start = e.position();
-        e.lea(Reg.RSP, Mem.of(Reg.RSP, -8));                  /* lea rsp, [rsp - 8]: back on the slot (it still holds us) */
+        e.lea(X86Reg.RSP, Mem.of(X86Reg.RSP, -8));                  /* lea rsp, [rsp - 8]: back on the slot (it still holds us) */
         int atSlot = e.position();
-        e.push(Reg.RBP);                                      /* push rbp */
+        e.push(X86Reg.RBP);                                      /* push rbp */
         int afterPush = e.position();
-        e.movRR(true, Reg.RBP, Reg.RSP);                      /* mov rbp, rsp (A = slot - 8) */
+        e.movRR(true, X86Reg.RBP, X86Reg.RSP);                      /* mov rbp, rsp (A = slot - 8) */
         int fp = e.position();
-        e.aluRI(AluOp.AND, true, Reg.RSP, -16);               /* and rsp, -16 */
-        e.aluRI(AluOp.SUB, true, Reg.RSP, FRAME);             /* sub rsp, frame: pt_regs at [rsp] */
-        Reg[] regs = TrampolineEmitter.savedRegisters();
+        e.aluRI(AluOp.AND, true, X86Reg.RSP, -16);               /* and rsp, -16 */
+        e.aluRI(AluOp.SUB, true, X86Reg.RSP, FRAME);             /* sub rsp, frame: pt_regs at [rsp] */
+        X86Reg[] regs = TrampolineEmitter.savedRegisters();
         int[] at = TrampolineEmitter.savedSlots();
-        for (int i = 0; i < regs.length; i++) e.store(8, Mem.of(Reg.RSP, at[i]), regs[i]);
+        for (int i = 0; i < regs.length; i++) e.store(8, Mem.of(X86Reg.RSP, at[i]), regs[i]);
         TrampolineEmitter.movdqu(b, true, 0, XMM);            /* movdqu [rsp + xmm], xmm0 (float return) */
         TrampolineEmitter.movdqu(b, true, 1, XMM + 16);       /* movdqu [rsp + xmm + 16], xmm1 */
-        e.aluRR(AluOp.XOR, false, Reg.RDI, Reg.RDI);          /* find only */
+        e.aluRR(AluOp.XOR, false, X86Reg.RDI, X86Reg.RDI);          /* find only */
         e.callRel32(get);                                     /* call get */
-        e.testRR(true, Reg.RAX, Reg.RAX);
+        e.testRR(true, X86Reg.RAX, X86Reg.RAX);
         int none = e.jccForward32(Cond.E);                    /* je .corrupt */
-        e.movRR(true, Reg.RBX, Reg.RAX);                      /* rbx = page */
-        e.lea(Reg.R12, Mem.of(Reg.RBP, 8));                   /* r12 = slot */
-        e.load(true, Reg.RCX, Mem.of(Reg.RAX, DEPTH));
+        e.movRR(true, X86Reg.RBX, X86Reg.RAX);                      /* rbx = page */
+        e.lea(X86Reg.R12, Mem.of(X86Reg.RBP, 8));                   /* r12 = slot */
+        e.load(true, X86Reg.RCX, Mem.of(X86Reg.RAX, DEPTH));
         int pop = e.position();
-        e.testRR(true, Reg.RCX, Reg.RCX);
+        e.testRR(true, X86Reg.RCX, X86Reg.RCX);
         int empty = e.jccForward32(Cond.E);                   /* je .corrupt */
-        e.aluRI(AluOp.SUB, true, Reg.RCX, 1);
+        e.aluRI(AluOp.SUB, true, X86Reg.RCX, 1);
         entryAddress(e);
-        e.load(true, Reg.R8, Mem.of(Reg.RDX, ENTRIES + SLOT));
-        e.aluRR(AluOp.CMP, true, Reg.R8, Reg.R12);
+        e.load(true, X86Reg.R8, Mem.of(X86Reg.RDX, ENTRIES + SLOT));
+        e.aluRR(AluOp.CMP, true, X86Reg.R8, X86Reg.R12);
         int got = e.jccForward8(Cond.E);                      /* je .got */
         int above = e.jccForward32(Cond.A);                   /* an outer frame's entry first: .corrupt */
-        e.load(true, Reg.R8, Mem.of(Reg.RDX, ENTRIES + EXITS)); /* a frame left without returning: lost */
-        countLost(e, Reg.R8, LOST);
-        e.store(8, Mem.of(Reg.RAX, DEPTH), Reg.RCX);
+        e.load(true, X86Reg.R8, Mem.of(X86Reg.RDX, ENTRIES + EXITS)); /* a frame left without returning: lost */
+        countLost(e, X86Reg.R8, LOST);
+        e.store(8, Mem.of(X86Reg.RAX, DEPTH), X86Reg.RCX);
         e.jmpTo(pop);
         e.bind(got);                                          /* .got: */
-        e.load(true, Reg.R13, Mem.of(Reg.RDX, ENTRIES + RA));
-        e.load(true, Reg.R14, Mem.of(Reg.RDX, ENTRIES + EXITS));
-        e.store(8, Mem.of(Reg.R12, 0), Reg.R13);              /* [slot] = the real return address: a plain frame of the caller */
-        e.store(8, Mem.of(Reg.RAX, DEPTH), Reg.RCX);          /* popped */
-        e.store(8, Mem.of(Reg.RSP, PtRegsLayout.IP), Reg.R13);
-        e.lea(Reg.R8, Mem.of(Reg.RBP, 16));
-        e.store(8, Mem.of(Reg.RSP, PtRegsLayout.SP), Reg.R8); /* sp as after the return */
-        e.load(true, Reg.R8, Mem.of(Reg.RBP, 0));
-        e.store(8, Mem.of(Reg.RSP, PtRegsLayout.BP), Reg.R8);
+        e.load(true, X86Reg.R13, Mem.of(X86Reg.RDX, ENTRIES + RA));
+        e.load(true, X86Reg.R14, Mem.of(X86Reg.RDX, ENTRIES + EXITS));
+        e.store(8, Mem.of(X86Reg.R12, 0), X86Reg.R13);              /* [slot] = the real return address: a plain frame of the caller */
+        e.store(8, Mem.of(X86Reg.RAX, DEPTH), X86Reg.RCX);          /* popped */
+        e.store(8, Mem.of(X86Reg.RSP, PtRegsLayout.IP), X86Reg.R13);
+        e.lea(X86Reg.R8, Mem.of(X86Reg.RBP, 16));
+        e.store(8, Mem.of(X86Reg.RSP, PtRegsLayout.SP), X86Reg.R8); /* sp as after the return */
+        e.load(true, X86Reg.R8, Mem.of(X86Reg.RBP, 0));
+        e.store(8, Mem.of(X86Reg.RSP, PtRegsLayout.BP), X86Reg.R8);
         b.emit8(0x9c);                                        /* pushfq */
-        e.pop(Reg.R8);                                        /* pop r8 */
-        e.store(8, Mem.of(Reg.RSP, PtRegsLayout.FLAGS), Reg.R8);
-        e.storeImm(8, Mem.of(Reg.RSP, PtRegsLayout.ORIG_AX), 0);
-        e.storeImm(8, Mem.of(Reg.RSP, PtRegsLayout.CS), PtRegsLayout.USER_CS);
-        e.storeImm(8, Mem.of(Reg.RSP, PtRegsLayout.SS), PtRegsLayout.USER_DS);
-        e.load(true, Reg.RAX, Mem.of(Reg.R14, HANDLER));      /* the probe's exit handler now (0: detached) */
-        e.testRR(true, Reg.RAX, Reg.RAX);
+        e.pop(X86Reg.R8);                                        /* pop r8 */
+        e.store(8, Mem.of(X86Reg.RSP, PtRegsLayout.FLAGS), X86Reg.R8);
+        e.storeImm(8, Mem.of(X86Reg.RSP, PtRegsLayout.ORIG_AX), 0);
+        e.storeImm(8, Mem.of(X86Reg.RSP, PtRegsLayout.CS), PtRegsLayout.USER_CS);
+        e.storeImm(8, Mem.of(X86Reg.RSP, PtRegsLayout.SS), PtRegsLayout.USER_DS);
+        e.load(true, X86Reg.RAX, Mem.of(X86Reg.R14, HANDLER));      /* the probe's exit handler now (0: detached) */
+        e.testRR(true, X86Reg.RAX, X86Reg.RAX);
         int noHandler = e.jccForward8(Cond.E);
-        e.movRR(true, Reg.RDI, Reg.RSP);                      /* rdi = &pt_regs */
-        e.callR(Reg.RAX);                                     /* call handler (rsp 16-aligned) */
+        e.movRR(true, X86Reg.RDI, X86Reg.RSP);                      /* rdi = &pt_regs */
+        e.callR(X86Reg.RAX);                                     /* call handler (rsp 16-aligned) */
         e.bind(noHandler);
         // A chain (tail calls): the next entry has the same slot; its function returns here too.
-        e.movRR(true, Reg.RAX, Reg.RBX);                      /* rax = page (rbx survives the handler) */
-        e.load(true, Reg.RCX, Mem.of(Reg.RAX, DEPTH));
-        e.testRR(true, Reg.RCX, Reg.RCX);
+        e.movRR(true, X86Reg.RAX, X86Reg.RBX);                      /* rax = page (rbx survives the handler) */
+        e.load(true, X86Reg.RCX, Mem.of(X86Reg.RAX, DEPTH));
+        e.testRR(true, X86Reg.RCX, X86Reg.RCX);
         int done = e.jccForward8(Cond.E);
         entryAddress(e);
-        e.aluRM(AluOp.CMP, true, Reg.R12, Mem.of(Reg.RDX, ENTRIES - ENTRY + SLOT));
+        e.aluRM(AluOp.CMP, true, X86Reg.R12, Mem.of(X86Reg.RDX, ENTRIES - ENTRY + SLOT));
         e.jccRel32(Cond.E, pop);                              /* je .pop: run the chained function's handler */
         e.bind(done);
         TrampolineEmitter.movdqu(b, false, 0, XMM);
         TrampolineEmitter.movdqu(b, false, 1, XMM + 16);
-        for (int i = regs.length - 1; i >= 0; i--) e.load(true, regs[i], Mem.of(Reg.RSP, at[i]));
+        for (int i = regs.length - 1; i >= 0; i--) e.load(true, regs[i], Mem.of(X86Reg.RSP, at[i]));
         e.leave();                                            /* leave: rsp = slot */
         int afterLeave = e.position();
         e.ret();                                              /* ret: to the real return address */

@@ -6,7 +6,7 @@ import com.kenai.jffi.Invoker;
 import com.kenai.jffi.Type;
 import dev.bpf4j.jit.runtime.ExecutableMemory;
 import dev.bpf4j.jit.x86.CodeBuffer;
-import dev.bpf4j.jit.x86.Reg;
+import dev.bpf4j.jit.x86.X86Reg;
 import dev.bpf4j.jit.x86.X86Encoder;
 import dev.bpf4j.unwind.CfaRule;
 import dev.bpf4j.unwind.CodeMap;
@@ -52,15 +52,15 @@ public final class RootCall {
     private RootCall() {
         CodeBuffer b = new CodeBuffer();
         X86Encoder e = new X86Encoder(b);
-        e.push(Reg.RBP);                                     /* push rbp */
+        e.push(X86Reg.RBP);                                     /* push rbp */
         int afterPush = e.position();
-        e.movRR(true, Reg.RAX, Reg.RDI);                     /* mov rax, rdi */
-        e.movRR(true, Reg.RDI, Reg.RSI);                     /* mov rdi, rsi */
-        e.aluRR(AluOp.XOR, false, Reg.RBP, Reg.RBP); /* xor ebp, ebp */
+        e.movRR(true, X86Reg.RAX, X86Reg.RDI);                     /* mov rax, rdi */
+        e.movRR(true, X86Reg.RDI, X86Reg.RSI);                     /* mov rdi, rsi */
+        e.aluRR(AluOp.XOR, false, X86Reg.RBP, X86Reg.RBP); /* xor ebp, ebp */
         int call = e.position();
-        e.callR(Reg.RAX);                                    /* call rax */
+        e.callR(X86Reg.RAX);                                    /* call rax */
         int afterCall = e.position();
-        e.pop(Reg.RBP);                                      /* pop rbp */
+        e.pop(X86Reg.RBP);                                      /* pop rbp */
         int ret = e.position();
         e.ret();                                             /* ret */
         this.code = ExecutableMemory.of(b.toByteArray());

@@ -5,7 +5,7 @@ import dev.bpf4j.jit.x86.AluOp;
 import dev.bpf4j.jit.x86.CodeBuffer;
 import dev.bpf4j.jit.x86.Cond;
 import dev.bpf4j.jit.x86.Mem;
-import dev.bpf4j.jit.x86.Reg;
+import dev.bpf4j.jit.x86.X86Reg;
 import dev.bpf4j.jit.x86.X86Encoder;
 import dev.bpf4j.unwind.CfaRule;
 import dev.bpf4j.unwind.UnwindRow;
@@ -67,8 +67,8 @@ final class TrampolineEmitter {
     static final int XMM_ARGS = 8;
     static final int F2 = 0, F1 = 16, PT = 32, ENV = PT + PtRegsLayout.SIZE;
     /** Every register but rsp and rbp (saved by the frame), with its pt_regs slot. */
-    private static final Reg[] SAVED = {Reg.RCX, Reg.RDX, Reg.R15, Reg.R14, Reg.R13, Reg.R12, Reg.RBX, Reg.R11, Reg.R10,
-            Reg.R9, Reg.R8, Reg.RAX, Reg.RSI, Reg.RDI};
+    private static final X86Reg[] SAVED = {X86Reg.RCX, X86Reg.RDX, X86Reg.R15, X86Reg.R14, X86Reg.R13, X86Reg.R12, X86Reg.RBX, X86Reg.R11, X86Reg.R10,
+            X86Reg.R9, X86Reg.R8, X86Reg.RAX, X86Reg.RSI, X86Reg.RDI};
     private static final int[] SAVED_AT = {
             PtRegsLayout.CX, PtRegsLayout.DX, PtRegsLayout.R15, PtRegsLayout.R14, PtRegsLayout.R13, PtRegsLayout.R12,
             PtRegsLayout.BX, PtRegsLayout.R11, PtRegsLayout.R10, PtRegsLayout.R9, PtRegsLayout.R8, PtRegsLayout.AX,
@@ -77,7 +77,7 @@ final class TrampolineEmitter {
     private static final int SAVED_FIRST = 2;
 
     /** Every register but rsp and rbp, in the order the trampolines save them. */
-    static Reg[] savedRegisters() { return SAVED.clone(); }
+    static X86Reg[] savedRegisters() { return SAVED.clone(); }
 
     /** The pt_regs offsets of {@link #savedRegisters()}. */
     static int[] savedSlots() { return SAVED_AT.clone(); }
@@ -101,60 +101,60 @@ final class TrampolineEmitter {
         int frame = xmm + 16 * xmmSaved;                    // a multiple of 16: F2 stays 16-byte aligned
         CodeBuffer b = new CodeBuffer();
         X86Encoder e = new X86Encoder(b);
-        e.push(Reg.RBP);                                     /* push rbp */
+        e.push(X86Reg.RBP);                                     /* push rbp */
         int afterPush = e.position();
-        e.movRR(true, Reg.RBP, Reg.RSP);                     /* mov rbp, rsp (A) */
+        e.movRR(true, X86Reg.RBP, X86Reg.RSP);                     /* mov rbp, rsp (A) */
         int fp = e.position();
         b.emit8(0x9c);                                       /* pushfq */
-        e.aluRI(AluOp.AND, true, Reg.RSP, -16);              /* and rsp, -16 */
-        e.aluRI(AluOp.SUB, true, Reg.RSP, frame);            /* sub rsp, frame */
-        e.store(8, Mem.of(Reg.RSP, savedA), Reg.RBP);        /* mov [rsp + saved_a], rbp (A) */
+        e.aluRI(AluOp.AND, true, X86Reg.RSP, -16);              /* and rsp, -16 */
+        e.aluRI(AluOp.SUB, true, X86Reg.RSP, frame);            /* sub rsp, frame */
+        e.store(8, Mem.of(X86Reg.RSP, savedA), X86Reg.RBP);        /* mov [rsp + saved_a], rbp (A) */
         for (int i = 0; i < SAVED_FIRST; i++) {
-            e.store(8, Mem.of(Reg.RSP, PT + SAVED_AT[i]), SAVED[i]); /* mov [rsp + pt_regs.r], r */
+            e.store(8, Mem.of(X86Reg.RSP, PT + SAVED_AT[i]), SAVED[i]); /* mov [rsp + pt_regs.r], r */
         }
         countHits(e, calls);
         for (int i = SAVED_FIRST; i < SAVED.length; i++) {
-            e.store(8, Mem.of(Reg.RSP, PT + SAVED_AT[i]), SAVED[i]); /* mov [rsp + pt_regs.r], r */
+            e.store(8, Mem.of(X86Reg.RSP, PT + SAVED_AT[i]), SAVED[i]); /* mov [rsp + pt_regs.r], r */
         }
         for (int x = 0; x < xmmSaved; x++) movdqu(b, true, x, xmm + 16 * x);   /* movdqu [rsp + xmm + 16x], xmmX */
-        e.load(true, Reg.RAX, Mem.of(Reg.RBP, 0));           /* mov rax, [rbp] (parent rbp) */
-        e.store(8, Mem.of(Reg.RSP, PT + PtRegsLayout.BP), Reg.RAX); /* mov [pt_regs.bp], rax */
-        e.store(8, Mem.of(Reg.RSP, F1), Reg.RAX);            /* mov [F1], rax */
-        e.load(true, Reg.RAX, Mem.of(Reg.RBP, 16));          /* mov rax, [rbp + 16] (parent ra) */
-        e.store(8, Mem.of(Reg.RSP, F1 + 8), Reg.RAX);        /* mov [F1 + 8], rax */
-        e.lea(Reg.RAX, Mem.of(Reg.RSP, F1));                 /* lea rax, [F1] */
-        e.store(8, Mem.of(Reg.RSP, F2), Reg.RAX);            /* mov [F2], rax */
-        e.load(true, Reg.RAX, Mem.of(Reg.RBP, 8));           /* mov rax, [rbp + 8] (site + 5) */
-        e.lea(Reg.RAX, Mem.of(Reg.RAX, 1));                  /* lea rax, [rax + 1] (site + 6) */
-        e.store(8, Mem.of(Reg.RSP, F2 + 8), Reg.RAX);        /* mov [F2 + 8], rax */
-        e.movabs(Reg.RAX, site.function());                  /* movabs rax, function */
-        e.store(8, Mem.of(Reg.RSP, PT + PtRegsLayout.IP), Reg.RAX); /* mov [pt_regs.ip], rax */
-        e.lea(Reg.RAX, Mem.of(Reg.RBP, 16));                 /* lea rax, [rbp + 16] (sp at entry) */
-        e.store(8, Mem.of(Reg.RSP, PT + PtRegsLayout.SP), Reg.RAX); /* mov [pt_regs.sp], rax */
-        e.load(true, Reg.RAX, Mem.of(Reg.RBP, -8));          /* mov rax, [rbp - 8] (flags) */
-        e.store(8, Mem.of(Reg.RSP, PT + PtRegsLayout.FLAGS), Reg.RAX); /* mov [pt_regs.flags], rax */
-        e.storeImm(8, Mem.of(Reg.RSP, PT + PtRegsLayout.ORIG_AX), 0);  /* mov qword [pt_regs.orig_ax], 0 */
-        e.storeImm(8, Mem.of(Reg.RSP, PT + PtRegsLayout.CS), PtRegsLayout.USER_CS); /* mov qword [pt_regs.cs], 0x33 */
-        e.storeImm(8, Mem.of(Reg.RSP, PT + PtRegsLayout.SS), PtRegsLayout.USER_DS); /* mov qword [pt_regs.ss], 0x2b */
-        e.movRR(true, Reg.RBP, Reg.RSP);                     /* mov rbp, rsp (F2) */
+        e.load(true, X86Reg.RAX, Mem.of(X86Reg.RBP, 0));           /* mov rax, [rbp] (parent rbp) */
+        e.store(8, Mem.of(X86Reg.RSP, PT + PtRegsLayout.BP), X86Reg.RAX); /* mov [pt_regs.bp], rax */
+        e.store(8, Mem.of(X86Reg.RSP, F1), X86Reg.RAX);            /* mov [F1], rax */
+        e.load(true, X86Reg.RAX, Mem.of(X86Reg.RBP, 16));          /* mov rax, [rbp + 16] (parent ra) */
+        e.store(8, Mem.of(X86Reg.RSP, F1 + 8), X86Reg.RAX);        /* mov [F1 + 8], rax */
+        e.lea(X86Reg.RAX, Mem.of(X86Reg.RSP, F1));                 /* lea rax, [F1] */
+        e.store(8, Mem.of(X86Reg.RSP, F2), X86Reg.RAX);            /* mov [F2], rax */
+        e.load(true, X86Reg.RAX, Mem.of(X86Reg.RBP, 8));           /* mov rax, [rbp + 8] (site + 5) */
+        e.lea(X86Reg.RAX, Mem.of(X86Reg.RAX, 1));                  /* lea rax, [rax + 1] (site + 6) */
+        e.store(8, Mem.of(X86Reg.RSP, F2 + 8), X86Reg.RAX);        /* mov [F2 + 8], rax */
+        e.movabs(X86Reg.RAX, site.function());                  /* movabs rax, function */
+        e.store(8, Mem.of(X86Reg.RSP, PT + PtRegsLayout.IP), X86Reg.RAX); /* mov [pt_regs.ip], rax */
+        e.lea(X86Reg.RAX, Mem.of(X86Reg.RBP, 16));                 /* lea rax, [rbp + 16] (sp at entry) */
+        e.store(8, Mem.of(X86Reg.RSP, PT + PtRegsLayout.SP), X86Reg.RAX); /* mov [pt_regs.sp], rax */
+        e.load(true, X86Reg.RAX, Mem.of(X86Reg.RBP, -8));          /* mov rax, [rbp - 8] (flags) */
+        e.store(8, Mem.of(X86Reg.RSP, PT + PtRegsLayout.FLAGS), X86Reg.RAX); /* mov [pt_regs.flags], rax */
+        e.storeImm(8, Mem.of(X86Reg.RSP, PT + PtRegsLayout.ORIG_AX), 0);  /* mov qword [pt_regs.orig_ax], 0 */
+        e.storeImm(8, Mem.of(X86Reg.RSP, PT + PtRegsLayout.CS), PtRegsLayout.USER_CS); /* mov qword [pt_regs.cs], 0x33 */
+        e.storeImm(8, Mem.of(X86Reg.RSP, PT + PtRegsLayout.SS), PtRegsLayout.USER_DS); /* mov qword [pt_regs.ss], 0x2b */
+        e.movRR(true, X86Reg.RBP, X86Reg.RSP);                     /* mov rbp, rsp (F2) */
         for (Call c : calls) {
             if (c instanceof JitCall) jitCall(e, b, (JitCall) c, ENV, null);
             else upcall(e, (UpcallCall) c, null);
         }
         if (exits != 0) {
-            e.load(true, Reg.RDI, Mem.of(Reg.RBP, savedA));  /* mov rdi, [rbp + saved_a] (A) */
-            e.lea(Reg.RDI, Mem.of(Reg.RDI, 16));             /* lea rdi, [rdi + 16] (the parent's return address slot) */
-            e.movabs(Reg.RSI, exits);                        /* movabs rsi, exits */
-            e.movabs(Reg.RAX, ReturnTrampoline.get().pushRoutine()); /* movabs rax, shadow_push */
-            e.callR(Reg.RAX);                                /* call rax */
+            e.load(true, X86Reg.RDI, Mem.of(X86Reg.RBP, savedA));  /* mov rdi, [rbp + saved_a] (A) */
+            e.lea(X86Reg.RDI, Mem.of(X86Reg.RDI, 16));             /* lea rdi, [rdi + 16] (the parent's return address slot) */
+            e.movabs(X86Reg.RSI, exits);                        /* movabs rsi, exits */
+            e.movabs(X86Reg.RAX, ReturnTrampoline.get().pushRoutine()); /* movabs rax, shadow_push */
+            e.callR(X86Reg.RAX);                                /* call rax */
         }
         for (int x = 0; x < xmmSaved; x++) movdqu(b, false, x, xmm + 16 * x);  /* movdqu xmmX, [rsp + xmm + 16x] (rsp = F2) */
         // No popfq (~3 ns): at a function's entry no status flag is live (SysV: flags are not
         // preserved across calls) and nothing here changes DF or the system flags.
         for (int i = SAVED.length - 1; i >= 0; i--) {
-            e.load(true, SAVED[i], Mem.of(Reg.RBP, PT + SAVED_AT[i])); /* mov r, [rbp + pt_regs.r] */
+            e.load(true, SAVED[i], Mem.of(X86Reg.RBP, PT + SAVED_AT[i])); /* mov r, [rbp + pt_regs.r] */
         }
-        e.load(true, Reg.RBP, Mem.of(Reg.RBP, savedA));      /* mov rbp, [rbp + saved_a] (A) */
+        e.load(true, X86Reg.RBP, Mem.of(X86Reg.RBP, savedA));      /* mov rbp, [rbp + saved_a] (A) */
         int leave = e.position();
         e.leave();                                           /* leave */
         List<UnwindRow> rows = new ArrayList<>(List.of(
@@ -166,7 +166,7 @@ final class TrampolineEmitter {
             rows.add(new UnwindRow(leave + 1, leave + 2, CfaRule.RETURN_AT_SP));
             return new Code(b.toByteArray(), rows, -1);
         }
-        e.lea(Reg.RSP, Mem.of(Reg.RSP, 8));                  /* lea rsp, [rsp + 8] (drop site + 5; flags untouched) */
+        e.lea(X86Reg.RSP, Mem.of(X86Reg.RSP, 8));                  /* lea rsp, [rsp + 8] (drop site + 5; flags untouched) */
         int copy = e.position();
         rows.add(new UnwindRow(leave + 1, copy, CfaRule.RETURN_AT_SP));
         byte[] displaced = site.displaced().copy(base + copy);
@@ -236,9 +236,9 @@ final class TrampolineEmitter {
     private static void countHits(X86Encoder e, List<Call> calls) {
         for (Call c : calls) {
             if (!(c instanceof JitCall)) continue;
-            e.movabs(Reg.RCX, ((JitCall) c).stats());        /* movabs rcx, stats */
-            e.movImm32(Reg.RDX, 1);                          /* mov edx, 1 */
-            e.aluMR(AluOp.ADD, true, Mem.of(Reg.RCX, ProbeStats.HITS), Reg.RDX, true); /* lock add [rcx + hits], rdx */
+            e.movabs(X86Reg.RCX, ((JitCall) c).stats());        /* movabs rcx, stats */
+            e.movImm32(X86Reg.RDX, 1);                          /* mov edx, 1 */
+            e.aluMR(AluOp.ADD, true, Mem.of(X86Reg.RCX, ProbeStats.HITS), X86Reg.RDX, true); /* lock add [rcx + hits], rdx */
         }
     }
 
@@ -247,41 +247,41 @@ final class TrampolineEmitter {
      * {@code rep movsq} of the ~34 qwords from the template cost ~10 ns of start-up, a third of a
      * hit), points its pt_regs region at this hit's, calls the program.
      */
-    private static void jitCall(X86Encoder e, CodeBuffer b, JitCall c, int envAt, Reg ptRegs) {
+    private static void jitCall(X86Encoder e, CodeBuffer b, JitCall c, int envAt, X86Reg ptRegs) {
         long[] w = c.envWords();
-        e.aluRR(AluOp.XOR, false, Reg.RDX, Reg.RDX);         /* xor edx, edx */
+        e.aluRR(AluOp.XOR, false, X86Reg.RDX, X86Reg.RDX);         /* xor edx, edx */
         for (int i = 0; i < w.length; i++) {
             int off = i * 8;
             if (off == EnvLayout.REGIONS || off == EnvLayout.REGIONS + EnvLayout.REGION_END
                     || off == EnvLayout.FAST_R_START || off == EnvLayout.FAST_R_LAST) continue;   // this hit's pt_regs, below
             if (w[i] == 0) {
-                e.store(8, env(envAt, off), Reg.RDX);        /* mov [rbp + env + off], rdx (0) */
+                e.store(8, env(envAt, off), X86Reg.RDX);        /* mov [rbp + env + off], rdx (0) */
             } else if (w[i] == (int) w[i]) {
                 e.storeImm(8, env(envAt, off), (int) w[i]);  /* mov qword [rbp + env + off], imm32 */
             } else {
-                e.movabs(Reg.RAX, w[i]);                     /* movabs rax, value */
-                e.store(8, env(envAt, off), Reg.RAX);        /* mov [rbp + env + off], rax */
+                e.movabs(X86Reg.RAX, w[i]);                     /* movabs rax, value */
+                e.store(8, env(envAt, off), X86Reg.RAX);        /* mov [rbp + env + off], rax */
             }
         }
-        if (ptRegs == null) e.lea(Reg.RAX, Mem.of(Reg.RBP, PT)); /* lea rax, [rbp + pt_regs] */
-        else e.movRR(true, Reg.RAX, ptRegs);                 /* mov rax, pt_regs (the return trampoline's) */
-        e.store(8, env(envAt, EnvLayout.REGIONS), Reg.RAX);  /* mov [env.regions[0].start], rax */
-        e.store(8, env(envAt, EnvLayout.FAST_R_START), Reg.RAX); /* mov [env.fast_r_start], rax */
-        e.lea(Reg.RCX, Mem.of(Reg.RAX, PtRegsLayout.SIZE));  /* lea rcx, [rax + 168] */
-        e.store(8, env(envAt, EnvLayout.REGIONS + EnvLayout.REGION_END), Reg.RCX); /* mov [env.regions[0].end], rcx */
-        e.lea(Reg.RCX, Mem.of(Reg.RAX, PtRegsLayout.SIZE - 8)); /* lea rcx, [rax + 160] */
-        e.store(8, env(envAt, EnvLayout.FAST_R_LAST), Reg.RCX); /* mov [env.fast_r_last], rcx */
-        e.movRR(true, Reg.RDI, Reg.RAX);                     /* mov rdi, rax (ctx) */
-        e.lea(Reg.RSI, Mem.of(Reg.RBP, envAt));              /* lea rsi, [rbp + env] */
-        e.movabs(Reg.RAX, c.entry());                        /* movabs rax, entry */
-        e.callR(Reg.RAX);                                    /* call rax */
-        e.movabs(Reg.RCX, c.stats());                        /* movabs rcx, stats */
-        e.movImm32(Reg.RDX, 1);                              /* mov edx, 1 */
-        e.load(true, Reg.RAX, env(envAt, EnvLayout.STATUS)); /* mov rax, [env.status] */
-        e.aluRI(AluOp.SUB, true, Reg.RAX, 1);                /* sub rax, 1 */
-        e.aluRI(AluOp.CMP, true, Reg.RAX, 1);                /* cmp rax, 1 (native or helper error) */
+        if (ptRegs == null) e.lea(X86Reg.RAX, Mem.of(X86Reg.RBP, PT)); /* lea rax, [rbp + pt_regs] */
+        else e.movRR(true, X86Reg.RAX, ptRegs);                 /* mov rax, pt_regs (the return trampoline's) */
+        e.store(8, env(envAt, EnvLayout.REGIONS), X86Reg.RAX);  /* mov [env.regions[0].start], rax */
+        e.store(8, env(envAt, EnvLayout.FAST_R_START), X86Reg.RAX); /* mov [env.fast_r_start], rax */
+        e.lea(X86Reg.RCX, Mem.of(X86Reg.RAX, PtRegsLayout.SIZE));  /* lea rcx, [rax + 168] */
+        e.store(8, env(envAt, EnvLayout.REGIONS + EnvLayout.REGION_END), X86Reg.RCX); /* mov [env.regions[0].end], rcx */
+        e.lea(X86Reg.RCX, Mem.of(X86Reg.RAX, PtRegsLayout.SIZE - 8)); /* lea rcx, [rax + 160] */
+        e.store(8, env(envAt, EnvLayout.FAST_R_LAST), X86Reg.RCX); /* mov [env.fast_r_last], rcx */
+        e.movRR(true, X86Reg.RDI, X86Reg.RAX);                     /* mov rdi, rax (ctx) */
+        e.lea(X86Reg.RSI, Mem.of(X86Reg.RBP, envAt));              /* lea rsi, [rbp + env] */
+        e.movabs(X86Reg.RAX, c.entry());                        /* movabs rax, entry */
+        e.callR(X86Reg.RAX);                                    /* call rax */
+        e.movabs(X86Reg.RCX, c.stats());                        /* movabs rcx, stats */
+        e.movImm32(X86Reg.RDX, 1);                              /* mov edx, 1 */
+        e.load(true, X86Reg.RAX, env(envAt, EnvLayout.STATUS)); /* mov rax, [env.status] */
+        e.aluRI(AluOp.SUB, true, X86Reg.RAX, 1);                /* sub rax, 1 */
+        e.aluRI(AluOp.CMP, true, X86Reg.RAX, 1);                /* cmp rax, 1 (native or helper error) */
         int ok = e.jccForward8(Cond.A);                      /* ja .ok */
-        e.aluMR(AluOp.ADD, true, Mem.of(Reg.RCX, ProbeStats.ERRORS), Reg.RDX, true); /* lock add [rcx + errors], rdx */
+        e.aluMR(AluOp.ADD, true, Mem.of(X86Reg.RCX, ProbeStats.ERRORS), X86Reg.RDX, true); /* lock add [rcx + errors], rdx */
         copy(e, envAt, EnvLayout.STATUS, ProbeStats.LAST_STATUS);
         copy(e, envAt, EnvLayout.ERR_KIND, ProbeStats.LAST_KIND);
         copy(e, envAt, EnvLayout.ERR_DESC, ProbeStats.LAST_DESC);
@@ -290,8 +290,8 @@ final class TrampolineEmitter {
     }
 
     private static void copy(X86Encoder e, int envAt, int envField, int statsField) {
-        e.load(true, Reg.RAX, env(envAt, envField));                /* mov rax, [env.field] */
-        e.store(8, Mem.of(Reg.RCX, statsField), Reg.RAX);    /* mov [rcx + last], rax */
+        e.load(true, X86Reg.RAX, env(envAt, envField));                /* mov rax, [env.field] */
+        e.store(8, Mem.of(X86Reg.RCX, statsField), X86Reg.RAX);    /* mov [rcx + last], rax */
     }
 
     /** {@code movdqu [rsp + disp32], xmmN} (store) or {@code movdqu xmmN, [rsp + disp32]}: the encoder's SSE forms take no SIB base. */
@@ -304,14 +304,14 @@ final class TrampolineEmitter {
         b.emit32(disp);
     }
 
-    private static Mem env(int envAt, int field) { return Mem.of(Reg.RBP, envAt + field); }
+    private static Mem env(int envAt, int field) { return Mem.of(X86Reg.RBP, envAt + field); }
 
-    private static void upcall(X86Encoder e, UpcallCall c, Reg ptRegs) {
-        if (ptRegs == null) e.lea(Reg.RDI, Mem.of(Reg.RBP, PT)); /* lea rdi, [rbp + pt_regs] */
-        else e.movRR(true, Reg.RDI, ptRegs);                 /* mov rdi, pt_regs */
-        e.movabs(Reg.RSI, c.link());                         /* movabs rsi, link id */
-        e.movabs(Reg.RAX, c.closure());                      /* movabs rax, upcall */
-        e.callR(Reg.RAX);                                    /* call rax (rsp is 16-aligned); Java counts the hit if it runs */
+    private static void upcall(X86Encoder e, UpcallCall c, X86Reg ptRegs) {
+        if (ptRegs == null) e.lea(X86Reg.RDI, Mem.of(X86Reg.RBP, PT)); /* lea rdi, [rbp + pt_regs] */
+        else e.movRR(true, X86Reg.RDI, ptRegs);                 /* mov rdi, pt_regs */
+        e.movabs(X86Reg.RSI, c.link());                         /* movabs rsi, link id */
+        e.movabs(X86Reg.RAX, c.closure());                      /* movabs rax, upcall */
+        e.callR(X86Reg.RAX);                                    /* call rax (rsp is 16-aligned); Java counts the hit if it runs */
     }
 
     /**
@@ -328,19 +328,19 @@ final class TrampolineEmitter {
         int envAt = -8 - frame;
         CodeBuffer b = new CodeBuffer();
         X86Encoder e = new X86Encoder(b);
-        e.push(Reg.RBP);                                     /* push rbp */
+        e.push(X86Reg.RBP);                                     /* push rbp */
         int afterPush = e.position();
-        e.movRR(true, Reg.RBP, Reg.RSP);                     /* mov rbp, rsp */
+        e.movRR(true, X86Reg.RBP, X86Reg.RSP);                     /* mov rbp, rsp */
         int fp = e.position();
-        e.push(Reg.RBX);                                     /* push rbx */
-        e.aluRI(AluOp.SUB, true, Reg.RSP, frame);            /* sub rsp, frame (env at its bottom) */
-        e.movRR(true, Reg.RBX, Reg.RDI);                     /* mov rbx, rdi (pt_regs) */
+        e.push(X86Reg.RBX);                                     /* push rbx */
+        e.aluRI(AluOp.SUB, true, X86Reg.RSP, frame);            /* sub rsp, frame (env at its bottom) */
+        e.movRR(true, X86Reg.RBX, X86Reg.RDI);                     /* mov rbx, rdi (pt_regs) */
         countHits(e, calls);
         for (Call c : calls) {
-            if (c instanceof JitCall) jitCall(e, b, (JitCall) c, envAt, Reg.RBX);
-            else upcall(e, (UpcallCall) c, Reg.RBX);
+            if (c instanceof JitCall) jitCall(e, b, (JitCall) c, envAt, X86Reg.RBX);
+            else upcall(e, (UpcallCall) c, X86Reg.RBX);
         }
-        e.load(true, Reg.RBX, Mem.of(Reg.RBP, -8));          /* mov rbx, [rbp - 8] */
+        e.load(true, X86Reg.RBX, Mem.of(X86Reg.RBP, -8));          /* mov rbx, [rbp - 8] */
         int leave = e.position();
         e.leave();                                           /* leave */
         e.ret();                                             /* ret */

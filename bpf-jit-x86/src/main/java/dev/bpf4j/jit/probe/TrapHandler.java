@@ -10,7 +10,7 @@ import dev.bpf4j.jit.x86.AluOp;
 import dev.bpf4j.jit.x86.CodeBuffer;
 import dev.bpf4j.jit.x86.Cond;
 import dev.bpf4j.jit.x86.Mem;
-import dev.bpf4j.jit.x86.Reg;
+import dev.bpf4j.jit.x86.X86Reg;
 import dev.bpf4j.jit.x86.X86Encoder;
 import dev.bpf4j.runtime.NativeMemory;
 import dev.bpf4j.unwind.CfaRule;
@@ -163,32 +163,32 @@ final class TrapHandler {
         CodeBuffer b = new CodeBuffer();
         X86Encoder e = new X86Encoder(b);
         // SIGTRAP
-        e.aluMI(AluOp.CMP, false, Mem.of(Reg.RSI, SIGINFO_CODE), SI_KERNEL); /* cmp dword [rsi + si_code], SI_KERNEL (an int3) */
+        e.aluMI(AluOp.CMP, false, Mem.of(X86Reg.RSI, SIGINFO_CODE), SI_KERNEL); /* cmp dword [rsi + si_code], SI_KERNEL (an int3) */
         int notInt3 = e.jccForward8(Cond.NE);                 /* jne .chain_trap */
-        e.load(true, Reg.RAX, Mem.of(Reg.RDX, UC_RIP));       /* mov rax, [rdx + rip] */
-        e.lea(Reg.RAX, Mem.of(Reg.RAX, -1));                  /* lea rax, [rax - 1] (the int3's address) */
-        e.movabs(Reg.R8, table);                              /* movabs r8, table */
+        e.load(true, X86Reg.RAX, Mem.of(X86Reg.RDX, UC_RIP));       /* mov rax, [rdx + rip] */
+        e.lea(X86Reg.RAX, Mem.of(X86Reg.RAX, -1));                  /* lea rax, [rax - 1] (the int3's address) */
+        e.movabs(X86Reg.R8, table);                              /* movabs r8, table */
         int loop = e.position();                              /* .loop: */
-        e.load(true, Reg.R9, Mem.of(Reg.R8, 0));              /* mov r9, [r8] (site) */
-        e.testRR(true, Reg.R9, Reg.R9);                       /* test r9, r9 */
+        e.load(true, X86Reg.R9, Mem.of(X86Reg.R8, 0));              /* mov r9, [r8] (site) */
+        e.testRR(true, X86Reg.R9, X86Reg.R9);                       /* test r9, r9 */
         int end = e.jccForward8(Cond.E);                      /* je .chain_trap (end of table) */
-        e.aluRR(AluOp.CMP, true, Reg.R9, Reg.RAX);            /* cmp r9, rax */
+        e.aluRR(AluOp.CMP, true, X86Reg.R9, X86Reg.RAX);            /* cmp r9, rax */
         int found = e.jccForward8(Cond.E);                    /* je .found */
-        e.aluRI(AluOp.ADD, true, Reg.R8, 16);                 /* add r8, 16 */
+        e.aluRI(AluOp.ADD, true, X86Reg.R8, 16);                 /* add r8, 16 */
         e.jmpTo(loop);                                        /* jmp .loop */
         e.bind(found);                                        /* .found: */
-        e.load(true, Reg.R9, Mem.of(Reg.R8, 8));              /* mov r9, [r8 + 8] (action) */
-        e.testRR(true, Reg.R9, Reg.R9);                       /* test r9, r9 */
+        e.load(true, X86Reg.R9, Mem.of(X86Reg.R8, 8));              /* mov r9, [r8 + 8] (action) */
+        e.testRR(true, X86Reg.R9, X86Reg.R9);                       /* test r9, r9 */
         int unset = e.jccForward8(Cond.E);                    /* je .chain_trap */
         int jump = e.jccForward8(Cond.G);                     /* jg .jump */
-        e.neg(true, Reg.R9);                                  /* neg r9 (call target) */
-        e.load(true, Reg.R10, Mem.of(Reg.RDX, UC_RSP));       /* mov r10, [rdx + rsp] */
-        e.aluRI(AluOp.SUB, true, Reg.R10, 8);                 /* sub r10, 8 */
-        e.lea(Reg.R11, Mem.of(Reg.RAX, PatchSite.LENGTH));    /* lea r11, [rax + 5] (return address) */
-        e.store(8, Mem.of(Reg.R10, 0), Reg.R11);              /* mov [r10], r11 (push it) */
-        e.store(8, Mem.of(Reg.RDX, UC_RSP), Reg.R10);         /* mov [rdx + rsp], r10 */
+        e.neg(true, X86Reg.R9);                                  /* neg r9 (call target) */
+        e.load(true, X86Reg.R10, Mem.of(X86Reg.RDX, UC_RSP));       /* mov r10, [rdx + rsp] */
+        e.aluRI(AluOp.SUB, true, X86Reg.R10, 8);                 /* sub r10, 8 */
+        e.lea(X86Reg.R11, Mem.of(X86Reg.RAX, PatchSite.LENGTH));    /* lea r11, [rax + 5] (return address) */
+        e.store(8, Mem.of(X86Reg.R10, 0), X86Reg.R11);              /* mov [r10], r11 (push it) */
+        e.store(8, Mem.of(X86Reg.RDX, UC_RSP), X86Reg.R10);         /* mov [rdx + rsp], r10 */
         e.bind(jump);                                         /* .jump: */
-        e.store(8, Mem.of(Reg.RDX, UC_RIP), Reg.R9);          /* mov [rdx + rip], r9 */
+        e.store(8, Mem.of(X86Reg.RDX, UC_RIP), X86Reg.R9);          /* mov [rdx + rip], r9 */
         e.ret();                                              /* ret (sigreturn resumes there) */
         e.bind(notInt3);                                      /* .chain_trap: */
         e.bind(end);
@@ -196,33 +196,33 @@ final class TrapHandler {
         chain(e, previous, signal, SIGTRAP, true);
         // MOVE_SIGNAL
         moveEntry[0] = e.position();
-        e.aluMI(AluOp.CMP, false, Mem.of(Reg.RSI, SIGINFO_CODE), SI_QUEUE); /* cmp dword [rsi + si_code], SI_QUEUE */
+        e.aluMI(AluOp.CMP, false, Mem.of(X86Reg.RSI, SIGINFO_CODE), SI_QUEUE); /* cmp dword [rsi + si_code], SI_QUEUE */
         int notQueued = e.jccForward8(Cond.NE);               /* jne .chain_move */
-        e.movabs(Reg.RAX, nonce);                             /* movabs rax, &round */
-        e.load(true, Reg.RAX, Mem.of(Reg.RAX, 0));            /* mov rax, [rax] (this round's value; 0 between rounds) */
-        e.testRR(true, Reg.RAX, Reg.RAX);                     /* test rax, rax */
+        e.movabs(X86Reg.RAX, nonce);                             /* movabs rax, &round */
+        e.load(true, X86Reg.RAX, Mem.of(X86Reg.RAX, 0));            /* mov rax, [rax] (this round's value; 0 between rounds) */
+        e.testRR(true, X86Reg.RAX, X86Reg.RAX);                     /* test rax, rax */
         int noRound = e.jccForward8(Cond.E);                  /* je .chain_move (a late signal of a round given up) */
-        e.aluRM(AluOp.CMP, true, Reg.RAX, Mem.of(Reg.RSI, SIGINFO_VALUE)); /* cmp rax, [rsi + si_value] */
+        e.aluRM(AluOp.CMP, true, X86Reg.RAX, Mem.of(X86Reg.RSI, SIGINFO_VALUE)); /* cmp rax, [rsi + si_value] */
         int notOurs = e.jccForward8(Cond.NE);                 /* jne .chain_move (someone else's sigqueue, or an older round) */
-        e.load(true, Reg.RAX, Mem.of(Reg.RDX, UC_RIP));       /* mov rax, [rdx + rip] */
-        e.movabs(Reg.R8, moves);                              /* movabs r8, moves */
+        e.load(true, X86Reg.RAX, Mem.of(X86Reg.RDX, UC_RIP));       /* mov rax, [rdx + rip] */
+        e.movabs(X86Reg.R8, moves);                              /* movabs r8, moves */
         int scan = e.position();                              /* .scan: */
-        e.load(true, Reg.R9, Mem.of(Reg.R8, 0));              /* mov r9, [r8] (from) */
-        e.testRR(true, Reg.R9, Reg.R9);                       /* test r9, r9 */
+        e.load(true, X86Reg.R9, Mem.of(X86Reg.R8, 0));              /* mov r9, [r8] (from) */
+        e.testRR(true, X86Reg.R9, X86Reg.R9);                       /* test r9, r9 */
         int done = e.jccForward8(Cond.E);                     /* je .ack */
-        e.aluRR(AluOp.CMP, true, Reg.R9, Reg.RAX);            /* cmp r9, rax */
+        e.aluRR(AluOp.CMP, true, X86Reg.R9, X86Reg.RAX);            /* cmp r9, rax */
         int next = e.jccForward8(Cond.NE);                    /* jne .next */
-        e.load(true, Reg.R9, Mem.of(Reg.R8, 8));              /* mov r9, [r8 + 8] (to) */
-        e.store(8, Mem.of(Reg.RDX, UC_RIP), Reg.R9);          /* mov [rdx + rip], r9: on into the displaced copy */
+        e.load(true, X86Reg.R9, Mem.of(X86Reg.R8, 8));              /* mov r9, [r8 + 8] (to) */
+        e.store(8, Mem.of(X86Reg.RDX, UC_RIP), X86Reg.R9);          /* mov [rdx + rip], r9: on into the displaced copy */
         int moved = e.jmpForward8();                          /* jmp .ack */
         e.bind(next);                                         /* .next: */
-        e.aluRI(AluOp.ADD, true, Reg.R8, 16);                 /* add r8, 16 */
+        e.aluRI(AluOp.ADD, true, X86Reg.R8, 16);                 /* add r8, 16 */
         e.jmpTo(scan);                                        /* jmp .scan */
         e.bind(done);                                         /* .ack: */
         e.bind(moved);
-        e.movabs(Reg.R8, acks);                               /* movabs r8, acks */
-        e.movImm32(Reg.R9, 1);                                /* mov r9d, 1 */
-        e.aluMR(AluOp.ADD, true, Mem.of(Reg.R8, 0), Reg.R9, true); /* lock add [r8], r9 */
+        e.movabs(X86Reg.R8, acks);                               /* movabs r8, acks */
+        e.movImm32(X86Reg.R9, 1);                                /* mov r9d, 1 */
+        e.aluMR(AluOp.ADD, true, Mem.of(X86Reg.R8, 0), X86Reg.R9, true); /* lock add [r8], r9 */
         e.ret();                                              /* ret */
         e.bind(notQueued);                                    /* .chain_move: */
         e.bind(notOurs);
@@ -238,26 +238,26 @@ final class TrapHandler {
      * is dropped.
      */
     private static void chain(X86Encoder e, long previous, long signal, int sig, boolean trap) {
-        e.movabs(Reg.RAX, previous);                          /* movabs rax, &previous */
-        e.load(true, Reg.RAX, Mem.of(Reg.RAX, 0));            /* mov rax, [rax] */
-        e.aluRI(AluOp.CMP, true, Reg.RAX, 1);                 /* cmp rax, 1 (SIG_DFL 0, SIG_IGN 1) */
+        e.movabs(X86Reg.RAX, previous);                          /* movabs rax, &previous */
+        e.load(true, X86Reg.RAX, Mem.of(X86Reg.RAX, 0));            /* mov rax, [rax] */
+        e.aluRI(AluOp.CMP, true, X86Reg.RAX, 1);                 /* cmp rax, 1 (SIG_DFL 0, SIG_IGN 1) */
         int dfl = e.jccForward8(Cond.BE);                     /* jbe .default */
-        e.jmpR(Reg.RAX);                                      /* jmp rax (the previous handler, same arguments) */
+        e.jmpR(X86Reg.RAX);                                      /* jmp rax (the previous handler, same arguments) */
         e.bind(dfl);                                          /* .default: */
         if (!trap) {
             e.ret();                                          /* ret */
             return;
         }
         int ignored = e.jccForward8(Cond.E);                  /* je .ignored (SIG_IGN) */
-        e.aluRI(AluOp.SUB, true, Reg.RSP, 8);                 /* sub rsp, 8 (16-align the calls) */
-        e.movImm32(Reg.RDI, sig);                             /* mov edi, sig */
-        e.aluRR(AluOp.XOR, false, Reg.RSI, Reg.RSI);          /* xor esi, esi (SIG_DFL) */
-        e.movabs(Reg.RAX, signal);                            /* movabs rax, signal */
-        e.callR(Reg.RAX);                                     /* call rax */
-        e.movImm32(Reg.RDI, sig);                             /* mov edi, sig */
-        e.movabs(Reg.RAX, RAISE);                             /* movabs rax, raise */
-        e.callR(Reg.RAX);                                     /* call rax: pending until we return, then the default action */
-        e.aluRI(AluOp.ADD, true, Reg.RSP, 8);                 /* add rsp, 8 */
+        e.aluRI(AluOp.SUB, true, X86Reg.RSP, 8);                 /* sub rsp, 8 (16-align the calls) */
+        e.movImm32(X86Reg.RDI, sig);                             /* mov edi, sig */
+        e.aluRR(AluOp.XOR, false, X86Reg.RSI, X86Reg.RSI);          /* xor esi, esi (SIG_DFL) */
+        e.movabs(X86Reg.RAX, signal);                            /* movabs rax, signal */
+        e.callR(X86Reg.RAX);                                     /* call rax */
+        e.movImm32(X86Reg.RDI, sig);                             /* mov edi, sig */
+        e.movabs(X86Reg.RAX, RAISE);                             /* movabs rax, raise */
+        e.callR(X86Reg.RAX);                                     /* call rax: pending until we return, then the default action */
+        e.aluRI(AluOp.ADD, true, X86Reg.RSP, 8);                 /* add rsp, 8 */
         e.bind(ignored);                                      /* .ignored: */
         e.ret();                                              /* ret */
     }

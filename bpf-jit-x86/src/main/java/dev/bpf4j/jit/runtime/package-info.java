@@ -1,5 +1,6 @@
 /**
- * Running compiled code: {@code ExecutableMemory} (mapped RW, written, flipped to RX; never RWX),
+ * Loading and running compiled code: {@code JitLoader} (binds helpers, compiles, maps: the work of
+ * {@code JitEngine}, handing out the JIT's own types to bpf4j's tools and tests), {@code ExecutableMemory} (mapped RW, written, flipped to RX; never RWX),
  * {@code EnvBlock} (the off-heap per-run state r12 points at, one per thread and nesting level in
  * {@code ThreadRuns} together with its reusable {@code JitRun}: a run allocates nothing unless it
  * calls a helper, which gets a {@code RunScopedHelperCall} view),

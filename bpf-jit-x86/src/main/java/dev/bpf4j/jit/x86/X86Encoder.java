@@ -12,21 +12,21 @@ public final class X86Encoder extends X86EncoderBase {
     // ---- moves -----------------------------------------------------------------------------
 
     /** {@code mov dst, src} (64 or 32 bit; the 32-bit form zero-extends). */
-    public void movRR(boolean w, Reg dst, Reg src) {
+    public void movRR(boolean w, X86Reg dst, X86Reg src) {
         rexRR(w, src, dst, false);
         buf.emit8(0x89); /* mov r/m, r */
         modrmRR(src.code, dst);
     }
 
     /** {@code mov r32, imm32} (zero-extends into the 64-bit register). */
-    public void movImm32(Reg dst, int imm) {
+    public void movImm32(X86Reg dst, int imm) {
         rexR(false, dst, false);
         buf.emit8(0xb8 + dst.low3()); /* mov r32, imm32 */
         buf.emit32(imm);
     }
 
     /** {@code mov r64, simm32} (sign-extended). */
-    public void movImmSx(Reg dst, int imm) {
+    public void movImmSx(X86Reg dst, int imm) {
         rexR(true, dst, false);
         buf.emit8(0xc7); /* mov r/m64, imm32 */
         modrmRR(0, dst);
@@ -34,7 +34,7 @@ public final class X86Encoder extends X86EncoderBase {
     }
 
     /** {@code lea r64, [rip + disp32]} addressing the buffer offset {@code target}. */
-    public void leaRip(Reg dst, int target) {
+    public void leaRip(X86Reg dst, int target) {
         buf.emit8(0x48 | (dst.extended() ? 0x04 : 0)); /* REX.W (+R) */
         buf.emit8(0x8d); /* lea r64, m */
         buf.emit8((dst.low3() << 3) | 0x05); /* ModRM: [rip + disp32] */
@@ -42,14 +42,14 @@ public final class X86Encoder extends X86EncoderBase {
     }
 
     /** {@code movabs r64, imm64}. */
-    public void movabs(Reg dst, long imm) {
+    public void movabs(X86Reg dst, long imm) {
         rexR(true, dst, false);
         buf.emit8(0xb8 + dst.low3()); /* movabs r64, imm64 */
         buf.emit64(imm);
     }
 
     /** Shortest load of a 64-bit constant: xor, mov r32, mov r64 simm32 or movabs. */
-    public void loadImm64(Reg dst, long imm) {
+    public void loadImm64(X86Reg dst, long imm) {
         if (imm == 0) aluRR(AluOp.XOR, false, dst, dst);           /* xor r32, r32 */
         else if ((imm & 0xffffffffL) == imm) movImm32(dst, (int) imm); /* mov r32, imm32 */
         else if ((int) imm == imm) movImmSx(dst, (int) imm);        /* mov r64, simm32 */
@@ -57,49 +57,49 @@ public final class X86Encoder extends X86EncoderBase {
     }
 
     /** {@code mov r, [m]} with the width of {@code w}. */
-    public void load(boolean w, Reg dst, Mem m) {
+    public void load(boolean w, X86Reg dst, Mem m) {
         rexRM(w, dst, m, false);
         buf.emit8(0x8b); /* mov r, r/m */
         modrmMem(dst.code, m);
     }
 
     /** {@code movzx r32, byte [m]}. */
-    public void loadZx8(Reg dst, Mem m) {
+    public void loadZx8(X86Reg dst, Mem m) {
         rexRM(false, dst, m, false);
         buf.emit8(0x0f); buf.emit8(0xb6); /* movzx r32, r/m8 */
         modrmMem(dst.code, m);
     }
 
     /** {@code movzx r32, word [m]}. */
-    public void loadZx16(Reg dst, Mem m) {
+    public void loadZx16(X86Reg dst, Mem m) {
         rexRM(false, dst, m, false);
         buf.emit8(0x0f); buf.emit8(0xb7); /* movzx r32, r/m16 */
         modrmMem(dst.code, m);
     }
 
     /** {@code movsx r64, byte [m]}. */
-    public void loadSx8(Reg dst, Mem m) {
+    public void loadSx8(X86Reg dst, Mem m) {
         rexRM(true, dst, m, false);
         buf.emit8(0x0f); buf.emit8(0xbe); /* movsx r64, r/m8 */
         modrmMem(dst.code, m);
     }
 
     /** {@code movsx r64, word [m]}. */
-    public void loadSx16(Reg dst, Mem m) {
+    public void loadSx16(X86Reg dst, Mem m) {
         rexRM(true, dst, m, false);
         buf.emit8(0x0f); buf.emit8(0xbf); /* movsx r64, r/m16 */
         modrmMem(dst.code, m);
     }
 
     /** {@code movsxd r64, dword [m]}. */
-    public void loadSx32(Reg dst, Mem m) {
+    public void loadSx32(X86Reg dst, Mem m) {
         rexRM(true, dst, m, false);
         buf.emit8(0x63); /* movsxd r64, r/m32 */
         modrmMem(dst.code, m);
     }
 
     /** {@code mov [m], r} of 1, 2, 4 or 8 bytes. */
-    public void store(int size, Mem m, Reg src) {
+    public void store(int size, Mem m, X86Reg src) {
         if (size == 2) buf.emit8(0x66); /* operand-size prefix */
         rexRM(size == 8, src, m, size == 1 && src.byteNeedsRex());
         buf.emit8(size == 1 ? 0x88 : 0x89); /* mov r/m8, r8 | mov r/m, r */
@@ -124,7 +124,7 @@ public final class X86Encoder extends X86EncoderBase {
     /** {@code mov size ptr [m], imm} (8-byte form: sign-extended imm32). */
     public void storeImm(int size, Mem m, int imm) {
         if (size == 2) buf.emit8(0x66);
-        rexRM(size == 8, Reg.RAX, m, false);
+        rexRM(size == 8, X86Reg.RAX, m, false);
         buf.emit8(size == 1 ? 0xc6 : 0xc7); /* mov r/m, imm */
         modrmMem(0, m);
         if (size == 1) buf.emit8(imm);
@@ -133,35 +133,35 @@ public final class X86Encoder extends X86EncoderBase {
     }
 
     /** {@code lea r64, [m]}. */
-    public void lea(Reg dst, Mem m) {
+    public void lea(X86Reg dst, Mem m) {
         rexRM(true, dst, m, false);
         buf.emit8(0x8d); /* lea r64, m */
         modrmMem(dst.code, m);
     }
 
     /** {@code movzx r32, r16}. */
-    public void movzx16(Reg dst, Reg src) {
+    public void movzx16(X86Reg dst, X86Reg src) {
         rexRR(false, dst, src, false);
         buf.emit8(0x0f); buf.emit8(0xb7); /* movzx r32, r/m16 */
         modrmRR(dst.code, src);
     }
 
     /** {@code movsx r, r8} (to 64 bits when w, else to 32 bits, zero-extended). */
-    public void movsx8(boolean w, Reg dst, Reg src) {
+    public void movsx8(boolean w, X86Reg dst, X86Reg src) {
         rexRR(w, dst, src, src.byteNeedsRex());
         buf.emit8(0x0f); buf.emit8(0xbe); /* movsx r, r/m8 */
         modrmRR(dst.code, src);
     }
 
     /** {@code movsx r, r16}. */
-    public void movsx16(boolean w, Reg dst, Reg src) {
+    public void movsx16(boolean w, X86Reg dst, X86Reg src) {
         rexRR(w, dst, src, false);
         buf.emit8(0x0f); buf.emit8(0xbf); /* movsx r, r/m16 */
         modrmRR(dst.code, src);
     }
 
     /** {@code movsxd r64, r32}. */
-    public void movsxd(Reg dst, Reg src) {
+    public void movsxd(X86Reg dst, X86Reg src) {
         rexRR(true, dst, src, false);
         buf.emit8(0x63); /* movsxd r64, r/m32 */
         modrmRR(dst.code, src);
@@ -170,20 +170,20 @@ public final class X86Encoder extends X86EncoderBase {
     // ---- arithmetic --------------------------------------------------------------------------
 
     /** {@code op dst, src}. */
-    public void aluRR(AluOp op, boolean w, Reg dst, Reg src) {
+    public void aluRR(AluOp op, boolean w, X86Reg dst, X86Reg src) {
         rexRR(w, src, dst, false);
         buf.emit8(op.base + 1); /* op r/m, r */
         modrmRR(src.code, dst);
     }
 
     /** {@code op dst, imm} (imm sign-extended to the operand size). */
-    public void aluRI(AluOp op, boolean w, Reg dst, int imm) {
+    public void aluRI(AluOp op, boolean w, X86Reg dst, int imm) {
         rexR(w, dst, false);
         if (isImm8(imm)) {
             buf.emit8(0x83); /* op r/m, imm8 */
             modrmRR(op.ext, dst);
             buf.emit8(imm);
-        } else if (dst == Reg.RAX) {
+        } else if (dst == X86Reg.RAX) {
             buf.emit8(op.base + 5); /* op rax, imm32 */
             buf.emit32(imm);
         } else {
@@ -194,14 +194,14 @@ public final class X86Encoder extends X86EncoderBase {
     }
 
     /** {@code op reg, [m]}. */
-    public void aluRM(AluOp op, boolean w, Reg dst, Mem m) {
+    public void aluRM(AluOp op, boolean w, X86Reg dst, Mem m) {
         rexRM(w, dst, m, false);
         buf.emit8(op.base + 3); /* op r, r/m */
         modrmMem(dst.code, m);
     }
 
     /** {@code op [m], reg}, optionally with a {@code lock} prefix. */
-    public void aluMR(AluOp op, boolean w, Mem m, Reg src, boolean lock) {
+    public void aluMR(AluOp op, boolean w, Mem m, X86Reg src, boolean lock) {
         if (lock) buf.emit8(0xf0); /* lock */
         rexRM(w, src, m, false);
         buf.emit8(op.base + 1); /* op r/m, r */
@@ -210,7 +210,7 @@ public final class X86Encoder extends X86EncoderBase {
 
     /** {@code op size ptr [m], imm} for 4- or 8-byte operands. */
     public void aluMI(AluOp op, boolean w, Mem m, int imm) {
-        rexRM(w, Reg.RAX, m, false);
+        rexRM(w, X86Reg.RAX, m, false);
         if (isImm8(imm)) {
             buf.emit8(0x83); /* op r/m, imm8 */
             modrmMem(op.ext, m);
@@ -223,16 +223,16 @@ public final class X86Encoder extends X86EncoderBase {
     }
 
     /** {@code test dst, src}. */
-    public void testRR(boolean w, Reg dst, Reg src) {
+    public void testRR(boolean w, X86Reg dst, X86Reg src) {
         rexRR(w, src, dst, false);
         buf.emit8(0x85); /* test r/m, r */
         modrmRR(src.code, dst);
     }
 
     /** {@code test dst, imm32}. */
-    public void testRI(boolean w, Reg dst, int imm) {
+    public void testRI(boolean w, X86Reg dst, int imm) {
         rexR(w, dst, false);
-        if (dst == Reg.RAX) {
+        if (dst == X86Reg.RAX) {
             buf.emit8(0xa9); /* test rax, imm32 */
         } else {
             buf.emit8(0xf7); /* test r/m, imm32 */
@@ -242,14 +242,14 @@ public final class X86Encoder extends X86EncoderBase {
     }
 
     /** {@code imul dst, src} (two-operand form: no rdx clobber). */
-    public void imulRR(boolean w, Reg dst, Reg src) {
+    public void imulRR(boolean w, X86Reg dst, X86Reg src) {
         rexRR(w, dst, src, false);
         buf.emit8(0x0f); buf.emit8(0xaf); /* imul r, r/m */
         modrmRR(dst.code, src);
     }
 
     /** {@code imul dst, src, imm}. */
-    public void imulRRI(boolean w, Reg dst, Reg src, int imm) {
+    public void imulRRI(boolean w, X86Reg dst, X86Reg src, int imm) {
         rexRR(w, dst, src, false);
         if (isImm8(imm)) {
             buf.emit8(0x6b); /* imul r, r/m, imm8 */
@@ -263,21 +263,21 @@ public final class X86Encoder extends X86EncoderBase {
     }
 
     /** {@code mul src}: rdx:rax = rax * src, unsigned 64 x 64 -> 128 bits. */
-    public void mulWide(Reg src) {
+    public void mulWide(X86Reg src) {
         rexR(true, src, false);
         buf.emit8(0xf7); /* mul r/m (/4) */
         modrmRR(4, src);
     }
 
     /** {@code div src} (unsigned rdx:rax / src) or {@code idiv src}. */
-    public void div(boolean w, boolean signed, Reg src) {
+    public void div(boolean w, boolean signed, X86Reg src) {
         rexR(w, src, false);
         buf.emit8(0xf7); /* div r/m (/6) | idiv r/m (/7) */
         modrmRR(signed ? 7 : 6, src);
     }
 
     /** {@code neg dst}. */
-    public void neg(boolean w, Reg dst) {
+    public void neg(boolean w, X86Reg dst) {
         rexR(w, dst, false);
         buf.emit8(0xf7); /* neg r/m (/3) */
         modrmRR(3, dst);
@@ -290,14 +290,14 @@ public final class X86Encoder extends X86EncoderBase {
     }
 
     /** {@code shl|shr|sar|rol|ror dst, cl}. */
-    public void shiftCl(Shift s, boolean w, Reg dst) {
+    public void shiftCl(Shift s, boolean w, X86Reg dst) {
         rexR(w, dst, false);
         buf.emit8(0xd3); /* shift r/m, cl */
         modrmRR(s.ext, dst);
     }
 
     /** {@code shl|shr|sar|rol|ror dst, imm8}. */
-    public void shiftImm(Shift s, boolean w, Reg dst, int count) {
+    public void shiftImm(Shift s, boolean w, X86Reg dst, int count) {
         rexR(w, dst, false);
         if (count == 1) {
             buf.emit8(0xd1); /* shift r/m, 1 */
@@ -310,7 +310,7 @@ public final class X86Encoder extends X86EncoderBase {
     }
 
     /** {@code rol r16, 8}: swaps the two low bytes. */
-    public void rol16By8(Reg dst) {
+    public void rol16By8(X86Reg dst) {
         buf.emit8(0x66); /* operand-size prefix */
         rexR(false, dst, false);
         buf.emit8(0xc1); /* rol r/m16, imm8 */
@@ -319,7 +319,7 @@ public final class X86Encoder extends X86EncoderBase {
     }
 
     /** {@code bswap r64|r32}. */
-    public void bswap(boolean w, Reg dst) {
+    public void bswap(boolean w, X86Reg dst) {
         rexR(w, dst, false);
         buf.emit8(0x0f); buf.emit8(0xc8 + dst.low3()); /* bswap r */
     }
@@ -327,7 +327,7 @@ public final class X86Encoder extends X86EncoderBase {
     // ---- atomics -----------------------------------------------------------------------------
 
     /** {@code lock xadd [m], src}. */
-    public void lockXadd(boolean w, Mem m, Reg src) {
+    public void lockXadd(boolean w, Mem m, X86Reg src) {
         buf.emit8(0xf0); /* lock */
         rexRM(w, src, m, false);
         buf.emit8(0x0f); buf.emit8(0xc1); /* xadd r/m, r */
@@ -335,14 +335,14 @@ public final class X86Encoder extends X86EncoderBase {
     }
 
     /** {@code xchg [m], src} (implicitly locked). */
-    public void xchg(boolean w, Mem m, Reg src) {
+    public void xchg(boolean w, Mem m, X86Reg src) {
         rexRM(w, src, m, false);
         buf.emit8(0x87); /* xchg r/m, r */
         modrmMem(src.code, m);
     }
 
     /** {@code lock cmpxchg [m], src}: compares rax with [m]. */
-    public void lockCmpxchg(boolean w, Mem m, Reg src) {
+    public void lockCmpxchg(boolean w, Mem m, X86Reg src) {
         buf.emit8(0xf0); /* lock */
         rexRM(w, src, m, false);
         buf.emit8(0x0f); buf.emit8(0xb1); /* cmpxchg r/m, r */

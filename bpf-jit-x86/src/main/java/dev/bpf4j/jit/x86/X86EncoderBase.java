@@ -19,28 +19,28 @@ public abstract class X86EncoderBase {
     // ---- prefixes, ModRM -------------------------------------------------------------------
 
     /** REX for a register-register form: reg in ModRM.reg, rm in ModRM.rm. */
-    final void rexRR(boolean w, Reg reg, Reg rm, boolean forceRex) {
+    final void rexRR(boolean w, X86Reg reg, X86Reg rm, boolean forceRex) {
         int rex = (w ? REX_W : 0) | (reg.extended() ? REX_R : 0) | (rm.extended() ? REX_B : 0);
         if (rex != 0 || forceRex) buf.emit8(REX | rex);
     }
 
     /** REX for a register-memory form (only a base register, never an index). */
-    final void rexRM(boolean w, Reg reg, Mem m, boolean forceRex) {
+    final void rexRM(boolean w, X86Reg reg, Mem m, boolean forceRex) {
         int rex = (w ? REX_W : 0) | (reg.extended() ? REX_R : 0) | (m.base().extended() ? REX_B : 0);
         if (rex != 0 || forceRex) buf.emit8(REX | rex);
     }
 
     /** REX for a form with only an r/m register (reg field is an opcode extension). */
-    final void rexR(boolean w, Reg rm, boolean forceRex) {
+    final void rexR(boolean w, X86Reg rm, boolean forceRex) {
         int rex = (w ? REX_W : 0) | (rm.extended() ? REX_B : 0);
         if (rex != 0 || forceRex) buf.emit8(REX | rex);
     }
 
-    final void modrmRR(int reg, Reg rm) { buf.emit8(0xc0 | ((reg & 7) << 3) | rm.low3()); }
+    final void modrmRR(int reg, X86Reg rm) { buf.emit8(0xc0 | ((reg & 7) << 3) | rm.low3()); }
 
     /** ModRM (+SIB, +disp) for {@code [base + disp]}: rsp/r12 need a SIB, rbp/r13 a displacement. */
     final void modrmMem(int reg, Mem m) {
-        Reg base = m.base();
+        X86Reg base = m.base();
         int disp = m.disp();
         int mod;
         if (disp == 0 && base.low3() != 5) mod = 0;
@@ -56,12 +56,12 @@ public abstract class X86EncoderBase {
 
     // ---- stack, control flow -------------------------------------------------------------
 
-    public void push(Reg r) {
+    public void push(X86Reg r) {
         rexR(false, r, false);
         buf.emit8(0x50 + r.low3()); /* push r64 */
     }
 
-    public void pop(Reg r) {
+    public void pop(X86Reg r) {
         rexR(false, r, false);
         buf.emit8(0x58 + r.low3()); /* pop r64 */
     }
@@ -100,14 +100,14 @@ public abstract class X86EncoderBase {
     }
 
     /** {@code call r64}. */
-    public void callR(Reg target) {
+    public void callR(X86Reg target) {
         rexR(false, target, false);
         buf.emit8(0xff); /* call r/m64 (/2) */
         modrmRR(2, target);
     }
 
     /** {@code jmp r64}. */
-    public void jmpR(Reg target) {
+    public void jmpR(X86Reg target) {
         rexR(false, target, false);
         buf.emit8(0xff); /* jmp r/m64 (/4) */
         modrmRR(4, target);

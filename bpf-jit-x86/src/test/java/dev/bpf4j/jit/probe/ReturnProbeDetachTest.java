@@ -9,11 +9,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.EnumSource;
 
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -21,7 +18,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Detaching a return probe while threads are inside the function: their swapped return addresses
  * still lead back to their callers (the return trampoline is never unmapped), with the value the
  * function returned. A return in flight runs the return programs attached when it happens: none
- * after the last detach, a program attached in the meantime otherwise. And under fire: 4 threads
+ * after the last detach, a program attached in the meantime otherwise. And under fire ({@link Hammer}): 4 threads
  * call mid in a native loop while a return probe is attached and detached many times — every loop
  * sums right, the program ran exactly as often as counted, every call made entirely while attached
  * was probed, nothing missed or lost.
@@ -120,64 +117,24 @@ class ReturnProbeDetachTest {
     @ParameterizedTest
     @CsvSource({"JIT_DIRECT, fentry, 1000", "INTERP, fentry, 200", "JIT_DIRECT, O2, 100"})
     void attachDetachWhileFourThreadsCall(Engines engine, String where, int cycles) throws Exception {
-        final int threadsN = 4, n = 64;
         boolean fentry = where.equals("fentry");
         long mid = fentry ? RetLib.address("mid") : AnyEntryLib.O2.address("ae_mid");
         long hammer = fentry ? RetLib.address("hammer") : AnyEntryLib.O2.address("ae_hammer");
-        long expected = 0;
-        for (long i = 0; i < n; i++) expected += fentry ? 3 * i + 2 : 3 * i + 8;
         byte[] original = ProcessText.read(mid, 16);
         long block = ReturnProbeTest.zeroed(ReturnProbeTest.RECORD);
         List<MemoryRegion> regions = List.of(new MemoryRegion("records", block, ReturnProbeTest.RECORD, true));
-        AtomicBoolean stop = new AtomicBoolean(), attached = new AtomicBoolean();
-        AtomicReference<Throwable> failure = new AtomicReference<>();
-        AtomicLong sure = new AtomicLong(), total = new AtomicLong();
-        List<Thread> threads = new ArrayList<>();
-        final long sum = expected;
-        for (int t = 0; t < threadsN; t++) {
-            Thread th = new Thread(() -> {
-                try {
-                    while (!stop.get()) {
-                        boolean before = attached.get();
-                        long r = TestLib.call2(hammer, n, mid);
-                        boolean after = attached.get();
-                        if (r != sum) throw new AssertionError("hammer returned " + r + ", expected " + sum);
-                        total.addAndGet(n);
-                        if (before && after) sure.addAndGet(n);
-                    }
-                } catch (Throwable e) {
-                    failure.compareAndSet(null, e);
-                }
-            }, "hammer-" + t);
-            th.start();
-            threads.add(th);
-        }
-        List<ProbeLink> links = new ArrayList<>();
+        Hammer.Result r;
         try (Executable x = engine.load(ReturnProbeTest.recorder("mid_return", block, 0), LoadOptions.defaults())) {
-            try {
-                for (int c = 0; c < cycles && failure.get() == null; c++) {
-                    ProbeLink link = NativeProbes.attachReturn(mid, "mid", engine.probe(x, regions));
-                    attached.set(true);
-                    links.add(link);
-                    long seen = total.get(), until = System.nanoTime() + 2_000_000;
-                    while (total.get() < seen + 2L * threadsN * n && System.nanoTime() < until) Thread.onSpinWait();
-                    attached.set(false);
-                    link.close();
-                }
-            } finally {
-                stop.set(true);
-                for (Thread th : threads) th.join();
-            }
+            r = Hammer.run(hammer, mid, fentry ? i -> 3 * i + 2 : i -> 3 * i + 8, cycles,
+                    () -> NativeProbes.attachReturn(mid, "mid", engine.probe(x, regions)));
         }
-        assertThat(failure.get()).isNull();
-        long hits = links.stream().mapToLong(ProbeLink::hits).sum();
-        assertThat(links).hasSize(cycles);
+        long hits = r.hits();
         assertThat(NativeMemory.getLong(block)).as("program runs = hits counted").isEqualTo(hits);
-        assertThat(hits).as("every call made while attached was probed at its return").isGreaterThanOrEqualTo(sure.get()).isLessThanOrEqualTo(total.get());
-        assertThat(links.get(0).returnsMissed()).isZero();
-        assertThat(links.get(0).returnsLost()).isZero();
+        assertThat(hits).as("every call made while attached was probed at its return").isGreaterThanOrEqualTo(r.surelyAttached()).isLessThanOrEqualTo(r.calls());
+        assertThat(r.links().get(0).returnsMissed()).isZero();
+        assertThat(r.links().get(0).returnsLost()).isZero();
         assertThat(ProcessText.read(mid, 16)).isEqualTo(original);
-        System.out.printf("return probe %s %s: %d cycles, %d calls, %d while surely attached, %d hits%n", engine, where, cycles, total.get(), sure.get(), hits);
+        System.out.printf("return probe %s %s: %d cycles, %d calls, %d while surely attached, %d hits%n", engine, where, cycles, r.calls(), r.surelyAttached(), hits);
         NativeMemory.free(block);
     }
 }

@@ -31,7 +31,7 @@ class HazardSlotsTest {
 
     @Test
     void aSlotHoldsTheProgramOnlyWhileItsRunIsInside() {
-        try (JitExecutable x = new JitEngine().load(RET_5, LoadOptions.defaults())) {
+        try (JitExecutable x = new JitLoader().load(RET_5, LoadOptions.defaults())) {
             ThreadRuns t = ThreadRuns.get();
             assertThat(t.holds(x.id())).isFalse();
             int level = t.depth();
@@ -74,7 +74,7 @@ class HazardSlotsTest {
 
     @Test
     void deadThreadsLeaveTheRegistry() throws Exception {
-        try (JitExecutable x = new JitEngine().load(RET_5, LoadOptions.defaults())) {
+        try (JitExecutable x = new JitLoader().load(RET_5, LoadOptions.defaults())) {
             for (int i = 0; i < 600; i++) {
                 Thread t = new Thread(() -> x.run(RunContext.builder().build()));
                 t.start();

@@ -6,7 +6,7 @@ import dev.bpf4j.jit.JitEngine;
 import dev.bpf4j.jit.compiler.Switches;
 import dev.bpf4j.jit.x86.AluOp;
 import dev.bpf4j.jit.x86.CodeBuffer;
-import dev.bpf4j.jit.x86.Reg;
+import dev.bpf4j.jit.x86.X86Reg;
 import dev.bpf4j.jit.x86.X86Encoder;
 import dev.bpf4j.program.Program;
 import dev.bpf4j.runtime.HelperRegistry;
@@ -56,7 +56,7 @@ class JniEntryTest {
         }).build();
         Program p = new Program("walk", List.of(new Insn(Opcodes.JMP | Opcodes.CALL, 0, 0, 0, 1000),
                 new Insn(Opcodes.JMP | Opcodes.EXIT, 0, 0, 0, 0)));
-        try (JitExecutable x = new JitEngine().load(p, LoadOptions.defaults().withHelpers(helpers))) {
+        try (JitExecutable x = new JitLoader().load(p, LoadOptions.defaults().withHelpers(helpers))) {
             assertThat(x.run(RunContext.builder().arg(1, 41).build())).isEqualTo(42);
         }
         assertThat(stack).as("the Java frames below the helper").contains(JniEntry.class.getName() + ".enter")
@@ -65,8 +65,8 @@ class JniEntryTest {
 
     @Test
     void callPassesBothArgumentsWithTheStackAlignedAsForACall() {
-        try (ExecutableMemory sum = code(e -> { e.movRR(true, Reg.RAX, Reg.RDI); e.aluRR(AluOp.ADD, true, Reg.RAX, Reg.RSI); e.ret(); });
-             ExecutableMemory rsp = code(e -> { e.movRR(true, Reg.RAX, Reg.RSP); e.aluRI(AluOp.AND, true, Reg.RAX, 15); e.ret(); })) {
+        try (ExecutableMemory sum = code(e -> { e.movRR(true, X86Reg.RAX, X86Reg.RDI); e.aluRR(AluOp.ADD, true, X86Reg.RAX, X86Reg.RSI); e.ret(); });
+             ExecutableMemory rsp = code(e -> { e.movRR(true, X86Reg.RAX, X86Reg.RSP); e.aluRI(AluOp.AND, true, X86Reg.RAX, 15); e.ret(); })) {
             assertThat(JniEntry.call(sum.address(), 40, 2)).isEqualTo(42);
             assertThat(JniEntry.call(sum.address(), -1L << 40, 1L << 40)).isZero();
             assertThat(JniEntry.call(rsp.address(), 0, 0)).as("rsp mod 16 after the call pushed its return address").isEqualTo(8);
@@ -76,7 +76,7 @@ class JniEntryTest {
     @Test
     void registerNativeBindsOnlyTheCheckedClassAndAnExistingMethod() {
         // long add(JNIEnv *, jclass, long a, long b)
-        ExecutableMemory add = code(e -> { e.movRR(true, Reg.RAX, Reg.RDX); e.aluRR(AluOp.ADD, true, Reg.RAX, Reg.RCX); e.ret(); });
+        ExecutableMemory add = code(e -> { e.movRR(true, X86Reg.RAX, X86Reg.RDX); e.aluRR(AluOp.ADD, true, X86Reg.RAX, X86Reg.RCX); e.ret(); });
         // never freed: once bound, the JVM may call it until the class is unloaded
         assertThat(JniUpcall.registerNative(Adder.class, Adder.NONCE + 1, "unbound", "(JJ)J", add.address())).as("another nonce").isFalse();
         assertThatThrownBy(() -> Adder.unbound(1, 2)).isInstanceOf(UnsatisfiedLinkError.class);

@@ -41,7 +41,7 @@ class OwnerThreadCacheTest {
             }
             return r1 + 1;
         }).build();
-        JitExecutable x = new JitEngine().load(CALLS_PROBE, LoadOptions.defaults().withHelpers(helpers));
+        JitExecutable x = new JitLoader().load(CALLS_PROBE, LoadOptions.defaults().withHelpers(helpers));
         self.set(x);
         return x;
     }

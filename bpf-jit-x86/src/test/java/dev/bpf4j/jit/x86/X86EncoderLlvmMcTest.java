@@ -20,18 +20,18 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 class X86EncoderLlvmMcTest {
     private record Case(String asm, Consumer<X86Encoder> emit) {}
 
-    private static final Reg[] SOME = {Reg.RAX, Reg.RCX, Reg.RDX, Reg.RBX, Reg.RSP, Reg.RBP, Reg.RSI, Reg.RDI,
-            Reg.R8, Reg.R10, Reg.R11, Reg.R12, Reg.R13, Reg.R15};
-    private static final Reg[] BASES = {Reg.RAX, Reg.RSP, Reg.RBP, Reg.RDI, Reg.R10, Reg.R12, Reg.R13};
+    private static final X86Reg[] SOME = {X86Reg.RAX, X86Reg.RCX, X86Reg.RDX, X86Reg.RBX, X86Reg.RSP, X86Reg.RBP, X86Reg.RSI, X86Reg.RDI,
+            X86Reg.R8, X86Reg.R10, X86Reg.R11, X86Reg.R12, X86Reg.R13, X86Reg.R15};
+    private static final X86Reg[] BASES = {X86Reg.RAX, X86Reg.RSP, X86Reg.RBP, X86Reg.RDI, X86Reg.R10, X86Reg.R12, X86Reg.R13};
     private static final int[] DISPS = {0, 8, -8, 127, -128, 128, -512, 0x12345};
 
     private static String mem(String ptr, Mem m) {
         return ptr + " ptr [" + m.base().name64() + (m.disp() < 0 ? " - " + (-m.disp()) : " + " + m.disp()) + "]";
     }
 
-    private static String r(boolean w, Reg r) { return w ? r.name64() : r.name32(); }
+    private static String r(boolean w, X86Reg r) { return w ? r.name64() : r.name32(); }
 
-    private static String r8(Reg r) {
+    private static String r8(X86Reg r) {
         switch (r) {
             case RAX: return "al"; case RCX: return "cl"; case RDX: return "dl"; case RBX: return "bl";
             case RSP: return "spl"; case RBP: return "bpl"; case RSI: return "sil"; case RDI: return "dil";
@@ -39,7 +39,7 @@ class X86EncoderLlvmMcTest {
         }
     }
 
-    private static String r16(Reg r) {
+    private static String r16(X86Reg r) {
         if (r.extended()) return r.name64() + "w";
         return r.name64().substring(1);
     }
@@ -47,8 +47,8 @@ class X86EncoderLlvmMcTest {
     private static List<Case> cases() {
         List<Case> c = new ArrayList<>();
         for (boolean w : new boolean[]{true, false}) {
-            for (Reg d : SOME) {
-                for (Reg s : SOME) {
+            for (X86Reg d : SOME) {
+                for (X86Reg s : SOME) {
                     c.add(new Case("mov " + r(w, d) + ", " + r(w, s), e -> e.movRR(w, d, s)));
                     for (AluOp op : AluOp.values()) c.add(new Case(op.mnemonic() + " " + r(w, d) + ", " + r(w, s), e -> e.aluRR(op, w, d, s)));
                     c.add(new Case("test " + r(w, d) + ", " + r(w, s), e -> e.testRR(w, d, s)));
@@ -74,8 +74,8 @@ class X86EncoderLlvmMcTest {
                 c.add(new Case("bswap " + r(w, d), e -> e.bswap(w, d)));
             }
         }
-        for (Reg d : SOME) {
-            for (Reg s : SOME) {
+        for (X86Reg d : SOME) {
+            for (X86Reg s : SOME) {
                 c.add(new Case("movzx " + d.name32() + ", " + r16(s), e -> e.movzx16(d, s)));
                 c.add(new Case("movsxd " + d.name64() + ", " + s.name32(), e -> e.movsxd(d, s)));
             }
@@ -86,7 +86,7 @@ class X86EncoderLlvmMcTest {
             c.add(new Case("push " + d.name64(), e -> e.push(d)));
             c.add(new Case("pop " + d.name64(), e -> e.pop(d)));
             c.add(new Case("call " + d.name64(), e -> e.callR(d)));
-            for (Reg b : BASES) {
+            for (X86Reg b : BASES) {
                 for (int disp : DISPS) {
                     Mem m = Mem.of(b, disp);
                     c.add(new Case("mov " + d.name64() + ", " + mem("qword", m), e -> e.load(true, d, m)));
@@ -115,7 +115,7 @@ class X86EncoderLlvmMcTest {
                 }
             }
         }
-        for (Reg b : BASES) {
+        for (X86Reg b : BASES) {
             for (int disp : DISPS) {
                 Mem m = Mem.of(b, disp);
                 c.add(new Case("mov " + mem("byte", m) + ", -3", e -> e.storeImm(1, m, -3)));

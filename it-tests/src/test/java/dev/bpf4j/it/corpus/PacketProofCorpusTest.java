@@ -6,8 +6,8 @@ import dev.bpf4j.api.Engines;
 import dev.bpf4j.api.ObjectLoadOptions;
 import dev.bpf4j.isa.Insn;
 import dev.bpf4j.isa.Opcodes;
-import dev.bpf4j.jit.JitEngine;
 import dev.bpf4j.jit.compiler.CompiledProgram;
+import dev.bpf4j.jit.runtime.JitLoader;
 import dev.bpf4j.object.ProgramType;
 import dev.bpf4j.runtime.PacketContext;
 import org.junit.jupiter.api.Test;
@@ -25,7 +25,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * this test also compares xdp_proto_count directly.
  */
 class PacketProofCorpusTest {
-    private static final JitEngine JIT = new JitEngine();
+    private static final JitLoader JIT = new JitLoader();
 
     private static CompiledProgram compiled(BpfProgram p) { return JIT.compile(p.program(), p.loadOptions()); }
 

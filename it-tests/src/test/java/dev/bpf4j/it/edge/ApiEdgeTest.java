@@ -39,6 +39,19 @@ class ApiEdgeTest {
         assertThat(EdgeRules.leaks(table, classes)).as("public API naming a type of an spi or internal package (docs/architecture.md)").isEmpty();
     }
 
+    /**
+     * No leak is allowed any more (issue 27); JitEngine, the last one, hands out {@code Executable}: its
+     * surface is read (so a load returning the JIT's own executable again would be a leak) and names none
+     * of the JIT's internal types.
+     */
+    @Test
+    void noKnownLeaksAndTheJitEngineExposesOnlyExecutable() {
+        assertThat(table.knownLeaks()).as("known leaks in docs/architecture.md").isEmpty();
+        CompiledClass jit = classes.stream().filter(c -> c.name().equals("dev.bpf4j.jit.JitEngine")).findFirst().orElseThrow();
+        assertThat(jit.surface()).contains("dev.bpf4j.runtime.Executable")
+                .noneMatch(n -> table.tier(CompiledClass.packageOf(n)) == ApiTable.Tier.INTERNAL);
+    }
+
     @Test
     void internalPackagesAreUsedOnlyWhereTheTableSays() {
         assertThat(EdgeRules.trespasses(table, classes)).as("uses of internal packages the table does not list").isEmpty();

@@ -1,8 +1,8 @@
 package dev.bpf4j.it.perf;
 
+import dev.bpf4j.jit.runtime.JitLoader;
 import dev.bpf4j.isa.Insn;
 import dev.bpf4j.isa.Opcodes;
-import dev.bpf4j.jit.JitEngine;
 import dev.bpf4j.jit.runtime.JitExecutable;
 import dev.bpf4j.program.Program;
 import dev.bpf4j.runtime.LoadOptions;
@@ -25,7 +25,7 @@ public final class NestedLoopChild {
         long millis = Long.parseLong(args[0]);
         System.out.println("pid " + ProcessHandle.current().pid());
         boolean perfMap = args.length < 2 || args[1].equals("perfmap");
-        try (JitExecutable x = new JitEngine().load(program(), LoadOptions.defaults().withPerfMap(perfMap))) {
+        try (JitExecutable x = new JitLoader().load(program(), LoadOptions.defaults().withPerfMap(perfMap))) {
             List<CodeRegion> regions = x.codeRegions();
             for (int i = 0; i < 4; i++) System.out.println("symbol " + regions.get(i).symbol());
             RunContext ctx = RunContext.builder().budget(Long.MAX_VALUE).build();

@@ -1,10 +1,15 @@
-package dev.bpf4j.jvm;
+package dev.bpf4j.it;
 
 import dev.bpf4j.asm.Assembler;
 import dev.bpf4j.asm.ProgramBuilder;
 import dev.bpf4j.engine.Bpf;
 import dev.bpf4j.engine.Engine;
 import dev.bpf4j.helpers.BpfHelpers;
+import dev.bpf4j.interp.InterpreterEngine;
+import dev.bpf4j.jit.JitEngine;
+import dev.bpf4j.jit.runtime.JitExecutable;
+import dev.bpf4j.jvm.JvmBudgetBound;
+import dev.bpf4j.jvm.JvmEngine;
 import dev.bpf4j.maps.MapDefinition;
 import dev.bpf4j.maps.MapTable;
 import dev.bpf4j.maps.MapType;
@@ -17,6 +22,7 @@ import dev.bpf4j.runtime.HelperIds;
 import dev.bpf4j.runtime.LoadOptions;
 import dev.bpf4j.runtime.RunContext;
 import dev.bpf4j.verifier.Validator;
+import dev.bpf4j.verifier.VerifierStats;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -30,14 +36,20 @@ import static dev.bpf4j.isa.Reg.R7;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Code that counts no budget where the verifier bounds a run's budget events (VerifierStats.budgetBound):
- * such a program's code runs only with at least the bound; a run, or a tail call, with less goes to the
- * counting twin and runs out at the interpreter's and the JIT's pc.
+ * The verifier's bound on a run's budget events (VerifierStats.budgetBound) and the JIT and JVM-engine
+ * code that counts none where there is one: the bound holds only where every loop was explored round by
+ * round and no callback or tail call runs uncounted code; it is never below the events a run really has
+ * (the interpreter, which always counts, measures them); and a run, or a tail call, with less budget
+ * than the bound (the counting twin) runs out where the interpreter does.
  */
 class BudgetBoundTest {
     private static final LoadOptions OPTIONS = LoadOptions.defaults();
+    private static final Engine INTERP = new InterpreterEngine();
+    private static final Engine JIT = new JitEngine();
+    private static final Engine JVM = new JvmEngine();
+    private static final List<Engine> ENGINES = List.of(INTERP, JIT, JVM);
 
-    /** r0 = sum of 0..99 plus an inner loop of 3 per round: 399 taken back-edges. */
+    /** r0 = sum of 0..99 plus an inner loop of 3 per round: 100 * 3 + 99 taken back-edges. */
     private static final String NESTED = """
             mov %r0, 0
             mov %r1, 0
@@ -71,49 +83,91 @@ class BudgetBoundTest {
             exit
             """;
 
+    private static final List<String> BOUNDED = List.of(NESTED, CALLS, "mov %r0, 1\nexit");
+
     private static Program asm(String text) { return Assembler.assembleProgram("bounded", text); }
 
+    private static VerifierStats stats(String text) { return Validator.analyze(asm(text), OPTIONS).stats(); }
+
     @Test
-    void boundedCodeCountsNothingAndLessBudgetRunsOutOnEveryEngineAlike() {
-        for (String text : List.of(NESTED, CALLS, "mov %r0, 1\nexit")) {
-            Program p = asm(text);
-            long bound = Validator.analyze(p, OPTIONS).stats().budgetBound();
-            assertThat(bound).as("bound of %s", text).isNotNegative();
-            try (Executable jvm = Bpf.load(p, new JvmEngine(), OPTIONS)) {
-                assertThat(((JvmExecutable) jvm).budgetBound()).isEqualTo(bound); // this code counts nothing
-            }
-            long events = eventsOf(p);
-            assertThat(events).isLessThanOrEqualTo(bound);
-            for (long budget : new long[] {bound, events, Math.max(0, events - 1), events / 2, 0}) {
-                String interp = outcome(Trio.ENGINES.get(0), p, budget);
-                for (Engine e : Trio.ENGINES) assertThat(outcome(e, p, budget)).as("%s, budget %d of %s", e.name(), budget, text).isEqualTo(interp);
-            }
-            if (events > 0) assertThat(outcome(new JvmEngine(), p, events - 1)).startsWith("BUDGET_EXCEEDED@");
+    void boundedWhereEveryLoopWasExploredRoundByRound() {
+        assertThat(stats("mov %r0, 1\nexit").budgetBound()).isEqualTo(2);
+        assertThat(stats(NESTED).bounded()).isTrue();
+        assertThat(stats(CALLS).bounded()).isTrue();
+    }
+
+    @Test
+    void noBoundWhereALoopWasCutShortOrOtherCodeRuns() {
+        // a loop the verifier prunes against its own earlier round: the budget stops it at run time
+        assertThat(stats("mov %r0, 0\nl:\nja l\nexit").bounded()).isFalse();
+        // rounds that depend on the input (r1 unknown): widened
+        assertThat(stats("mov %r0, 0\nl:\nadd %r0, 1\njlt %r0, %r1, l\nexit").bounded()).isFalse();
+        // more rounds than the verifier counts one by one
+        assertThat(stats("mov %r0, 0\nl:\nadd %r0, 1\njlt %r0, 100000, l\nexit").bounded()).isFalse();
+        // a callback: bpf_loop (181) runs it up to its own limit
+        try (MapTable maps = MapTable.create(List.of())) {
+            Program loop = Assembler.assembleProgram("loop", "mov %r1, 10\nlddw %r2, code_addr(6)\nmov %r3, 0\n"
+                    + "mov %r4, 0\ncall 181\nmov %r0, 0\nexit\nmov %r0, 0\nexit");
+            assertThat(Validator.analyze(loop, OPTIONS.withHelpers(BpfHelpers.registry(maps))).stats().bounded()).isFalse();
         }
     }
 
     @Test
-    void withoutTheSwitchTheCodeCounts() {
+    void boundedCodeCountsNothingAndLessBudgetRunsOutOnEveryEngineAlike() {
+        for (String text : BOUNDED) {
+            Program p = asm(text);
+            long bound = Validator.analyze(p, OPTIONS).stats().budgetBound();
+            long events = eventsOf(p);
+            assertThat(events).as("events of %s", text).isLessThanOrEqualTo(bound);
+            assertThat(codeBound(JIT, p)).as("the JIT's code counts nothing").isEqualTo(bound);
+            assertThat(codeBound(JVM, p)).as("the JVM engine's code counts nothing").isEqualTo(bound);
+            for (long budget : new long[] {bound, events, Math.max(0, events - 1), events / 2, 0}) {
+                String interp = outcome(INTERP, p, budget);
+                for (Engine e : ENGINES) assertThat(outcome(e, p, budget)).as("%s, budget %d of %s", e.name(), budget, text).isEqualTo(interp);
+            }
+            for (Engine e : ENGINES) {
+                assertThat(outcome(e, p, bound)).as(e.name()).startsWith("r0=");
+                if (events > 0) assertThat(outcome(e, p, events - 1)).as(e.name()).startsWith("BUDGET_EXCEEDED@");
+            }
+        }
+    }
+
+    @Test
+    void withoutTheSwitchesTheCodeCounts() {
+        System.setProperty("bpf4j.jit.elideBudget", "false");
         System.setProperty("bpf4j.jvm.elideBudget", "false");
-        try (Executable jvm = Bpf.load(asm(NESTED), new JvmEngine(), OPTIONS)) {
-            assertThat(((JvmExecutable) jvm).budgetBound()).isEqualTo(-1);
+        try {
+            assertThat(codeBound(JIT, asm(NESTED))).isEqualTo(-1);
+            assertThat(codeBound(JVM, asm(NESTED))).isEqualTo(-1);
         } finally {
+            System.clearProperty("bpf4j.jit.elideBudget");
             System.clearProperty("bpf4j.jvm.elideBudget");
         }
     }
 
     /** A tail call carries the budget left: with less than the target's bound it enters the counting twin. */
     @Test
-    void aTailCallWithLittleBudgetLeftRunsOutWhereTheOtherEnginesDo() {
+    void aTailCallWithLittleBudgetLeftRunsOutWhereTheInterpreterDoes() {
         Program target = asm(NESTED);
-        long events = eventsOf(target);
+        long events = eventsOf(target); // 399 back-edges
         for (long left : new long[] {events + 1000, events, events - 1, 10, 0}) {
             long budget = 19 + left; // the spinner spends 19 back-edges, the tail call none
-            String interp = tailCallOutcome(Trio.ENGINES.get(0), target, budget);
-            for (Engine e : Trio.ENGINES) assertThat(tailCallOutcome(e, target, budget)).as("%s, budget left %d", e.name(), left).isEqualTo(interp);
+            String interp = tailCallOutcome(INTERP, target, budget);
+            for (Engine e : ENGINES) assertThat(tailCallOutcome(e, target, budget)).as("%s, budget left %d", e.name(), left).isEqualTo(interp);
             if (left < events) assertThat(interp).startsWith("BUDGET_EXCEEDED@bounded:");
             else assertThat(interp).isEqualTo("r0=" + Long.toHexString(4950 + 300));
         }
+    }
+
+    /** The bound {@code engine}'s code for the verified {@code p} relies on: -1 where it counts every event. */
+    private static long codeBound(Engine engine, Program p) {
+        try (Executable x = Bpf.load(p, engine, OPTIONS)) {
+            return budgetBound(x);
+        }
+    }
+
+    private static long budgetBound(Executable x) {
+        return x instanceof JitExecutable j ? j.budgetBound() : JvmBudgetBound.of(x);
     }
 
     /** The fewest budget units a run of {@code p} needs on the interpreter (which always counts). */
@@ -121,7 +175,7 @@ class BudgetBoundTest {
         long lo = 0, hi = 1_000_000;
         while (lo < hi) {
             long mid = (lo + hi) >>> 1;
-            if (outcome(Trio.ENGINES.get(0), p, mid).startsWith("r0=")) hi = mid;
+            if (outcome(INTERP, p, mid).startsWith("r0=")) hi = mid;
             else lo = mid + 1;
         }
         return lo;
@@ -150,7 +204,7 @@ class BudgetBoundTest {
             LoadOptions o = OPTIONS.withHelpers(BpfHelpers.registry(maps));
             try (Executable t = Bpf.load(target, engine, o); Executable m = Bpf.load(spinThenTailCall(maps.handle("jmp")), engine, o)) {
                 ((ProgArrayMap) maps.map("jmp").orElseThrow()).set(0, t, 0);
-                if (t instanceof JvmExecutable j) assertThat(j.budgetBound()).isNotNegative();
+                if (engine != INTERP) assertThat(budgetBound(t)).as(engine.name()).isNotNegative();
                 return "r0=" + Long.toHexString(m.run(RunContext.builder().budget(budget).build()));
             } catch (BpfRuntimeException e) {
                 return e.kind() + "@" + e.program() + ":" + e.pc();

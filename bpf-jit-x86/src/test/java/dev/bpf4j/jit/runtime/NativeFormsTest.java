@@ -1,4 +1,4 @@
-package dev.bpf4j.jit;
+package dev.bpf4j.jit.runtime;
 
 import dev.bpf4j.helpers.BpfHelpers;
 import dev.bpf4j.runtime.HelperIds;
@@ -16,9 +16,7 @@ import com.kenai.jffi.CallContext;
 import com.kenai.jffi.CallingConvention;
 import com.kenai.jffi.Invoker;
 import com.kenai.jffi.Type;
-import dev.bpf4j.jit.runtime.GeneratedFunctions;
-import dev.bpf4j.jit.runtime.HelperBridge;
-import dev.bpf4j.jit.runtime.JniUpcall;
+import dev.bpf4j.jit.JitEngine;
 import dev.bpf4j.runtime.HelperSpec;
 import dev.bpf4j.runtime.NativeForm;
 import org.junit.jupiter.api.Assumptions;

@@ -1,9 +1,8 @@
-package dev.bpf4j.jit;
+package dev.bpf4j.jit.runtime;
 
 import dev.bpf4j.jit.compiler.NativeFormEmitter;
 import dev.bpf4j.jit.compiler.Switches;
-import dev.bpf4j.jit.runtime.ExecutableMemory;
-import dev.bpf4j.jit.runtime.GeneratedFunctions;
+import dev.bpf4j.jit.HelperBinding;
 import dev.bpf4j.runtime.HelperSpec;
 import dev.bpf4j.runtime.NativeForm;
 

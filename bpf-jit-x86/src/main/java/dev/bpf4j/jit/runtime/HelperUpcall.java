@@ -1,10 +1,6 @@
-package dev.bpf4j.jit;
+package dev.bpf4j.jit.runtime;
 
 import dev.bpf4j.jit.compiler.UpcallEmitter;
-import dev.bpf4j.jit.runtime.ExecutableMemory;
-import dev.bpf4j.jit.runtime.GeneratedFunctions;
-import dev.bpf4j.jit.runtime.HelperBridge;
-import dev.bpf4j.jit.runtime.JniUpcall;
 
 /**
  * The address JIT code calls for a Java helper: a generated function that enters
