@@ -155,7 +155,9 @@ final class RegionFacts {
     }
 
     @Override public int hashCode() {
-        return ((Long.hashCode(lenLo) * 31 + Long.hashCode(lenHi)) * 31 + Arrays.hashCode(e)) * 2 + (ctxMoved ? 1 : 0);
+        long h = StateHash.add(StateHash.add(ctxMoved ? 1 : 0, lenLo), lenHi);
+        for (long v : e) h = StateHash.add(h, v);
+        return StateHash.finish(h);
     }
 
     @Override public String toString() {
