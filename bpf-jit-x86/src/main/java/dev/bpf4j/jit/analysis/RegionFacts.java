@@ -75,6 +75,9 @@ final class RegionFacts {
         return -1;
     }
 
+    /** How many variables (ids other than 0) the facts hold. */
+    int variables() { return e.length / 4; }
+
     boolean has(int id) { return id == 0 || find(id) >= 0; }
 
     long vlo(int id) { return id == 0 ? 0 : e[find(id) + 1]; }
