@@ -83,7 +83,8 @@ class UnvalidatedFuzzTest {
         assertThat(ran).isEqualTo(loaded);
     }
 
-    private static Program generate(Random rnd, long mem) {
+    /** A random program of 6-36 slots (LDDW loads {@code mem}); also {@link ProofWorkTest}'s worst seeds. */
+    static Program generate(Random rnd, long mem) {
         List<Insn> out = new ArrayList<>();
         int n = 5 + rnd.nextInt(30);
         for (int i = 0; i < n; i++) {

@@ -268,13 +268,14 @@ final class AbstractState {
 
     @Override public int hashCode() {
         if (hash == 0) {
-            int h = Arrays.hashCode(regs) * 31 + Arrays.hashCode(regKind) * 7 + Arrays.hashCode(regId);
-            h = h * 31 + Long.hashCode(known) + Objects.hashCode(facts);
+            long h = StateHash.add(known, facts == null ? 0 : facts.hashCode());
+            for (int i = 0; i < REGS; i++) h = StateHash.addValue(h, regs[2 * i], regs[2 * i + 1], regKind[i], regId[i]);
             for (long m = known; m != 0; m &= m - 1) {
                 int k = Long.numberOfTrailingZeros(m);
-                h = h * 31 + Long.hashCode(slots[2 * k] * 0x9E3779B97F4A7C15L + slots[2 * k + 1]) + slotKind[k] * 131 + slotId[k];
+                h = StateHash.addValue(h, slots[2 * k], slots[2 * k + 1], slotKind[k], slotId[k]);
             }
-            hash = h == 0 ? 1 : h;
+            int folded = StateHash.finish(h);
+            hash = folded == 0 ? 1 : folded;
         }
         return hash;
     }

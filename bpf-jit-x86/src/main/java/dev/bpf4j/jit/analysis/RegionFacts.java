@@ -75,6 +75,9 @@ final class RegionFacts {
         return -1;
     }
 
+    /** How many variables (ids other than 0) the facts hold. */
+    int variables() { return e.length / 4; }
+
     boolean has(int id) { return id == 0 || find(id) >= 0; }
 
     long vlo(int id) { return id == 0 ? 0 : e[find(id) + 1]; }
@@ -155,7 +158,9 @@ final class RegionFacts {
     }
 
     @Override public int hashCode() {
-        return ((Long.hashCode(lenLo) * 31 + Long.hashCode(lenHi)) * 31 + Arrays.hashCode(e)) * 2 + (ctxMoved ? 1 : 0);
+        long h = StateHash.add(StateHash.add(ctxMoved ? 1 : 0, lenLo), lenHi);
+        for (long v : e) h = StateHash.add(h, v);
+        return StateHash.finish(h);
     }
 
     @Override public String toString() {

@@ -87,6 +87,8 @@ final class RegionTransfer {
         long range = f.range(id) - kh - bh; // V + range <= len, V' <= V + kh + bh
         if (vlo < -max || vhi > max) { s.setTop(d); return; }
         int fresh = pc + 1;
+        // Straight-line code would otherwise pile up variables no value holds, and each define copies them all.
+        if (f.variables() >= AbstractState.N) s.dropUnusedIds();
         s.forgetId(fresh);           // an older value from this pc (a loop) is a different variable
         f.define(fresh, vlo, vhi, range);
         s.touched();

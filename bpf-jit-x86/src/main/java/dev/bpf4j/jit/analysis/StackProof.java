@@ -5,8 +5,10 @@ import dev.bpf4j.isa.Opcodes;
 import dev.bpf4j.runtime.Limits;
 
 import java.util.ArrayDeque;
-import java.util.HashSet;
-import java.util.Set;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 
 /**
  * Proves loads and stores through a register to lie inside the current stack frame, so the JIT can
@@ -22,20 +24,47 @@ import java.util.Set;
  * unknown pointers, atomics, pointers in memory other than this frame's slots) becomes "unknown",
  * which proves nothing. When the exploration exceeds {@link #MAX_STEPS} the function gets no proofs;
  * a program whose functions together pass {@link #MAX_PROGRAM_STEPS} gets none for the rest
- * (so loading stays fast however many functions a program has).
+ * (so loading stays fast however many functions a program has). A step is an explored instruction
+ * or an explored state compared in vain (same hash, not equal): every other part of a step costs
+ * at most a constant, so the caps bound the time of a load.
  */
 public final class StackProof {
     private StackProof() {}
 
 
-    /** Instructions explored per function before giving up (the kernel allows one million). */
+    /** Steps explored per function before giving up (the kernel allows one million instructions). */
     static final int MAX_STEPS = 100_000;
-    /** Instructions explored over all functions of one program. */
+    /** Steps explored over all functions of one program. */
     static final int MAX_PROGRAM_STEPS = 300_000;
 
     /** What one program's explorations may still spend (see {@link #MAX_PROGRAM_STEPS}). */
     public static final class Budget {
-        private int left = MAX_PROGRAM_STEPS;
+        private int left = MAX_PROGRAM_STEPS, functionLeft;
+        private long spent, inVain;
+
+        private void startFunction() { functionLeft = MAX_STEPS; }
+
+        /** Spends steps; false once the function or the program has spent its share. */
+        private boolean spend(int steps) {
+            spent += steps;
+            functionLeft -= steps;
+            left -= steps;
+            return !exhausted();
+        }
+
+        /** A step for an explored state compared with s in vain: it has s's hash but is not s. */
+        private boolean spendInVain() {
+            inVain++;
+            return spend(1);
+        }
+
+        private boolean exhausted() { return functionLeft < 0 || left < 0; }
+
+        /** Steps spent so far, comparisons in vain included. */
+        public long spent() { return spent; }
+
+        /** States compared in vain so far: many only when hash codes collide. */
+        public long comparedInVain() { return inVain; }
     }
     /** States kept per jump target for pruning, and how many recent ones a new state is compared with. */
     private static final int MAX_STATES_PER_PC = 4096, SUBSUMPTION_WINDOW = 4;
@@ -104,16 +133,18 @@ public final class StackProof {
         Explored[] seen = new Explored[insns.length];
         ArrayDeque<Object[]> work = new ArrayDeque<>();
         work.push(new Object[]{startPc, entry});
-        int steps = 0;
+        budget.startFunction();
         while (!work.isEmpty()) {
             Object[] item = work.pop();
             int pc = (Integer) item[0];
             AbstractState s = (AbstractState) item[1];
             if (pc < startPc || pc >= endPc) return false; // left the function: the validator forbids it
-            if (++steps > MAX_STEPS || --budget.left < 0) return false;
+            if (!budget.spend(1)) return false;
             if (target[pc]) {
                 if (seen[pc] == null) seen[pc] = new Explored();
-                if (seen[pc].covers(s)) continue;
+                boolean covered = seen[pc].covers(s, budget);
+                if (budget.exhausted()) return false;
+                if (covered) continue;
             }
             Insn i = insns[pc];
             int next = step(insns, pc, i, s, reached, unsafe, work);
@@ -223,17 +254,29 @@ public final class StackProof {
      * against the most recent few only (pruning less is always sound, it only explores more).
      */
     private static final class Explored {
-        private final Set<AbstractState> all = new HashSet<>();
+        /** By hash code: the states with that hash (more than one only when hashes collide). */
+        private final Map<Integer, List<AbstractState>> byHash = new HashMap<>();
         private final ArrayDeque<AbstractState> recent = new ArrayDeque<>();
+        private int size;
 
-        /** True when s adds nothing; otherwise remembers a copy of s. */
-        boolean covers(AbstractState s) {
+        /**
+         * True when s adds nothing; otherwise remembers a copy of s. Spends a step of the budget for
+         * each state with s's hash that is not s, so colliding hashes cannot make a step slow.
+         */
+        boolean covers(AbstractState s, Budget budget) {
             s.dropUnusedIds();
-            if (all.contains(s)) return true;
+            List<AbstractState> same = byHash.get(s.hashCode());
+            if (same != null) {
+                for (AbstractState old : same) {
+                    if (old.equals(s)) return true;
+                    if (!budget.spendInVain()) return false;
+                }
+            }
             for (AbstractState old : recent) if (s.subsumedBy(old)) return true;
-            if (all.size() < MAX_STATES_PER_PC) {
+            if (size < MAX_STATES_PER_PC) {
                 AbstractState c = s.copy();
-                all.add(c);
+                byHash.computeIfAbsent(c.hashCode(), h -> new ArrayList<>(1)).add(c);
+                size++;
                 recent.addFirst(c);
                 if (recent.size() > SUBSUMPTION_WINDOW) recent.removeLast();
             }

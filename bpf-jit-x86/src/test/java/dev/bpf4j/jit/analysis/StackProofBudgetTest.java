@@ -16,6 +16,28 @@ class StackProofBudgetTest {
         new Insn(ALU64 | K | ADD, 1, 0, 0, 1), new Insn(JMP | K | JLT, 1, 0, -7, 64),
         new Insn(ALU64 | K | MOV, 0, 0, 0, 0), new Insn(JMP | EXIT, 0, 0, 0, 0)};
 
+    /**
+     * A loop whose counter grows by {@code 0xffffffff}: with {@code Long.hashCode} every iteration's
+     * state had the same hash (the halves of {@code k * 0xffffffff} cancel), so each was compared
+     * with all before it and the exploration gave up. The store at pc 8 is provable.
+     */
+    @Test
+    void aCounterOfCollidingLongHashesIsExploredInLinearSteps() {
+        int iterations = 1000;
+        long step = 0xffffffffL, end = iterations * step;
+        Insn[] loop = {
+            new Insn(LDDW, 9, 0, 0, (int) step), new Insn(0, 0, 0, 0, (int) (step >>> 32)),
+            new Insn(LDDW, 5, 0, 0, (int) end), new Insn(0, 0, 0, 0, (int) (end >>> 32)),
+            new Insn(ALU64 | K | MOV, 7, 0, 0, 0), new Insn(ALU64 | X | MOV, 2, 10, 0, 0),
+            new Insn(ALU64 | X | ADD, 7, 9, 0, 0), new Insn(JMP | X | JLT, 7, 5, -2, 0),   // pc 6, 7: r7 += step while r7 < end
+            new Insn(STX | MEM | DW, 2, 7, -8, 0),
+            new Insn(ALU64 | K | MOV, 0, 0, 0, 0), new Insn(JMP | EXIT, 0, 0, 0, 0)};
+        StackProof.Budget budget = new StackProof.Budget();
+        assertThat(StackProof.provenAccesses(loop, 0, loop.length, budget)[8]).isTrue();
+        assertThat(budget.comparedInVain()).as("states compared in vain").isLessThan(10);
+        assertThat(budget.spent()).as("steps").isBetween((long) 2 * iterations, (long) 3 * iterations);
+    }
+
     @Test
     void aSharedBudgetRunsOut() {
         StackProof.Budget budget = new StackProof.Budget();
