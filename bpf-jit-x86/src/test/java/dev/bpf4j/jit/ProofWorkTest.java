@@ -53,7 +53,7 @@ class ProofWorkTest {
                 alu64r(ADD, 7, 9), jmpr(JLT, 7, 5, -2),             // pc 6, 7
                 stx(DW, 2, 7, -8),                                  // pc 8
                 ldx(DW, 0, 10, -8), exit());
-        assertThat(Jit.ENGINE.compile(p, LoadOptions.defaults()).proofs().uncheckedPcs()).contains(8);
+        assertThat(Jit.LOADER.compile(p, LoadOptions.defaults()).proofs().uncheckedPcs()).contains(8);
         long mem = NativeMemory.allocate(LEN);
         try {
             String[] o = Both.compare(p, LoadOptions.defaults(),
