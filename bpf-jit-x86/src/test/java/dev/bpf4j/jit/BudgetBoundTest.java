@@ -77,6 +77,24 @@ class BudgetBoundTest {
             exit
             """;
 
+    /**
+     * 10,000 rounds of a counted loop, more than the rounds after which a long loop is widened, yet
+     * followed round by round in 50,000 processed instructions, well within the complexity limit.
+     */
+    static final String LONG_COUNTED = """
+            mov %r0, 1
+            mov %r1, 0
+            l:
+            mul %r0, 33
+            xor %r0, %r1
+            add %r1, 1
+            jlt %r1, 10000, l
+            exit
+            """;
+
+    /** A counted loop whose round-by-round exploration would pass the complexity limit (3 million instructions). */
+    static final String TOO_LONG = "mov %r0, 0\nl:\nadd %r0, 1\njlt %r0, 1000000, l\nexit";
+
     static VerifierStats stats(String text) { return Validator.analyze(asm(text), OPTIONS).stats(); }
 
     @Test
@@ -84,6 +102,9 @@ class BudgetBoundTest {
         assertThat(stats("mov %r0, 1\nexit").budgetBound()).isEqualTo(2);
         assertThat(stats(NESTED).bounded()).isTrue();
         assertThat(stats(CALLS).bounded()).isTrue();
+        // past the rounds a long loop may be widened after, but within the complexity limit: followed to its end, as Linux does
+        assertThat(stats(LONG_COUNTED).bounded()).isTrue();
+        assertThat(stats("mov %r0, 0\nl:\nadd %r0, 1\njlt %r0, 100000, l\nexit").bounded()).isTrue();
     }
 
     @Test
@@ -92,8 +113,8 @@ class BudgetBoundTest {
         assertThat(stats("mov %r0, 0\nl:\nja l\nexit").bounded()).isFalse();
         // rounds that depend on the input (r1 unknown): widened
         assertThat(stats("mov %r0, 0\nl:\nadd %r0, 1\njlt %r0, %r1, l\nexit").bounded()).isFalse();
-        // more rounds than the verifier counts one by one
-        assertThat(stats("mov %r0, 0\nl:\nadd %r0, 1\njlt %r0, 100000, l\nexit").bounded()).isFalse();
+        // more rounds than the complexity limit lets the verifier follow one by one: widened, and still accepted
+        assertThat(stats(TOO_LONG).bounded()).isFalse();
         // a callback: bpf_loop runs it up to its own limit
         try (MapTable maps = MapTable.create(List.of())) {
             LoadOptions o = OPTIONS.withHelpers(BpfHelpers.registry(maps));
@@ -104,9 +125,10 @@ class BudgetBoundTest {
 
     @Test
     void theBoundIsNeverBelowARunsEventsAndBothEnginesRunOutAlike() {
-        for (String text : List.of(NESTED, CALLS, "mov %r0, 1\nexit")) {
+        for (String text : List.of(NESTED, CALLS, "mov %r0, 1\nexit", LONG_COUNTED)) {
             Program p = asm(text);
             long bound = Validator.analyze(p, OPTIONS).stats().budgetBound();
+            assertThat(bound).as("bound of %s", text).isNotNegative();
             long events = eventsOf(p);
             assertThat(events).as("events of %s", text).isLessThanOrEqualTo(bound);
             try (Executable jit = Bpf.load(p, Jit.ENGINE, OPTIONS)) {
@@ -118,6 +140,20 @@ class BudgetBoundTest {
             }
             assertThat(outcome(Jit.ENGINE, p, bound)).startsWith("r0=");
             if (events > 0) assertThat(outcome(Jit.ENGINE, p, events - 1)).startsWith("BUDGET_EXCEEDED@");
+        }
+    }
+
+    /** A widened loop keeps its counting code: both engines run out of budget at the same pc, or both finish. */
+    @Test
+    void aWidenedLoopLoadsAndCountsOnBothEngines() {
+        Program p = asm(TOO_LONG); // loaded once per engine: each load explores a million instructions first
+        try (Executable jit = Bpf.load(p, Jit.ENGINE, OPTIONS); Executable interp = Bpf.load(p, Both.INTERP, OPTIONS)) {
+            assertThat(((JitExecutable) jit).budgetBound()).isEqualTo(-1);
+            for (long budget : new long[]{0, 4096, 999_998, 999_999, 1_000_000}) {
+                assertThat(outcome(jit, budget)).as("budget %d", budget).isEqualTo(outcome(interp, budget));
+            }
+            assertThat(outcome(jit, 999_998)).startsWith("BUDGET_EXCEEDED@");
+            assertThat(outcome(jit, 999_999)).isEqualTo("r0=1000000");
         }
     }
 
@@ -134,6 +170,12 @@ class BudgetBoundTest {
 
     static String outcome(Engine engine, Program p, long budget) {
         try (Executable x = Bpf.load(p, engine, OPTIONS)) {
+            return outcome(x, budget);
+        }
+    }
+
+    static String outcome(Executable x, long budget) {
+        try {
             return "r0=" + x.run(RunContext.builder().budget(budget).build());
         } catch (BpfRuntimeException e) {
             assertThat(e.kind()).isEqualTo(ErrorKind.BUDGET_EXCEEDED);

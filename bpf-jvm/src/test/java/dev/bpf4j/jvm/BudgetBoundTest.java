@@ -71,11 +71,23 @@ class BudgetBoundTest {
             exit
             """;
 
+    /** 10,000 rounds: more than a long loop may be widened after, followed round by round within the complexity limit. */
+    private static final String LONG_COUNTED = """
+            mov %r0, 1
+            mov %r1, 0
+            l:
+            mul %r0, 33
+            xor %r0, %r1
+            add %r1, 1
+            jlt %r1, 10000, l
+            exit
+            """;
+
     private static Program asm(String text) { return Assembler.assembleProgram("bounded", text); }
 
     @Test
     void boundedCodeCountsNothingAndLessBudgetRunsOutOnEveryEngineAlike() {
-        for (String text : List.of(NESTED, CALLS, "mov %r0, 1\nexit")) {
+        for (String text : List.of(NESTED, CALLS, "mov %r0, 1\nexit", LONG_COUNTED)) {
             Program p = asm(text);
             long bound = Validator.analyze(p, OPTIONS).stats().budgetBound();
             assertThat(bound).as("bound of %s", text).isNotNegative();
