@@ -98,6 +98,18 @@ public final class JitEngine implements Engine {
         return JitCompiler.compile(program, compileOptions(bindHelpers(program, options, new HashMap<>()), options));
     }
 
+    /**
+     * Compiles a verified program as {@link #load(ValidatedProgram, LoadOptions)} does, without mapping the code:
+     * with the verifier's facts, and without budget counting where the verifier bounded the run.
+     */
+    public CompiledProgram compile(ValidatedProgram program, LoadOptions options) {
+        guard(program.program(), options);
+        VerifierStats stats = program.stats();
+        boolean elide = stats != null && stats.bounded() && Switches.on("bpf4j.jit.elideBudget");
+        return JitCompiler.compile(program.program(), compileOptions(bindHelpers(program.program(), options, new HashMap<>()), options)
+                .withAux(program.aux()).withElideBudget(elide));
+    }
+
     private static CompileOptions compileOptions(Map<Integer, HelperBinding> bindings, LoadOptions options) {
         return CompileOptions.of(bindings, options.entryArgs()).withLegacyPacketLoads(options.legacyPacketLoads())
                 .withPacketContext(options.packetContext()).withGuarded(true);
