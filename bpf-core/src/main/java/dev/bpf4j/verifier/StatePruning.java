@@ -8,15 +8,19 @@ import java.util.Map;
 /**
  * When a state reaching an instruction can stop being explored ({@code states_equal}): an earlier
  * state at the same instruction that was (or is being) explored covers it, register by register and
- * stack byte by stack byte. And, where the kernel would unroll a loop until its counter ends, the
- * widening that lets bpf4j stop sooner: once one path has come back to a loop head more than
- * {@link #WIDEN_AFTER} times, bounds that grew since the last state kept there are opened up to the
- * end they grew towards, so the next round is covered.
+ * stack byte by stack byte. And, where the kernel would unroll a loop until its counter ends and
+ * that passes the complexity limit, the widening that lets bpf4j stop sooner: once one path has come
+ * back to a loop head more than {@link #WIDEN_AFTER} times, bounds that grew since the last state
+ * kept there are opened up to the end they grew towards, so the next round is covered.
  */
 final class StatePruning {
     private StatePruning() {}
 
-    /** Rounds of one loop a path is followed exactly (as Linux unrolls it) before it is widened. */
+    /**
+     * Rounds of one loop a path is followed exactly before it is widened, in the second exploration
+     * only: the first follows every round, as Linux does, and is given up for this one only when it
+     * passes a complexity limit with a path past this many rounds (Validator).
+     */
     static final int WIDEN_AFTER = 4096;
 
     /**

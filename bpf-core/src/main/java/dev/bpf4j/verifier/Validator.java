@@ -50,8 +50,17 @@ public final class Validator {
         List<Subprogram> subprograms = cfg.analyze();
         VerifierPolicy policy = VerifierPolicy.from(options);
         if (policy.ctxRules() != null) cfg.checkReachable(); // a kernel program type's load
-        Verifier verifier = new Verifier(reject, insns, forms, options.helpers(), policy);
-        VerifierStats stats = verifier.verify(policy);
+        // Loops are followed round by round, as Linux does, so a counted loop gets a budget bound; only
+        // where that passes the complexity limit are long loops widened (docs/verifier.md, "Loops").
+        Verifier verifier = new Verifier(reject, insns, forms, options.helpers(), policy, Verifier.EXACT);
+        VerifierStats stats;
+        try {
+            stats = verifier.verify(policy);
+        } catch (VerifierException e) {
+            if (!verifier.refusedForLongLoop()) throw e;
+            verifier = new Verifier(reject, insns, forms, options.helpers(), policy, StatePruning.WIDEN_AFTER);
+            stats = verifier.verify(policy);
+        }
         if (policy.kernelCallWalk()) {
             new CallStackCheck(reject, insns, forms, subprograms, verifier.stackDepths(), policy.privateStacks(), options.helpers()).check();
         }

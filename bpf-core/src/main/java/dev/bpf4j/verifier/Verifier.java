@@ -48,13 +48,18 @@ final class Verifier {
     private final PrecisionLiveness precision;
     private final InsnAuxRecorder aux;
     private final StackDepth depths = new StackDepth();
+    /** Rounds of one loop a path is followed exactly before it is widened: {@link #EXACT} never widens. */
+    private final int widenAfter;
+    /** Follows every loop round by round, as Linux does. */
+    static final int EXACT = Integer.MAX_VALUE;
     private int processed, totalStates, maxStatesPerInsn;
     /** Jumps (every JMP-class instruction: jumps, calls, exits) processed, and both counts when a state was last kept. */
     private int jmpsProcessed, prevJmpsProcessed, prevInsnProcessed;
 
     @SuppressWarnings("unchecked")
-    Verifier(Reject reject, Insn[] insns, InsnForm[] forms, HelperRegistry helpers, VerifierPolicy policy) {
+    Verifier(Reject reject, Insn[] insns, InsnForm[] forms, HelperRegistry helpers, VerifierPolicy policy, int widenAfter) {
         this.reject = reject;
+        this.widenAfter = widenAfter;
         this.insns = insns;
         this.forms = forms;
         this.prunePoint = prunePoints(insns, forms);
@@ -76,6 +81,7 @@ final class Verifier {
             VerifierState st = pending.pop();
             while (st != null) {
                 if (++processed > COMPLEXITY_LIMIT) {
+                    tooComplex = true;
                     throw reject.at(st.pc, "BPF program is too large. Processed " + processed + " insn");
                 }
                 if (prunePoint[st.pc] && pruned(st)) {
@@ -86,6 +92,7 @@ final class Verifier {
                 if (forms[pc].isJump() || forms[pc].isCall() || forms[pc] == InsnForm.EXIT) jmpsProcessed++;
                 VerifierState next = step.execute(st, pending);
                 if (pending.size() > JMP_SEQ_LIMIT) {
+                    tooComplex = true;
                     throw reject.at(pc, "The sequence of " + pending.size() + " jumps is too complex. (at most " + JMP_SEQ_LIMIT
                             + " branches may wait to be explored, as in Linux)");
                 }
@@ -102,6 +109,16 @@ final class Verifier {
     private boolean loopPruned;
     /** Some loop's bounds were widened: its rounds are no longer counted. */
     private boolean widened;
+    /** Some path came round a loop head more than {@link StatePruning#WIDEN_AFTER} times. */
+    private boolean longLoop;
+    /** Refused at a complexity limit: too many instructions processed or branches waiting. */
+    private boolean tooComplex;
+
+    /**
+     * True when this verifier was refused at a complexity limit while following a loop of more than
+     * {@link StatePruning#WIDEN_AFTER} rounds exactly: a verifier that widens such loops may still fit.
+     */
+    boolean refusedForLongLoop() { return tooComplex && longLoop && widenAfter == EXACT; }
 
     private boolean coveredBy(StatePruning.Kept k) {
         if (k == null) return false;
@@ -127,7 +144,8 @@ final class Verifier {
         boolean loopHead = loopIndex[st.pc] >= 0;
         List<StatePruning.Kept> seen = atPc.computeIfAbsent(StatePruning.shape(st), k -> new ArrayList<>());
         if (coveredBy(StatePruning.covering(seen, st, precision, loopHead))) return true;
-        if (rounds > StatePruning.WIDEN_AFTER && lastKept[st.pc] != null) {
+        if (rounds > StatePruning.WIDEN_AFTER) longLoop = true;
+        if (rounds > widenAfter && lastKept[st.pc] != null) {
             StatePruning.widen(lastKept[st.pc], st);
             widened = true;
             seen = atPc.computeIfAbsent(StatePruning.shape(st), k -> new ArrayList<>()); // offsets may have moved

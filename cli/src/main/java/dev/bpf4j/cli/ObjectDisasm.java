@@ -14,6 +14,8 @@ import dev.bpf4j.api.BpfProgram;
 import dev.bpf4j.api.ObjectLoadOptions;
 import dev.bpf4j.cli.jited.JitedListing;
 import dev.bpf4j.cli.jited.ObjdumpX86;
+import dev.bpf4j.verifier.ValidatedProgram;
+import dev.bpf4j.verifier.Validator;
 
 import java.io.PrintStream;
 import java.util.ArrayList;
@@ -65,7 +67,8 @@ final class ObjectDisasm {
     /**
      * {@code bpf4j disasm OBJ.o --jited [--program NAME]}: each program (or the one named) loaded as
      * {@code run OBJ.o} loads it (relocated, verified, with its type's packet context), then compiled
-     * by the x86-64 JIT and listed beside its BPF instructions, to be read next to the kernel's
+     * by the x86-64 JIT as a load compiles it (no budget counting where the verifier bounds a run's
+     * budget events) and listed beside its BPF instructions, to be read next to the kernel's
      * {@code bpftool prog dump jited} of the same object.
      */
     static int runJited(Path file, Optional<String> program, PrintStream out) {
@@ -78,7 +81,9 @@ final class ObjectDisasm {
                 if (!first) out.println();
                 first = false;
                 out.println(p.name() + ": section " + p.spec().section() + ", type " + p.type());
-                out.print(JitedListing.render(p.program(), new JitLoader().compile(p.program(), p.loadOptions()), ObjdumpX86.find()));
+                // verified again for its facts and budget bound: the code is then what a load runs
+                ValidatedProgram verified = Validator.analyze(p.program(), p.loadOptions());
+                out.print(JitedListing.render(p.program(), new JitLoader().compile(verified, p.loadOptions()), ObjdumpX86.find()));
             }
         }
         return 0;

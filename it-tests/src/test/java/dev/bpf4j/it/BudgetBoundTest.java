@@ -83,7 +83,25 @@ class BudgetBoundTest {
             exit
             """;
 
-    private static final List<String> BOUNDED = List.of(NESTED, CALLS, "mov %r0, 1\nexit");
+    /**
+     * 10,000 rounds of a counted loop, more than the rounds after which a long loop is widened, yet
+     * followed round by round in 50,000 processed instructions, well within the complexity limit.
+     */
+    private static final String LONG_COUNTED = """
+            mov %r0, 1
+            mov %r1, 0
+            l:
+            mul %r0, 33
+            xor %r0, %r1
+            add %r1, 1
+            jlt %r1, 10000, l
+            exit
+            """;
+
+    /** A counted loop whose round-by-round exploration would pass the complexity limit (3 million instructions). */
+    private static final String TOO_LONG = "mov %r0, 0\nl:\nadd %r0, 1\njlt %r0, 1000000, l\nexit";
+
+    private static final List<String> BOUNDED = List.of(NESTED, CALLS, "mov %r0, 1\nexit", LONG_COUNTED);
 
     private static Program asm(String text) { return Assembler.assembleProgram("bounded", text); }
 
@@ -94,6 +112,9 @@ class BudgetBoundTest {
         assertThat(stats("mov %r0, 1\nexit").budgetBound()).isEqualTo(2);
         assertThat(stats(NESTED).bounded()).isTrue();
         assertThat(stats(CALLS).bounded()).isTrue();
+        // past the rounds a long loop may be widened after, but within the complexity limit: followed to its end, as Linux does
+        assertThat(stats(LONG_COUNTED).bounded()).isTrue();
+        assertThat(stats("mov %r0, 0\nl:\nadd %r0, 1\njlt %r0, 100000, l\nexit").bounded()).isTrue();
     }
 
     @Test
@@ -102,8 +123,8 @@ class BudgetBoundTest {
         assertThat(stats("mov %r0, 0\nl:\nja l\nexit").bounded()).isFalse();
         // rounds that depend on the input (r1 unknown): widened
         assertThat(stats("mov %r0, 0\nl:\nadd %r0, 1\njlt %r0, %r1, l\nexit").bounded()).isFalse();
-        // more rounds than the verifier counts one by one
-        assertThat(stats("mov %r0, 0\nl:\nadd %r0, 1\njlt %r0, 100000, l\nexit").bounded()).isFalse();
+        // more rounds than the complexity limit lets the verifier follow one by one: widened, and still accepted
+        assertThat(stats(TOO_LONG).bounded()).isFalse();
         // a callback: bpf_loop (181) runs it up to its own limit
         try (MapTable maps = MapTable.create(List.of())) {
             Program loop = Assembler.assembleProgram("loop", "mov %r1, 10\nlddw %r2, code_addr(6)\nmov %r3, 0\n"
@@ -117,6 +138,7 @@ class BudgetBoundTest {
         for (String text : BOUNDED) {
             Program p = asm(text);
             long bound = Validator.analyze(p, OPTIONS).stats().budgetBound();
+            assertThat(bound).as("bound of %s", text).isNotNegative();
             long events = eventsOf(p);
             assertThat(events).as("events of %s", text).isLessThanOrEqualTo(bound);
             assertThat(codeBound(JIT, p)).as("the JIT's code counts nothing").isEqualTo(bound);
@@ -170,6 +192,24 @@ class BudgetBoundTest {
         return x instanceof JitExecutable j ? j.budgetBound() : JvmBudgetBound.of(x);
     }
 
+    /** A widened loop keeps its counting code: every engine runs out of budget at the same pc, or all finish. */
+    @Test
+    void aWidenedLoopLoadsAndCountsOnEveryEngine() {
+        Program p = asm(TOO_LONG); // loaded once per engine: each load explores a million instructions first
+        try (Executable interp = Bpf.load(p, INTERP, OPTIONS); Executable jit = Bpf.load(p, JIT, OPTIONS);
+             Executable jvm = Bpf.load(p, JVM, OPTIONS)) {
+            assertThat(budgetBound(jit)).isEqualTo(-1);
+            assertThat(budgetBound(jvm)).isEqualTo(-1);
+            for (long budget : new long[] {0, 4096, 999_998, 999_999, 1_000_000}) {
+                String expected = outcome(interp, budget);
+                assertThat(outcome(jit, budget)).as("jit, budget %d", budget).isEqualTo(expected);
+                assertThat(outcome(jvm, budget)).as("jvm, budget %d", budget).isEqualTo(expected);
+            }
+            assertThat(outcome(jit, 999_998)).startsWith("BUDGET_EXCEEDED@");
+            assertThat(outcome(jit, 999_999)).isEqualTo("r0=1000000");
+        }
+    }
+
     /** The fewest budget units a run of {@code p} needs on the interpreter (which always counts). */
     private static long eventsOf(Program p) {
         long lo = 0, hi = 1_000_000;
@@ -183,6 +223,12 @@ class BudgetBoundTest {
 
     private static String outcome(Engine engine, Program p, long budget) {
         try (Executable x = Bpf.load(p, engine, OPTIONS)) {
+            return outcome(x, budget);
+        }
+    }
+
+    static String outcome(Executable x, long budget) {
+        try {
             return "r0=" + x.run(RunContext.builder().budget(budget).build());
         } catch (BpfRuntimeException e) {
             assertThat(e.kind()).isEqualTo(ErrorKind.BUDGET_EXCEEDED);

@@ -50,11 +50,10 @@ public final class JitLoader {
     /** A verified program: its facts keep every access the verifier did not type as a stack pointer out of the frames. */
     public JitExecutable load(ValidatedProgram program, LoadOptions options) {
         guard(program.program(), options);
-        VerifierStats stats = program.stats();
-        boolean elide = stats != null && stats.bounded() && Switches.on("bpf4j.jit.elideBudget");
+        boolean elide = elides(program);
         JitExecutable x = load(program.program(), options, program.aux(), elide);
         // Runs (and tail calls) with less budget than the bound need the counting code: compiled when first needed.
-        if (elide) x.elideBudget(stats.budgetBound(), () -> load(program.program(), options, program.aux(), false));
+        if (elide) x.elideBudget(program.stats().budgetBound(), () -> load(program.program(), options, program.aux(), false));
         return x;
     }
 
@@ -62,6 +61,22 @@ public final class JitLoader {
     public CompiledProgram compile(Program program, LoadOptions options) {
         guard(program, options);
         return JitCompiler.compile(program, compileOptions(bindHelpers(program, options, new HashMap<>()), options));
+    }
+
+    /**
+     * Compiles a verified program as {@link #load(ValidatedProgram, LoadOptions)} does, without mapping the code:
+     * with the verifier's facts, and without budget counting where the verifier bounded the run.
+     */
+    public CompiledProgram compile(ValidatedProgram program, LoadOptions options) {
+        guard(program.program(), options);
+        return JitCompiler.compile(program.program(), compileOptions(bindHelpers(program.program(), options, new HashMap<>()), options)
+                .withAux(program.aux()).withElideBudget(elides(program)));
+    }
+
+    /** The verifier bounded the run's budget events, so the code need not count them. */
+    private static boolean elides(ValidatedProgram program) {
+        VerifierStats stats = program.stats();
+        return stats != null && stats.bounded() && Switches.on("bpf4j.jit.elideBudget");
     }
 
     /**

@@ -1,6 +1,8 @@
 package dev.bpf4j.it.corpus;
 
 import dev.bpf4j.cli.Main;
+import dev.bpf4j.cli.jited.ObjdumpX86;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -71,6 +73,15 @@ class ObjectCliTest {
         Result r = cli("run", obj("xdp_proto_count"));
         assertThat(r.status()).isEqualTo(1);
         assertThat(r.err()).contains("data_in of at least 14 bytes");
+    }
+
+    /** The listing is the code a load runs: loops.o's loops are bounded by the verifier, so no back-edge counts budget. */
+    @Test void disasmJitedListsNoBudgetCountingWhereTheVerifierBoundsTheRun() {
+        Assumptions.assumeTrue(ObjdumpX86.find().isPresent(), "objdump (binutils) is not installed");
+        Result r = cli("disasm", obj("loops"), "--jited");
+        assertThat(r.status()).as(r.err()).isZero();
+        assertThat(r.out()).containsPattern("; pc \\d+: (if .* )?goto -\\d+\n"); // the loops' back-edges are there
+        assertThat(r.out()).doesNotContainPattern("\tsub\\s+r9,0x1\n"); // r9 holds the budget (docs/jit-performance.md)
     }
 
     @Test void disasmResolvesMapReferencesByName() {
