@@ -1,13 +1,7 @@
 package dev.bpf4j.jit.probe;
 
+import dev.bpf4j.jit.NativeCode;
 import dev.bpf4j.jit.runtime.ExecutableMemory;
-import dev.bpf4j.jit.x86.AluOp;
-import dev.bpf4j.jit.x86.CodeBuffer;
-import dev.bpf4j.jit.x86.Cond;
-import dev.bpf4j.jit.x86.Mem;
-import dev.bpf4j.jit.x86.X86Reg;
-import dev.bpf4j.jit.x86.Shift;
-import dev.bpf4j.jit.x86.X86Encoder;
 import dev.bpf4j.unwind.CfaRule;
 import dev.bpf4j.unwind.CodeRegion;
 import dev.bpf4j.unwind.UnwindRow;
@@ -15,35 +9,15 @@ import dev.bpf4j.unwind.UnwindRow;
 import java.util.List;
 
 /**
- * {@code long capture(long *out, long top)}, a native helper for JIT programs: a frameless leaf
- * that records the registers a sampler would see at its first instruction — out[0] = rbp,
- * out[1] = rsp (pointing at its return address) — and copies the live stack {@code [rsp, top)} to
- * out + 16; returns the bytes copied.
+ * {@link NativeCode#captureStack()} as a native helper for JIT programs, with the code region that
+ * lets the unwinder step out of it (a frameless leaf: the return address at rsp).
  */
 final class StackCapture implements AutoCloseable {
     final ExecutableMemory code;
     final CodeRegion region;
 
     StackCapture() {
-        CodeBuffer b = new CodeBuffer();
-        X86Encoder e = new X86Encoder(b);
-        e.store(8, Mem.of(X86Reg.RDI, 0), X86Reg.RBP);            /* mov [rdi], rbp */
-        e.store(8, Mem.of(X86Reg.RDI, 8), X86Reg.RSP);            /* mov [rdi + 8], rsp */
-        e.aluRI(AluOp.ADD, true, X86Reg.RDI, 16);              /* add rdi, 16 */
-        e.movRR(true, X86Reg.RCX, X86Reg.RSI);                    /* mov rcx, rsi */
-        e.aluRR(AluOp.SUB, true, X86Reg.RCX, X86Reg.RSP);         /* sub rcx, rsp (bytes) */
-        e.movRR(true, X86Reg.RAX, X86Reg.RCX);                    /* mov rax, rcx (result) */
-        e.shiftImm(Shift.SHR, true, X86Reg.RCX, 3);            /* shr rcx, 3 (quadwords) */
-        e.movRR(true, X86Reg.RSI, X86Reg.RSP);                    /* mov rsi, rsp */
-        int loop = e.position();                            /* .copy: */
-        e.load(true, X86Reg.RDX, Mem.of(X86Reg.RSI, 0));          /* mov rdx, [rsi] */
-        e.store(8, Mem.of(X86Reg.RDI, 0), X86Reg.RDX);            /* mov [rdi], rdx */
-        e.aluRI(AluOp.ADD, true, X86Reg.RSI, 8);               /* add rsi, 8 */
-        e.aluRI(AluOp.ADD, true, X86Reg.RDI, 8);               /* add rdi, 8 */
-        e.aluRI(AluOp.SUB, true, X86Reg.RCX, 1);               /* sub rcx, 1 */
-        e.jccRel8(Cond.NE, loop);                           /* jne .copy */
-        e.ret();                                            /* ret */
-        code = ExecutableMemory.of(b.toByteArray());
+        code = NativeCode.captureStack();
         region = new CodeRegion(code.address(), code.size(), "probe_test_capture", "test",
                 List.of(new UnwindRow(0, code.size(), CfaRule.RETURN_AT_SP)));
     }
