@@ -2,8 +2,8 @@ package dev.bpf4j.jit;
 
 import dev.bpf4j.isa.Insn;
 import dev.bpf4j.isa.Opcodes;
-import dev.bpf4j.jit.analysis.RegionProof;
-import dev.bpf4j.jit.analysis.StackProof;
+import dev.bpf4j.analysis.RegionProof;
+import dev.bpf4j.analysis.StackProof;
 import dev.bpf4j.program.Program;
 import dev.bpf4j.runtime.LoadOptions;
 import dev.bpf4j.runtime.MemoryRegion;

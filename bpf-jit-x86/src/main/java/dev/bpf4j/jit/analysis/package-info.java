@@ -1,9 +1,8 @@
 /**
- * Static analyses the JIT uses to emit less code without changing what a program does.
- * {@link dev.bpf4j.jit.analysis.StackProof} proves loads and stores through registers to lie
- * inside the current stack frame, so their run-time memory check can be left out;
- * {@link dev.bpf4j.jit.analysis.RegionProof} proves them inside the data buffer of the entry
- * r1/r2 convention, for a copy of main that an entry guard picks (docs/jit-performance.md).
+ * Static analyses the JIT uses to emit less code without changing what a program does:
+ * {@link dev.bpf4j.jit.analysis.LoadCombining} merges byte loads into one wide load. The proofs
+ * that leave memory checks out ({@code StackProof}, {@code RegionProof}) live in bpf-core's
+ * {@code dev.bpf4j.analysis}, shared with the jvm engine.
  *
  * <p><b>Internal, not API</b>: public only for bpf4j's own modules; it may change in any release.
  */

@@ -1,12 +1,11 @@
 package dev.bpf4j.jit.compiler;
 
-import dev.bpf4j.runtime.HelperIds;
 import dev.bpf4j.isa.Insn;
 import dev.bpf4j.isa.Opcodes;
 import dev.bpf4j.jit.HelperBinding;
 import dev.bpf4j.jit.analysis.LoadCombining;
-import dev.bpf4j.jit.analysis.RegionProof;
-import dev.bpf4j.jit.analysis.StackProof;
+import dev.bpf4j.analysis.RegionProof;
+import dev.bpf4j.analysis.StackProof;
 import dev.bpf4j.program.CallSiteConstants;
 import dev.bpf4j.engine.EngineGuard;
 import dev.bpf4j.program.Program;
@@ -77,7 +76,7 @@ final class CompileFacts {
         int entryArgs = options.entryArgs();
         PacketContext ctx = entryArgs == 1 ? options.packetContext() : null;
         this.entryTrampoline = Subprograms.mainIsCalled(insns);
-        this.guarded = PROVE_REGION_ACCESSES && (entryArgs >= 2 || ctx != null) && !entryTrampoline && !movesPacket(insns)
+        this.guarded = PROVE_REGION_ACCESSES && (entryArgs >= 2 || ctx != null) && !entryTrampoline && !RegionProof.packetMayMove(insns)
                 ? guardedCopy(insns, functions.get(0), unchecked, proofBudget, ctx) : null;
         this.combining = combine(insns, functions, unchecked);
         this.secondSlot = new boolean[insns.length + 1];
@@ -94,19 +93,6 @@ final class CompileFacts {
 
     /** True when the checked access at {@code pc} may touch a live frame: the verifier typed its base as a stack pointer. */
     boolean touchesFrames(int pc) { return options.aux() == null || options.aux().touchesFrames(pc); }
-
-    /**
-     * True when the program calls a helper that may move the packet ({@code bpf_xdp_adjust_head}, ...):
-     * the region proofs assume the packet bounds of the entry for the whole run, so such a program
-     * keeps every packet access checked against the run's current region table.
-     */
-    private static boolean movesPacket(Insn[] insns) {
-        for (Insn i : insns) {
-            if (i.opcode() == (Opcodes.JMP | Opcodes.CALL) && i.src() == Opcodes.CALL_HELPER
-                    && HelperIds.changesPacketData(i.imm())) return true;
-        }
-        return false;
-    }
 
     /**
      * The byte loads to merge in the given functions, where {@code unchecked} (and r10 + constant)

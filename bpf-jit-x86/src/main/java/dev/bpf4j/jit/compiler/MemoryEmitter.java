@@ -3,7 +3,7 @@ package dev.bpf4j.jit.compiler;
 import dev.bpf4j.isa.Insn;
 import dev.bpf4j.isa.Opcodes;
 import dev.bpf4j.jit.analysis.LoadCombining;
-import dev.bpf4j.jit.analysis.RegionProof;
+import dev.bpf4j.analysis.RegionProof;
 import dev.bpf4j.jit.x86.AluOp;
 import dev.bpf4j.jit.x86.Cond;
 import dev.bpf4j.jit.x86.Mem;

@@ -3,8 +3,8 @@ package dev.bpf4j.jit.compiler;
 /**
  * Where a compiled program left out work its analyses proved unnecessary. {@code uncheckedPcs}:
  * loads and stores emitted without a run-time memory check because
- * {@link dev.bpf4j.jit.analysis.StackProof} proved them inside the frame. When
- * {@link dev.bpf4j.jit.analysis.RegionProof} proved more, main also has a guarded copy of its body
+ * {@link dev.bpf4j.analysis.StackProof} proved them inside the frame. When
+ * {@link dev.bpf4j.analysis.RegionProof} proved more, main also has a guarded copy of its body
  * at {@code guardedOffset} (-1: none), entered when the run's packet passes the entry guard;
  * {@code guardedPcs} are the accesses that copy emits without a check. {@code combinedPcs} and
  * {@code guardedCombinedPcs} are where the body and the copy load 2, 4 or 8 bytes at once in place

@@ -1,6 +1,8 @@
-package dev.bpf4j.jit.analysis;
+package dev.bpf4j.analysis;
 
 import dev.bpf4j.isa.Insn;
+import dev.bpf4j.isa.Opcodes;
+import dev.bpf4j.runtime.HelperIds;
 
 /**
  * Proves loads and stores through pointers into the run's data buffer, as the kernel verifier
@@ -8,8 +10,10 @@ import dev.bpf4j.isa.Insn;
  * tests. It applies to the data-buffer convention ({@code LoadOptions.entryArgs() >= 2}: entry
  * r1 = data, r2 = len) and only to the main function's entry from the host, where it assumes:
  * {@code [data, data + len)} lies inside one region of the run and {@code data + len < 2^63}. Those
- * are facts about the RunContext, so the JIT only uses these proofs in a copy of main that an
- * entry guard picks when they hold (docs/jit-performance.md).
+ * are facts about the RunContext, so an engine only uses these proofs in a copy of main that an
+ * entry guard picks when they hold: the JIT's {@code EntryGuard} (docs/jit-performance.md), the jvm
+ * engine's {@code JvmMachine.reset} (docs/jvm-engine.md). Neither makes the copy when main is also
+ * called as a function (its r1/r2 are then not the entry's) or when {@link #packetMayMove}.
  *
  * <p>Under those facts the exploration of {@link StackProof} also tracks {@code data + V + [lo, hi]}
  * (V a variable offset: a bounded scalar added to a packet pointer), {@code end = data + len} and
@@ -59,6 +63,19 @@ public final class RegionProof {
      */
     public record CtxProof(boolean[] proven, byte[] fields) {
         public static final byte DATA = 1, DATA_END = 2;
+    }
+
+    /**
+     * True when the program calls a helper that may move the packet ({@code bpf_xdp_adjust_head}, ...):
+     * the proofs assume the packet bounds of the entry for the whole run, so such a program keeps
+     * every packet access checked against the run's current region table.
+     */
+    public static boolean packetMayMove(Insn[] insns) {
+        for (Insn i : insns) {
+            if (i.opcode() == (Opcodes.JMP | Opcodes.CALL) && i.src() == Opcodes.CALL_HELPER
+                    && HelperIds.changesPacketData(i.imm())) return true;
+        }
+        return false;
     }
 
     /** As above with a budget of its own. */

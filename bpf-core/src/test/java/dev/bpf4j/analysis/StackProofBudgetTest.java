@@ -1,4 +1,4 @@
-package dev.bpf4j.jit.analysis;
+package dev.bpf4j.analysis;
 
 import dev.bpf4j.isa.Insn;
 import org.junit.jupiter.api.Test;

@@ -1,4 +1,4 @@
-package dev.bpf4j.jit.analysis;
+package dev.bpf4j.analysis;
 
 /**
  * Hash codes of {@link AbstractState}s. Bounds like {@code k * 0xffffffff} all give
