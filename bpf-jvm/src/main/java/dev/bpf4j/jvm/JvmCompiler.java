@@ -1,5 +1,6 @@
 package dev.bpf4j.jvm;
 
+import dev.bpf4j.analysis.RegionProof;
 import dev.bpf4j.isa.Insn;
 import dev.bpf4j.engine.EngineGuard;
 import dev.bpf4j.program.Program;
@@ -38,7 +39,22 @@ final class JvmCompiler {
         if (insns.length == 0) throw error(name, 0, "empty program");
         if (insns.length > MAX_SLOTS) throw error(name, 0, "program of " + insns.length + " slots is too large");
         EngineGuard.check(name, insns, options.legacyPacketLoads());
-        Facts f = new Facts(name, insns, options, aux, countBudget);
+        Facts f = new Facts(name, insns, options, aux, countBudget, null, JvmProgram.newHandleBase());
+        JvmProgram checked = define(f);
+        boolean[] proven = f.regionProof(options);
+        if (proven != null) {
+            checked.guarded = define(new Facts(name, insns, options, aux, countBudget, proven, checked.handleBase));
+            for (int pc = 0; pc < insns.length; pc++) {
+                int cls = insns[pc].cls();
+                if (proven[pc] && (cls == ST || cls == STX)) checked.guardWritable = true;
+            }
+        }
+        return checked;
+    }
+
+    /** The regions and parts of one compile: its hidden classes. */
+    private static JvmProgram define(Facts f) {
+        Insn[] insns = f.insns;
         List<int[]> regions = Regions.split(f);
         List<List<int[]>> parts = Regions.parts(regions);
         JvmCode[] code = new JvmCode[parts.size()];
@@ -75,12 +91,21 @@ final class JvmCompiler {
         final int[] inlineConstant;
         /** False when the code counts no budget: back-edges and calls are plain jumps. */
         final boolean countBudget;
+        /** Per pc: an access of main RegionProof proved (the guarded copy), null in the checked code. */
+        private final boolean[] regionProven;
+        /** Where main ends: the first other function's start, else the program's end. */
+        private final int mainEnd;
+        /** Main is also a call or callback target: its r1/r2 are then not always the entry's. */
+        private final boolean mainIsCalled;
 
-        Facts(String name, Insn[] insns, LoadOptions options, InsnAux aux) { this(name, insns, options, aux, true); }
+        Facts(String name, Insn[] insns, LoadOptions options, InsnAux aux) {
+            this(name, insns, options, aux, true, null, JvmProgram.newHandleBase());
+        }
 
-        Facts(String name, Insn[] insns, LoadOptions options, InsnAux aux, boolean countBudget) {
+        Facts(String name, Insn[] insns, LoadOptions options, InsnAux aux, boolean countBudget, boolean[] regionProven, long handleBase) {
             this.insns = insns;
             this.countBudget = countBudget;
+            this.regionProven = regionProven;
             this.aux = aux;
             int n = insns.length;
             secondSlot = new boolean[n];
@@ -127,12 +152,31 @@ final class JvmCompiler {
             start[0] = true;
             for (int t : callTarget) if (t >= 0) start[t] = true;
             int[] starts = IntStream.range(0, n).filter(pc -> start[pc]).toArray();
+            mainEnd = starts.length > 1 ? starts[1] : n;
+            mainIsCalled = callbackTarget[0] || Arrays.stream(callTarget).anyMatch(t -> t == 0);
             inlineMaps = MapHelperInlining.targets(insns, helpers, starts, aux);
             program = new JvmProgram(name, n, helpers, options.helpers(), callTarget, callbackTarget, options.entryArgs(),
-                    StackUse.bytesToZeroPerFrame(insns, options.helpers()::forwardArguments), aux);
+                    StackUse.bytesToZeroPerFrame(insns, options.helpers()::forwardArguments), aux, handleBase);
+        }
+
+        /**
+         * The accesses of main {@link RegionProof} proves for the data-buffer entry (r1 = data,
+         * r2 = length), as the JIT's guarded copy: null when that convention does not apply (or
+         * {@code -Dbpf4j.jvm.regionProof=false}), when main is also called, when a helper may move the
+         * packet, or when the proof leaves no access unchecked that this (checked) code checks.
+         */
+        boolean[] regionProof(LoadOptions options) {
+            if (options.entryArgs() < 2 || mainIsCalled || RegionProof.packetMayMove(insns)
+                    || "false".equals(System.getProperty("bpf4j.jvm.regionProof"))) return null;
+            boolean[] proven = RegionProof.provenAccesses(insns, 0, mainEnd);
+            for (int pc = 0; pc < mainEnd; pc++) {
+                if (proven[pc] && !program.unchecked[pc] && mode(insns[pc].opcode()) != MEMSX) return proven;
+            }
+            return null;
         }
 
         boolean stackOnly(int pc) { return aux != null && aux.stackOnly(pc); }
+        boolean regionProven(int pc) { return regionProven != null && regionProven[pc]; }
         int unsetArgs(int pc) { return aux == null ? 0 : aux.unsetArgs(pc); }
 
         int helperConstant(int pc) { return helperConstant[pc]; }

@@ -84,6 +84,18 @@ final class JvmMachine implements RunScopedHelperCall.Run {
             regions.bind(ctx.regions());
             dropWindows();
         }
+        if (home.guarded != null && guardHolds(r[1], r[2], home.guardWritable)) prog = home.guarded;
+    }
+
+    /**
+     * The entry guard of the guarded copy ({@link JvmProgram#guarded}), the JIT's {@code EntryGuard}
+     * in Java: RegionProof's facts hold for this run, {@code [data, data + len)} lies inside one region
+     * (writable when the copy stores through its proofs) and its end neither wraps nor reaches 2^63.
+     * Tail calls land in their target's checked code ({@link #tailCall}).
+     */
+    private boolean guardHolds(long data, long len, boolean writable) {
+        long end = data + len;
+        return Long.compareUnsigned(end, data) >= 0 && end >= 0 && regions.find(data, end, writable) >= 0;
     }
 
     /** Runs from {@code pc} until the frame at depth {@code base} exits; returns r0. A tail call switches {@link #prog}. */

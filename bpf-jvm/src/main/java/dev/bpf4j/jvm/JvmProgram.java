@@ -33,9 +33,19 @@ final class JvmProgram {
     final int frameBytesToZero;
     final long handleBase;
     private final InsnAux aux;
+    /** Per pc: a load or store the code makes without a memory check (r10 + constant, the verifier's or RegionProof's proofs). */
+    final boolean[] unchecked;
+    /**
+     * The guarded copy of this code, null when none: the same program with the data-buffer accesses
+     * of main that {@code RegionProof} proved left unchecked, which a run enters only when its entry
+     * r1/r2 pass the guard ({@link JvmMachine#reset}). Set once, before the program is handed out.
+     */
+    JvmProgram guarded;
+    /** The guarded copy stores through its proofs: the guard asks for a writable region. */
+    boolean guardWritable;
 
     JvmProgram(String name, int length, HelperSpec[] helpers, HelperRegistry registry, int[] callTarget, boolean[] callbackTarget,
-               int entryArgs, int frameBytesToZero, InsnAux aux) {
+               int entryArgs, int frameBytesToZero, InsnAux aux, long handleBase) {
         this.name = name;
         this.length = length;
         this.helpers = helpers;
@@ -45,8 +55,12 @@ final class JvmProgram {
         this.entryArgs = entryArgs;
         this.frameBytesToZero = frameBytesToZero;
         this.aux = aux;
-        this.handleBase = TAG | ((SERIALS.incrementAndGet() & 0xffffffffL) << PC_BITS);
+        this.handleBase = handleBase;
+        this.unchecked = new boolean[length];
     }
+
+    /** The handles of a new program; its guarded copy takes the same, so a handle works in either. */
+    static long newHandleBase() { return TAG | ((SERIALS.incrementAndGet() & 0xffffffffL) << PC_BITS); }
 
     /** The code that holds {@code pc}. */
     JvmCode code(int pc) { return partOf == null ? parts[0] : parts[partOf[pc]]; }

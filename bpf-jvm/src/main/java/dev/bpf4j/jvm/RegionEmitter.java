@@ -372,9 +372,12 @@ final class RegionEmitter {
 
     // ---- loads and stores ----
 
-    /** No run-time check: r10 + a constant inside the frame, or an access the verifier proved inside its frame. */
+    /**
+     * No run-time check: r10 + a constant inside the frame, an access the verifier proved inside its
+     * frame, or (in the guarded copy) one RegionProof proved inside the frame or the data buffer.
+     */
     private boolean unchecked(int pc, int base, int off, int size) {
-        return (base == 10 && off >= -Limits.STACK_SIZE && off + size <= 0) || f.stackOnly(pc);
+        return (base == 10 && off >= -Limits.STACK_SIZE && off + size <= 0) || f.stackOnly(pc) || f.regionProven(pc);
     }
 
     /** Pushes {@code base + off}, checked ({@code "read"} or {@code "write"}) unless {@code check} is null. */
@@ -385,6 +388,7 @@ final class RegionEmitter {
             mv.visitInsn(LADD);
         }
         if (check != null) windowCheck(pc, size, check);
+        else f.program.unchecked[pc] = true;
     }
 
     /**
