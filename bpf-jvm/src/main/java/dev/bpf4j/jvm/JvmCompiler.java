@@ -161,18 +161,30 @@ final class JvmCompiler {
 
         /**
          * The accesses of main {@link RegionProof} proves for the data-buffer entry (r1 = data,
-         * r2 = length), as the JIT's guarded copy: null when that convention does not apply (or
-         * {@code -Dbpf4j.jvm.regionProof=false}), when main is also called, when a helper may move the
-         * packet, or when the proof leaves no access unchecked that this (checked) code checks.
+         * r2 = length), as the JIT's guarded copy, but none inside a loop (between a backward jump and
+         * its target): there the copy made fnv1a's byte loop slower, not faster (docs/jvm-engine.md).
+         * Null when that convention does not apply (or {@code -Dbpf4j.jvm.regionProof=false}), when
+         * main is also called, when a helper may move the packet, or when the proof leaves no access
+         * unchecked that this (checked) code checks.
          */
         boolean[] regionProof(LoadOptions options) {
             if (options.entryArgs() < 2 || mainIsCalled || RegionProof.packetMayMove(insns)
                     || "false".equals(System.getProperty("bpf4j.jvm.regionProof"))) return null;
             boolean[] proven = RegionProof.provenAccesses(insns, 0, mainEnd);
-            for (int pc = 0; pc < mainEnd; pc++) {
-                if (proven[pc] && !program.unchecked[pc] && mode(insns[pc].opcode()) != MEMSX) return proven;
+            int[] loopEdges = new int[insns.length + 1]; // +1 where a loop starts, -1 after it ends
+            for (int pc = 0; pc < insns.length; pc++) {
+                if (jumpTarget[pc] >= 0 && jumpTarget[pc] <= pc) {
+                    loopEdges[jumpTarget[pc]]++;
+                    loopEdges[pc + 1]--;
+                }
             }
-            return null;
+            boolean more = false;
+            for (int pc = 0, loops = 0; pc < mainEnd; pc++) {
+                loops += loopEdges[pc];
+                if (loops > 0) proven[pc] = false;
+                else if (proven[pc] && !program.unchecked[pc] && mode(insns[pc].opcode()) != MEMSX) more = true;
+            }
+            return more ? proven : null;
         }
 
         boolean stackOnly(int pc) { return aux != null && aux.stackOnly(pc); }

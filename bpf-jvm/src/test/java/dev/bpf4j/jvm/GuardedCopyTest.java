@@ -1,5 +1,6 @@
 package dev.bpf4j.jvm;
 
+import dev.bpf4j.analysis.RegionProof;
 import dev.bpf4j.asm.Assembler;
 import dev.bpf4j.engine.Bpf;
 import dev.bpf4j.engine.Engine;
@@ -94,6 +95,24 @@ class GuardedCopyTest {
     @Test void aStoreIntoAReadOnlyRegionFailsThroughTheCheckedCode() {
         assertThat(sameOnAllEngines(STORE, false)).contains("OUT_OF_BOUNDS@6 addr=+29");
         assertThat(sameOnAllEngines(STORE, true)).contains("r0=0", "OUT_OF_BOUNDS@6 addr=+89");
+    }
+
+    @Test void anAccessInALoopKeepsItsCheck() {
+        // fnv1a's loop: r3 = 0; loop: r0 = byte at data + r3 (proven: r3 < len); r3++; if r3 < len goto loop
+        Program p = Assembler.assembleProgram("loop", """
+                mov %r0, 0
+                jeq %r2, 0, +7
+                mov %r3, 0
+                mov %r5, %r1
+                add %r5, %r3
+                ldxb %r0, [%r5+0]
+                jgt %r3, 4094, +2
+                add %r3, 1
+                jlt %r3, %r2, -6
+                exit
+                """);
+        assertThat(RegionProof.provenAccesses(p.toArray(), 0, p.insns().size())[5]).as("proven").isTrue();
+        assertThat(JvmCompiler.compile(p, OPTIONS, null).guarded).isNull();
     }
 
     @Test void noCopyWhenMainIsAlsoCalled() {
