@@ -156,6 +156,20 @@ public final class Profiler implements AutoCloseable {
         return stats;
     }
 
+    /**
+     * Turns sampling off or on without closing the events ({@link Sampler#setEnabled}); samples
+     * read until it is off are still unwound.
+     */
+    public void setSampling(boolean on) { sampler.setEnabled(on); }
+
+    /** Samples read so far, and samples the kernel reported lost. */
+    public long samplesSoFar() { return sampler.samplesSoFar(); }
+
+    public long lostSoFar() { return sampler.lostSoFar(); }
+
+    /** The sampler's reader and the unwinder thread (CPU accounting). */
+    public List<Thread> threads() { return List.of(sampler.readerThread(), worker); }
+
     /** Samples read from the rings but not unwound because the queue was full. */
     public long dropped() { return dropped.get(); }
 
