@@ -167,4 +167,28 @@ class SamplerLiveTest {
         }
         assertThat(stats.samples()).isEqualTo(samples.size());
     }
+
+    /**
+     * With the rescan an hour apart, a thread started by a sampled thread (this one) is still
+     * followed: its creation comes as a PERF_RECORD_FORK in this thread's ring (attr.task).
+     */
+    @Test
+    void aNewThreadIsFollowedFromItsForkRecordWithoutARescan() throws Exception {
+        List<PerfRecord.Sample> samples = new CopyOnWriteArrayList<>();
+        AtomicInteger tid = new AtomicInteger();
+        SamplerStats stats;
+        long forks;
+        try (Sampler sampler = startOrSkip(new SamplerOptions(PerfEventAttr.cpuClockAtFrequency(999, new SampleFormat(false, 1024)), 8, 5, 3_600_000), samples::add)) {
+            Thread busy = new Thread(() -> {
+                tid.set((int) PerfSys.gettid());
+                spin(400_000_000L);
+            });
+            busy.start();
+            busy.join();
+            forks = sampler.forksSoFar();
+            stats = sampler.stop();
+        }
+        assertThat(forks).as("PERF_RECORD_FORK read").isGreaterThanOrEqualTo(1);
+        assertThat(samples.stream().filter(s -> s.tid() == tid.get()).count()).as("samples of the new thread (%s)", stats).isGreaterThan(50);
+    }
 }
