@@ -26,7 +26,12 @@ import java.util.List;
  * samples and lost samples. Wall times are not compared: other processes take the cores. The total
  * overhead of a round adds the workload's change and the sampler threads' CPU, both over the
  * unsampled chunk's workload CPU; printed as median and mean with the standard deviation over rounds.
- * <pre>java -cp bench/target/benchmarks.jar dev.bpf4j.bench.SamplingOverheadTiming [ROUNDS] [CHUNK_SECONDS]</pre>
+ * MODE {@code per-chunk} (the default) opens a new profiler per sampled chunk, so its start and stop
+ * (≈22 events and rings) are counted; {@code steady} starts one profiler per rate before the rounds
+ * and turns its sampling on for its chunks and off otherwise (PERF_EVENT_IOC_ENABLE / _DISABLE), as
+ * a long profile runs: only the active profiler's threads are counted (the paused one's reader still
+ * wakes for its timers).
+ * <pre>java -cp bench/target/benchmarks.jar dev.bpf4j.bench.SamplingOverheadTiming [ROUNDS] [CHUNK_SECONDS] [per-chunk|steady]</pre>
  */
 public final class SamplingOverheadTiming {
     private SamplingOverheadTiming() {}
@@ -36,6 +41,9 @@ public final class SamplingOverheadTiming {
     public static void main(String[] args) {
         int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 7;
         double chunkSeconds = args.length > 1 ? Double.parseDouble(args[1]) : 2;
+        String mode = args.length > 2 ? args[2] : "per-chunk";
+        if (!mode.equals("per-chunk") && !mode.equals("steady")) throw new IllegalArgumentException("mode " + mode + ": per-chunk or steady");
+        boolean steady = mode.equals("steady");
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         com.sun.management.OperatingSystemMXBean os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
         try (Executable exe = Engines.byName("jit").load(SubprogramChain.program(), LoadOptions.defaults())) {
@@ -51,13 +59,39 @@ public final class SamplingOverheadTiming {
                 warm.stop();
                 warm.stacks();
             }
+            System.out.printf("mode %s: %s%n", mode, steady ? "one profiler per rate for the whole run, sampling on only for its chunks"
+                    : "a new profiler per sampled chunk (its start and stop counted)");
             System.out.printf("%d runs per chunk (%d iterations of main each), %d rounds%n", runs, SubprogramChain.ITERATIONS_PER_RUN, rounds);
+            Profiler[] kept = new Profiler[RATES.length];
+            if (steady) {
+                for (int i = 1; i < RATES.length; i++) {
+                    kept[i] = Profiler.ofProcess(SamplerOptions.atFrequency(RATES[i])).start();
+                    kept[i].setSampling(false);
+                }
+            }
             List<List<double[]>> results = new ArrayList<>();
             for (long ignored : RATES) results.add(new ArrayList<>());
             for (int round = 0; round < rounds; round++) {
                 for (int k = 0; k < RATES.length; k++) {
                     int i = (k + round) % RATES.length;   // rotate the order: no setting always runs first
                     long hz = RATES[i];
+                    if (steady) {
+                        Profiler p = kept[i];
+                        long[] c0 = p == null ? new long[2] : cpuOf(threads, p.threads());
+                        long s0 = p == null ? 0 : p.samplesSoFar(), l0 = p == null ? 0 : p.lostSoFar();
+                        if (p != null) p.setSampling(true);
+                        long cpu0 = os.getProcessCpuTime(), mine0 = threads.getCurrentThreadCpuTime(), w0 = System.nanoTime();
+                        long acc = 0;
+                        for (long r = 0; r < runs; r++) acc += exe.run(ctx);
+                        long wall = System.nanoTime() - w0, mine = threads.getCurrentThreadCpuTime() - mine0;
+                        if (p != null) p.setSampling(false);
+                        long[] t1 = p == null ? new long[2] : cpuOf(threads, p.threads());
+                        long others = os.getProcessCpuTime() - cpu0 - mine;
+                        if (acc == 42) System.out.println();
+                        results.get(i).add(new double[] {wall, others, p == null ? 0 : p.samplesSoFar() - s0, p == null ? 0 : p.lostSoFar() - l0,
+                                mine, t1[0] - c0[0], t1[1] - c0[1]});
+                        continue;
+                    }
                     Profiler p = hz == 0 ? null : Profiler.ofProcess(SamplerOptions.atFrequency(hz)).start();
                     long cpu0 = os.getProcessCpuTime(), mine0 = threads.getCurrentThreadCpuTime(), w0 = System.nanoTime();
                     long acc = 0;
@@ -90,6 +124,7 @@ public final class SamplingOverheadTiming {
                         100 * threadsNanos / median(rows, 0), threadsNanos / 1e3 / Math.max(1, median(rows, 2)), median(rows, 2),
                         rows.stream().mapToDouble(r -> r[3]).sum());
             }
+            for (Profiler p : kept) if (p != null) p.stop();
             System.out.println("workload CPU of every chunk (ms): ");
             for (int i = 0; i < RATES.length; i++) {
                 System.out.println("  " + (RATES[i] == 0 ? "none" : RATES[i] + " Hz") + ": "
@@ -113,6 +148,13 @@ public final class SamplingOverheadTiming {
     private static long cpuOf(ThreadMXBean threads, String name) {
         for (Thread t : Thread.getAllStackTraces().keySet()) if (t.getName().equals(name)) return Math.max(0, threads.getThreadCpuTime(t.getId()));
         return 0;
+    }
+
+    /** CPU time of each of {@code ts} (reader, unwinder). */
+    private static long[] cpuOf(ThreadMXBean threads, List<Thread> ts) {
+        long[] out = new long[ts.size()];
+        for (int i = 0; i < out.length; i++) out[i] = Math.max(0, threads.getThreadCpuTime(ts.get(i).getId()));
+        return out;
     }
 
     private static double median(List<double[]> rows, int col) {

@@ -80,7 +80,7 @@ public final class ChainAccuracy implements Consumer<UnwoundSample> {
             if (ok) n[1]++;
         }
         if (s.hasRegs()) {
-            List<Long> walk = naive.walk(s.regIp(), s.sp(), s.bp(), new SnapshotMemoryView(s.sp(), s.stack()));
+            List<Long> walk = naive.walk(s.regIp(), s.sp(), s.bp(), SnapshotMemoryView.over(s.sp(), s.stack()));
             if (isExact(walk, level)) naiveExact++;
         }
     }

@@ -168,14 +168,19 @@ public final class ProgramProfile {
         }
     }
 
-    /** How often a command's threads are listed to follow the ones it starts. */
-    static final long COMMAND_RESCAN_MILLIS = 250;
+    /**
+     * How often a command's rings are all drained: a thread it starts is announced by the
+     * PERF_RECORD_FORK in its creator's ring and sampled from the drain that reads it, so within
+     * this time, without listing {@code /proc/PID/task} four times a second.
+     */
+    static final long COMMAND_DRAIN_MILLIS = 250;
 
     /**
      * Starts {@code command} stopped ({@link StoppedCommand}; its output goes to ours), opens one
      * event per thread of it, lets it run and samples it until it exits or {@code nanos} have passed
      * (then it is ended with SIGTERM, SIGKILL a second later), as {@code perf record -F HZ -g --
-     * COMMAND} does; threads it starts later are sampled from the next rescan (250 ms). Its
+     * COMMAND} does; threads it starts later are sampled from the drain that reads their
+     * PERF_RECORD_FORK (250 ms). Its
      * {@code /proc/PID/maps} give the unwinding and the names, its copied user stacks the frames.
      */
     public static Result command(SamplerOptions options, OpenObject open, String program, List<Engine> engines, List<String> command,
@@ -196,9 +201,9 @@ public final class ProgramProfile {
         // The command is stopped with one thread: an inherited event follows every thread it starts.
         if (inKernel != null) inKernel.attach(options, List.of(pid), true);
         SampleQueue queue = queue(runner, check).batched();
-        // a command starts its threads as it runs: look for them four times a second, not once
-        Sampler sampler = new Sampler(new SamplerOptions(options.attr(), options.dataPages(), options.drainMillis(),
-                Math.min(options.rescanMillis(), COMMAND_RESCAN_MILLIS)), pid, queue::offer).onBatchEnd(queue::flush);
+        // a command starts its threads as it runs: read their fork records four times a second, not once
+        Sampler sampler = new Sampler(new SamplerOptions(options.attr(), options.dataPages(), Math.min(options.drainMillis(), COMMAND_DRAIN_MILLIS),
+                options.rescanMillis()), pid, queue::offer).onBatchEnd(queue::flush);
         SamplerStats stats;
         Integer status;
         long start = System.nanoTime();

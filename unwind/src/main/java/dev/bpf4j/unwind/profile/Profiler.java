@@ -24,7 +24,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -46,10 +45,19 @@ public final class Profiler implements AutoCloseable {
 
     /** About 16 MiB of queued samples with 16 KiB stack copies. */
     static final int QUEUE_CAPACITY = 1024;
-    private static final PerfRecord.Sample END = new PerfRecord.Sample(0, 0, 0, 0, 0, null, new byte[0], new long[0]);
+    /** Ends the unwinder (compared by identity). */
+    private static final List<PerfRecord.Sample> END = java.util.Collections.unmodifiableList(new ArrayList<>());
 
     private final Map<Key, Long> traces = new HashMap<>();
-    private final BlockingQueue<PerfRecord.Sample> queue = new ArrayBlockingQueue<>(QUEUE_CAPACITY);
+    /**
+     * Batches of samples, one per reader wake-up, handed over whole: the unwinder wakes once per
+     * batch. Queued one sample at a time, it woke 2.3 times per batch (24 against the reader's 10.5
+     * wake-ups a second at 99 Hz), taking each sample as the reader offered the next. Bounded in
+     * samples by {@link #queued}.
+     */
+    private final BlockingQueue<List<PerfRecord.Sample>> queue = new java.util.concurrent.LinkedBlockingQueue<>();
+    private final java.util.concurrent.atomic.AtomicInteger queued = new java.util.concurrent.atomic.AtomicInteger();
+    private final AtomicLong handoffs = new AtomicLong();
     private final Thread worker = new Thread(this::unwindLoop, "bpf4j-unwinder");
     private final AtomicLong dropped = new AtomicLong();
     /** Unwound samples whose every step was exact (rows, CFI), and the others (a frame-pointer guess somewhere). */
@@ -77,8 +85,15 @@ public final class Profiler implements AutoCloseable {
             tap.accept(s);
             batch.add(s);
         }).onBatchEnd(() -> {
-            for (PerfRecord.Sample s : batch) if (!queue.offer(s)) dropped.incrementAndGet();
+            if (batch.isEmpty()) return;
+            int room = Math.max(0, QUEUE_CAPACITY - queued.get());
+            List<PerfRecord.Sample> handed = batch.size() <= room ? List.copyOf(batch) : List.copyOf(batch.subList(0, room));
+            dropped.addAndGet(batch.size() - handed.size());
             batch.clear();
+            if (handed.isEmpty()) return;
+            queued.addAndGet(handed.size());
+            handoffs.incrementAndGet();
+            queue.add(handed);
         });
         worker.setDaemon(true);
     }
@@ -156,6 +171,23 @@ public final class Profiler implements AutoCloseable {
         return stats;
     }
 
+    /**
+     * Turns sampling off or on without closing the events ({@link Sampler#setEnabled}); samples
+     * read until it is off are still unwound.
+     */
+    public void setSampling(boolean on) { sampler.setEnabled(on); }
+
+    /** Samples read so far, and samples the kernel reported lost. */
+    public long samplesSoFar() { return sampler.samplesSoFar(); }
+
+    public long lostSoFar() { return sampler.lostSoFar(); }
+
+    /** The sampler's reader and the unwinder thread (CPU accounting). */
+    public List<Thread> threads() { return List.of(sampler.readerThread(), worker); }
+
+    /** Batches handed to the unwinder (one per reader wake-up with samples). */
+    public long handoffs() { return handoffs.get(); }
+
     /** Samples read from the rings but not unwound because the queue was full. */
     public long dropped() { return dropped.get(); }
 
@@ -191,18 +223,21 @@ public final class Profiler implements AutoCloseable {
 
     private void unwindLoop() {
         while (true) {
-            PerfRecord.Sample s;
+            List<PerfRecord.Sample> batch;
             try {
-                s = queue.take();
+                batch = queue.take();
             } catch (InterruptedException e) {
                 continue;   // only finishWorker ends this thread
             }
-            if (s == END) return;
-            if (failure != null) continue;
-            try {
-                onSample(s);
-            } catch (RuntimeException e) {
-                failure = e;
+            if (batch == END) return;
+            for (PerfRecord.Sample s : batch) {
+                queued.decrementAndGet();
+                if (failure != null) continue;
+                try {
+                    onSample(s);
+                } catch (RuntimeException e) {
+                    failure = e;
+                }
             }
         }
     }

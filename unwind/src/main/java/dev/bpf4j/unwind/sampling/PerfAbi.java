@@ -39,6 +39,8 @@ public final class PerfAbi {
     public static final long FLAG_EXCLUDE_HV = 1L << 6;
     public static final long FLAG_COMM = 1L << 9;
     public static final long FLAG_FREQ = 1L << 10;
+    /** attr.task: PERF_RECORD_FORK and _EXIT of the sampled task go to its ring. */
+    public static final long FLAG_TASK = 1L << 13;
     public static final long FLAG_SAMPLE_ID_ALL = 1L << 18;
     public static final long FLAG_EXCLUDE_CALLCHAIN_KERNEL = 1L << 21;
     public static final long FLAG_COMM_EXEC = 1L << 24;
@@ -66,6 +68,9 @@ public final class PerfAbi {
     // struct perf_event_header.type
     public static final int PERF_RECORD_LOST = 2;
     public static final int PERF_RECORD_COMM = 3;
+    public static final int PERF_RECORD_EXIT = 4;
+    /** A task created a new one: in the creating task's ring, with attr.task. */
+    public static final int PERF_RECORD_FORK = 7;
     /** In a PERF_RECORD_COMM header's misc: the name changed because the task called exec. */
     public static final int PERF_RECORD_MISC_COMM_EXEC = 1 << 13;
     public static final int PERF_RECORD_THROTTLE = 5;

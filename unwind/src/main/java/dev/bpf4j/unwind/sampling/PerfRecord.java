@@ -60,6 +60,12 @@ public sealed interface PerfRecord {
      */
     record Comm(int pid, int tid, long time, byte[] comm, boolean exec) implements PerfRecord {}
 
+    /**
+     * PERF_RECORD_FORK (attr.task): thread {@code ptid} of process {@code ppid} created thread
+     * {@code tid} of process {@code pid} (the same process for a new thread, another one for fork(2)).
+     */
+    record Fork(int pid, int ppid, int tid, int ptid, long time) implements PerfRecord {}
+
     /** Any other record type (throttle, unthrottle, ...), kept only to be counted. */
     record Other(int type) implements PerfRecord {}
 }

@@ -33,7 +33,10 @@ final class PerfSys {
     private static final long EVENTFD = symbol("eventfd");
     private static final long READ = symbol("read");
     private static final long WRITE = symbol("write");
-    private static final CallContext L1 = ctx(1), L2 = ctx(2), L3 = ctx(3), L6 = ctx(6);
+    private static final long EPOLL_CREATE1 = symbol("epoll_create1");
+    private static final long EPOLL_CTL = symbol("epoll_ctl");
+    private static final long EPOLL_WAIT = symbol("epoll_wait");
+    private static final CallContext L1 = ctx(1), L2 = ctx(2), L3 = ctx(3), L4 = ctx(4), L6 = ctx(6);
 
     private static long symbol(String name) {
         long a = Library.getDefault().getSymbolAddress(name);
@@ -76,6 +79,15 @@ final class PerfSys {
     static long read(int fd, long buf, long count) { return INVOKER.invokeN3(L3, READ, fd, buf, count); }
 
     static long write(int fd, long buf, long count) { return INVOKER.invokeN3(L3, WRITE, fd, buf, count); }
+
+    /** epoll_create1(EPOLL_CLOEXEC): a new epoll fd, or -1. */
+    static int epollCreate() { return (int) INVOKER.invokeN1(L1, EPOLL_CREATE1, 02000000); }
+
+    /** epoll_ctl(epfd, op, fd, event): 0, or -1 with errno set. */
+    static int epollCtl(int epfd, int op, int fd, long event) { return (int) INVOKER.invokeN4(L4, EPOLL_CTL, epfd, op, fd, event); }
+
+    /** epoll_wait(epfd, events, max, timeoutMillis): the number of ready fds, 0 on timeout, -1 with errno set. */
+    static int epollWait(int epfd, long events, int max, int timeoutMillis) { return (int) INVOKER.invokeN4(L4, EPOLL_WAIT, epfd, events, max, timeoutMillis); }
 
     static int errno() { return LastError.getInstance().get(); }
 

@@ -64,6 +64,11 @@ public final class RingReader {
             case PERF_RECORD_LOST:
                 if (length < HEADER_SIZE + 16) throw new IllegalArgumentException("PERF_RECORD_LOST of " + length + " bytes is truncated");
                 return new PerfRecord.Lost(record.getLong(HEADER_SIZE), record.getLong(HEADER_SIZE + 8));
+            case PERF_RECORD_FORK: {
+                if (length < HEADER_SIZE + 24) throw new IllegalArgumentException("PERF_RECORD_FORK of " + length + " bytes is truncated");
+                long pids = record.getLong(HEADER_SIZE), tids = record.getLong(HEADER_SIZE + 8);
+                return new PerfRecord.Fork((int) pids, (int) (pids >>> 32), (int) tids, (int) (tids >>> 32), record.getLong(HEADER_SIZE + 16));
+            }
             default:
                 return new PerfRecord.Other(type);
         }

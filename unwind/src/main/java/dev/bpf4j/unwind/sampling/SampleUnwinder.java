@@ -18,6 +18,6 @@ public final class SampleUnwinder {
 
     public StackTrace unwind(PerfRecord.Sample s) {
         if (!s.hasRegs()) return new StackTrace(s.ip() == 0 ? List.of() : List.of(s.ip()), false);
-        return unwinder.unwind(s.regIp(), s.sp(), s.bp(), new SnapshotMemoryView(s.sp(), s.stack()));
+        return unwinder.unwind(s.regIp(), s.sp(), s.bp(), SnapshotMemoryView.over(s.sp(), s.stack()));
     }
 }

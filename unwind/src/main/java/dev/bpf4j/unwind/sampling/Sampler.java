@@ -20,7 +20,8 @@ import java.util.function.Consumer;
 
 /**
  * Samples every thread of this process with perf_event_open, one event and ring per thread (the
- * tids of {@code /proc/self/task}, rescanned to follow new threads), all drained by one reader
+ * tids of {@code /proc/self/task} at the start; new threads from the PERF_RECORD_FORK their sampled
+ * creator writes in its ring, and a slow rescan of the task list for the others), all drained by one reader
  * thread that hands each {@link PerfRecord.Sample} to the sink on that thread: the sink must be
  * quick (a slow one lets the rings fill and the kernel drop samples; {@code Profiler} queues them).
  * The reader thread itself is not sampled. {@link #start()} fails with
@@ -39,7 +40,12 @@ public final class Sampler implements AutoCloseable {
     private final Thread reader;
     private volatile boolean stopping;
     private volatile SamplerStats finalStats;
-    private long samples, lost, other;
+    private volatile long samples, lost;
+    private long other;
+    /** Whether the events sample (reader-owned), and a pending {@link #setEnabled} request. */
+    private boolean enabled = true;
+    private volatile Toggle toggle;
+    private record Toggle(boolean on, CompletableFuture<Void> done) {}
     private int threads, threadsRefused;
     private String firstThreadError;
     /** What ended sampling early: the sink's exception, or the reader's own. */
@@ -55,8 +61,9 @@ public final class Sampler implements AutoCloseable {
      * Samples process {@code pid} instead (0: this process), one event per thread as
      * {@code perf record -p PID} does: the threads of {@code /proc/PID/task}, rescanned to follow new
      * ones. Per-thread events cannot be inherited by new threads and still be mapped (the kernel
-     * refuses mmap of an inherited per-task event), so a thread is sampled from the first rescan that
-     * sees it. Once the process has exited, sampling goes on with no thread until {@link #stop()}.
+     * refuses mmap of an inherited per-task event), so a new thread is sampled from the drain that reads
+     * its creator's PERF_RECORD_FORK (attr.task), or, created by an unsampled thread, from the first
+     * rescan that sees it. Once the process has exited, sampling goes on with no thread until {@link #stop()}.
      */
     public Sampler(SamplerOptions options, int pid, Consumer<PerfRecord.Sample> sink) {
         if (pid < 0) throw new IllegalArgumentException("pid " + pid);
@@ -114,6 +121,43 @@ public final class Sampler implements AutoCloseable {
         return this;
     }
 
+    /**
+     * Turns every event's sampling off or on (PERF_EVENT_IOC_DISABLE / _ENABLE) without closing the
+     * events and rings, and returns once the reader has done so; turning off also drains every ring
+     * to the sink first. Threads found while off get events that stay off until turned on. A steady
+     * profile paused between measurements, without opening ≈20 events and rings each time.
+     */
+    public void setEnabled(boolean on) {
+        if (!reader.isAlive()) throw new IllegalStateException("the sampler is not running");
+        Toggle t = new Toggle(on, new CompletableFuture<>());
+        synchronized (this) {
+            toggle = t;
+            poller.wake();
+            boolean interrupted = false;
+            while (true) {
+                try {
+                    t.done().get(100, TimeUnit.MILLISECONDS);
+                    break;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (java.util.concurrent.TimeoutException e) {
+                    if (!reader.isAlive() && !t.done().isDone()) throw new IllegalStateException("the sampler ended");
+                } catch (ExecutionException e) {
+                    throw new IllegalStateException("the sampler ended", e.getCause());
+                }
+            }
+            if (interrupted) Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Samples read so far (any thread), and samples the kernel reported lost. */
+    public long samplesSoFar() { return samples; }
+
+    public long lostSoFar() { return lost; }
+
+    /** The reader thread (CPU accounting). */
+    public Thread readerThread() { return reader; }
+
     /** Stops sampling, drains what is left and returns the counts; a failure of the sink is rethrown. */
     public SamplerStats stop() {
         stopping = true;
@@ -130,7 +174,13 @@ public final class Sampler implements AutoCloseable {
 
     private void readLoop() {
         int self = pid == 0 ? (int) PerfSys.gettid() : -1;
-        attr = PerfSys.allocate(options.attr().encode());
+        // attr.task: a sampled thread that creates a thread reports it in its own ring (PERF_RECORD_FORK),
+        // so new threads are followed from the records the reader drains anyway, not from listing
+        // /proc/PID/task; the rescan only catches threads created by unsampled ones (this reader).
+        byte[] encoded = options.attr().encode();
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(encoded).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        b.putLong(40, b.getLong(40) | PerfAbi.FLAG_TASK);
+        attr = PerfSys.allocate(encoded);
         try {
             try {
                 rescan(self, true);
@@ -152,6 +202,7 @@ public final class Sampler implements AutoCloseable {
                     long wait = Math.min(nextDrain, nextRescan) - System.nanoTime();
                     int waitMillis = (int) Math.max(0, (wait + 999_999) / 1_000_000);
                     for (ThreadEvent e : poller.await(waitMillis, hungUp)) e.reader.drain(deliver);
+                    if (!forked.isEmpty() && openForked(self)) poller.watch(events.values());
                     if (!hungUp.isEmpty()) {
                         for (ThreadEvent e : hungUp) {
                             e.close();
@@ -167,6 +218,16 @@ public final class Sampler implements AutoCloseable {
                         drainAll();
                         nextDrain = now + drainNanos;
                     }
+                    Toggle t = toggle;
+                    if (t != null) {
+                        toggle = null;
+                        for (ThreadEvent e : events.values()) e.enable(t.on());
+                        drainAll();   // turned off: every sample taken until now reaches the sink
+                        enabled = t.on();
+                        endBatch();
+                        t.done().complete(null);
+                    }
+                    if (!forked.isEmpty() && openForked(self)) poller.watch(events.values());
                     if (now - nextRescan >= 0) {
                         if (rescan(self, false)) poller.watch(events.values());
                         nextRescan = now + rescanNanos;
@@ -179,6 +240,8 @@ public final class Sampler implements AutoCloseable {
                 if (sinkFailure == null) sinkFailure = new IllegalStateException("sampler reader failed: " + e.getMessage(), e);
             }
         } finally {
+            Toggle t = toggle;
+            if (t != null) t.done().completeExceptionally(new IllegalStateException("the sampler ended"));
             for (ThreadEvent e : events.values()) e.close();
             events.clear();
             poller.close();
@@ -215,6 +278,10 @@ public final class Sampler implements AutoCloseable {
             }
         } else if (r instanceof PerfRecord.Lost l) {
             lost += l.lost();
+        } else if (r instanceof PerfRecord.Fork f) {
+            forks++;
+            // a new thread of the sampled process (not a child process: perf record -p does not follow those either)
+            if (f.pid() == f.ppid() && f.tid() != f.pid()) forked.add(f.tid());
         } else if (r instanceof PerfRecord.Comm c) {
             TaskComms.shared().renamed(c);
         } else {
@@ -222,10 +289,25 @@ public final class Sampler implements AutoCloseable {
         }
     }
 
+    /** Threads announced by PERF_RECORD_FORK since the last {@link #openForked}. */
+    private final List<Integer> forked = new ArrayList<>();
+    private volatile long forks;
+
+    /** PERF_RECORD_FORK records read so far (new threads and child processes of sampled threads). */
+    public long forksSoFar() { return forks; }
+
+    /** Opens the events of threads announced by PERF_RECORD_FORK; true when one was opened. */
+    private boolean openForked(int self) {
+        List<Integer> order = new ArrayList<>();
+        for (int tid : forked) if (tid != self && !events.containsKey(tid) && !refused.contains(tid)) order.add(tid);
+        forked.clear();
+        return open(order, false);
+    }
+
     /** Opens events for new threads; drains and closes those of threads that exited. True when the set changed. */
     private boolean rescan(int self, boolean first) {
         Set<Integer> live = tasks(first);
-        int before = events.size(), opened = threads;
+        int before = events.size();
         for (Iterator<Map.Entry<Integer, ThreadEvent>> it = events.entrySet().iterator(); it.hasNext(); ) {
             Map.Entry<Integer, ThreadEvent> e = it.next();
             if (!live.contains(e.getKey())) {
@@ -239,9 +321,15 @@ public final class Sampler implements AutoCloseable {
         for (int tid : live) if (tid != self && !events.containsKey(tid) && !refused.contains(tid)) order.add(tid);
         if (order.isEmpty()) return events.size() != before;   // the usual rescan: nothing new
         order.sort(Comparator.comparing((Integer t) -> !preferred.contains(t)).thenComparing(t -> t));
+        return open(order, first) || events.size() != before;
+    }
+
+    /** Opens the events of {@code order}; true when one was opened. */
+    private boolean open(List<Integer> order, boolean first) {
+        int opened = threads;
         for (int tid : order) {
             try {
-                ThreadEvent e = ThreadEvent.open(tid, attr, options.attr().format(), options.dataPages());
+                ThreadEvent e = ThreadEvent.open(tid, attr, options.attr().format(), options.dataPages(), enabled);
                 if (e != null) {
                     events.put(tid, e);
                     threads++;
@@ -257,7 +345,7 @@ public final class Sampler implements AutoCloseable {
                 if (firstThreadError == null) firstThreadError = ex.getMessage();
             }
         }
-        return events.size() != before || threads != opened;
+        return threads != opened;
     }
 
     private int processId() { return pid != 0 ? pid : (int) ProcessHandle.current().pid(); }

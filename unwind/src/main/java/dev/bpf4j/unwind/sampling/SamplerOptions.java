@@ -18,7 +18,7 @@ public record SamplerOptions(PerfEventAttr attr, int dataPages, long drainMillis
         if (drainMillis <= 0 || rescanMillis <= 0) throw new IllegalArgumentException("drain and rescan intervals must be positive");
     }
 
-    /** cpu-clock at {@code hz}, 16 KiB stacks, 64 data pages, threads rescanned every second, drained per {@link #drainMillisFor}. */
+    /** cpu-clock at {@code hz}, 16 KiB stacks, 64 data pages, new threads followed from their PERF_RECORD_FORK (rescan every 10 s), drained per {@link #drainMillisFor}. */
     public static SamplerOptions atFrequency(long hz) {
         return of(PerfEventAttr.cpuClockAtFrequency(hz, SampleFormat.defaults()), DEFAULT_DATA_PAGES);
     }
@@ -32,7 +32,12 @@ public record SamplerOptions(PerfEventAttr attr, int dataPages, long drainMillis
         return new SamplerOptions(attr, dataPages, drainMillisFor(attr, dataPages), DEFAULT_RESCAN_MILLIS);
     }
 
-    public static final long DEFAULT_RESCAN_MILLIS = 1000;
+    /**
+     * New threads of sampled threads are followed from their PERF_RECORD_FORK (within a drain): the
+     * rescan only finds threads that unsampled threads created (the sampler's reader, a thread whose
+     * event was refused), so it runs every 10 s, not every second.
+     */
+    public static final long DEFAULT_RESCAN_MILLIS = 10_000;
 
     /**
      * How often every ring is drained whatever its fill: the reader sleeps in poll(2) until a ring

@@ -21,7 +21,10 @@ final class ThreadEvent implements AutoCloseable {
      * Opens the event of {@code tid}; null when the thread has already exited.
      * @param attr the encoded attr in native memory
      */
-    static ThreadEvent open(int tid, long attr, SampleFormat format, int dataPages) {
+    static ThreadEvent open(int tid, long attr, SampleFormat format, int dataPages) { return open(tid, attr, format, dataPages, true); }
+
+    /** As {@link #open(int, long, SampleFormat, int)}, left disabled unless {@code enable}. */
+    static ThreadEvent open(int tid, long attr, SampleFormat format, int dataPages, boolean enable) {
         int fd = PerfSys.perfEventOpen(attr, tid);
         if (fd < 0) {
             int errno = PerfSys.errno();
@@ -34,7 +37,7 @@ final class ThreadEvent implements AutoCloseable {
             PerfSys.close(fd);
             throw SamplingRefusedException.mmap(errno, MappedRing.length(dataPages));
         }
-        if (PerfSys.ioctl(fd, PerfAbi.PERF_EVENT_IOC_ENABLE) != 0) {
+        if (enable && PerfSys.ioctl(fd, PerfAbi.PERF_EVENT_IOC_ENABLE) != 0) {
             int errno = PerfSys.errno();
             ring.unmap();
             PerfSys.close(fd);
@@ -44,6 +47,11 @@ final class ThreadEvent implements AutoCloseable {
     }
 
     int fd() { return fd; }
+
+    /** PERF_EVENT_IOC_ENABLE or _DISABLE; false when the kernel refused (the thread has exited). */
+    boolean enable(boolean on) {
+        return PerfSys.ioctl(fd, on ? PerfAbi.PERF_EVENT_IOC_ENABLE : PerfAbi.PERF_EVENT_IOC_DISABLE) == 0;
+    }
 
     @Override public void close() {
         PerfSys.ioctl(fd, PerfAbi.PERF_EVENT_IOC_DISABLE);

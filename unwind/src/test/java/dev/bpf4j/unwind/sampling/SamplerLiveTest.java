@@ -142,4 +142,53 @@ class SamplerLiveTest {
         // processes (CI under load) may lose a few rings' worth while it waits for a core.
         assertThat(stats.lost()).as("%s", stats).isLessThan(samples.size());
     }
+
+    /**
+     * setEnabled(false) stops every event without closing it: this thread's CPU while paused gives
+     * no sample of it; turned on again, the same events sample it again (no new event opened).
+     */
+    @Test
+    void samplingTurnedOffAndOnKeepsTheEvents() throws Exception {
+        List<PerfRecord.Sample> samples = new CopyOnWriteArrayList<>();
+        int me = Sampler.currentTid();
+        SamplerStats stats;
+        try (Sampler sampler = startOrSkip(new SamplerOptions(PerfEventAttr.cpuClockAtFrequency(999, new SampleFormat(false, 1024)), 8, 5, 3_600_000), samples::add)) {
+            spin(100_000_000L);
+            sampler.setEnabled(false);
+            long mineBefore = samples.stream().filter(s -> s.tid() == me).count();
+            assertThat(mineBefore).as("samples while on").isGreaterThan(10);
+            spin(300_000_000L);
+            sampler.setEnabled(false);   // drains again: nothing of the paused time
+            assertThat(samples.stream().filter(s -> s.tid() == me).count()).as("samples while off").isEqualTo(mineBefore);
+            sampler.setEnabled(true);
+            spin(100_000_000L);
+            stats = sampler.stop();
+            assertThat(samples.stream().filter(s -> s.tid() == me).count()).as("samples on again").isGreaterThan(mineBefore + 10);
+        }
+        assertThat(stats.samples()).isEqualTo(samples.size());
+    }
+
+    /**
+     * With the rescan an hour apart, a thread started by a sampled thread (this one) is still
+     * followed: its creation comes as a PERF_RECORD_FORK in this thread's ring (attr.task).
+     */
+    @Test
+    void aNewThreadIsFollowedFromItsForkRecordWithoutARescan() throws Exception {
+        List<PerfRecord.Sample> samples = new CopyOnWriteArrayList<>();
+        AtomicInteger tid = new AtomicInteger();
+        SamplerStats stats;
+        long forks;
+        try (Sampler sampler = startOrSkip(new SamplerOptions(PerfEventAttr.cpuClockAtFrequency(999, new SampleFormat(false, 1024)), 8, 5, 3_600_000), samples::add)) {
+            Thread busy = new Thread(() -> {
+                tid.set((int) PerfSys.gettid());
+                spin(400_000_000L);
+            });
+            busy.start();
+            busy.join();
+            forks = sampler.forksSoFar();
+            stats = sampler.stop();
+        }
+        assertThat(forks).as("PERF_RECORD_FORK read").isGreaterThanOrEqualTo(1);
+        assertThat(samples.stream().filter(s -> s.tid() == tid.get()).count()).as("samples of the new thread (%s)", stats).isGreaterThan(50);
+    }
 }
