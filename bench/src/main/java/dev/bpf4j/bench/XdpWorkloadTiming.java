@@ -28,8 +28,8 @@ import java.util.function.IntFunction;
 /**
  * XDP programs written as users write them ({@code src/main/c/xdp_workloads.h}: {@code ctx->data},
  * {@code ctx->data_end}, a bounds check before each access), built by clang with its default CPU and
- * with {@code -mcpu=v3}, each run through the object API with {@code repeat} on the interpreter and
- * the JIT, in Linux through bpf-kernel's {@link KernelObject} (BPF_PROG_TEST_RUN: the kernel JIT), and
+ * with {@code -mcpu=v3}, each run through the object API with {@code repeat} on the interpreter,
+ * the JIT and the JVM-bytecode engine, in Linux through bpf-kernel's {@link KernelObject} (BPF_PROG_TEST_RUN: the kernel JIT), and
  * gcc -O2 of the same C called from a C loop: every column times a loop of runs inside its engine, as
  * the kernel's {@code bpf_test_run} does. The user-space columns count the calling thread's CPU time,
  * as the kernel's timer stops while its loop is rescheduled: on a loaded machine wall time would
@@ -48,7 +48,7 @@ public final class XdpWorkloadTiming {
         BUILDS.put("xdp_workloads.o", "default CPU");
         BUILDS.put("xdp_workloads.v3.o", "-mcpu=v3");
     }
-    static final List<String> COLUMNS = List.of("interp", "jit", "kernel", "gcc");
+    static final List<String> COLUMNS = List.of("interp", "jit", "jvm", "kernel", "gcc");
 
     /** The frame every program reads: the bench's TCP packet padded with seeded random payload to 1,500 bytes. */
     static byte[] packet() {
@@ -84,8 +84,8 @@ public final class XdpWorkloadTiming {
         byte[] packet = packet();
         KernelBpf.Availability kernel = KernelBpf.availability();
         GccLibrary gcc = GccLibrary.gccAvailable() ? GccLibrary.compile(List.of("xdp_workloads.h", "xdp_native.c")) : null;
-        System.out.println("| program | clang build | interp | JIT | kernel JIT | gcc -O2 | JIT / kernel | JIT / gcc |");
-        System.out.println("|---|---|---:|---:|---:|---:|---:|---:|");
+        System.out.println("| program | clang build | interp | JIT | jvm | kernel JIT | gcc -O2 | JIT / kernel | jvm / kernel | JIT / gcc |");
+        System.out.println("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|");
         boolean agreed = true;
         for (String program : PROGRAMS) {
             for (Map.Entry<String, String> build : BUILDS.entrySet()) {
@@ -94,6 +94,7 @@ public final class XdpWorkloadTiming {
                 try {
                     columns.put("interp", objectColumn(spec, program, "interp", packet));
                     columns.put("jit", objectColumn(spec, program, "jit", packet));
+                    columns.put("jvm", objectColumn(spec, program, "jvm", packet));
                     if (kernel.available()) columns.put("kernel", kernelColumn(spec, program, packet));
                     if (gcc != null) columns.put("gcc", gccColumn(gcc, program, packet));
                     Map<String, Long> retvals = new LinkedHashMap<>();
@@ -104,9 +105,9 @@ public final class XdpWorkloadTiming {
                         continue;
                     }
                     Map<String, Double> ns = measure(columns, rounds, millis);
-                    System.out.printf("| %s | %s | %s | %s | %s | %s | %s | %s |%n", program, build.getValue(),
-                            fmt(ns.get("interp")), fmt(ns.get("jit")), fmt(ns.get("kernel")), fmt(ns.get("gcc")),
-                            ratio(ns.get("jit"), ns.get("kernel")), ratio(ns.get("jit"), ns.get("gcc")));
+                    System.out.printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |%n", program, build.getValue(),
+                            fmt(ns.get("interp")), fmt(ns.get("jit")), fmt(ns.get("jvm")), fmt(ns.get("kernel")), fmt(ns.get("gcc")),
+                            ratio(ns.get("jit"), ns.get("kernel")), ratio(ns.get("jvm"), ns.get("kernel")), ratio(ns.get("jit"), ns.get("gcc")));
                 } finally {
                     columns.values().forEach(Column::close);
                 }
