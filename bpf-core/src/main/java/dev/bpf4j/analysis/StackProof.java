@@ -39,10 +39,20 @@ public final class StackProof {
 
     /** What one program's explorations may still spend (see {@link #MAX_PROGRAM_STEPS}). */
     public static final class Budget {
-        private int left = MAX_PROGRAM_STEPS, functionLeft;
+        private final int functionSteps;
+        private int left, functionLeft;
         private long spent, inVain;
 
-        private void startFunction() { functionLeft = MAX_STEPS; }
+        /** The caps above: what the JIT spends, whose every proven access runs unchecked. */
+        public Budget() { this(MAX_PROGRAM_STEPS); }
+
+        /** At most {@code steps} over the program (and {@link #MAX_STEPS} per function). */
+        public Budget(int steps) {
+            left = steps;
+            functionSteps = Math.min(steps, MAX_STEPS);
+        }
+
+        private void startFunction() { functionLeft = functionSteps; }
 
         /** Spends steps; false once the function or the program has spent its share. */
         private boolean spend(int steps) {

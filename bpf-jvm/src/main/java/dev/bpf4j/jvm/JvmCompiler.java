@@ -1,6 +1,7 @@
 package dev.bpf4j.jvm;
 
 import dev.bpf4j.analysis.RegionProof;
+import dev.bpf4j.analysis.StackProof;
 import dev.bpf4j.isa.Insn;
 import dev.bpf4j.engine.EngineGuard;
 import dev.bpf4j.program.Program;
@@ -29,6 +30,8 @@ final class JvmCompiler {
 
     /** A program of more slots cannot carry its pc in a callback handle. */
     static final int MAX_SLOTS = (1 << JvmProgram.PC_BITS) - 1;
+    /** Steps the guarded copy's RegionProof may spend (the JIT's cap is 300,000): the bench's parse needs few. */
+    static final int PROOF_STEPS = 10_000;
 
     static JvmProgram compile(Program program, LoadOptions options, InsnAux aux) { return compile(program, options, aux, true); }
 
@@ -170,7 +173,6 @@ final class JvmCompiler {
         boolean[] regionProof(LoadOptions options) {
             if (options.entryArgs() < 2 || mainIsCalled || RegionProof.packetMayMove(insns)
                     || "false".equals(System.getProperty("bpf4j.jvm.regionProof"))) return null;
-            boolean[] proven = RegionProof.provenAccesses(insns, 0, mainEnd);
             int[] loopEdges = new int[insns.length + 1]; // +1 where a loop starts, -1 after it ends
             for (int pc = 0; pc < insns.length; pc++) {
                 if (jumpTarget[pc] >= 0 && jumpTarget[pc] <= pc) {
@@ -178,13 +180,29 @@ final class JvmCompiler {
                     loopEdges[pc + 1]--;
                 }
             }
-            boolean more = false;
+            boolean[] inLoop = new boolean[insns.length];
+            boolean gain = false;
             for (int pc = 0, loops = 0; pc < mainEnd; pc++) {
                 loops += loopEdges[pc];
-                if (loops > 0) proven[pc] = false;
-                else if (proven[pc] && !program.unchecked[pc] && mode(insns[pc].opcode()) != MEMSX) more = true;
+                inLoop[pc] = loops > 0;
+                gain |= !inLoop[pc] && uncheckable(pc);
+            }
+            // the proof explores loops up to its step cap (150 ms for the bench's xorshift): not run when no
+            // access could leave its check, and given a thirtieth of the JIT's steps: accesses in loops gain nothing here
+            if (!gain) return null;
+            boolean[] proven = RegionProof.provenAccesses(insns, 0, mainEnd, new StackProof.Budget(PROOF_STEPS));
+            boolean more = false;
+            for (int pc = 0; pc < mainEnd; pc++) {
+                if (inLoop[pc]) proven[pc] = false;
+                else if (proven[pc] && uncheckable(pc)) more = true;
             }
             return more ? proven : null;
+        }
+
+        /** A plain load or store this (checked) code checks, which a proof could leave unchecked in the copy. */
+        private boolean uncheckable(int pc) {
+            int op = insns[pc].opcode(), cls = cls(op);
+            return (cls == LDX || cls == ST || cls == STX) && mode(op) == MEM && !program.unchecked[pc];
         }
 
         boolean stackOnly(int pc) { return aux != null && aux.stackOnly(pc); }
