@@ -3,9 +3,9 @@ package dev.bpf4j.unwind.sampling;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.List;
+import java.util.NavigableMap;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -31,32 +31,21 @@ public final class TaskComms {
 
     private record Read(byte[] comm, long atNanos) {}
 
-    /** A followed thread's names: {@code names[i]} from {@code since[i]} on (since[0]: always). */
+    /** A followed thread's names by the time each took effect (the first: always). */
     private static final class History {
-        final List<Long> since = new ArrayList<>();
-        final List<byte[]> names = new ArrayList<>();
+        private final NavigableMap<Long, byte[]> since = new TreeMap<>();
 
-        History(byte[] first) {
-            since.add(Long.MIN_VALUE);
-            names.add(first);
-        }
+        History(byte[] first) { since.put(Long.MIN_VALUE, first); }
 
         synchronized void renamed(long time, byte[] comm) {
-            int at = since.size();
-            while (at > 1 && since.get(at - 1) > time) at--;   // records of one ring come in time order; keep it sorted anyway
-            since.add(at, time);
-            names.add(at, comm);
-            if (names.size() > MAX_RENAMES) {
-                since.remove(1);
-                names.remove(0);
+            since.put(time, comm);
+            if (since.size() > MAX_RENAMES) { // the oldest kept rename now stands for all before it
+                since.pollFirstEntry();
+                since.put(Long.MIN_VALUE, since.pollFirstEntry().getValue());
             }
         }
 
-        synchronized byte[] at(long time) {
-            int i = since.size() - 1;
-            while (i > 0 && since.get(i) > time) i--;
-            return names.get(i);
-        }
+        synchronized byte[] at(long time) { return since.floorEntry(time).getValue(); }
     }
 
     private final Path proc;
