@@ -79,8 +79,8 @@ class ProfileProgramCommandTest {
                 #include <sys/prctl.h>
                 __attribute__((noinline)) long spin_alpha(long n) { volatile long a = 0; for (long i = 0; i < n; i++) a += i ^ (a >> 3); return a; }
                 __attribute__((noinline)) long spin_beta(long n) { volatile long a = 1; for (long i = 0; i < n; i++) a += i ^ (a >> 5); return a; }
-                static void *alpha(void *p) { prctl(PR_SET_NAME, "alpha"); long s = 0; for (int k = 0; k < 3000; k++) s += spin_alpha(100000); return (void *)s; }
-                static void *beta(void *p) { prctl(PR_SET_NAME, "beta"); long s = 0; for (int k = 0; k < 3000; k++) s += spin_beta(100000); return (void *)s; }
+                static void *alpha(void *p) { prctl(PR_SET_NAME, "alpha"); long s = 0; for (int k = 0; k < 20000; k++) s += spin_alpha(100000); return (void *)s; }
+                static void *beta(void *p) { prctl(PR_SET_NAME, "beta"); long s = 0; for (int k = 0; k < 20000; k++) s += spin_beta(100000); return (void *)s; }
                 int main(void) { pthread_t a, b; pthread_create(&a, 0, alpha, 0); pthread_create(&b, 0, beta, 0); pthread_join(a, 0); pthread_join(b, 0); return 0; }
                 """);
         Process gcc;
