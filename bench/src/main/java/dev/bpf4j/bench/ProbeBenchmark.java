@@ -40,7 +40,8 @@ import java.util.concurrent.TimeUnit;
  * The cost of a native probe hit on {@code long probed(long a) { return a + 1; }} (built by gcc with
  * patchable entries, {@link PatchableLibrary}), called once through jffi ({@code call}) or
  * {@value #LOOP} times by a C loop ({@code loop}, ns per call: the jffi call spread out), with nothing attached
- * ({@code none}), or with a program counting hits attached: a JIT program with native code only,
+ * ({@code none}), with an empty JIT program ({@code r0 = 0; exit}: the trampoline's own cost, the issue's
+ * figure; the trampoline still counts its hits), or with a program counting hits attached: a JIT program with native code only,
  * which the trampoline calls directly ({@code jit-direct}); the same plus one Java helper call, also
  * called directly, the helper reached through the bridge closure ({@code jit-java}); that program
  * forced through the upcall closure ({@code jit-upcall}, what JIT programs with Java helpers took
@@ -55,7 +56,7 @@ import java.util.concurrent.TimeUnit;
 @Measurement(iterations = 5, time = 1)
 @Fork(1)
 public class ProbeBenchmark {
-    @Param({"none", "jit-direct", "jit-java", "jit-upcall", "interp", "jit-direct-return", "interp-return"})
+    @Param({"none", "jit-empty", "jit-direct", "jit-java", "jit-upcall", "interp", "jit-direct-return", "interp-return"})
     public String probe;
 
     /**
@@ -84,6 +85,7 @@ public class ProbeBenchmark {
     private long counter;
     private Executable exe;
     private ProbeLink link;
+    private boolean empty;
 
     @Setup(Level.Trial)
     public void setUp() {
@@ -96,16 +98,17 @@ public class ProbeBenchmark {
         boolean atReturn = probe.endsWith("-return");
         String probe = atReturn ? this.probe.substring(0, this.probe.length() - "-return".length()) : this.probe;
         boolean javaHelper = probe.equals("jit-java") || probe.equals("jit-upcall");
+        empty = probe.equals("jit-empty");
         Engine engine = probe.equals("interp") ? new InterpreterEngine() : new JitEngine();
-        exe = Bpf.load(counting(javaHelper), engine, javaHelper ? LoadOptions.defaults().withHelpers(CallPrograms.IDENTITY_HELPERS)
+        exe = Bpf.load(empty ? Assembler.assembleProgram("empty", "mov %r0, 0\nexit") : counting(javaHelper), engine, javaHelper ? LoadOptions.defaults().withHelpers(CallPrograms.IDENTITY_HELPERS)
                 : LoadOptions.defaults());
         List<MemoryRegion> regions = List.of(new MemoryRegion("counter", counter, 8, true));
         ProbeProgram p = probe.equals("jit-upcall") ? ProbeProgram.upcall(exe, regions) : ProbeProgram.of(exe, regions);
-        if (p.direct() != (probe.equals("jit-direct") || probe.equals("jit-java"))) {
+        if (p.direct() != (empty || probe.equals("jit-direct") || probe.equals("jit-java"))) {
             throw new IllegalStateException(probe + ": direct = " + p.direct());
         }
         link = atReturn ? NativeProbes.attachReturn(function, "probed", p) : NativeProbes.attach(function, "probed", p);
-        if (call() != 42 || NativeMemory.getLong(counter) != 1) throw new IllegalStateException(probe + ": the probe did not count the hit");
+        if (call() != 42 || counted() != 1) throw new IllegalStateException(probe + ": the probe did not count the hit");
     }
 
     /** The same source built by plain {@code gcc -O2 -fPIC}: nothing instrumented. */
@@ -132,6 +135,9 @@ public class ProbeBenchmark {
                 "exit"));
     }
 
+    /** Hits the program counted; the empty program counts none, so the trampoline's count stands in. */
+    private long counted() { return empty ? link.hits() : NativeMemory.getLong(counter); }
+
     /** One jffi call of the function: what a Java caller pays. */
     @Benchmark
     public long call() { return INVOKER.invokeN1(L_L, function, 41); }
@@ -145,7 +151,7 @@ public class ProbeBenchmark {
     public void tearDown() {
         if (link != null) {
             link.close();
-            if (link.errors() != 0 || NativeMemory.getLong(counter) != link.hits()) {
+            if (link.errors() != 0 || counted() != link.hits()) {
                 throw new IllegalStateException(probe + ": " + link.hits() + " hits, counter " + NativeMemory.getLong(counter) + ", "
                         + link.errors() + " errors " + link.lastError());
             }

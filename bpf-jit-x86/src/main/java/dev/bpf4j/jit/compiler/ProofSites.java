@@ -26,6 +26,15 @@ public record ProofSites(int[] uncheckedPcs, int[] guardedPcs, int guardedOffset
 
     @Override public int[] guardedCombinedPcs() { return guardedCombinedPcs.clone(); }
 
+    /**
+     * True when main's body emits the access at {@code pc} ({@code size} bytes at {@code base + off})
+     * with a run-time check: the predicate the compiler used.
+     */
+    public boolean checks(int pc, int baseReg, int off, int size) {
+        for (int p : uncheckedPcs) if (p == pc) return false;
+        return !MemoryEmitter.provenStackAccess(baseReg, off, size);
+    }
+
     /** True when main has a guarded copy. */
     public boolean hasGuardedCopy() { return guardedOffset >= 0; }
 }

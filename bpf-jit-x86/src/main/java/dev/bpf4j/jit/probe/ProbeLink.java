@@ -55,7 +55,7 @@ public final class ProbeLink implements AutoCloseable {
     public String function() { return probe.name(); }
 
     /** Runs of the program on this function (each hit runs it once). */
-    public long hits() { return stats.get(ProbeStats.HITS); }
+    public long hits() { return stats.hits(); }
 
     /** Runs that ended with an error. */
     public long errors() { return stats.get(ProbeStats.ERRORS); }
@@ -107,7 +107,9 @@ public final class ProbeLink implements AutoCloseable {
     TrampolineEmitter.Call call() {
         if (program.direct()) {
             JitExecutable x = (JitExecutable) program.executable();
-            return new TrampolineEmitter.JitCall(x.entryAddress(), env.words(), stats.address(), !x.helperBindings().isEmpty());
+            long[] words = env.words();
+            return new TrampolineEmitter.JitCall(x.entryAddress(), words, ProbeEnvWords.stored(x.program(), x.compiled().proofs(), words.length),
+                    stats.address(), !x.helperBindings().isEmpty());
         }
         return new TrampolineEmitter.UpcallCall(Upcall.address(), upcallId);
     }

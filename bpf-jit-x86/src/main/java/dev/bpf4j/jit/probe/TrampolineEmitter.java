@@ -11,6 +11,7 @@ import dev.bpf4j.unwind.CfaRule;
 import dev.bpf4j.unwind.UnwindRow;
 
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.List;
 
 /**
@@ -24,8 +25,10 @@ import java.util.List;
  *                                  gcc's -fipa-stack-alignment calls functions of its own unit with
  *                                  rsp 8 bytes off when they need no alignment, and the jffi
  *                                  closure and helpers do need it
- *  save rcx, rdx; lock add 1 to each direct program's hit counter (before the other stores)
- *  save the other registers into pt_regs; ip = function, sp = S + 8, bp = parent rbp, flags;
+ *  save the registers into pt_regs; add 1 to each direct program's hit counter of this CPU
+ *                                  (PerCpuHits: an rseq critical section; where the thread has no
+ *                                  rseq, a lock add done before the other stores)
+ *  ip = function, sp = S + 8, bp = parent rbp, flags;
  *  save xmm0-7 (float arguments) unless every program is JIT code without helpers (which uses xmm15 only)
  *  F1 = {parent rbp, parent ra}    the traced function's frame, as ftrace builds it for fentry
  *  F2 = {F1, site + 6}             the trampoline's frame for frame-pointer-only unwinders
@@ -50,10 +53,10 @@ final class TrampolineEmitter {
 
     /**
      * A direct call into JIT code with an env block built on the stack from {@code envWords} (the
-     * {@link EnvTemplate}'s qwords); {@code nativeHelpers}: the code calls helpers (native code, or the JVM through the
+     * {@link EnvTemplate}'s qwords), of which only the {@code stored} ones ({@link ProbeEnvWords}); {@code nativeHelpers}: the code calls helpers (native code, or the JVM through the
      * bridge closure), which may use xmm registers.
      */
-    record JitCall(long entry, long[] envWords, long stats, boolean nativeHelpers) implements Call {
+    record JitCall(long entry, long[] envWords, BitSet stored, long stats, boolean nativeHelpers) implements Call {
         int envBytes() { return envWords.length * 8; }
     }
 
@@ -112,9 +115,16 @@ final class TrampolineEmitter {
         for (int i = 0; i < SAVED_FIRST; i++) {
             e.store(8, Mem.of(X86Reg.RSP, PT + SAVED_AT[i]), SAVED[i]); /* mov [rsp + pt_regs.r], r */
         }
-        countHits(e, calls);
+        boolean perCpu = PerCpuHits.available();
+        if (!perCpu) countHits(e, calls);
         for (int i = SAVED_FIRST; i < SAVED.length; i++) {
             e.store(8, Mem.of(X86Reg.RSP, PT + SAVED_AT[i]), SAVED[i]); /* mov [rsp + pt_regs.r], r */
+        }
+        PerCpuHits.Tails tails = new PerCpuHits.Tails();
+        if (perCpu) {
+            for (Call c : calls) {
+                if (c instanceof JitCall) PerCpuHits.count(e, b, ((JitCall) c).stats() + ProbeStats.PER_CPU, ProbeStats.PER_CPU, tails);
+            }
         }
         for (int x = 0; x < xmmSaved; x++) movdqu(b, true, x, xmm + 16 * x);   /* movdqu [rsp + xmm + 16x], xmmX */
         e.load(true, X86Reg.RAX, Mem.of(X86Reg.RBP, 0));           /* mov rax, [rbp] (parent rbp) */
@@ -161,17 +171,21 @@ final class TrampolineEmitter {
                 new UnwindRow(0, afterPush, CfaRule.RETURN_AT_SP),
                 new UnwindRow(afterPush, fp, CfaRule.RETURN_AT_SP_PLUS_8),
                 new UnwindRow(fp, leave + 1, CfaRule.FRAME_POINTER)));
+        int copy = -1;
         if (site.displaced() == null) {
             e.ret();                                         /* ret (to site + 5) */
             rows.add(new UnwindRow(leave + 1, leave + 2, CfaRule.RETURN_AT_SP));
-            return new Code(b.toByteArray(), rows, -1);
+        } else {
+            e.lea(X86Reg.RSP, Mem.of(X86Reg.RSP, 8));              /* lea rsp, [rsp + 8] (drop site + 5; flags untouched) */
+            copy = e.position();
+            rows.add(new UnwindRow(leave + 1, copy, CfaRule.RETURN_AT_SP));
+            byte[] displaced = site.displaced().copy(base + copy);
+            for (byte x : displaced) b.emit8(x);             /* the displaced instructions, relocated; jmp site + length */
+            rows.addAll(copyRows(site.displaced(), copy, displaced.length));
         }
-        e.lea(X86Reg.RSP, Mem.of(X86Reg.RSP, 8));                  /* lea rsp, [rsp + 8] (drop site + 5; flags untouched) */
-        int copy = e.position();
-        rows.add(new UnwindRow(leave + 1, copy, CfaRule.RETURN_AT_SP));
-        byte[] displaced = site.displaced().copy(base + copy);
-        for (byte x : displaced) b.emit8(x);                 /* the displaced instructions, relocated; jmp site + length */
-        rows.addAll(copyRows(site.displaced(), copy, displaced.length));
+        int tailsAt = e.position();
+        int tailsEnd = PerCpuHits.finish(e, b, base, tails);  // run with rbp = A, as the counting they belong to
+        if (tailsEnd > tailsAt) rows.add(new UnwindRow(tailsAt, tailsEnd, CfaRule.FRAME_POINTER));
         return new Code(b.toByteArray(), rows, copy);
     }
 
@@ -252,6 +266,7 @@ final class TrampolineEmitter {
         e.aluRR(AluOp.XOR, false, X86Reg.RDX, X86Reg.RDX);         /* xor edx, edx */
         for (int i = 0; i < w.length; i++) {
             int off = i * 8;
+            if (!c.stored().get(i)) continue;                   // a word this program's code never reads
             if (off == EnvLayout.REGIONS || off == EnvLayout.REGIONS + EnvLayout.REGION_END
                     || off == EnvLayout.FAST_R_START || off == EnvLayout.FAST_R_LAST) continue;   // this hit's pt_regs, below
             if (w[i] == 0) {
@@ -265,12 +280,14 @@ final class TrampolineEmitter {
         }
         if (ptRegs == null) e.lea(X86Reg.RAX, Mem.of(X86Reg.RBP, PT)); /* lea rax, [rbp + pt_regs] */
         else e.movRR(true, X86Reg.RAX, ptRegs);                 /* mov rax, pt_regs (the return trampoline's) */
-        e.store(8, env(envAt, EnvLayout.REGIONS), X86Reg.RAX);  /* mov [env.regions[0].start], rax */
-        e.store(8, env(envAt, EnvLayout.FAST_R_START), X86Reg.RAX); /* mov [env.fast_r_start], rax */
-        e.lea(X86Reg.RCX, Mem.of(X86Reg.RAX, PtRegsLayout.SIZE));  /* lea rcx, [rax + 168] */
-        e.store(8, env(envAt, EnvLayout.REGIONS + EnvLayout.REGION_END), X86Reg.RCX); /* mov [env.regions[0].end], rcx */
-        e.lea(X86Reg.RCX, Mem.of(X86Reg.RAX, PtRegsLayout.SIZE - 8)); /* lea rcx, [rax + 160] */
-        e.store(8, env(envAt, EnvLayout.FAST_R_LAST), X86Reg.RCX); /* mov [env.fast_r_last], rcx */
+        if (c.stored().get(EnvLayout.REGIONS / 8)) {
+            e.store(8, env(envAt, EnvLayout.REGIONS), X86Reg.RAX);  /* mov [env.regions[0].start], rax */
+            e.store(8, env(envAt, EnvLayout.FAST_R_START), X86Reg.RAX); /* mov [env.fast_r_start], rax */
+            e.lea(X86Reg.RCX, Mem.of(X86Reg.RAX, PtRegsLayout.SIZE));  /* lea rcx, [rax + 168] */
+            e.store(8, env(envAt, EnvLayout.REGIONS + EnvLayout.REGION_END), X86Reg.RCX); /* mov [env.regions[0].end], rcx */
+            e.lea(X86Reg.RCX, Mem.of(X86Reg.RAX, PtRegsLayout.SIZE - 8)); /* lea rcx, [rax + 160] */
+            e.store(8, env(envAt, EnvLayout.FAST_R_LAST), X86Reg.RCX); /* mov [env.fast_r_last], rcx */
+        }
         e.movRR(true, X86Reg.RDI, X86Reg.RAX);                     /* mov rdi, rax (ctx) */
         e.lea(X86Reg.RSI, Mem.of(X86Reg.RBP, envAt));              /* lea rsi, [rbp + env] */
         e.movabs(X86Reg.RAX, c.entry());                        /* movabs rax, entry */
