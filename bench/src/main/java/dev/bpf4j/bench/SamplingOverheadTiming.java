@@ -30,8 +30,11 @@ import java.util.List;
  * (≈22 events and rings) are counted; {@code steady} starts one profiler per rate before the rounds
  * and turns its sampling on for its chunks and off otherwise (PERF_EVENT_IOC_ENABLE / _DISABLE), as
  * a long profile runs: only the active profiler's threads are counted (the paused one's reader still
- * wakes for its timers).
- * <pre>java -cp bench/target/benchmarks.jar dev.bpf4j.bench.SamplingOverheadTiming [ROUNDS] [CHUNK_SECONDS] [per-chunk|steady]</pre>
+ * wakes for its timers). {@code perf} is {@code steady} with Linux {@code perf record} in place of
+ * bpf4j's sampler (same event, rates and stack copies: {@link PerfRecordControl}), the baseline of
+ * what the kernel's sampling alone costs the workload; the "sampler threads" column is then perf's
+ * own process CPU (10 ms ticks).
+ * <pre>java -cp bench/target/benchmarks.jar dev.bpf4j.bench.SamplingOverheadTiming [ROUNDS] [CHUNK_SECONDS] [per-chunk|steady|perf]</pre>
  */
 public final class SamplingOverheadTiming {
     private SamplingOverheadTiming() {}
@@ -42,8 +45,8 @@ public final class SamplingOverheadTiming {
         int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 7;
         double chunkSeconds = args.length > 1 ? Double.parseDouble(args[1]) : 2;
         String mode = args.length > 2 ? args[2] : "per-chunk";
-        if (!mode.equals("per-chunk") && !mode.equals("steady")) throw new IllegalArgumentException("mode " + mode + ": per-chunk or steady");
-        boolean steady = mode.equals("steady");
+        if (!List.of("per-chunk", "steady", "perf").contains(mode)) throw new IllegalArgumentException("mode " + mode + ": per-chunk, steady or perf");
+        boolean perf = mode.equals("perf"), steady = perf || mode.equals("steady");
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         com.sun.management.OperatingSystemMXBean os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
         try (Executable exe = Engines.byName("jit").load(SubprogramChain.program(), LoadOptions.defaults())) {
@@ -59,11 +62,15 @@ public final class SamplingOverheadTiming {
                 warm.stop();
                 warm.stacks();
             }
-            System.out.printf("mode %s: %s%n", mode, steady ? "one profiler per rate for the whole run, sampling on only for its chunks"
+            System.out.printf("mode %s: %s%n", mode, perf ? "one perf record per rate for the whole run, enabled only for its chunks"
+                    : steady ? "one profiler per rate for the whole run, sampling on only for its chunks"
                     : "a new profiler per sampled chunk (its start and stop counted)");
             System.out.printf("%d runs per chunk (%d iterations of main each), %d rounds%n", runs, SubprogramChain.ITERATIONS_PER_RUN, rounds);
             Profiler[] kept = new Profiler[RATES.length];
-            if (steady) {
+            PerfRecordControl[] perfs = new PerfRecordControl[RATES.length];
+            if (perf) {
+                for (int i = 1; i < RATES.length; i++) perfs[i] = new PerfRecordControl(RATES[i]);
+            } else if (steady) {
                 for (int i = 1; i < RATES.length; i++) {
                     kept[i] = Profiler.ofProcess(SamplerOptions.atFrequency(RATES[i])).start();
                     kept[i].setSampling(false);
@@ -75,6 +82,20 @@ public final class SamplingOverheadTiming {
                 for (int k = 0; k < RATES.length; k++) {
                     int i = (k + round) % RATES.length;   // rotate the order: no setting always runs first
                     long hz = RATES[i];
+                    if (perf) {
+                        PerfRecordControl q = perfs[i];
+                        long p0 = q == null ? 0 : q.cpuNanos();
+                        if (q != null) q.setSampling(true);
+                        long cpu0 = os.getProcessCpuTime(), mine0 = threads.getCurrentThreadCpuTime(), w0 = System.nanoTime();
+                        long acc = 0;
+                        for (long r = 0; r < runs; r++) acc += exe.run(ctx);
+                        long wall = System.nanoTime() - w0, mine = threads.getCurrentThreadCpuTime() - mine0;
+                        if (q != null) q.setSampling(false);
+                        long others = os.getProcessCpuTime() - cpu0 - mine;
+                        if (acc == 42) System.out.println();
+                        results.get(i).add(new double[] {wall, others, 0, 0, mine, q == null ? 0 : q.cpuNanos() - p0, 0});
+                        continue;
+                    }
                     if (steady) {
                         Profiler p = kept[i];
                         long[] c0 = p == null ? new long[2] : cpuOf(threads, p.threads());
@@ -125,6 +146,7 @@ public final class SamplingOverheadTiming {
                         rows.stream().mapToDouble(r -> r[3]).sum());
             }
             for (Profiler p : kept) if (p != null) p.stop();
+            for (PerfRecordControl q : perfs) if (q != null) q.close();
             System.out.println("workload CPU of every chunk (ms): ");
             for (int i = 0; i < RATES.length; i++) {
                 System.out.println("  " + (RATES[i] == 0 ? "none" : RATES[i] + " Hz") + ": "
