@@ -32,8 +32,8 @@ import java.util.List;
  *  ...
  *  .shared: lock add qword [rdx - PER_CPU + HITS], 1; jmp post    a thread without rseq
  *         ud1 edi, [rip + RSEQ_SIG]                            the 4 bytes before abort_ip must be the signature
- *  abort: jmp arm                                              preempted, migrated or signalled inside
- *                                                              [start, post): the kernel cleared rseq_cs; redo it all
+ *  abort: lock add qword [rdx - PER_CPU + RESTARTS], 1       preempted, migrated or signalled inside
+ *         jmp arm                                              [start, post): the kernel cleared rseq_cs; redo it all
  * </pre>
  * The add either happened before the preemption or not at all, so a restart never counts twice.
  * Without glibc's rseq ({@code __rseq_size} 0 or absent) every hit takes the locked add.
@@ -78,7 +78,8 @@ final class PerCpuHits {
 
     /**
      * Counts one hit on the per-CPU counters at {@code perCpu} (on the shared one {@code shared} bytes
-     * before them, for a thread without rseq). Clobbers rax, rcx, rdx and the flags.
+     * before them, for a thread without rseq; restarts on {@link ProbeStats#RESTARTS} from there).
+     * Clobbers rax, rcx, rdx and the flags.
      */
     static void count(X86Encoder e, CodeBuffer b, long perCpu, int shared, Tails tails) {
         int arm = e.position();
@@ -101,7 +102,7 @@ final class PerCpuHits {
 
     /**
      * Places the tails after the trampoline's last instruction (the code starts at {@code base}): the
-     * shared counter's path, the signature, the restart jump and the 32-byte aligned {@code struct rseq_cs}.
+     * shared counter's path, the signature, the restart (counted) and the 32-byte aligned {@code struct rseq_cs}.
      * Returns where the tails' code ends (their descriptors follow it).
      */
     static int finish(X86Encoder e, CodeBuffer b, long base, Tails tails) {
@@ -113,8 +114,10 @@ final class PerCpuHits {
             e.jmpRel32(p.post());                                 /* jmp post */
             b.emit8(0x0f); b.emit8(0xb9); b.emit8(0x3d);          /* ud1 edi, [rip + RSEQ_SIG]: never runs */
             b.emit32(RSEQ_SIG);
-            aborts.add(new int[] {e.position()});
-            e.jmpRel32(p.arm());                                  /* abort: jmp arm */
+            aborts.add(new int[] {e.position()});                 /* abort: (rdx = per-CPU counters: set before start) */
+            e.movImm32(X86Reg.RCX, 1);                            /* mov ecx, 1 */
+            e.aluMR(AluOp.ADD, true, Mem.of(X86Reg.RDX, -p.shared() + ProbeStats.RESTARTS), X86Reg.RCX, true); /* lock add [rdx - shared + restarts], rcx */
+            e.jmpRel32(p.arm());                                  /* jmp arm */
         }
         int end = e.position();
         for (int i = 0; i < tails.pending.size(); i++) {

@@ -10,6 +10,8 @@ import dev.bpf4j.runtime.NativeMemory;
  */
 final class ProbeStats implements AutoCloseable {
     static final int HITS = 0, ERRORS = 8, MISSED = 16, LAST_STATUS = 24, LAST_KIND = 32, LAST_DESC = 40, LAST_ADDR = 48;
+    /** Per-CPU counts the kernel aborted and the trampoline started over (rseq restarts). */
+    static final int RESTARTS = 56;
     /** The per-CPU hit counters, from a cache line boundary. */
     static final int PER_CPU = 64;
     static final int SIZE = PER_CPU + PerCpuHits.CPUS * PerCpuHits.STRIDE;
