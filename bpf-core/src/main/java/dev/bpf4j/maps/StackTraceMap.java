@@ -283,5 +283,8 @@ public final class StackTraceMap extends BpfMap {
 
     @Override public long programLookup(long keyAddress) { return 0; }
 
-    @Override protected void free() { NativeMemory.free(block); }
+    @Override protected void free() {
+        dev.bpf4j.stack.StackMapHandles.global().forget(block);   // before native helpers could reach freed memory
+        NativeMemory.free(block);
+    }
 }
