@@ -16,11 +16,14 @@ import java.util.Optional;
  * <p>Native layout (one block at {@link #address()}, all little-endian):
  * <pre>
  *   0                 u64 free list head: tag &lt;&lt; 32 | (top element + 1), 0 when empty (the tag stops ABA)
- *   8                 u32 buckets[buckets()]: element + 1, 0 when empty
+ *   8                 u64 fresh: elements never used yet start here (taken by CAS when the list is empty)
+ *   16                u32 buckets[buckets()]: element + 1, 0 when empty
  *   elementsOffset()  elements, elementStride() bytes each:
  *                       +0 u32 hash, +4 u32 nr, +8 u32 next free element + 1, +16 u64 ips[maxDepth()]
  * </pre>
- * The key is the u32 bucket id; the Java value is {@code value_size} bytes of u64 ips, zero after
+ * Elements are taken from the list, else fresh from the untouched end of the block, so a map that
+ * declares many entries (the CLI's stackcount widens to 2^20) commits memory only for the traces it
+ * stores. The key is the u32 bucket id; the Java value is {@code value_size} bytes of u64 ips, zero after
  * {@code nr}. {@code bpf_get_stackid}'s rules are {@code dev.bpf4j.stack.StackIds}'s.
  */
 public final class StackTraceMap extends BpfMap {
@@ -29,7 +32,7 @@ public final class StackTraceMap extends BpfMap {
         public int nr() { return ips.length; }
     }
 
-    public static final int FREE_HEAD = 0, BUCKETS = 8;
+    public static final int FREE_HEAD = 0, FRESH = 8, BUCKETS = 16;
     public static final int ELEMENT_HASH = 0, ELEMENT_NR = 4, ELEMENT_NEXT_FREE = 8, ELEMENT_IPS = 16;
 
     private final int buckets;
@@ -54,12 +57,7 @@ public final class StackTraceMap extends BpfMap {
         } catch (OutOfMemoryError e) {
             throw CreateChecks.fail(def, Errno.ENOMEM, "cannot preallocate " + size + " bytes of elements");
         }
-        NativeMemory.setMemory(block, size, (byte) 0);
-        // pcpu_freelist_populate: every element free, element i linking to i + 1.
-        for (int i = 0; i < def.maxEntries(); i++) {
-            NativeMemory.putInt(element(i) + ELEMENT_NEXT_FREE, i + 1 < def.maxEntries() ? i + 2 : 0);
-        }
-        NativeMemory.putLong(block + FREE_HEAD, 1);
+        NativeMemory.setMemory(block, elementsOffset, (byte) 0);   // header and buckets; elements are written before use
     }
 
     public int buckets() { return buckets; }
@@ -101,10 +99,19 @@ public final class StackTraceMap extends BpfMap {
         while (true) {
             long head = NativeMemory.getLongVolatile(block + FREE_HEAD);
             int top = (int) head;
-            if (top == 0) return -1;
+            if (top == 0) return fresh();
             int next = NativeMemory.getIntVolatile(element(top - 1) + ELEMENT_NEXT_FREE);
             long tag = (head >>> 32) + 1;
             if (NativeMemory.casLong(block + FREE_HEAD, head, tag << 32 | Integer.toUnsignedLong(next))) return top - 1;
+        }
+    }
+
+    /** An element never used yet, or -1 when all {@code max_entries} were handed out. */
+    private int fresh() {
+        while (true) {
+            long f = NativeMemory.getLongVolatile(block + FRESH);
+            if (f >= def.maxEntries()) return -1;
+            if (NativeMemory.casLong(block + FRESH, f, f + 1)) return (int) f;
         }
     }
 
@@ -204,11 +211,11 @@ public final class StackTraceMap extends BpfMap {
     /** Elements on the free list now (a walk; exact only while nothing runs). */
     public int freeElements() {
         checkOpen();
-        int n = 0;
+        long n = def.maxEntries() - NativeMemory.getLongVolatile(block + FRESH);
         for (int top = (int) NativeMemory.getLongVolatile(block + FREE_HEAD); top != 0 && n <= def.maxEntries(); n++) {
             top = NativeMemory.getInt(element(top - 1) + ELEMENT_NEXT_FREE);
         }
-        return n;
+        return (int) n;
     }
 
     public Optional<long[]> ips(int id) {

@@ -15,10 +15,11 @@ import dev.bpf4j.runtime.NativeMemory;
  * <pre>
  *   entry (48 bytes): +0 u64 handle (0: end of table, -1: forgotten)  +8 u64 map block
  *                     +16 u32 buckets - 1  +20 u32 value_size / 8  +24 u64 elements offset  +32 u64 element stride
+ *                     +40 u64 max_entries
  * </pre>
  */
 public final class StackMapHandles {
-    public static final int ENTRY = 48, HANDLE = 0, BLOCK = 8, MASK = 16, DEPTH = 20, ELEMENTS = 24, STRIDE = 32;
+    public static final int ENTRY = 48, HANDLE = 0, BLOCK = 8, MASK = 16, DEPTH = 20, ELEMENTS = 24, STRIDE = 32, MAX_ENTRIES = 40;
     public static final int CAPACITY = 256;
     static final long FORGOTTEN = -1;
 
@@ -63,6 +64,7 @@ public final class StackMapHandles {
         NativeMemory.putInt(e + DEPTH, map.maxDepth());
         NativeMemory.putLong(e + ELEMENTS, map.elementsOffset());
         NativeMemory.putLong(e + STRIDE, map.elementStride());
+        NativeMemory.putLong(e + MAX_ENTRIES, map.maxEntries());
         NativeMemory.casLong(e + HANDLE, 0, handle);   // publishes the fields
         used++;
     }

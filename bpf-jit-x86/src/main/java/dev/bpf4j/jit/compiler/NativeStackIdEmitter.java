@@ -366,12 +366,23 @@ public final class NativeStackIdEmitter {
         e.load(true, X86Reg.RAX, Mem.of(X86Reg.RBX, StackTraceMap.FREE_HEAD));   /* mov rax, [rbx] (tag:top) */
         e.movRR(false, X86Reg.R11, X86Reg.RAX);                                  /* mov r11d, eax (top = element + 1) */
         e.testRR(false, X86Reg.R11, X86Reg.R11);                                 /* test r11d, r11d */
-        enomem.add(e.jccForward32(Cond.E));                                      /* je .enomem (no free element) */
+        int fresh = e.jccForward32(Cond.E);                                      /* je .fresh (the list is empty) */
         element(e, X86Reg.RDX, X86Reg.R11, X86Reg.RCX);                          /* rdx = that element */
         e.load(false, X86Reg.R8, Mem.of(X86Reg.RDX, StackTraceMap.ELEMENT_NEXT_FREE)); /* mov r8d, [rdx + next] */
         nextHead(e, X86Reg.R8);                                                  /* r9 = tag + 1 : r8 */
         e.lockCmpxchg(true, Mem.of(X86Reg.RBX, StackTraceMap.FREE_HEAD), X86Reg.R9); /* lock cmpxchg [rbx], r9 */
         e.jccRel32(Cond.NE, pop);                                                /* jne .pop (raced) */
+        int popped = e.jmpForward32();                                           /* jmp .fill */
+        e.bind32(fresh);                                                         /* .fresh: an element never used */
+        int again = e.position();
+        e.load(true, X86Reg.RAX, Mem.of(X86Reg.RBX, StackTraceMap.FRESH));       /* mov rax, [rbx + FRESH] */
+        e.aluRM(AluOp.CMP, true, X86Reg.RAX, Mem.of(X86Reg.R15, StackMapHandles.MAX_ENTRIES)); /* cmp rax, [r15 + MAX_ENTRIES] */
+        enomem.add(e.jccForward32(Cond.AE));                                     /* jae .enomem (all handed out) */
+        e.lea(X86Reg.R11, Mem.of(X86Reg.RAX, 1));                                /* lea r11, [rax + 1] */
+        e.lockCmpxchg(true, Mem.of(X86Reg.RBX, StackTraceMap.FRESH), X86Reg.R11); /* lock cmpxchg [rbx + FRESH], r11 */
+        e.jccRel32(Cond.NE, again);                                              /* jne .fresh (raced) */
+        element(e, X86Reg.RDX, X86Reg.R11, X86Reg.RCX);                          /* rdx = element r11 - 1 */
+        e.bind32(popped);                                                        /* .fill: r11 = element + 1, rdx = its address */
         // fill the element (off every bucket), then publish it with the exchange
         skippedIps(e, X86Reg.R8);                                                /* r8 = ips + skip */
         e.lea(X86Reg.RSI, Mem.of(X86Reg.RDX, StackTraceMap.ELEMENT_IPS));        /* lea rsi, [rdx + ips] */
