@@ -29,8 +29,7 @@ public final class StackHelpers {
 
     public static HelperRegistry.Builder register(HelperRegistry.Builder b, MapTable maps, StackSource source) {
         b.add(HelperIds.GET_STACKID, "bpf_get_stackid", new GetStackId(maps, source));
-        b.add(HelperIds.GET_STACK, "bpf_get_stack",
-                (call, r1, r2, r3, r4, r5) -> getStack(call, source, r2, r3 & 0xffffffffL, r4));
+        b.add(HelperIds.GET_STACK, "bpf_get_stack", new GetStack(source));
         return b;
     }
 
@@ -65,6 +64,19 @@ public final class StackHelpers {
         }
     }
 
+    /** The Java body of {@code bpf_get_stack}; as {@link GetStackId}, it teaches native helpers the steps of its live unwinds. */
+    public static final class GetStack implements Helper {
+        private final StackSource source;
+
+        GetStack(StackSource source) { this.source = source; }
+
+        public boolean overGlobalSource() { return source == StackSource.global(); }
+
+        @Override public long call(HelperCall call, long r1, long r2, long r3, long r4, long r5) {
+            return getStack(call, source, r2, r3 & 0xffffffffL, r4);
+        }
+    }
+
     /** __bpf_get_stack: bytes copied, the rest of {@code buf} zeroed; on an error all of it zeroed. */
     static long getStack(HelperCall call, StackSource source, long buf, long size, long flags) {
         call.checkArgument(2, "bpf_get_stack buf (r2)", buf, size, true);
@@ -76,6 +88,10 @@ public final class StackHelpers {
         long numElem = size / 8;
         int maxDepth = (int) Math.min(numElem + skip, PERF_EVENT_MAX_STACK);
         long[] trace = source.trace(call, user, maxDepth);
+        if (source == StackSource.global() && source.liveUnwind(call)) {
+            ConfirmedSteps.global().learn(Unwinder.global(), trace);
+            ThreadStackTops.publish();
+        }
         if (trace.length < skip) return clear(buf, size, -Errno.EFAULT);
         int traceNr = (int) Math.min(trace.length - skip, numElem);
         for (int i = 0; i < traceNr; i++) NativeMemory.putLong(buf + 8L * i, trace[skip + i]);

@@ -10,6 +10,7 @@ import dev.bpf4j.jit.x86.X86Reg;
 import dev.bpf4j.maps.Errno;
 import dev.bpf4j.maps.StackTraceMap;
 import dev.bpf4j.runtime.HelperIds;
+import dev.bpf4j.runtime.Limits;
 import dev.bpf4j.runtime.PtRegs;
 import dev.bpf4j.stack.ConfirmedSteps;
 import dev.bpf4j.stack.Jhash;
@@ -34,6 +35,7 @@ import java.util.List;
  *   <li><b>bucket</b>: {@code __bpf_get_stackid}'s rules on the map's off-heap storage
  *       ({@link StackTraceMap}), with the same atomic free list and bucket exchange as {@link StackIds}.</li>
  * </ol>
+ * {@code bpf_get_stack} ({@link #code(Targets, boolean)}) shares the walk, then copies and zero-fills.
  * Goes to Java as well: a run not started by a trampoline, flags outside skip/USER/FAST/REUSE, a
  * handle {@link StackMapHandles} does not know (never dereferenced), a thread whose stack bounds
  * {@link ThreadStackTops} has not published, a start ip of 0 or sp off the thread's stack.
@@ -63,7 +65,10 @@ public final class NativeStackIdEmitter {
         void bind(X86Encoder e) { for (int j : jumps) e.bind32(j); }
     }
 
-    public static Code code(Targets t) {
+    public static Code code(Targets t) { return code(t, false); }
+
+    /** {@code bpf_get_stack} (helper 67) instead when {@code stack}: the same walk, then copy and zero-fill ({@link #copyOut}). */
+    public static Code code(Targets t, boolean stack) {
         CodeBuffer buf = new CodeBuffer();
         X86Encoder e = new X86Encoder(buf);
         Labels fallback = new Labels(), done = new Labels(), result = new Labels();
@@ -78,10 +83,11 @@ public final class NativeStackIdEmitter {
         e.aluRI(AluOp.SUB, true, X86Reg.RSP, FRAME);                             /* sub rsp, FRAME */
         for (int i = 0; i < ARGS.length; i++) e.store(8, Mem.of(X86Reg.RSP, SAVED_ARGS + 8 * i), ARGS[i]); /* mov [rsp + args + 8i], r(i+1) */
 
-        checks(e, t, fallback);
-        walk(e, t, fallback, done);
+        checks(e, t, fallback, stack);
+        walk(e, t, fallback, done, stack);
         done.bind(e);                                                            /* .done: rbx = ips collected */
-        bucket(e, result);
+        if (stack) copyOut(e, result);
+        else bucket(e, result);
         result.bind(e);                                                          /* .result: rax = r0 */
         count(e, t.counters() + NATIVE_RESULTS);
         e.aluRR(AluOp.XOR, false, X86Reg.R10, X86Reg.R10);                       /* xor r10d, r10d (return, not to Java) */
@@ -103,7 +109,7 @@ public final class NativeStackIdEmitter {
         int toJava = e.jccForward8(Cond.NE);                                     /* jne .java */
         e.ret();                                                                 /* ret */
         e.bind(toJava);                                                          /* .java: the Java helper, as CallEmitter calls it */
-        e.storeImm(8, Mem.of(RegMap.ENV, EnvLayout.HELPER_ID), HelperIds.GET_STACKID); /* mov qword [r12 + HELPER_ID], 27 */
+        e.storeImm(8, Mem.of(RegMap.ENV, EnvLayout.HELPER_ID), stack ? HelperIds.GET_STACK : HelperIds.GET_STACKID); /* mov qword [r12 + HELPER_ID], id */
         e.movRR(true, RegMap.BRIDGE_ENV, RegMap.ENV);                            /* mov r9, r12 */
         e.movabs(X86Reg.R11, t.bridge());                                        /* movabs r11, bridge */
         e.jmpR(X86Reg.R11);                                                      /* jmp r11 (it returns to our caller) */
@@ -121,9 +127,14 @@ public final class NativeStackIdEmitter {
      * The cases native code leaves to Java; on the way r15 = the map's handle entry, r8 = the thread's
      * stack {low, high} record.
      */
-    private static void checks(X86Encoder e, Targets t, Labels fallback) {
+    private static void checks(X86Encoder e, Targets t, Labels fallback, boolean stack) {
         e.aluMI(AluOp.CMP, true, Mem.of(RegMap.ENV, EnvLayout.OWNER), 0);        /* cmp qword [r12 + OWNER], 0 */
         fallback.add(e.jccForward32(Cond.E));                                    /* je .fallback (not a trampoline's run) */
+        if (stack) {
+            stackChecks(e, fallback);
+            bounds(e, t, fallback);
+            return;
+        }
         e.testRI(true, X86Reg.RDX, (int) ~(StackFlags.BPF_F_SKIP_FIELD_MASK | StackFlags.BPF_F_USER_STACK
                 | StackFlags.BPF_F_FAST_STACK_CMP | StackFlags.BPF_F_REUSE_STACKID)); /* test rdx, ~valid flags */
         fallback.add(e.jccForward32(Cond.NE));                                   /* jne .fallback (Java says -EINVAL) */
@@ -137,6 +148,36 @@ public final class NativeStackIdEmitter {
         e.aluRI(AluOp.ADD, true, X86Reg.R15, StackMapHandles.ENTRY);             /* add r15, ENTRY */
         e.jmpTo(scan);                                                           /* jmp .scan */
         e.bind(found);                                                           /* .found: */
+        bounds(e, t, fallback);
+    }
+
+    /**
+     * bpf_get_stack's cases left to Java: flags beyond skip and USER (BUILD_ID is -EINVAL there),
+     * a size (low 32 bits of r3) of 0, not a multiple of 8 or over 512, and a buffer outside the
+     * calling function's 512-byte frame ({@code [CUR_RBP - 512, CUR_RBP - size]}, which the Java
+     * helper's argument check always accepts).
+     */
+    private static void stackChecks(X86Encoder e, Labels fallback) {
+        e.testRI(true, X86Reg.RCX, (int) ~(StackFlags.BPF_F_SKIP_FIELD_MASK | StackFlags.BPF_F_USER_STACK)); /* test rcx, ~(skip | USER) */
+        fallback.add(e.jccForward32(Cond.NE));                                   /* jne .fallback */
+        e.movRR(false, X86Reg.RAX, X86Reg.RDX);                                  /* mov eax, edx (size: the low 32 bits) */
+        e.store(8, Mem.of(X86Reg.RSP, SAVED_ARGS + 16), X86Reg.RAX);             /* mov [saved r3], rax (the size from here on) */
+        e.testRI(false, X86Reg.RAX, 7);                                          /* test eax, 7 */
+        fallback.add(e.jccForward32(Cond.NE));                                   /* jne .fallback (-EINVAL in Java) */
+        e.testRR(false, X86Reg.RAX, X86Reg.RAX);                                 /* test eax, eax */
+        fallback.add(e.jccForward32(Cond.E));                                    /* je .fallback (size 0) */
+        e.aluRI(AluOp.CMP, false, X86Reg.RAX, Limits.STACK_SIZE);                /* cmp eax, 512 */
+        fallback.add(e.jccForward32(Cond.A));                                    /* ja .fallback */
+        e.load(true, X86Reg.R11, Mem.of(RegMap.ENV, EnvLayout.CUR_RBP));         /* mov r11, [r12 + CUR_RBP] */
+        e.aluRR(AluOp.SUB, true, X86Reg.R11, X86Reg.RSI);                        /* sub r11, rsi (rbp - buf) */
+        e.aluRR(AluOp.CMP, true, X86Reg.R11, X86Reg.RAX);                        /* cmp r11, rax */
+        fallback.add(e.jccForward32(Cond.L));                                    /* jl .fallback (the buffer's end past rbp) */
+        e.aluRI(AluOp.CMP, true, X86Reg.R11, Limits.STACK_SIZE);                 /* cmp r11, 512 */
+        fallback.add(e.jccForward32(Cond.G));                                    /* jg .fallback (below the frame) */
+    }
+
+    /** r8 = this thread's published stack bounds, else to Java. */
+    private static void bounds(X86Encoder e, Targets t, Labels fallback) {
         e.movImm32(X86Reg.RDI, t.stackKey());                                    /* mov edi, key */
         e.movabs(X86Reg.RAX, t.getspecific());                                   /* movabs rax, pthread_getspecific */
         e.callR(X86Reg.RAX);                                                     /* call rax */
@@ -152,7 +193,7 @@ public final class NativeStackIdEmitter {
      * a step leaves rax = ra, rcx = next sp, rdx = next bp, r11 = "last" (a frame-pointer chain that
      * stops rising: keep ra, then stop, as {@code Unwinder}).
      */
-    private static void walk(X86Encoder e, Targets t, Labels fallback, Labels done) {
+    private static void walk(X86Encoder e, Targets t, Labels fallback, Labels done, boolean stack) {
         e.load(true, X86Reg.RAX, Mem.of(RegMap.ENV, EnvLayout.REGIONS));        /* mov rax, [r12 + REGIONS] (the pt_regs) */
         e.load(true, X86Reg.RDI, Mem.of(X86Reg.RAX, PtRegs.OFF_IP));             /* mov rdi, [rax + ip] */
         e.load(true, X86Reg.R13, Mem.of(X86Reg.RAX, PtRegs.OFF_SP));             /* mov r13, [rax + sp] */
@@ -170,11 +211,16 @@ public final class NativeStackIdEmitter {
         fallback.add(e.jccForward32(Cond.B));                                    /* jb .fallback */
         e.aluRI(AluOp.SUB, true, X86Reg.R9, 8);                                  /* sub r9, 8 (top - 8 - low) */
         e.movRR(true, X86Reg.R10, X86Reg.R13);                                   /* mov r10, r13 (low) */
-        // max depth = min(value_size / 8 + skip, 127)
-        e.load(true, X86Reg.RCX, Mem.of(X86Reg.RSP, SAVED_ARGS + 16));          /* mov rcx, [saved r3] (flags) */
+        // max depth = min(value_size / 8 (get_stack: size / 8) + skip, 127)
+        e.load(true, X86Reg.RCX, Mem.of(X86Reg.RSP, SAVED_ARGS + (stack ? 24 : 16))); /* mov rcx, [saved flags] */
         e.aluRI(AluOp.AND, false, X86Reg.RCX, (int) StackFlags.BPF_F_SKIP_FIELD_MASK); /* and ecx, 0xff (skip) */
         e.store(8, Mem.of(X86Reg.RSP, SKIP), X86Reg.RCX);                        /* mov [rsp + SKIP], rcx */
-        e.load(false, X86Reg.RAX, Mem.of(X86Reg.R15, StackMapHandles.DEPTH));    /* mov eax, [r15 + DEPTH] */
+        if (stack) {
+            e.load(true, X86Reg.RAX, Mem.of(X86Reg.RSP, SAVED_ARGS + 16));      /* mov rax, [saved size] */
+            e.shiftImm(Shift.SHR, false, X86Reg.RAX, 3);                         /* shr eax, 3 */
+        } else {
+            e.load(false, X86Reg.RAX, Mem.of(X86Reg.R15, StackMapHandles.DEPTH)); /* mov eax, [r15 + DEPTH] */
+        }
         e.aluRR(AluOp.ADD, false, X86Reg.RAX, X86Reg.RCX);                       /* add eax, ecx */
         e.aluRI(AluOp.CMP, false, X86Reg.RAX, StackFlags.PERF_EVENT_MAX_STACK);  /* cmp eax, 127 */
         int small = e.jccForward8(Cond.BE);                                      /* jbe .small */
@@ -413,6 +459,47 @@ public final class NativeStackIdEmitter {
         errno(e, efault, -Errno.EFAULT, result);
         errno(e, eexist, -Errno.EEXIST, result);
         errno(e, enomem, -Errno.ENOMEM, result);
+    }
+
+    /**
+     * __bpf_get_stack's end on ips[0, rbx): nr &lt; skip is -EFAULT with the whole buffer zeroed; else
+     * min(nr - skip, size / 8) ips copied, the rest zeroed, rax = the bytes copied.
+     */
+    private static void copyOut(X86Encoder e, Labels result) {
+        e.load(true, X86Reg.RDI, Mem.of(X86Reg.RSP, SAVED_ARGS + 8));           /* mov rdi, [saved r2] (buf) */
+        e.load(true, X86Reg.R9, Mem.of(X86Reg.RSP, SAVED_ARGS + 16));           /* mov r9, [saved size] */
+        e.shiftImm(Shift.SHR, true, X86Reg.R9, 3);                               /* shr r9, 3 (slots) */
+        e.load(true, X86Reg.RCX, Mem.of(X86Reg.RSP, SKIP));                      /* mov rcx, [rsp + SKIP] */
+        e.aluRR(AluOp.XOR, false, X86Reg.RDX, X86Reg.RDX);                       /* xor edx, edx (copied = 0) */
+        e.movImmSx(X86Reg.RAX, -Errno.EFAULT);                                   /* mov rax, -EFAULT */
+        e.aluRR(AluOp.CMP, true, X86Reg.RBX, X86Reg.RCX);                        /* cmp rbx, rcx */
+        int fault = e.jccForward32(Cond.B);                                      /* jb .zero (nr < skip: all zero) */
+        e.aluRR(AluOp.SUB, true, X86Reg.RBX, X86Reg.RCX);                        /* sub rbx, rcx (nr - skip) */
+        e.aluRR(AluOp.CMP, true, X86Reg.RBX, X86Reg.R9);                         /* cmp rbx, r9 */
+        int fits = e.jccForward8(Cond.BE);                                       /* jbe .fits */
+        e.movRR(true, X86Reg.RBX, X86Reg.R9);                                    /* mov rbx, r9 */
+        e.bind(fits);                                                            /* .fits: rbx = slots to copy */
+        skippedIps(e, X86Reg.RSI);                                               /* rsi = ips + skip */
+        int copy = e.position();                                                 /* .copy: */
+        e.aluRR(AluOp.CMP, true, X86Reg.RDX, X86Reg.RBX);                        /* cmp rdx, rbx */
+        int copied = e.jccForward32(Cond.AE);                                    /* jae .copied */
+        e.load(true, X86Reg.RAX, Mem.of(X86Reg.RSI, 0));                         /* mov rax, [rsi] */
+        e.store(8, Mem.of(X86Reg.RDI, 0), X86Reg.RAX);                           /* mov [rdi], rax */
+        e.aluRI(AluOp.ADD, true, X86Reg.RSI, 8);                                 /* add rsi, 8 */
+        e.aluRI(AluOp.ADD, true, X86Reg.RDI, 8);                                 /* add rdi, 8 */
+        e.aluRI(AluOp.ADD, true, X86Reg.RDX, 1);                                 /* add rdx, 1 */
+        e.jmpTo(copy);                                                           /* jmp .copy */
+        e.bind32(copied);                                                        /* .copied: */
+        e.lea(X86Reg.RAX, Mem.of(X86Reg.RBX, 0));                                /* lea rax, [rbx] */
+        e.shiftImm(Shift.SHL, true, X86Reg.RAX, 3);                              /* shl rax, 3 (bytes copied) */
+        e.bind32(fault);                                                         /* .zero: rdx slots done, rdi at the next */
+        int zero = e.position();
+        e.aluRR(AluOp.CMP, true, X86Reg.RDX, X86Reg.R9);                         /* cmp rdx, r9 */
+        result.add(e.jccForward32(Cond.AE));                                     /* jae .result */
+        e.storeImm(8, Mem.of(X86Reg.RDI, 0), 0);                                 /* mov qword [rdi], 0 */
+        e.aluRI(AluOp.ADD, true, X86Reg.RDI, 8);                                 /* add rdi, 8 */
+        e.aluRI(AluOp.ADD, true, X86Reg.RDX, 1);                                 /* add rdx, 1 */
+        e.jmpTo(zero);                                                           /* jmp .zero */
     }
 
     private static void errno(X86Encoder e, Labels from, int value, Labels result) {

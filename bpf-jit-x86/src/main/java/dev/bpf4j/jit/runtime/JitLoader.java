@@ -134,7 +134,7 @@ public final class JitLoader {
             throw new BpfLoadException("program '" + program.name() + "' pc " + pc + ": unknown helper id " + id);
         }
         if (spec.get().nativeForm() != null && NativeForms.enabled()) return NativeForms.bind(spec.get());
-        if (id == HelperIds.GET_STACKID && NativeStackId.applies(spec.get())) {
+        if ((id == HelperIds.GET_STACKID || id == HelperIds.GET_STACK) && NativeStackId.applies(spec.get())) {
             javaHelpers.put(id, spec.get());   // the native code hands what it cannot answer to the Java body
             return NativeStackId.bind(spec.get());
         }

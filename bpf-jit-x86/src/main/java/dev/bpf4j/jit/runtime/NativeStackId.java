@@ -18,18 +18,19 @@ import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * {@code bpf_get_stackid} bound to native code ({@link NativeStackIdEmitter}) in programs whose helper
+ * {@code bpf_get_stackid} and {@code bpf_get_stack} bound to native code ({@link NativeStackIdEmitter}) in programs whose helper
  * is the standard Java body over the global stack source: for runs a probe trampoline starts itself
  * it computes the Java helper's result natively, and hands every other case to that Java helper,
- * which stays bound too (the bridge serves it). One function per bridge address, kept for the life of
+ * which stays bound too (the bridge serves it). One function per helper and bridge address, kept for the life of
  * the JVM and registered with the code map as {@value #SYMBOL}.
  */
 public final class NativeStackId {
     private NativeStackId() {}
 
-    public static final String SYMBOL = "bpf4j_native_bpf_get_stackid";
+    public static final String SYMBOL = "bpf4j_native_bpf_get_stackid", STACK_SYMBOL = "bpf4j_native_bpf_get_stack";
 
-    private static final ConcurrentHashMap<Long, ExecutableMemory> CODE = new ConcurrentHashMap<>();
+    /** By bridge address: bpf_get_stackid's function, and bpf_get_stack's. */
+    private static final ConcurrentHashMap<Long, ExecutableMemory> CODE = new ConcurrentHashMap<>(), STACK_CODE = new ConcurrentHashMap<>();
     /** Native results and fallbacks to Java, for tests and benchmarks ({@link NativeStackIdEmitter#NATIVE_RESULTS}). */
     private static final long COUNTERS = counters();
 
@@ -38,12 +39,15 @@ public final class NativeStackId {
 
     /** True when {@code spec} may be bound natively: the standard body, over the global source, with the thread bounds key. */
     static boolean applies(HelperSpec spec) {
-        return enabled() && spec.body() instanceof StackHelpers.GetStackId g && g.overGlobalSource() && ThreadStackTops.available();
+        if (!enabled() || !ThreadStackTops.available()) return false;
+        return spec.body() instanceof StackHelpers.GetStackId g ? g.overGlobalSource()
+                : spec.body() instanceof StackHelpers.GetStack s && s.overGlobalSource();
     }
 
     static HelperBinding bind(HelperSpec spec) {
         long bridge = HelperUpcall.address();
-        ExecutableMemory code = CODE.computeIfAbsent(bridge, NativeStackId::map);
+        boolean stack = spec.body() instanceof StackHelpers.GetStack;
+        ExecutableMemory code = (stack ? STACK_CODE : CODE).computeIfAbsent(bridge, b -> map(b, stack));
         return HelperBinding.nativeCode(spec.id(), spec.name(), code.address(), code);
     }
 
@@ -53,12 +57,12 @@ public final class NativeStackId {
     /** Calls the native code handed to the Java helper. */
     public static long fallbacks() { return NativeMemory.getLongVolatile(COUNTERS + NativeStackIdEmitter.FALLBACKS); }
 
-    private static ExecutableMemory map(long bridge) {
+    private static ExecutableMemory map(long bridge, boolean stack) {
         NativeStackIdEmitter.Code f = NativeStackIdEmitter.code(new NativeStackIdEmitter.Targets(ConfirmedSteps.global().address(),
-                StackMapHandles.global().address(), ThreadStackTops.key(), ThreadStackTops.getspecific(), bridge, COUNTERS));
+                StackMapHandles.global().address(), ThreadStackTops.key(), ThreadStackTops.getspecific(), bridge, COUNTERS), stack);
         ExecutableMemory code = ExecutableMemory.of(f.code());
         int end = f.code().length;
-        CodeMap.global().register(new CodeRegion(code.address(), code.size(), SYMBOL, JitExecutable.MODULE, List.of(
+        CodeMap.global().register(new CodeRegion(code.address(), code.size(), stack ? STACK_SYMBOL : SYMBOL, JitExecutable.MODULE, List.of(
                 new UnwindRow(0, f.pushed(), CfaRule.RETURN_AT_SP),
                 new UnwindRow(f.pushed(), f.framed(), CfaRule.RETURN_AT_SP_PLUS_8),
                 new UnwindRow(f.framed(), f.afterLeave(), CfaRule.FRAME_POINTER),

@@ -270,6 +270,63 @@ class NativeStackIdDifferentialTest {
         }
     }
 
+    /**
+     * bpf_get_stack: out = {r0, the 256-byte stack buffer after the call}, the buffer filled with 0x55
+     * first (so zero-filling shows), hit after hit. {@code size} is r3 (the helper takes its low 32 bits).
+     */
+    private static Program getStackProgram(long out, long size, long flags) {
+        StringBuilder p = new StringBuilder();
+        for (int i = 0; i < 32; i++) p.append("lddw %r1, 0x5555555555555555\nstxdw [%r10-").append(256 - 8 * i).append("], %r1\n");
+        p.append("mov %r2, %r10\nadd %r2, -256\nlddw %r3, ").append(size).append("\nlddw %r4, ").append(flags).append("\ncall 67\n");
+        p.append("lddw %r6, ").append(out).append("\nstxdw [%r6+0], %r0\n");
+        for (int i = 0; i < 32; i++) p.append("ldxdw %r1, [%r10-").append(256 - 8 * i).append("]\nstxdw [%r6+").append(8 + 8 * i).append("], %r1\n");
+        p.append("mov %r0, 0\nexit");
+        return Assembler.assembleProgram("getstack", p.toString());
+    }
+
+    @Test
+    void getStackCopiesAndZeroFillsAsTheJavaHelper() {
+        long leaf = address("sd_leaf"), top = address("sd_d24");
+        long[][] cases = {{256, 0}, {64, 0}, {8, 0}, {256, 3}, {256, 30}, {64, 2}, {256, BPF_F_USER_STACK},
+                {256, BPF_F_USER_BUILD_ID}, {12, 0}, {0, 0}, {256, 1L << 12}};
+        long before = NativeStackId.nativeResults();
+        for (long[] c : cases) {
+            List<long[]> outs = new ArrayList<>();
+            List<ProbeLink> links = new ArrayList<>();
+            List<Executable> programs = new ArrayList<>();
+            try {
+                for (String engine : List.of("native", "java", "interp")) {
+                    long out = NativeMemory.allocate(8 + 256);
+                    outs.add(new long[] {out});
+                    HelperRegistry helpers = StackHelpers.register(HelperRegistry.builder(), MapTable.create(List.of())).build();
+                    if (engine.equals("java")) System.setProperty("bpf4j.jit.nativeStackId", "false");
+                    Executable x;
+                    try {
+                        x = (engine.equals("interp") ? Engines.INTERP : Engines.JIT_DIRECT).load(getStackProgram(out, c[0], c[1]),
+                                LoadOptions.defaults().withHelpers(helpers));
+                    } finally {
+                        System.clearProperty("bpf4j.jit.nativeStackId");
+                    }
+                    programs.add(x);
+                    links.add(NativeProbes.attach(leaf, "sd_leaf", ProbeProgram.of(x, List.of(new MemoryRegion("out", out, 8 + 256, true)))));
+                }
+                for (int hit = 0; hit < 3; hit++) {
+                    rootCall(top, hit);   // two hits per call (sd_d0 calls sd_leaf twice): the last is compared
+                    byte[] expected = NativeMemory.read(outs.get(2)[0], 8 + 256);
+                    for (int e = 0; e < 3; e++) {
+                        assertThat(links.get(e).errors()).as("size %d flags 0x%x: %s", c[0], c[1], links.get(e).lastError()).isZero();
+                        assertThat(NativeMemory.read(outs.get(e)[0], 8 + 256)).as("size %d flags 0x%x engine %d", c[0], c[1], e).isEqualTo(expected);
+                    }
+                }
+            } finally {
+                for (ProbeLink l : links) l.close();
+                for (Executable x : programs) x.close();
+                for (long[] o : outs) NativeMemory.free(o[0]);
+            }
+        }
+        assertThat(NativeStackId.nativeResults() - before).as("hits the native code answered").isGreaterThan(20);
+    }
+
     /** Calls the library's setter (plain jffi: no stack of interest). */
     private static final class NativeProbesCall {
         static void set(long fn, long value) { TestLib.call1(fn, value); }
