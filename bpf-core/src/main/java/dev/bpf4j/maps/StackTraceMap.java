@@ -291,7 +291,12 @@ public final class StackTraceMap extends BpfMap {
     @Override public long programLookup(long keyAddress) { return 0; }
 
     @Override protected void free() {
-        dev.bpf4j.stack.StackMapHandles.global().forget(block);   // before native helpers could reach freed memory
+        for (java.util.function.LongConsumer l : CLOSING) l.accept(block);   // before native helpers could reach freed memory
         NativeMemory.free(block);
     }
+
+    private static final java.util.List<java.util.function.LongConsumer> CLOSING = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    /** Calls {@code listener} with a map's block as it closes, before the block is freed (tables of native helpers). */
+    public static void onClose(java.util.function.LongConsumer listener) { CLOSING.add(listener); }
 }

@@ -31,6 +31,7 @@ public final class StackMapHandles {
     private StackMapHandles() {
         table = NativeMemory.allocate((long) ENTRY * (CAPACITY + 1));
         NativeMemory.setMemory(table, (long) ENTRY * (CAPACITY + 1), (byte) 0);   // the extra entry ends a full table
+        StackTraceMap.onClose(this::forget);
     }
 
     public static StackMapHandles global() { return GLOBAL; }
