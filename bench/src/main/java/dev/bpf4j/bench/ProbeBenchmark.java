@@ -11,6 +11,9 @@ import dev.bpf4j.jit.probe.NativeProbes;
 import dev.bpf4j.jit.probe.PatchableLibrary;
 import dev.bpf4j.jit.probe.ProbeLink;
 import dev.bpf4j.jit.probe.ProbeProgram;
+import dev.bpf4j.jit.probe.RootCall;
+import dev.bpf4j.api.BpfObject;
+import dev.bpf4j.cli.trace.StackCount;
 import dev.bpf4j.program.Program;
 import dev.bpf4j.engine.Bpf;
 import dev.bpf4j.engine.Engine;
@@ -48,6 +51,12 @@ import java.util.concurrent.TimeUnit;
  * before); the counting program on the interpreter, always through the upcall ({@code interp}); the direct JIT
  * and the interpreter program on the function's return instead ({@code jit-direct-return}, {@code interp-return}: the
  * swap at entry, the return trampoline, the exit handler). The per-hit cost is each minus {@code none}. Teardown checks that the program counted every hit.
+ *
+ * <p>{@code stackcount-native} / {@code stackcount-java}: the CLI's bundled stackcount.o (BCC-style
+ * {@code counts[bpf_get_stackid(ctx, &stacks, 0)] += 1}) on the JIT, direct, with
+ * bpf_get_stackid as native code or (with {@code -Dbpf4j.jit.nativeStackId=false} at load) the Java
+ * helper through the bridge; {@code loop} then calls {@code probed} under a 20-frame stack
+ * ({@code probed, sc_d0 .. sc_d16, deep_loop} and the root thunk, which ends every walk there).
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -56,7 +65,8 @@ import java.util.concurrent.TimeUnit;
 @Measurement(iterations = 5, time = 1)
 @Fork(1)
 public class ProbeBenchmark {
-    @Param({"none", "jit-empty", "jit-direct", "jit-java", "jit-upcall", "interp", "jit-direct-return", "interp-return"})
+    @Param({"none", "jit-empty", "jit-direct", "jit-java", "jit-upcall", "interp", "jit-direct-return", "interp-return",
+            "stackcount-native", "stackcount-java"})
     public String probe;
 
     /**
@@ -78,10 +88,25 @@ public class ProbeBenchmark {
             "    long s = 0;",
             "    for (long i = 0; i < n; i++) s += probed(i);",
             "    return s;",
-            "}", "");
+            "}",
+            chain(), "");
+
+    /** {@code sc_d0} calls probed, {@code sc_d(i)} calls {@code sc_d(i - 1)}, {@code deep_loop(n)} calls sc_d16 n times. */
+    private static String chain() {
+        StringBuilder c = new StringBuilder("static volatile long sc_sink;\n"
+                + "__attribute__((noinline)) long sc_d0(long a) { long r = probed(a); sc_sink = r; return r + 1; }\n");
+        for (int i = 1; i <= 16; i++) {
+            c.append("__attribute__((noinline)) long sc_d").append(i).append("(long a) { long r = sc_d").append(i - 1)
+                    .append("(a); sc_sink = r; return r + 1; }\n");
+        }
+        return c.append("__attribute__((noinline, no_instrument_function)) long deep_loop(long n) {\n"
+                + "    long s = 0;\n    for (long i = 0; i < n; i++) s += sc_d16(i);\n    return s;\n}\n").toString();
+    }
 
     private long function;
     private long loop;
+    private boolean stackcount;
+    private BpfObject object;
     private long counter;
     private Executable exe;
     private ProbeLink link;
@@ -95,6 +120,10 @@ public class ProbeBenchmark {
         counter = NativeMemory.allocate(8);
         NativeMemory.putLong(counter, 0);
         if (probe.equals("none")) return;
+        if (probe.startsWith("stackcount-")) {
+            setUpStackCount(lib, probe.equals("stackcount-native"));
+            return;
+        }
         boolean atReturn = probe.endsWith("-return");
         String probe = atReturn ? this.probe.substring(0, this.probe.length() - "-return".length()) : this.probe;
         boolean javaHelper = probe.equals("jit-java") || probe.equals("jit-upcall");
@@ -109,6 +138,22 @@ public class ProbeBenchmark {
         }
         link = atReturn ? NativeProbes.attachReturn(function, "probed", p) : NativeProbes.attach(function, "probed", p);
         if (call() != 42 || counted() != 1) throw new IllegalStateException(probe + ": the probe did not count the hit");
+    }
+
+    private void setUpStackCount(String lib, boolean nativeHelper) {
+        stackcount = true;
+        loop = NativeProbes.address(lib, "deep_loop");
+        if (!nativeHelper) System.setProperty("bpf4j.jit.nativeStackId", "false");
+        try {
+            object = StackCount.open().load("jit");
+        } finally {
+            System.clearProperty("bpf4j.jit.nativeStackId");
+        }
+        ProbeProgram p = ProbeProgram.of(object.program(StackCount.PROGRAM).defaultExecutable(), object.mapTable().regions());
+        if (!p.direct()) throw new IllegalStateException(probe + ": not direct");
+        link = NativeProbes.attach(function, "probed", p);
+        RootCall.get().call(loop, 1);
+        if (link.hits() != 1 || link.errors() != 0) throw new IllegalStateException(probe + ": " + link.hits() + " hits, " + link.lastError());
     }
 
     /** The same source built by plain {@code gcc -O2 -fPIC}: nothing instrumented. */
@@ -145,10 +190,17 @@ public class ProbeBenchmark {
     /** The function called {@value #LOOP} times from C: ns per native call, probe hit included. */
     @Benchmark
     @OperationsPerInvocation(LOOP)
-    public long loop() { return INVOKER.invokeN1(L_L, loop, LOOP); }
+    public long loop() { return stackcount ? RootCall.get().call(loop, LOOP) : INVOKER.invokeN1(L_L, loop, LOOP); }
 
     @TearDown(Level.Trial)
     public void tearDown() {
+        if (stackcount) {
+            link.close();
+            long stacks = object.mapTable().map("stacks").orElseThrow().keyList().size();
+            if (link.errors() != 0 || stacks != 1) throw new IllegalStateException(probe + ": " + stacks + " stacks, " + link.lastError());
+            object.close();
+            return;
+        }
         if (link != null) {
             link.close();
             if (link.errors() != 0 || counted() != link.hits()) {

@@ -4,7 +4,9 @@ import dev.bpf4j.runtime.HelperIds;
 import dev.bpf4j.maps.Errno;
 import dev.bpf4j.maps.MapTable;
 import dev.bpf4j.maps.StackTraceMap;
+import dev.bpf4j.runtime.Helper;
 import dev.bpf4j.runtime.HelperCall;
+import dev.bpf4j.unwind.Unwinder;
 import dev.bpf4j.runtime.HelperRegistry;
 import dev.bpf4j.runtime.NativeMemory;
 
@@ -26,19 +28,53 @@ public final class StackHelpers {
     }
 
     public static HelperRegistry.Builder register(HelperRegistry.Builder b, MapTable maps, StackSource source) {
-        b.add(HelperIds.GET_STACKID, "bpf_get_stackid", (call, r1, r2, r3, r4, r5) -> {
-            StackTraceMap map = maps.resolve(call, "bpf_get_stackid", r2, StackTraceMap.class, "BPF_MAP_TYPE_STACK_TRACE");
-            return getStackId(call, source, map, r3);
-        });
-        b.add(HelperIds.GET_STACK, "bpf_get_stack",
-                (call, r1, r2, r3, r4, r5) -> getStack(call, source, r2, r3 & 0xffffffffL, r4));
+        b.add(HelperIds.GET_STACKID, "bpf_get_stackid", new GetStackId(maps, source));
+        b.add(HelperIds.GET_STACK, "bpf_get_stack", new GetStack(source));
         return b;
     }
 
-    static long getStackId(HelperCall call, StackSource source, StackTraceMap map, long flags) {
-        if ((flags & ~StackIds.VALID_FLAGS) != 0) return -Errno.EINVAL;
-        long[] trace = source.trace(call, user(flags), StackIds.maxDepth(map, flags));
-        return StackIds.getStackId(map, trace, flags);
+    /**
+     * The Java body of {@code bpf_get_stackid}. Over the global stack source it is also what native
+     * helpers ({@code bpf-jit-x86}'s native stack id) fall back to: each live unwind it makes teaches
+     * {@link ConfirmedSteps} the steps it took and {@link StackMapHandles} the map's handle, so the
+     * native walk can repeat them.
+     */
+    public static final class GetStackId implements Helper {
+        private final MapTable maps;
+        private final StackSource source;
+
+        GetStackId(MapTable maps, StackSource source) {
+            this.maps = maps;
+            this.source = source;
+        }
+
+        /** True when native code may stand in for this body: its traces come from the global unwinder. */
+        public boolean overGlobalSource() { return source == StackSource.global(); }
+
+        @Override public long call(HelperCall call, long r1, long r2, long r3, long r4, long r5) {
+            StackTraceMap map = maps.resolve(call, "bpf_get_stackid", r2, StackTraceMap.class, "BPF_MAP_TYPE_STACK_TRACE");
+            if ((r3 & ~StackIds.VALID_FLAGS) != 0) return -Errno.EINVAL;
+            long[] trace = source.trace(call, user(r3), StackIds.maxDepth(map, r3));
+            if (overGlobalSource() && source.liveUnwind(call)) {
+                ConfirmedSteps.global().learn(Unwinder.global(), trace);
+                StackMapHandles.global().add(r2, map);
+                ThreadStackTops.publish();
+            }
+            return StackIds.getStackId(map, trace, r3);
+        }
+    }
+
+    /** The Java body of {@code bpf_get_stack}; as {@link GetStackId}, it teaches native helpers the steps of its live unwinds. */
+    public static final class GetStack implements Helper {
+        private final StackSource source;
+
+        GetStack(StackSource source) { this.source = source; }
+
+        public boolean overGlobalSource() { return source == StackSource.global(); }
+
+        @Override public long call(HelperCall call, long r1, long r2, long r3, long r4, long r5) {
+            return getStack(call, source, r2, r3 & 0xffffffffL, r4);
+        }
     }
 
     /** __bpf_get_stack: bytes copied, the rest of {@code buf} zeroed; on an error all of it zeroed. */
@@ -52,6 +88,10 @@ public final class StackHelpers {
         long numElem = size / 8;
         int maxDepth = (int) Math.min(numElem + skip, PERF_EVENT_MAX_STACK);
         long[] trace = source.trace(call, user, maxDepth);
+        if (source == StackSource.global() && source.liveUnwind(call)) {
+            ConfirmedSteps.global().learn(Unwinder.global(), trace);
+            ThreadStackTops.publish();
+        }
         if (trace.length < skip) return clear(buf, size, -Errno.EFAULT);
         int traceNr = (int) Math.min(trace.length - skip, numElem);
         for (int i = 0; i < traceNr; i++) NativeMemory.putLong(buf + 8L * i, trace[skip + i]);

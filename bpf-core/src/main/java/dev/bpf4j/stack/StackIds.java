@@ -4,8 +4,6 @@ import dev.bpf4j.maps.Errno;
 import dev.bpf4j.maps.MapFlags;
 import dev.bpf4j.maps.StackTraceMap;
 
-import java.util.Arrays;
-
 import static dev.bpf4j.stack.StackFlags.*;
 
 /**
@@ -39,15 +37,16 @@ public final class StackIds {
         int traceNr = nr - skip;
         int hash = Jhash.hashIps(trace, skip, traceNr);
         int id = hash & (map.buckets() - 1);
-        StackTraceMap.Bucket bucket = map.bucket(id);
-        boolean hashMatches = bucket != null && bucket.hash() == hash;
+        int bucket = map.bucketElement(id);
+        boolean hashMatches = bucket >= 0 && map.elementHash(bucket) == hash;
         if (hashMatches && (flags & BPF_F_FAST_STACK_CMP) != 0) return id;
-        long[] ips = Arrays.copyOfRange(trace, skip, skip + traceNr);
-        if (hashMatches && Arrays.equals(bucket.ips(), ips)) return id;
-        if (bucket != null && (flags & BPF_F_REUSE_STACKID) == 0) return -Errno.EEXIST;
-        if (!map.takeElement()) return -Errno.ENOMEM;
-        StackTraceMap.Bucket old = map.exchange(id, new StackTraceMap.Bucket(hash, ips));
-        if (old != null) map.returnElement();
+        if (hashMatches && map.elementHolds(bucket, trace, skip, traceNr)) return id;
+        if (bucket >= 0 && (flags & BPF_F_REUSE_STACKID) == 0) return -Errno.EEXIST;
+        int element = map.popFree();
+        if (element < 0) return -Errno.ENOMEM;
+        map.fillElement(element, hash, trace, skip, traceNr);
+        int old = map.exchangeElement(id, element);
+        if (old >= 0) map.pushFree(old);
         return id;
     }
 }

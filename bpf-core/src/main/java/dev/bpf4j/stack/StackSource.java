@@ -47,6 +47,12 @@ public final class StackSource {
         return user ? java.capture(maxDepth) : new long[0];
     }
 
+    /** True when {@link #trace} unwinds the calling thread's live stack with this source's unwinder (registers, no snapshot, no other unwinder). */
+    public boolean liveUnwind(HelperCall call) {
+        RunContext ctx = call.runContext();
+        return ctx != null && ctx.registers().isPresent() && ctx.stackSnapshot().isEmpty() && ctx.unwinder().isEmpty();
+    }
+
     /** The unwind from {@code regs}: over {@code snapshot}, or the calling thread's live stack when null. */
     public StackTrace unwind(PtRegs regs, MemoryView snapshot) { return unwind(unwinder, regs, snapshot); }
 

@@ -119,6 +119,9 @@ public final class CodeMap {
         return t == null ? ra : t.ownThread(slot);
     }
 
+    /** True when {@code address} is a return trampoline's ({@link #registerReturnTrampoline}). */
+    public boolean isReturnTrampoline(long address) { return returnTrampolines.containsKey(address); }
+
     /** As {@link #originalReturn} for any thread's slot: the trampoline's current guess (0: none). */
     public long guessedReturn(long ra, long slot) {
         ReturnTrampoline t = returnTrampolines.get(ra);

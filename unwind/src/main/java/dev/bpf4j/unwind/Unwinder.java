@@ -152,6 +152,48 @@ public final class Unwinder {
     }
 
     /**
+     * The step {@link #unwind} takes at lookup address {@code at} whatever the walk did before it, so
+     * that another walker can repeat it: {@code first} for a trace's first ip (looked up at the ip
+     * itself), else for a return address (looked up at ra - 1). The code map's rows are context-free
+     * (rsp rules become the equivalent CFA rows); a CFI row is too, except a return address in a
+     * function's entry state, which a walk coming from bpf4j code takes by its frame pointer (a
+     * patched entry): left out, as are rows needing more than (rsp, rbp) offsets.
+     */
+    public java.util.Optional<PlainStep> plainStep(long at, boolean first) {
+        CfaRule rule = regions.find(at).map(r -> r.ruleAt(at)).orElse(null);
+        if (rule != null) {
+            return java.util.Optional.of(switch (rule) {
+                case RETURN_AT_SP -> new PlainStep(PlainStep.Kind.CFI, false, 8, -8, PlainStep.BpRule.SAME, 0);
+                case RETURN_AT_SP_PLUS_8 -> new PlainStep(PlainStep.Kind.CFI, false, 16, -8, PlainStep.BpRule.AT_CFA_OFFSET, -16);
+                case FRAME_POINTER -> PlainStep.FRAME_POINTER;
+            });
+        }
+        CfiRow row = cfi.rowAt(at).filter(CfiRow::usable).orElse(null);
+        if (row == null) return java.util.Optional.of(PlainStep.FRAME_POINTER);
+        if (row.outermost()) return java.util.Optional.of(PlainStep.OUTERMOST);
+        if (row.cfa().kind() != CfaDefinition.Kind.REGISTER_OFFSET || (!first && isEntryState(row))) return java.util.Optional.empty();
+        var r = row.rbp();
+        PlainStep.BpRule bp = switch (r.kind()) {
+            case OFFSET -> PlainStep.BpRule.AT_CFA_OFFSET;
+            case VAL_OFFSET -> PlainStep.BpRule.CFA_OFFSET;
+            case UNDEFINED -> PlainStep.BpRule.UNDEFINED;
+            case REGISTER -> r.value() == CfaInterpreter.RSP ? PlainStep.BpRule.SP : PlainStep.BpRule.SAME;
+            default -> PlainStep.BpRule.SAME;
+        };
+        long bpOffset = bp == PlainStep.BpRule.AT_CFA_OFFSET || bp == PlainStep.BpRule.CFA_OFFSET ? r.value() : 0;
+        return java.util.Optional.of(new PlainStep(PlainStep.Kind.CFI, row.cfa().register() == CfaInterpreter.RBP,
+                row.cfa().offset(), row.returnAddress().value(), bp, bpOffset));
+    }
+
+    /**
+     * True when {@link #unwind} takes {@code ra}, read from a return-address slot, as it is: code, and
+     * not a return probe's trampoline (whose real address depends on the thread).
+     */
+    public boolean plainReturn(long ra) {
+        return ra != 0 && isCode.test(ra) && !regions.isReturnTrampoline(ra);
+    }
+
+    /**
      * CFA = rsp + 8 with nothing pushed: a function's first instruction. An ordinary call never
      * returns there (the ABI keeps rsp 16-byte aligned at a call), only one written over the entry.
      */

@@ -2,7 +2,6 @@ package dev.bpf4j.jit.probe;
 
 import dev.bpf4j.jit.compiler.AccessDescriptor;
 import dev.bpf4j.jit.compiler.EnvLayout;
-import dev.bpf4j.jit.HelperBinding;
 import dev.bpf4j.jit.runtime.DirectRuns;
 import dev.bpf4j.jit.runtime.JitExecutable;
 import dev.bpf4j.runtime.BpfRuntimeException;
@@ -41,8 +40,7 @@ public final class ProbeLink implements AutoCloseable {
         this.atReturn = atReturn;
         this.missedAtAttach = NativeMemory.getLongVolatile(probe.exits() + ReturnTrampoline.MISSED);
         this.lostAtAttach = NativeMemory.getLongVolatile(probe.exits() + ReturnTrampoline.LOST);
-        boolean javaHelpers = program.direct() && ((JitExecutable) program.executable()).helperBindings().values().stream()
-                .anyMatch(HelperBinding::javaBridge);
+        boolean javaHelpers = program.direct() && ((JitExecutable) program.executable()).callsJava();
         this.ownerId = javaHelpers ? DirectRuns.register(new JavaHelpers()) : 0;
         this.env = program.direct() ? new EnvTemplate(program.regions(), ownerId) : null;
         this.unpin = program.direct() ? ((JitExecutable) program.executable()).pin("probe on " + probe.name()) : () -> {};

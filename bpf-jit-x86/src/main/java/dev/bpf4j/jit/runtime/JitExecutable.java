@@ -268,6 +268,9 @@ public final class JitExecutable implements Executable {
         return t;
     }
 
+    /** True when the code may call a Java helper: bound to the bridge, or native code that hands cases to it (NativeStackId). */
+    public boolean callsJava() { return callsJava; }
+
     @Override public long run(RunContext context) {
         if (context.budget() < budgetBound) return countingTwin().run(context);
         return enter(context, 1);

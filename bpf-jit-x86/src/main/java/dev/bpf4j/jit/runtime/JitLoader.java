@@ -11,6 +11,7 @@ import dev.bpf4j.jit.compiler.JitCompiler;
 import dev.bpf4j.jit.compiler.Switches;
 import dev.bpf4j.program.Program;
 import dev.bpf4j.runtime.BpfLoadException;
+import dev.bpf4j.runtime.HelperIds;
 import dev.bpf4j.runtime.HelperSpec;
 import dev.bpf4j.runtime.LoadOptions;
 import dev.bpf4j.unwind.perf.PerfInterop;
@@ -133,6 +134,10 @@ public final class JitLoader {
             throw new BpfLoadException("program '" + program.name() + "' pc " + pc + ": unknown helper id " + id);
         }
         if (spec.get().nativeForm() != null && NativeForms.enabled()) return NativeForms.bind(spec.get());
+        if ((id == HelperIds.GET_STACKID || id == HelperIds.GET_STACK) && NativeStackId.applies(spec.get())) {
+            javaHelpers.put(id, spec.get());   // the native code hands what it cannot answer to the Java body
+            return NativeStackId.bind(spec.get());
+        }
         javaHelpers.put(id, spec.get());
         return new HelperBinding(id, spec.get().name(), HelperUpcall.address(), true, null, spec.get().lookupInlining(),
                 spec.get().forwardArguments());
