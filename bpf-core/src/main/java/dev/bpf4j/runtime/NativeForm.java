@@ -62,4 +62,22 @@ public sealed interface NativeForm {
             return ((z ^ (z >>> 33)) * 0xc4ceb9fe1a85ec53L) >>> 32;
         }
     }
+
+    /**
+     * {@code bpf_probe_read}, {@code _user} ({@code kernel} false) or {@code _kernel} as native code, for
+     * the call sites where the helper's checks are known to pass: a destination inside the calling
+     * function's frame that does not overlap the source. There the body ({@code ProbeMemory} in
+     * {@code PROCESS} mode) copies {@code size} bytes through {@code process_vm_readv(pid, ...)} (or directly,
+     * with the same bytes, for a source the run may access), answers 0, or zero-fills dst and answers
+     * {@code -EFAULT}; a {@code _kernel} read of a source below {@link #MMAP_MIN_ADDR} or at a non-canonical
+     * address is {@code -ERANGE}, dst zero-filled, checked first. Every other call site calls the body.
+     */
+    record ProbeRead(boolean kernel, int pid) implements NativeForm {
+        /** Linux's default {@code vm.mmap_min_addr}, below which a {@code _kernel} read is {@code -ERANGE}. */
+        public static final long MMAP_MIN_ADDR = 0x10000;
+
+        public ProbeRead {
+            if (pid <= 0) throw new IllegalArgumentException("pid " + pid);
+        }
+    }
 }

@@ -62,6 +62,8 @@ public final class NativeFormEmitter {
             pidTgid(e, ids);
         } else if (form instanceof NativeForm.PrandomU32 rnd) {
             prandomU32(e, rnd);
+        } else if (form instanceof NativeForm.ProbeRead read) {
+            ProbeReadEmitter.body(e, read);
         } else {
             throw new IllegalArgumentException("unknown native form " + form);
         }
