@@ -30,7 +30,8 @@ import static org.assertj.core.api.Assumptions.assumeThat;
 
 /**
  * {@code bpf_probe_read}, {@code _user} and {@code _kernel} on the interpreter, on the JIT with their native
- * form ({@code ProbeReadEmitter}, called where dst lies in the frame) and on the JIT with the Java bodies
+ * form ({@code ProbeReadEmitter}, called where dst lies in the frame: sources in the frame or a region copied
+ * directly, others through process_vm_readv) and on the JIT with the Java bodies
  * forced ({@code -Dbpf4j.jit.nativeHelpers=false}): the same r0, the same frame bytes after the call (all 512,
  * so a byte written past dst shows) and the same errors (kind and pc), over valid, partly readable (a read
  * crossing into a PROT_NONE page), PROT_NONE, unmapped, NULL, small, non-canonical and kernel-half sources,
@@ -46,19 +47,22 @@ class ProbeReadDifferentialTest {
     static final int CALL_PC = 64 + 2 + 2 + 2;
 
     static GuardedPages pages;
-    static long out, readOnly;
+    static long out, readOnly, hidden;
 
     @BeforeAll static void map() {
         pages = new GuardedPages();
         for (int i = 0; i < GuardedPages.PAGE; i++) NativeMemory.putByte(pages.readable + i, (byte) (i * 7 + 3));
         out = NativeMemory.allocate(2 * OUT);
         readOnly = NativeMemory.allocate(64);
+        hidden = NativeMemory.allocate(1024); // readable, in no region: process_vm_readv on every path
+        for (int i = 0; i < 1024; i++) NativeMemory.putByte(hidden + i, (byte) (i * 13 + 1));
     }
 
     @AfterAll static void unmap() {
         pages.close();
         NativeMemory.free(out);
         NativeMemory.free(readOnly);
+        NativeMemory.free(hidden);
     }
 
     /** Where dst and src come from: an r10 offset (a frame address) or an absolute address. */
@@ -150,7 +154,7 @@ class ProbeReadDifferentialTest {
     }
 
     static List<Long> sources() {
-        return List.of(pages.readable + 100, pages.readable + GuardedPages.PAGE - 5, pages.readable + GuardedPages.PAGE - 512,
+        return List.of(hidden + 3, pages.readable + 100, pages.readable + GuardedPages.PAGE - 5, pages.readable + GuardedPages.PAGE - 512,
                 pages.protNone, pages.protNone + 3, pages.unmapped, 0L, 8L, 0xfff0L, 0x10000L,
                 0xffff800000000000L, 0x0000800000000000L, 0xffffffff81000000L, -4096L, -1L);
     }
