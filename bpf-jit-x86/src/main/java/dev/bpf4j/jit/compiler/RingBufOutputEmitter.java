@@ -24,7 +24,7 @@ import dev.bpf4j.runtime.NativeForm.RingBufOutput;
  *   spin_lock(producer lock)                  (lock cmpxchg 0 -&gt; 1; pause while taken)
  *   prod = producer_pos; prod + len - cons &gt; mask: unlock, -EAGAIN
  *   hdr = data + (prod &amp; mask); hdr-&gt;len = size | BPF_RINGBUF_BUSY_BIT; hdr-&gt;pg_off = (hdr - ring) &gt;&gt; 12
- *   xchg producer_pos, prod + len             (release to the consumer)
+ *   producer_pos = prod + len                 (a plain store: release on x86, as smp_store_release)
  *   spin_unlock                               (a plain store: release on x86)
  *   copy size bytes from data to hdr + 8      (rep movsb; into the copy-area past the end when it wraps)
  *   wrapped: copy the part past the end to the start of the data area
@@ -83,7 +83,7 @@ final class RingBufOutputEmitter {
         e.store(4, Mem.of(hdr, 0), flags);                                        /* mov [r11], ecx (len | BUSY) */
         pageOffset(e, hdr, ring);
         e.aluRR(AluOp.ADD, true, X86Reg.RAX, len);                                /* add rax, r8 (new prod) */
-        e.xchg(true, Mem.of(ring, RingBufOutput.PRODUCER_POS), X86Reg.RAX);       /* xchg [rdi + PRODUCER_POS], rax */
+        e.store(8, Mem.of(ring, RingBufOutput.PRODUCER_POS), X86Reg.RAX);         /* mov [rdi + PRODUCER_POS], rax (smp_store_release: x86 stores are ordered) */
         e.storeImm(4, Mem.of(ring, RingBufOutput.PRODUCER_LOCK), 0);              /* mov dword [rdi + LOCK], 0 (unlock) */
 
         e.movRR(true, X86Reg.RAX, ring);                                          /* mov rax, rdi (the ring, kept) */
