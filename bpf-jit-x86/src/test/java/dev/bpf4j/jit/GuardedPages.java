@@ -9,8 +9,10 @@ import com.kenai.jffi.Type;
 import java.util.Arrays;
 
 /**
- * Three pages for fault-free reads: {@link #readable} (read-write), then {@link #protNone} (mapped
- * {@code PROT_NONE}), then {@link #unmapped} (mapped and unmapped again, so nothing is there).
+ * Pages for fault-free reads: {@link #readable} (read-write), then {@link #protNone} (mapped
+ * {@code PROT_NONE}), and {@link #unmapped}, the page at x86-64's {@code TASK_SIZE_MAX}
+ * ({@code 2^47 - 4096}), past the last address a mapping can cover. (A page unmapped by the test would not do: the
+ * JVM's other threads map memory meanwhile and may take it, which a full test run did.)
  */
 final class GuardedPages implements AutoCloseable {
     static final int PAGE = 4096;
@@ -25,13 +27,12 @@ final class GuardedPages implements AutoCloseable {
     final long readable, protNone, unmapped;
 
     GuardedPages() {
-        long a = INVOKER.invokeN6(L6, MMAP, 0, 3L * PAGE, PROT_RW, MAP_PRIVATE_ANON, -1, 0);
+        long a = INVOKER.invokeN6(L6, MMAP, 0, 2L * PAGE, PROT_RW, MAP_PRIVATE_ANON, -1, 0);
         if (a == -1 || a == 0) throw new IllegalStateException("mmap failed");
         readable = a;
         protNone = a + PAGE;
-        unmapped = a + 2L * PAGE;
+        unmapped = (1L << 47) - PAGE;
         if (INVOKER.invokeN3(I3, MPROTECT, protNone, PAGE, PROT_NONE) != 0) throw new IllegalStateException("mprotect failed");
-        if (INVOKER.invokeN3(I3, MUNMAP, unmapped, PAGE, 0) != 0) throw new IllegalStateException("munmap failed");
     }
 
     private static Type[] longs(int n) {
