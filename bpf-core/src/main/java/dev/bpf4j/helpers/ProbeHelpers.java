@@ -1,6 +1,8 @@
 package dev.bpf4j.helpers;
 
+import dev.bpf4j.runtime.Helper;
 import dev.bpf4j.runtime.HelperIds;
+import dev.bpf4j.runtime.NativeForm;
 import dev.bpf4j.runtime.HelperRegistry;
 
 /**
@@ -17,11 +19,12 @@ final class ProbeHelpers {
     static void register(HelperRegistry.Builder b, ProbeMemory mem) {
         plain(b, HelperIds.PROBE_READ, "bpf_probe_read", mem);
         plain(b, HelperIds.PROBE_READ_USER, "bpf_probe_read_user", mem);
-        b.add(HelperIds.PROBE_READ_KERNEL, "bpf_probe_read_kernel", (call, r1, r2, r3, r4, r5) -> {
+        Helper kernel = (call, r1, r2, r3, r4, r5) -> {
             long size = r2 & 0xffffffffL;
             call.checkArgument(1, "bpf_probe_read_kernel dst (r1)", r1, size, true);
             return mem.readKernel(call, 3, r1, size, r3);
-        });
+        };
+        add(b, HelperIds.PROBE_READ_KERNEL, "bpf_probe_read_kernel", kernel, nativeForm(mem, true));
         str(b, HelperIds.PROBE_READ_STR, "bpf_probe_read_str", mem);
         str(b, HelperIds.PROBE_READ_USER_STR, "bpf_probe_read_user_str", mem);
         b.add(HelperIds.PROBE_READ_KERNEL_STR, "bpf_probe_read_kernel_str", (call, r1, r2, r3, r4, r5) -> {
@@ -32,11 +35,26 @@ final class ProbeHelpers {
     }
 
     private static void plain(HelperRegistry.Builder b, int id, String name, ProbeMemory mem) {
-        b.add(id, name, (call, r1, r2, r3, r4, r5) -> {
+        Helper body = (call, r1, r2, r3, r4, r5) -> {
             long size = r2 & 0xffffffffL;
             call.checkArgument(1, name + " dst (r1)", r1, size, true);
             return mem.read(call, 3, r1, size, r3);
-        });
+        };
+        add(b, id, name, body, nativeForm(mem, false));
+    }
+
+    private static void add(HelperRegistry.Builder b, int id, String name, Helper body, NativeForm form) {
+        if (form == null) b.add(id, name, body);
+        else b.addNative(id, name, body, form);
+    }
+
+    /**
+     * The native form of the plain reads: only in PROCESS mode (a REGIONS_ONLY read refuses what native code
+     * would read) and where libc has {@code process_vm_readv} (else the body fails every such read).
+     */
+    private static NativeForm.ProbeRead nativeForm(ProbeMemory mem, boolean kernel) {
+        if (mem.mode() != ProbeMemory.Mode.PROCESS || !Libc.canReadProcessMemory()) return null;
+        return new NativeForm.ProbeRead(kernel, (int) Libc.getpid());
     }
 
     private static void str(HelperRegistry.Builder b, int id, String name, ProbeMemory mem) {

@@ -68,8 +68,8 @@ public final class ProbeMemory {
         return Long.compareUnsigned(src, MMAP_MIN_ADDR) >= 0 && canonical;
     }
 
-    /** Linux's default {@code vm.mmap_min_addr}: nothing is ever mapped below it. */
-    static final long MMAP_MIN_ADDR = 0x10000;
+    /** Linux's default {@code vm.mmap_min_addr}: nothing is ever mapped below it (the JIT's native form checks the same). */
+    static final long MMAP_MIN_ADDR = dev.bpf4j.runtime.NativeForm.ProbeRead.MMAP_MIN_ADDR;
 
     /** {@code bpf_probe_read*}: 0, or {@code -EFAULT} with {@code dst} zero-filled. */
     public int read(HelperCall call, long dst, long size, long src) { return read(call, 0, dst, size, src); }

@@ -6,6 +6,7 @@ import dev.bpf4j.maps.MapTable;
 import dev.bpf4j.maps.RingBufMap;
 import dev.bpf4j.runtime.HelperCall;
 import dev.bpf4j.runtime.HelperRegistry;
+import dev.bpf4j.runtime.NativeForm;
 
 /**
  * {@code bpf_ringbuf_output/reserve/submit/discard/query} over {@link RingBufMap}. submit and discard
@@ -17,11 +18,11 @@ final class RingBufHelpers {
     private RingBufHelpers() {}
 
     static void register(HelperRegistry.Builder b, MapTable maps) {
-        b.add(HelperIds.RINGBUF_OUTPUT, "bpf_ringbuf_output", (call, r1, r2, r3, r4, r5) -> {
+        b.addNative(HelperIds.RINGBUF_OUTPUT, "bpf_ringbuf_output", (call, r1, r2, r3, r4, r5) -> {
             RingBufMap rb = ring(call, maps, "bpf_ringbuf_output", r1);
             call.checkArgument(2, "bpf_ringbuf_output data (r2)", r2, r3, false);
             return rb.output(r2, r3, r4);
-        });
+        }, new NativeForm.RingBufOutput(handle -> block(maps, handle)));
         b.add(HelperIds.RINGBUF_RESERVE, "bpf_ringbuf_reserve", (call, r1, r2, r3, r4, r5) -> {
             RingBufMap rb = ring(call, maps, "bpf_ringbuf_reserve", r1);
             return r3 != 0 ? 0 : rb.reserve(r2); // unknown flags: NULL
@@ -29,6 +30,13 @@ final class RingBufHelpers {
         b.add(HelperIds.RINGBUF_SUBMIT, "bpf_ringbuf_submit", (call, r1, r2, r3, r4, r5) -> commit(call, maps, "bpf_ringbuf_submit", r1, r2, false));
         b.add(HelperIds.RINGBUF_DISCARD, "bpf_ringbuf_discard", (call, r1, r2, r3, r4, r5) -> commit(call, maps, "bpf_ringbuf_discard", r1, r2, true));
         b.add(HelperIds.RINGBUF_QUERY, "bpf_ringbuf_query", (call, r1, r2, r3, r4, r5) -> ring(call, maps, "bpf_ringbuf_query", r1).query(r2));
+    }
+
+    /** The block of the open ring buffer behind {@code handle}, for a JIT's native {@code bpf_ringbuf_output}; null for anything else. */
+    private static NativeForm.RingBufOutput.RingBlock block(MapTable maps, long handle) {
+        return maps.find(handle).filter(m -> m instanceof RingBufMap && m.isOpen())
+                .map(m -> new NativeForm.RingBufOutput.RingBlock(((RingBufMap) m).baseAddress(), ((RingBufMap) m).openWord()))
+                .orElse(null);
     }
 
     private static RingBufMap ring(HelperCall call, MapTable maps, String helper, long handle) {

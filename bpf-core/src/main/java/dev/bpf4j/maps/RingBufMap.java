@@ -1,6 +1,7 @@
 package dev.bpf4j.maps;
 
 import dev.bpf4j.runtime.MemoryRegion;
+import dev.bpf4j.runtime.NativeForm;
 import dev.bpf4j.runtime.NativeMemory;
 
 import java.util.List;
@@ -11,8 +12,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * page-aligned block holding the consumer position (first page), the producer position (second page)
  * and {@code max_entries} (a power of two, page aligned) data bytes. Records are an 8-byte header
  * ({@code u32 len} with {@link #BUSY_BIT}/{@link #DISCARD_BIT}, {@code u32 pg_off}) followed by the
- * sample, padded to 8 bytes. Producers reserve under a lock and commit by clearing BUSY with an atomic
- * exchange; the consumer ({@link RingBufferReader}) reads in order and advances the consumer position.
+ * sample, padded to 8 bytes. Producers reserve under a spin lock in the block ({@link RingBufProducerLock}, a
+ * word the JIT's native {@code bpf_ringbuf_output} takes too: {@link NativeForm.RingBufOutput} has the
+ * layout) and commit by clearing BUSY with an atomic exchange; the consumer ({@link RingBufferReader}) reads in order and advances the consumer position.
  *
  * <p>The kernel maps the data pages twice so that a record crossing the end is contiguous. Here the data
  * area is followed by a second copy-area of the same size: a sample crossing the end is written there by
@@ -31,7 +33,8 @@ public final class RingBufMap extends BpfMap {
     private final long base;
     private final long data;
     private final long mask;
-    private final Object producerLock = new Object();
+    private final RingBufProducerLock producerLock;
+    private final OpenWord openWord = new OpenWord();
     final Object signal = new Object();
     /** Samples reserved and not yet submitted or discarded, by sample address. */
     private final ConcurrentHashMap<Long, Reservation> pending = new ConcurrentHashMap<>();
@@ -53,8 +56,14 @@ public final class RingBufMap extends BpfMap {
         this.mask = n - 1;
         this.raw = NativeMemory.allocate(PAGE + 2L * PAGE + 2 * n);
         this.base = (raw + PAGE - 1) & -PAGE;
-        this.data = base + 2L * PAGE;
+        this.data = base + NativeForm.RingBufOutput.DATA;
+        NativeMemory.setMemory(base, 2L * PAGE, (byte) 0);
+        NativeMemory.putLong(base + NativeForm.RingBufOutput.MASK, mask);
+        this.producerLock = new RingBufProducerLock(base + NativeForm.RingBufOutput.PRODUCER_LOCK);
     }
+
+    /** 0 once the map is closed (before its memory goes): native producers test it first. */
+    public long openWord() { return openWord.address(); }
 
     /** Start of the block (the consumer-position page); record headers' {@code pg_off} count pages from here. */
     public long baseAddress() { return base; }
@@ -86,19 +95,23 @@ public final class RingBufMap extends BpfMap {
         long len = roundUp8(size + HDR_SZ);
         if (len > capacity()) return 0;
         long cons = consumerPos();
-        synchronized (producerLock) {
-            long prod = NativeMemory.getLongVolatile(producerPosAddress());
+        long prod, sample;
+        producerLock.lock();
+        try {
+            prod = NativeMemory.getLongVolatile(producerPosAddress());
             long newProd = prod + len;
             // out of space: the producer may not run more than (size - 1) bytes ahead of the consumer
             if (newProd - cons > mask) return 0;
             long hdr = data + (prod & mask);
             NativeMemory.putInt(hdr, (int) size | BUSY_BIT);
             NativeMemory.putInt(hdr + 4, (int) ((hdr - base) / PAGE));
-            long sample = hdr + HDR_SZ;
-            pending.put(sample, new Reservation(prod, (int) size));
+            sample = hdr + HDR_SZ;
             NativeMemory.getAndSetLong(producerPosAddress(), newProd); // release, pairs with the consumer's acquire
-            return sample;
+        } finally {
+            producerLock.unlock();
         }
+        pending.put(sample, new Reservation(prod, (int) size)); // outside the lock: no other producer can hand out this sample
+        return sample;
     }
 
     /**
@@ -171,6 +184,7 @@ public final class RingBufMap extends BpfMap {
     @Override public int programDelete(long keyAddress) { return -Errno.ENOTSUPP; }
 
     @Override protected void free() {
+        openWord.close(); // before the block goes
         synchronized (signal) { signal.notifyAll(); }
         NativeMemory.free(raw);
     }

@@ -13,6 +13,7 @@ import java.util.function.Consumer;
  * BUSY, and publishes the new consumer position. Not thread-safe: one reader per ring buffer.
  */
 public final class RingBufferReader {
+    private static final long MAX_WAIT_MS = 1;
     private final RingBufMap rb;
 
     RingBufferReader(RingBufMap rb) { this.rb = rb; }
@@ -44,7 +45,11 @@ public final class RingBufferReader {
         return n;
     }
 
-    /** Like {@link #consume}, but waits up to {@code timeout} for a wakeup when nothing is available. */
+    /**
+     * Like {@link #consume}, but waits up to {@code timeout} for a record when nothing is available: woken by
+     * Java producers as the kernel wakes its consumers, and looking again every millisecond for records the
+     * JIT's native {@code bpf_ringbuf_output} commits (native code cannot notify a Java monitor).
+     */
     public int poll(Consumer<byte[]> handler, Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
@@ -53,7 +58,8 @@ public final class RingBufferReader {
             long left = deadline - System.nanoTime();
             if (left <= 0) return 0;
             synchronized (rb.signal) {
-                if (!hasRecord() && rb.isOpen()) rb.signal.wait(Math.max(1, left / 1_000_000));
+                // at most 1 ms at a time: the JIT's native producers commit without notifying the monitor
+                if (!hasRecord() && rb.isOpen()) rb.signal.wait(Math.max(1, Math.min(left / 1_000_000, MAX_WAIT_MS)));
             }
             if (!rb.isOpen()) return 0;
         }

@@ -62,4 +62,54 @@ public sealed interface NativeForm {
             return ((z ^ (z >>> 33)) * 0xc4ceb9fe1a85ec53L) >>> 32;
         }
     }
+
+    /**
+     * {@code bpf_probe_read}, {@code _user} ({@code kernel} false) or {@code _kernel} as native code, for
+     * the call sites where the helper's checks are known to pass: a destination inside the calling
+     * function's frame that does not overlap the source. There the body ({@code ProbeMemory} in
+     * {@code PROCESS} mode) copies {@code size} bytes through {@code process_vm_readv(pid, ...)} (or directly,
+     * with the same bytes, for a source the run may access), answers 0, or zero-fills dst and answers
+     * {@code -EFAULT}; a {@code _kernel} read of a source below {@link #MMAP_MIN_ADDR} or at a non-canonical
+     * address is {@code -ERANGE}, dst zero-filled, checked first. Every other call site calls the body.
+     */
+    record ProbeRead(boolean kernel, int pid) implements NativeForm {
+        /** Linux's default {@code vm.mmap_min_addr}, below which a {@code _kernel} read is {@code -ERANGE}. */
+        public static final long MMAP_MIN_ADDR = 0x10000;
+
+        public ProbeRead {
+            if (pid <= 0) throw new IllegalArgumentException("pid " + pid);
+        }
+    }
+
+    /**
+     * {@code bpf_ringbuf_output} as native code, for the call sites where r1 is a constant handle that
+     * {@code rings} resolves to a ring buffer's block and the data lies in the caller's frame (every other
+     * call site calls the body). The block is {@code RingBufMap}'s, in the kernel's layout: consumer
+     * position at {@link #CONSUMER_POS}, producer position at {@link #PRODUCER_POS}, the producers' spin
+     * lock (a u32, 0 free, 1 taken: Java producers take the same word) at {@link #PRODUCER_LOCK}, the data
+     * mask ({@code max_entries - 1}) at {@link #MASK}, data from {@link #DATA}, followed by a copy-area of
+     * the same size for records that cross the end. The native code does what the body does:
+     * {@code -EINVAL} for unknown flags, {@code -EAGAIN} when the record does not fit, else reserve under
+     * the lock (header {@code size | BPF_RINGBUF_BUSY_BIT}, {@code pg_off}), copy, commit by clearing BUSY
+     * with an exchange, and 0. It wakes no Java consumer: a consumer waiting in {@code poll} looks again
+     * at least every millisecond.
+     */
+    record RingBufOutput(java.util.function.LongFunction<RingBlock> rings) implements NativeForm {
+        public static final int CONSUMER_POS = 0, PRODUCER_POS = 4096, PRODUCER_LOCK = 4096 + 64, MASK = 4096 + 128, DATA = 8192;
+
+        public RingBufOutput {
+            java.util.Objects.requireNonNull(rings);
+        }
+
+        /** The block of a ring buffer at {@code base}; usable while the word at {@code openWord} is non-zero. */
+        public record RingBlock(long base, long openWord) {
+            public RingBlock {
+                if (base == 0 || openWord == 0) throw new IllegalArgumentException("ring block at " + base + ", open word " + openWord);
+            }
+        }
+
+        /** One function serves every ring (it takes the block in r1): equal for code caching whatever {@code rings}. */
+        @Override public boolean equals(Object o) { return o instanceof RingBufOutput; }
+        @Override public int hashCode() { return RingBufOutput.class.hashCode(); }
+    }
 }

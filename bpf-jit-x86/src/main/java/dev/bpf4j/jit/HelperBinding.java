@@ -1,6 +1,7 @@
 package dev.bpf4j.jit;
 
 import dev.bpf4j.runtime.LookupInlining;
+import dev.bpf4j.runtime.NativeForm;
 
 import java.util.Objects;
 
@@ -15,9 +16,24 @@ import java.util.Objects;
  *                    an array or hash map's handle), or null
  * @param forwardArguments the helper's {@code HelperSpec.forwardArguments}: it accesses memory only at
  *                    and above its pointer arguments (false for native code)
+ * @param fastPath    native code the JIT calls instead of {@code address} at the call sites its form
+ *                    allows ({@code NativeForm.ProbeRead}: a destination in the caller's frame), or null
  */
 public record HelperBinding(int id, String name, long address, boolean javaBridge, Object keepAlive, LookupInlining lookupInlining,
-                            boolean forwardArguments) {
+                            boolean forwardArguments, FastPath fastPath) {
+    /** A helper's native code for some call sites only ({@code form} says which), at {@code address}, kept alive by {@code keepAlive}. */
+    public record FastPath(NativeForm form, long address, Object keepAlive) {
+        public FastPath {
+            Objects.requireNonNull(form);
+            if (address == 0) throw new IllegalArgumentException("fast path of " + form + " at address 0");
+        }
+    }
+
+    public HelperBinding(int id, String name, long address, boolean javaBridge, Object keepAlive, LookupInlining lookupInlining,
+                         boolean forwardArguments) {
+        this(id, name, address, javaBridge, keepAlive, lookupInlining, forwardArguments, null);
+    }
+
     public HelperBinding {
         Objects.requireNonNull(name);
         if (address == 0) throw new IllegalArgumentException("helper " + name + " bound to address 0");

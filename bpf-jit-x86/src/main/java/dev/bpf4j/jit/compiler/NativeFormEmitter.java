@@ -62,6 +62,10 @@ public final class NativeFormEmitter {
             pidTgid(e, ids);
         } else if (form instanceof NativeForm.PrandomU32 rnd) {
             prandomU32(e, rnd);
+        } else if (form instanceof NativeForm.ProbeRead read) {
+            ProbeReadEmitter.body(e, read);
+        } else if (form instanceof NativeForm.RingBufOutput) {
+            RingBufOutputEmitter.body(e);
         } else {
             throw new IllegalArgumentException("unknown native form " + form);
         }

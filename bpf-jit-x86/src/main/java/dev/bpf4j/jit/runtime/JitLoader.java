@@ -13,6 +13,7 @@ import dev.bpf4j.program.Program;
 import dev.bpf4j.runtime.BpfLoadException;
 import dev.bpf4j.runtime.HelperIds;
 import dev.bpf4j.runtime.HelperSpec;
+import dev.bpf4j.runtime.NativeForm;
 import dev.bpf4j.runtime.LoadOptions;
 import dev.bpf4j.unwind.perf.PerfInterop;
 import dev.bpf4j.verifier.InsnAux;
@@ -133,12 +134,14 @@ public final class JitLoader {
         if (spec.isEmpty()) {
             throw new BpfLoadException("program '" + program.name() + "' pc " + pc + ": unknown helper id " + id);
         }
-        if (spec.get().nativeForm() != null && NativeForms.enabled()) return NativeForms.bind(spec.get());
+        NativeForm form = spec.get().nativeForm();
+        if (form != null && NativeForms.enabled() && !NativeForms.isFastPath(form)) return NativeForms.bind(spec.get());
         if ((id == HelperIds.GET_STACKID || id == HelperIds.GET_STACK) && NativeStackId.applies(spec.get())) {
             javaHelpers.put(id, spec.get());   // the native code hands what it cannot answer to the Java body
             return NativeStackId.bind(spec.get());
         }
         javaHelpers.put(id, spec.get());
+        if (form != null && NativeForms.enabled()) return NativeForms.bindWithFastPath(spec.get());
         return new HelperBinding(id, spec.get().name(), HelperUpcall.address(), true, null, spec.get().lookupInlining(),
                 spec.get().forwardArguments());
     }
