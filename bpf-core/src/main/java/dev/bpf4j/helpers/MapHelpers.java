@@ -66,12 +66,12 @@ final class MapHelpers {
                         r1, SpinLock.TIMEOUT_NANOS / 1_000_000));
             }
             return 0;
-        });
+        }, spinLocks(maps));
         b.add(HelperIds.SPIN_UNLOCK, "bpf_spin_unlock", (call, r1, r2, r3, r4, r5) -> {
             lockArgument(call, maps, "bpf_spin_unlock", r1);
             SpinLock.unlock(r1);
             return 0;
-        });
+        }, spinLocks(maps));
         b.addForward(HelperIds.MAP_DELETE_ELEM, "bpf_map_delete_elem", (call, r1, r2, r3, r4, r5) -> {
             BpfMap m = writable(call, keyed(call, maps, "bpf_map_delete_elem", r1), "bpf_map_delete_elem");
             call.checkArgument(2, "bpf_map_delete_elem key (r2)", r2, m.keySize(), false);
@@ -97,6 +97,14 @@ final class MapHelpers {
             }
             return m instanceof HashTabMap h ? h.inlineLayout() : null;
         });
+    }
+
+    /** Where a JIT may take and release locks natively: the maps' lock words as they are when it compiles (any other address: the helper). */
+    private static LookupInlining spinLocks(MapTable maps) {
+        return new LookupInlining() {
+            @Override public Optional<LookupInlining.Target> targetFor(long r1) { return Optional.empty(); }
+            @Override public java.util.List<LookupInlining.LockValues> lockValues() { return maps.lockValues(); }
+        };
     }
 
     /** Lookup in a map-in-map: the inner map's handle in this table, or NULL (0) for an empty slot. */

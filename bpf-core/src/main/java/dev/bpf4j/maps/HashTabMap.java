@@ -72,6 +72,8 @@ public final class HashTabMap extends BpfMap {
 
     @Override public boolean isSpinLock(long address) { return isSpinLock(address, arena.base(), arena.size(), stride); }
 
+    @Override public dev.bpf4j.runtime.LookupInlining.LockValues lockValues() { return lockValues(arena.base(), arena.size(), stride, openWord.address()); }
+
     /**
      * Where a JIT may look keys up without calling the helper ({@code htab_map_gen_lookup}), or null
      * where the index is too large for 32-bit offsets. The LRU kinds come with their reference bytes;

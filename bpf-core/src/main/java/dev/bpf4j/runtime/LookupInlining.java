@@ -17,6 +17,32 @@ public interface LookupInlining {
     Optional<Target> targetFor(long r1);
 
     /**
+     * For {@code bpf_spin_lock}/{@code bpf_spin_unlock}: the value arrays whose {@code struct bpf_spin_lock}
+     * words the helper accepts now (open maps programs may write). A JIT may take or release a lock
+     * that lies in one of them itself ({@code lock cmpxchg} / {@code xchg} on the 4-byte word, the
+     * protocol of {@code dev.bpf4j.maps.SpinLock}) and must call the helper for any other address.
+     */
+    default java.util.List<LockValues> lockValues() { return java.util.List.of(); }
+
+    /**
+     * Values of {@code stride} bytes from {@code base} over {@code size} bytes, each with its lock word
+     * {@code lockOffset} bytes in (4-byte aligned); valid while the 8-byte word at {@code openWord} is non-zero.
+     */
+    record LockValues(long base, long size, int stride, int lockOffset, long openWord) {
+        public LockValues {
+            if (base == 0 || size <= 0 || stride <= 0 || lockOffset < 0 || (lockOffset & 3) != 0 || lockOffset + 4 > stride
+                    || openWord == 0) {
+                throw new IllegalArgumentException("not a lock array: " + base + ", " + size + ", " + stride + ", " + lockOffset);
+            }
+        }
+
+        /** True when {@code address} is one of these lock words (what {@code BpfMap.isSpinLock} answers for an open map). */
+        public boolean holds(long address) {
+            return address >= base && address - base < size && (address - base) % stride == lockOffset;
+        }
+    }
+
+    /**
      * A map whose lookups a JIT may inline. Common to both: the value of element (slot) {@code s} for CPU
      * {@code cpu} is at {@code valuesBase + (s * cpus + cpu) * stride}; {@code cpus} is 1 for a map that
      * is not per-CPU (cpu 0), else one value per possible CPU, and {@code cpu} is what {@code int

@@ -36,6 +36,7 @@ final class CallEmitter {
         boolean stackArgs = c.aux == null || (c.aux.argTouchesFrames(pc, 2) && (id != HelperIds.MAP_UPDATE_ELEM || c.aux.argTouchesFrames(pc, 3)));
         Optional<LookupInlining.Target> target = b.lookupInlining() != null && c.callR1.knows(pc) && stackArgs
                 ? b.lookupInlining().targetFor(c.callR1.r1(pc)) : Optional.empty();
+        if ((id == HelperIds.SPIN_LOCK || id == HelperIds.SPIN_UNLOCK) && InlineSpinLock.emit(c, pc, b)) return;
         if (target.isEmpty() || !inline(c, pc, target.get(), b)) call(c, pc, b);
     }
 
