@@ -42,7 +42,12 @@ final class CallEmitter {
 
     /** The inline form of a map helper whose r1 is a constant map (the helper id says which), or false to call it. */
     private static boolean inline(JitContext c, int pc, LookupInlining.Target target, HelperBinding b) {
-        return b.id() == HelperIds.MAP_UPDATE_ELEM ? InlineArrayUpdate.emit(c, pc, target, b) : InlineLookup.emit(c, pc, target, b);
+        long r1 = c.callR1.r1(pc);
+        switch (b.id()) {
+            case HelperIds.MAP_UPDATE_ELEM: return InlineArrayUpdate.emit(c, pc, target, b) || InlineHashUpdate.emit(c, pc, target, b, r1);
+            case HelperIds.MAP_DELETE_ELEM: return InlineHashDelete.emit(c, pc, target, b, r1);
+            default: return InlineLookup.emit(c, pc, target, b);
+        }
     }
 
     /**
