@@ -153,6 +153,41 @@ class NativeHashWriteTest {
         for (Thread t : ts) assertThat(t.isAlive()).as("a thread still running after two minutes (a cycle in a chain?)").isFalse();
     }
 
+    /**
+     * A bucket lock word held from outside (as a Java writer or another JIT thread holds it): a JIT
+     * update of a key in that bucket waits (its native spin, then the Java helper), and completes once
+     * the word is released; the same for a delete.
+     */
+    @Test
+    void aHeldBucketLockIsWaitedForByNativeCode() throws Exception {
+        MapDefinition def = new MapDefinition("h", MapType.HASH, 4, 24, 8, 0);
+        try (HashOps nat = new HashOps(Jit.ENGINE, MapTable.create(List.of(def)), 8, false)) {
+            dev.bpf4j.runtime.LookupInlining.HashBuckets layout = ((HashTabMap) nat.maps.map(0)).inlineLayout();
+            int bucket = dev.bpf4j.runtime.KeyHash.of(new byte[]{5, 0, 0, 0}) & (layout.buckets() - 1);
+            long word = layout.indexBase() + layout.writes().locksOffset() + 4L * bucket;
+            for (int op : new int[]{HashOps.UPDATE, HashOps.DELETE}) {
+                assertThat(dev.bpf4j.runtime.NativeMemory.casInt(word, 0, 1)).isTrue();
+                AtomicReference<String> got = new AtomicReference<>();
+                int callsBefore = nat.helperCalls.get();
+                Thread t = new Thread(() -> {
+                    try (HashOps.Driver d = nat.new Driver()) {
+                        long[] v = value(5, 1);
+                        got.set(d.run(op, 5, 0, v[0], v[1], v[2]));
+                    }
+                });
+                t.setDaemon(true);
+                t.start();
+                t.join(300);
+                assertThat(got.get()).as("op %d finished while the bucket was locked", op).isNull();
+                dev.bpf4j.runtime.NativeMemory.putIntVolatile(word, 0);
+                t.join(10_000);
+                assertThat(got.get()).as("op %d", op).isEqualTo("0");
+                assertThat(nat.helperCalls.get() - callsBefore).as("the wait went on in the Java helper").isEqualTo(1);
+            }
+            assertThat(contents(nat)).isEmpty();
+        }
+    }
+
     /** The sequential answer of {@code op} on {@code model} (and the model changed as the map must change). */
     static long expect(Map<Long, Long> model, int op, long key, long flags, long v) {
         boolean present = model.containsKey(key);
