@@ -32,9 +32,10 @@ import static dev.bpf4j.isa.Reg.*;
 
 /**
  * The helper-heavy workload: a loop of {@link #ROUNDS} rounds, each {@code bpf_ktime_get_ns} then
- * {@code bpf_map_update_elem} of a hash map (key = round & 7, value = the time), which no engine
- * inlines: the JIT reaches the update's Java body through its upcall bridge, the interpreter and the
- * JVM engine call it as Java. Returns the sum of the updates' results: 0 when all succeeded (checked at setup).
+ * {@code bpf_map_update_elem} of a hash map (key = round & 7, value = the time): the JIT runs the
+ * update as native code under the bucket lock ({@code InlineHashUpdate}; with {@code
+ * -Dbpf4j.jit.nativeHelpers=false} it reaches the Java body through its upcall bridge), the
+ * interpreter and the JVM engine call it as Java. {@link HashWriteBenchmark} puts the paths side by side. Returns the sum of the updates' results: 0 when all succeeded (checked at setup).
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)

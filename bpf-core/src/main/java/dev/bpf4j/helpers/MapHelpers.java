@@ -57,7 +57,7 @@ final class MapHelpers {
             } catch (BpfMapException e) { // BPF_F_LOCK on a lock never released
                 throw new BpfRuntimeException(ErrorKind.HELPER_FAILED, call.programName(), call.pc(), 0, "bpf_map_update_elem: " + e.getMessage());
             }
-        }, handle -> inlineTarget(maps, handle).filter(t -> t instanceof LookupInlining.Elements a && a.updatable()));
+        }, handle -> inlineTarget(maps, handle).filter(t -> t instanceof LookupInlining.Elements a && a.updatable() || writable(t)));
         b.add(HelperIds.SPIN_LOCK, "bpf_spin_lock", (call, r1, r2, r3, r4, r5) -> {
             lockArgument(call, maps, "bpf_spin_lock", r1);
             if (!SpinLock.tryLock(r1)) {
@@ -66,17 +66,17 @@ final class MapHelpers {
                         r1, SpinLock.TIMEOUT_NANOS / 1_000_000));
             }
             return 0;
-        });
+        }, spinLocks(maps));
         b.add(HelperIds.SPIN_UNLOCK, "bpf_spin_unlock", (call, r1, r2, r3, r4, r5) -> {
             lockArgument(call, maps, "bpf_spin_unlock", r1);
             SpinLock.unlock(r1);
             return 0;
-        });
+        }, spinLocks(maps));
         b.addForward(HelperIds.MAP_DELETE_ELEM, "bpf_map_delete_elem", (call, r1, r2, r3, r4, r5) -> {
             BpfMap m = writable(call, keyed(call, maps, "bpf_map_delete_elem", r1), "bpf_map_delete_elem");
             call.checkArgument(2, "bpf_map_delete_elem key (r2)", r2, m.keySize(), false);
             return m.programDelete(r2);
-        });
+        }, handle -> inlineTarget(maps, handle).filter(MapHelpers::writable));
         b.addForward(HelperIds.MAP_PUSH_ELEM, "bpf_map_push_elem", (call, r1, r2, r3, r4, r5) -> {
             QueueStackMap q = queue(call, maps, "bpf_map_push_elem", r1);
             writable(call, q, "bpf_map_push_elem");
@@ -98,6 +98,17 @@ final class MapHelpers {
             return m instanceof HashTabMap h ? h.inlineLayout() : null;
         });
     }
+
+    /** Where a JIT may take and release locks natively: the maps' lock words as they are when it compiles (any other address: the helper). */
+    private static LookupInlining spinLocks(MapTable maps) {
+        return new LookupInlining() {
+            @Override public Optional<LookupInlining.Target> targetFor(long r1) { return Optional.empty(); }
+            @Override public java.util.List<LookupInlining.LockValues> lockValues() { return maps.lockValues(); }
+        };
+    }
+
+    /** A hash map whose updates and deletes a JIT may run natively ({@link LookupInlining.HashWrites}). */
+    private static boolean writable(LookupInlining.Target t) { return t instanceof LookupInlining.HashBuckets h && h.writes() != null; }
 
     /** Lookup in a map-in-map: the inner map's handle in this table, or NULL (0) for an empty slot. */
     private static long innerLookup(HelperCall call, MapTable maps, MapOfMaps outer, long key) {

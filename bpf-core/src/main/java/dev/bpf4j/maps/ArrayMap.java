@@ -39,6 +39,8 @@ public final class ArrayMap extends BpfMap {
 
     @Override public boolean isSpinLock(long address) { return isSpinLock(address, arena.base(), arena.size(), stride); }
 
+    @Override public dev.bpf4j.runtime.LookupInlining.LockValues lockValues() { return lockValues(arena.base(), arena.size(), stride, openWord.address()); }
+
     /** Base of the value arena (element 0, CPU 0): the JIT may inline lookups as {@code base + index * stride}. */
     public long valuesBase() { return arena.base(); }
 

@@ -198,6 +198,16 @@ public abstract class BpfMap implements AutoCloseable {
     /** True when {@code address} is the {@code bpf_spin_lock} word of one of this map's values. */
     public boolean isSpinLock(long address) { return false; }
 
+    /** The lock words of this map's values, for a JIT's native {@code bpf_spin_lock}; null when it has none or programs may not write it. */
+    public dev.bpf4j.runtime.LookupInlining.LockValues lockValues() { return null; }
+
+    /** {@link #lockValues} of values of {@code stride} bytes laid out from {@code base} over {@code size} bytes. */
+    protected final dev.bpf4j.runtime.LookupInlining.LockValues lockValues(long base, long size, int stride, long openWord) {
+        int off = def.spinLockOffset();
+        if (!def.hasSpinLock() || def.readOnlyForPrograms() || isClosed() || (off & 3) != 0 || off + 4 > stride) return null;
+        return new dev.bpf4j.runtime.LookupInlining.LockValues(base, size, stride, def.spinLockOffset(), openWord);
+    }
+
     /** {@link #isSpinLock} for values of {@code stride} bytes laid out from {@code base} over {@code size} bytes. */
     protected final boolean isSpinLock(long address, long base, long size, int stride) {
         if (!def.hasSpinLock() || isClosed() || address < base || address - base >= size) return false;

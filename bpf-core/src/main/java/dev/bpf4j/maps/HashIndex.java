@@ -13,23 +13,26 @@ import java.util.function.LongUnaryOperator;
  * a chain ends in its bucket's marker {@code ~b} ({@code hlist_nulls}), a link is published last
  * with a release store, and an unlinked slot keeps its next link for a reader still standing on it.
  *
- * <p>Writers: every access to a bucket (and to the slots linked into it) happens under {@link #lock(int)
- * that bucket's stripe lock}, as the kernel's bucket spinlocks. Slots are the indexes of the map's
- * preallocated value pool.
+ * <p>Writers: every access to a bucket (and to the slots linked into it) happens under that bucket's
+ * lock word ({@link #lock(int)}, a {@link SpinWord} next to the heads), as the kernel's bucket
+ * spinlocks: Java and JIT code (a program's native {@code bpf_map_update_elem}/{@code _delete_elem})
+ * take the same words. Slots are the indexes of the map's preallocated value pool.
+ *
+ * <p>Layout from {@code base}, 32-bit words unless said: {@code buckets} heads, {@code buckets} lock
+ * words, {@code maxEntries} next links, {@code maxEntries} key hashes, {@code maxEntries} linked bytes
+ * (1 while the slot is in a bucket; read racily by the LRU sweep, then re-checked under the lock),
+ * padded to 4, then the keys.
  */
 final class HashIndex {
-    private static final int MAX_STRIPES = 256;
-
     private final int keySize;
     private final int buckets;
     private final int maxEntries;
     private final long base;
+    private final long locks;
     private final long next;
     private final long hashes;
+    private final long linked;
     private final long keys;
-    /** 1 while the slot is linked into a bucket (read racily by the LRU sweep, then re-checked under the lock). */
-    private final byte[] linked;
-    private final Object[] stripes;
     private volatile boolean freed;
 
     HashIndex(int maxEntries, int keySize) {
@@ -37,32 +40,39 @@ final class HashIndex {
         this.maxEntries = maxEntries;
         int n = Integer.highestOneBit(Math.max(1, maxEntries - 1)) << 1;
         this.buckets = maxEntries == 1 ? 1 : n;
-        long nextOffset = 4L * buckets, hashesOffset = nextOffset + 4L * maxEntries, keysOffset = hashesOffset + 4L * maxEntries;
-        this.linked = new byte[maxEntries];
-        this.stripes = new Object[Math.min(buckets, MAX_STRIPES)];
-        for (int i = 0; i < stripes.length; i++) stripes[i] = new Object();
-        this.base = NativeMemory.allocate(keysOffset + (long) maxEntries * keySize); // last: nothing leaks if the heap parts fail
+        long locksOffset = 4L * buckets, nextOffset = locksOffset + 4L * buckets, hashesOffset = nextOffset + 4L * maxEntries;
+        long linkedOffset = hashesOffset + 4L * maxEntries, keysOffset = linkedOffset + ((maxEntries + 3L) & ~3L);
+        this.base = NativeMemory.allocate(keysOffset + (long) maxEntries * keySize);
+        this.locks = base + locksOffset;
         this.next = base + nextOffset;
         this.hashes = base + hashesOffset;
+        this.linked = base + linkedOffset;
         this.keys = base + keysOffset;
         for (int b = 0; b < buckets; b++) NativeMemory.putInt(base + 4L * b, ~b);
     }
 
     /** The index's layout for a JIT's inline lookup, or null where its offsets do not fit 32 bits. */
     LookupInlining.HashBuckets layout(long valuesBase, int stride, long openWord, int cpus, long currentCpu, long refBits,
-                                      LongUnaryOperator javaLookup) {
+                                      LongUnaryOperator javaLookup, LookupInlining.HashWrites writes) {
         long keysOffset = keys - base, end = keysOffset + (long) maxEntries * keySize;
         if (end > Integer.MAX_VALUE) return null;
         return new LookupInlining.HashBuckets(base, buckets, maxEntries, (int) (next - base), (int) (hashes - base), (int) keysOffset,
-                valuesBase, stride, keySize, openWord, cpus, currentCpu, refBits, javaLookup);
+                valuesBase, stride, keySize, openWord, cpus, currentCpu, refBits, javaLookup, writes);
     }
+
+    /** Where the bucket locks and the linked bytes are, from the index's base (for {@link LookupInlining.HashWrites}). */
+    int locksOffset() { return (int) (locks - base); }
+
+    int linkedOffset() { return (int) (linked - base); }
 
     int buckets() { return buckets; }
 
     int bucketOf(int hash) { return hash & (buckets - 1); }
 
-    /** The monitor guarding {@code bucket}. */
-    Object lock(int bucket) { return stripes[bucket & (stripes.length - 1)]; }
+    /** Takes the lock of {@code bucket} (its {@link SpinWord}); pair with {@link #unlock(int)} in a finally. */
+    void lock(int bucket) { SpinWord.lock(locks + 4L * bucket, "a hash map's bucket lock"); }
+
+    void unlock(int bucket) { SpinWord.unlock(locks + 4L * bucket); }
 
     static int hash(byte[] key) { return KeyHash.of(key); }
 
@@ -108,7 +118,7 @@ final class HashIndex {
         NativeMemory.putInt(hashes + 4L * s, hash);
         NativeMemory.putInt(nextAt(s), NativeMemory.getInt(headAt(bucket)));
         NativeMemory.putIntRelease(headAt(bucket), s); // readers see the key, hash and link first
-        linked[s] = 1;
+        NativeMemory.putByte(linked + s, (byte) 1);
     }
 
     /**
@@ -120,13 +130,13 @@ final class HashIndex {
         for (int c = head(bucket); c >= 0; prev = c, c = nextInBucket(c)) {
             if (c != s) continue;
             NativeMemory.putIntRelease(prev < 0 ? headAt(bucket) : nextAt(prev), nextInBucket(c));
-            linked[c] = 0;
+            NativeMemory.putByte(linked + c, (byte) 0);
             return true;
         }
         return false;
     }
 
-    boolean isLinked(int s) { return linked[s] != 0; }
+    boolean isLinked(int s) { return NativeMemory.getByte(linked + s) != 0; }
 
     int hashOf(int s) { return NativeMemory.getInt(hashes + 4L * s); }
 

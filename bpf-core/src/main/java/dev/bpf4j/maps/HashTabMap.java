@@ -11,7 +11,7 @@ import java.util.List;
  * {@code BPF_MAP_TYPE_HASH}, {@code PERCPU_HASH}, {@code LRU_HASH} and {@code LRU_PERCPU_HASH}
  * ({@code kernel/bpf/hashtab.c}, preallocated). Values live in a native pool of {@code max_entries}
  * slots that never moves; the bucket lists ({@link HashIndex}) are off-heap too, changed under
- * per-stripe locks and walked without one by program lookups (in Java and in JIT code), as the
+ * per-bucket lock words that JIT code takes as well, and walked without one by program lookups (in Java and in JIT code), as the
  * kernel's RCU lists. A full map fails inserts with {@code -E2BIG}; the LRU kinds evict instead
  * ({@link LruClock}).
  *
@@ -52,19 +52,22 @@ public final class HashTabMap extends BpfMap {
         }
         this.stride = def.valueStride();
         this.cpus = t.isPercpu() ? Cpus.possible() : 1;
-        this.pool = new SlotPool(def.maxEntries());
         long valueBytes = CreateChecks.arenaBytes(def, (long) def.maxEntries() * cpus, stride);
-        // Three native blocks: a failure on the way frees the ones already taken.
-        this.index = new HashIndex(def.maxEntries(), def.keySize());
+        // Four native blocks: a failure on the way frees the ones already taken.
+        this.pool = new SlotPool(def.maxEntries());
+        HashIndex idx = null;
         LruClock clock = null;
         try {
-            clock = t.isLru() ? new LruClock(index, pool, def.maxEntries()) : null;
+            idx = new HashIndex(def.maxEntries(), def.keySize());
+            clock = t.isLru() ? new LruClock(idx, pool, def.maxEntries()) : null;
             this.arena = new NativeArena(valueBytes);
         } catch (RuntimeException | Error e) {
             if (clock != null) clock.free();
-            index.free();
+            if (idx != null) idx.free();
+            pool.free();
             throw e;
         }
+        this.index = idx;
         this.lru = clock;
     }
 
@@ -72,14 +75,18 @@ public final class HashTabMap extends BpfMap {
 
     @Override public boolean isSpinLock(long address) { return isSpinLock(address, arena.base(), arena.size(), stride); }
 
+    @Override public dev.bpf4j.runtime.LookupInlining.LockValues lockValues() { return lockValues(arena.base(), arena.size(), stride, openWord.address()); }
+
     /**
      * Where a JIT may look keys up without calling the helper ({@code htab_map_gen_lookup}), or null
      * where the index is too large for 32-bit offsets. The LRU kinds come with their reference bytes;
      * the interpreter gets {@link #programLookup} itself.
      */
     public LookupInlining.HashBuckets inlineLayout() {
+        LookupInlining.HashWrites writes = def.readOnlyForPrograms() ? null
+                : new LookupInlining.HashWrites(index.locksOffset(), index.linkedOffset(), pool.address(), def.valueSize(), def.spinLockOffset());
         return index.layout(arena.base(), stride, openWord.address(), cpus, cpus == 1 ? 0 : Cpus.currentFunction(),
-                lru == null ? 0 : lru.refBits(), this::programLookup);
+                lru == null ? 0 : lru.refBits(), this::programLookup, writes);
     }
 
     /** Number of elements in the map now. */
@@ -109,7 +116,8 @@ public final class HashTabMap extends BpfMap {
         if (s == HashIndex.RETRY) {
             byte[] key = NativeMemory.read(keyAddress, def.keySize());
             int h = HashIndex.hash(key), b = index.bucketOf(h);
-            synchronized (index.lock(b)) { s = index.find(b, h, key); }
+            index.lock(b);
+            try { s = index.find(b, h, key); } finally { index.unlock(b); }
         }
         if (s < 0) return 0;
         if (lru != null) lru.touch(s);
@@ -119,7 +127,8 @@ public final class HashTabMap extends BpfMap {
     @Override protected long valueAddress(byte[] key, boolean fromProgram) {
         int h = HashIndex.hash(key), b = index.bucketOf(h);
         int s;
-        synchronized (index.lock(b)) { s = index.find(b, h, key); }
+        index.lock(b);
+        try { s = index.find(b, h, key); } finally { index.unlock(b); }
         if (s < 0) return 0;
         if (lru != null && fromProgram) lru.touch(s);
         return slot(s, cpus == 1 ? 0 : Cpus.current());
@@ -129,13 +138,16 @@ public final class HashTabMap extends BpfMap {
 
     @Override protected byte[] read(byte[] key, boolean locked) {
         int h = HashIndex.hash(key), b = index.bucketOf(h);
-        synchronized (index.lock(b)) {
+        byte[] out = new byte[javaValueSize()]; // allocated before the lock: nothing under it throws
+        index.lock(b);
+        try {
             int s = index.find(b, h, key);
             if (s < 0) return null;
-            byte[] out = new byte[javaValueSize()];
             if (locked) SpinLock.copyOutLocked(slot(s, 0), out, 0, def.valueSize(), def.spinLockOffset());
             else copyOut(s, out);
             return out;
+        } finally {
+            index.unlock(b);
         }
     }
 
@@ -176,7 +188,8 @@ public final class HashTabMap extends BpfMap {
         boolean lock = (flags & MapFlags.BPF_F_LOCK) != 0;
         if (lock && !def.hasSpinLock()) return -Errno.EINVAL;
         int h = HashIndex.hash(key), b = index.bucketOf(h);
-        synchronized (index.lock(b)) {
+        index.lock(b);
+        try {
             int s = index.find(b, h, key);
             int err = checkFlags(s, flags);
             if (err != 0) return err;
@@ -196,6 +209,8 @@ public final class HashTabMap extends BpfMap {
                 index.link(b, h, key, s);
                 return 0;
             }
+        } finally {
+            index.unlock(b);
         }
         return insertLru(key, h, b, value, flags, allCpus);
     }
@@ -204,7 +219,8 @@ public final class HashTabMap extends BpfMap {
     private int insertLru(byte[] key, int h, int b, byte[] value, long flags, boolean allCpus) {
         int fresh = lru.acquire();
         if (fresh < 0) return -Errno.ENOMEM;
-        synchronized (index.lock(b)) {
+        index.lock(b);
+        try {
             try {
                 int s = index.find(b, h, key); // another thread may have inserted meanwhile
                 int err = checkFlags(s, flags);
@@ -221,16 +237,21 @@ public final class HashTabMap extends BpfMap {
             } finally {
                 lru.release(fresh);
             }
+        } finally {
+            index.unlock(b);
         }
     }
 
     @Override protected int remove(byte[] key) {
         int h = HashIndex.hash(key), b = index.bucketOf(h);
         int s;
-        synchronized (index.lock(b)) {
+        index.lock(b);
+        try {
             s = index.find(b, h, key);
             if (s < 0) return -Errno.ENOENT;
             index.unlink(b, s);
+        } finally {
+            index.unlock(b);
         }
         pool.push(s);
         return 0;
@@ -239,11 +260,14 @@ public final class HashTabMap extends BpfMap {
     @Override protected int readAndRemove(byte[] key, byte[] out) {
         int h = HashIndex.hash(key), b = index.bucketOf(h);
         int s;
-        synchronized (index.lock(b)) {
+        index.lock(b);
+        try {
             s = index.find(b, h, key);
             if (s < 0) return -Errno.ENOENT;
             copyOut(s, out);
             index.unlink(b, s);
+        } finally {
+            index.unlock(b);
         }
         pool.push(s);
         return 0;
@@ -254,7 +278,8 @@ public final class HashTabMap extends BpfMap {
         int start = 0;
         if (key != null) {
             int h = HashIndex.hash(key), b = index.bucketOf(h);
-            synchronized (index.lock(b)) {
+            index.lock(b);
+            try {
                 int s = index.find(b, h, key);
                 if (s >= 0) {
                     int n = index.nextInBucket(s);
@@ -264,15 +289,20 @@ public final class HashTabMap extends BpfMap {
                     }
                     start = b + 1;
                 }
+            } finally {
+                index.unlock(b);
             }
         }
         for (int b = start; b < index.buckets(); b++) {
-            synchronized (index.lock(b)) {
+            index.lock(b);
+            try {
                 int s = index.head(b);
                 if (s >= 0) {
                     index.copyKey(s, out);
                     return 0;
                 }
+            } finally {
+                index.unlock(b);
             }
         }
         return -Errno.ENOENT;
@@ -281,6 +311,7 @@ public final class HashTabMap extends BpfMap {
     @Override protected void free() {
         openWord.close(); // before the index and values go
         index.free();
+        pool.free();
         if (lru != null) lru.free();
         arena.free();
     }

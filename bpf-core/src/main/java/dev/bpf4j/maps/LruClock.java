@@ -72,9 +72,12 @@ final class LruClock {
                     continue;
                 }
                 int b = index.bucketOf(index.hashOf(v));
-                synchronized (index.lock(b)) {
+                index.lock(b);
+                try {
                     // Re-check under the bucket lock: v may have been deleted or moved meanwhile.
                     if (index.isLinked(v) && index.bucketOf(index.hashOf(v)) == b && index.unlink(b, v)) return v;
+                } finally {
+                    index.unlock(b);
                 }
             }
             return pool.pop(); // a concurrent delete may have freed one

@@ -163,6 +163,14 @@ public final class MapTable implements AutoCloseable {
         return false;
     }
 
+    /** The lock words of every map here (and of the inner maps now in a slot) that a JIT may take natively. */
+    public List<dev.bpf4j.runtime.LookupInlining.LockValues> lockValues() {
+        List<dev.bpf4j.runtime.LookupInlining.LockValues> out = new ArrayList<>();
+        for (BpfMap m : maps) if (m.lockValues() != null) out.add(m.lockValues());
+        for (BpfMap m : extraByHandle.values()) if (m.lockValues() != null) out.add(m.lockValues());
+        return out;
+    }
+
     /**
      * Every map's regions, for a run's region table, with those of the inner maps now in a map-in-map slot
      * (an inner map put in a slot while a run is in progress is not in that run's table: its accesses are

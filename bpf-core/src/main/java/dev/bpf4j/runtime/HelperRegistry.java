@@ -40,6 +40,12 @@ public final class HelperRegistry {
             return this;
         }
 
+        /** A helper an engine may replace by native code as {@code lookupInlining} describes (e.g. {@link LookupInlining#lockValues}). */
+        public Builder add(int id, String name, Helper body, LookupInlining lookupInlining) {
+            byId.put(id, new HelperSpec(id, name, body, Objects.requireNonNull(lookupInlining), false));
+            return this;
+        }
+
         /** A helper that accesses memory only at and above its pointer arguments and runs no program code ({@link HelperSpec#forwardArguments}). */
         public Builder addForward(int id, String name, Helper body) {
             byId.put(id, new HelperSpec(id, name, body, null, true));

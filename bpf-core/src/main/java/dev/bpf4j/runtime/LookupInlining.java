@@ -17,6 +17,32 @@ public interface LookupInlining {
     Optional<Target> targetFor(long r1);
 
     /**
+     * For {@code bpf_spin_lock}/{@code bpf_spin_unlock}: the value arrays whose {@code struct bpf_spin_lock}
+     * words the helper accepts now (open maps programs may write). A JIT may take or release a lock
+     * that lies in one of them itself ({@code lock cmpxchg} / {@code xchg} on the 4-byte word, the
+     * protocol of {@code dev.bpf4j.maps.SpinLock}) and must call the helper for any other address.
+     */
+    default java.util.List<LockValues> lockValues() { return java.util.List.of(); }
+
+    /**
+     * Values of {@code stride} bytes from {@code base} over {@code size} bytes, each with its lock word
+     * {@code lockOffset} bytes in (4-byte aligned); valid while the 8-byte word at {@code openWord} is non-zero.
+     */
+    record LockValues(long base, long size, int stride, int lockOffset, long openWord) {
+        public LockValues {
+            if (base == 0 || size <= 0 || stride <= 0 || lockOffset < 0 || (lockOffset & 3) != 0 || lockOffset + 4 > stride
+                    || openWord == 0) {
+                throw new IllegalArgumentException("not a lock array: " + base + ", " + size + ", " + stride + ", " + lockOffset);
+            }
+        }
+
+        /** True when {@code address} is one of these lock words (what {@code BpfMap.isSpinLock} answers for an open map). */
+        public boolean holds(long address) {
+            return address >= base && address - base < size && (address - base) % stride == lockOffset;
+        }
+    }
+
+    /**
      * A map whose lookups a JIT may inline. Common to both: the value of element (slot) {@code s} for CPU
      * {@code cpu} is at {@code valuesBase + (s * cpus + cpu) * stride}; {@code cpus} is 1 for a map that
      * is not per-CPU (cpu 0), else one value per possible CPU, and {@code cpu} is what {@code int
@@ -73,16 +99,45 @@ public interface LookupInlining {
      * other kinds. {@code javaLookup} is the same lookup for an engine that runs Java rather than
      * generating code (the interpreter): the key's address to the value's address a program sees, or 0
      * when absent, as the helper answers once it has checked its arguments; only while the map is open.
+     * {@code writes}: where a JIT may update and delete elements itself ({@link HashWrites}), or null.
      */
     record HashBuckets(long indexBase, int buckets, int maxEntries, int nextOffset, int hashesOffset, int keysOffset,
                        long valuesBase, int stride, int keySize, long openWord, int cpus, long currentCpu, long refBits,
-                       LongUnaryOperator javaLookup) implements Target {
+                       LongUnaryOperator javaLookup, HashWrites writes) implements Target {
         public HashBuckets {
             if (indexBase == 0 || Integer.bitCount(buckets) != 1 || maxEntries <= 0 || nextOffset < 0 || hashesOffset < 0
                     || keysOffset < 0 || valuesBase == 0 || stride <= 0 || keySize <= 0 || openWord == 0 || cpus <= 0
                     || javaLookup == null) {
                 throw new IllegalArgumentException("not a hash map's index: " + indexBase + ", " + buckets + ", " + maxEntries
                         + ", " + keySize + ", " + openWord + ", " + cpus);
+            }
+        }
+    }
+
+    /**
+     * What a program's {@code bpf_map_update_elem} and {@code bpf_map_delete_elem} on a hash map change,
+     * for a JIT that runs their common cases itself ({@code htab_map_update_elem}, {@code
+     * htab_lru_map_update_elem}, {@code htab_map_delete_elem}) and calls the helper for the rest:
+     * <ul>
+     * <li>bucket {@code b}'s lock is the 4-byte word at {@code indexBase + locksOffset + 4 * b}: 0 free,
+     *     1 held, taken with an atomic swap or compare-and-swap and released with a store of 0. Every
+     *     change of the bucket's chain, of the slots in it, and of a linked slot's value (but for
+     *     {@code BPF_F_LOCK} copies, under the value's own lock) happens under it;
+     * <li>{@code linkedOffset}: one byte per slot, 1 while it is in a bucket;
+     * <li>{@code pool}: the free list, a lock word at 0 (as the buckets'), the count of free slots at 4,
+     *     the free slots as u32 words from 8, popped from and pushed to the end; taken while holding a
+     *     bucket lock or none, never the other way round;
+     * <li>a linked slot's {@code valueSize} bytes hold its value; {@code spinLockOffset} ({@code -1}: none)
+     *     is the value's {@code bpf_spin_lock}, which copies leave alone and a new element gets as 0.
+     * </ul>
+     * A new element is linked as the lookup's readers expect: key, hash and next link written first,
+     * then the bucket head with a release store. An LRU map's reference byte is set on an update of an
+     * existing element and cleared on a new one; a full LRU map evicts (the helper's job).
+     */
+    record HashWrites(int locksOffset, int linkedOffset, long pool, int valueSize, int spinLockOffset) {
+        public HashWrites {
+            if (locksOffset < 0 || linkedOffset < 0 || pool == 0 || valueSize <= 0 || spinLockOffset < -1) {
+                throw new IllegalArgumentException("not a hash map's writer layout: " + locksOffset + ", " + linkedOffset + ", " + pool);
             }
         }
     }

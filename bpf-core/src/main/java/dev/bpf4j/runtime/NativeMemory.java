@@ -94,5 +94,6 @@ public final class NativeMemory {
     /** A store no earlier store passes: how a writer publishes to native readers that take no lock. */
     public static void putIntRelease(long a, int v) { U.putOrderedInt(null, a, v); }
     public static int getIntVolatile(long a) { return U.getIntVolatile(null, a); }
+    public static void putIntVolatile(long a, int v) { U.putIntVolatile(null, a, v); }
     public static long getLongVolatile(long a) { return U.getLongVolatile(null, a); }
 }

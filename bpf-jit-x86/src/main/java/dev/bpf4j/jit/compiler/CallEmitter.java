@@ -37,12 +37,18 @@ final class CallEmitter {
         boolean stackArgs = c.aux == null || (c.aux.argTouchesFrames(pc, 2) && (id != HelperIds.MAP_UPDATE_ELEM || c.aux.argTouchesFrames(pc, 3)));
         Optional<LookupInlining.Target> target = b.lookupInlining() != null && c.callR1.knows(pc) && stackArgs
                 ? b.lookupInlining().targetFor(c.callR1.r1(pc)) : Optional.empty();
+        if ((id == HelperIds.SPIN_LOCK || id == HelperIds.SPIN_UNLOCK) && InlineSpinLock.emit(c, pc, b)) return;
         if (target.isEmpty() || !inline(c, pc, target.get(), b)) call(c, pc, b);
     }
 
     /** The inline form of a map helper whose r1 is a constant map (the helper id says which), or false to call it. */
     private static boolean inline(JitContext c, int pc, LookupInlining.Target target, HelperBinding b) {
-        return b.id() == HelperIds.MAP_UPDATE_ELEM ? InlineArrayUpdate.emit(c, pc, target, b) : InlineLookup.emit(c, pc, target, b);
+        long r1 = c.callR1.r1(pc);
+        switch (b.id()) {
+            case HelperIds.MAP_UPDATE_ELEM: return InlineArrayUpdate.emit(c, pc, target, b) || InlineHashUpdate.emit(c, pc, target, b, r1);
+            case HelperIds.MAP_DELETE_ELEM: return InlineHashDelete.emit(c, pc, target, b, r1);
+            default: return InlineLookup.emit(c, pc, target, b);
+        }
     }
 
     /**

@@ -107,32 +107,35 @@ final class InlineHashLookup {
     }
 
     /** eax = {@link KeyHash} of the {@code size} bytes at {@code key}. Clobbers edx. */
-    private static void hashKey(X86Encoder e, X86Reg key, int size) {
+    private static void hashKey(X86Encoder e, X86Reg key, int size) { hashKey(e, key, size, X86Reg.RDX); }
+
+    /** eax = {@link KeyHash} of the {@code size} bytes at {@code key}. Clobbers {@code t}. */
+    static void hashKey(X86Encoder e, X86Reg key, int size, X86Reg t) {
         e.movImm32(X86Reg.RAX, KeyHash.SEED);                                     /* mov eax, SEED */
         int i = 0;
         for (; i + 4 <= size; i += 4) {
             e.aluRM(AluOp.XOR, false, X86Reg.RAX, Mem.of(key, i));                /* xor eax, [rsi + i] */
-            mix(e);
+            mix(e, t);
         }
         for (; i < size; i++) {
-            e.loadZx8(X86Reg.RDX, Mem.of(key, i));                                /* movzx edx, byte [rsi + i] */
-            e.aluRR(AluOp.XOR, false, X86Reg.RAX, X86Reg.RDX);                       /* xor eax, edx */
-            mix(e);
+            e.loadZx8(t, Mem.of(key, i));                                      /* movzx t, byte [rsi + i] */
+            e.aluRR(AluOp.XOR, false, X86Reg.RAX, t);                          /* xor eax, t */
+            mix(e, t);
         }
-        xorShiftRight(e, 13);                                                  /* h ^= h >>> 13 */
+        xorShiftRight(e, 13, t);                                               /* h ^= h >>> 13 */
         e.imulRRI(false, X86Reg.RAX, X86Reg.RAX, KeyHash.FINISH);                    /* imul eax, eax, FINISH */
-        xorShiftRight(e, 16);                                                  /* h ^= h >>> 16 */
+        xorShiftRight(e, 16, t);                                               /* h ^= h >>> 16 */
     }
 
-    private static void mix(X86Encoder e) {
+    private static void mix(X86Encoder e, X86Reg t) {
         e.imulRRI(false, X86Reg.RAX, X86Reg.RAX, KeyHash.MIX);                       /* imul eax, eax, MIX */
-        xorShiftRight(e, 15);                                                  /* h ^= h >>> 15 */
+        xorShiftRight(e, 15, t);                                               /* h ^= h >>> 15 */
     }
 
-    private static void xorShiftRight(X86Encoder e, int n) {
-        e.movRR(false, X86Reg.RDX, X86Reg.RAX);                                      /* mov edx, eax */
-        e.shiftImm(Shift.SHR, false, X86Reg.RDX, n);                              /* shr edx, n */
-        e.aluRR(AluOp.XOR, false, X86Reg.RAX, X86Reg.RDX);                           /* xor eax, edx */
+    private static void xorShiftRight(X86Encoder e, int n, X86Reg t) {
+        e.movRR(false, t, X86Reg.RAX);                                         /* mov t, eax */
+        e.shiftImm(Shift.SHR, false, t, n);                                    /* shr t, n */
+        e.aluRR(AluOp.XOR, false, X86Reg.RAX, t);                              /* xor eax, t */
     }
 
     /** dst = the 32-bit word {@code offset + 4 * slot} bytes into the index. Clobbers dst only (slot may be dst). */

@@ -66,6 +66,9 @@ public abstract class X86EncoderBase {
         buf.emit8(0x58 + r.low3()); /* pop r64 */
     }
 
+    /** {@code pause}: the spin-wait hint of a CAS loop. */
+    public void pause() { buf.emit8(0xf3); buf.emit8(0x90); /* pause */ }
+
     public void leave() { buf.emit8(0xc9); /* leave */ }
 
     public void ret() { buf.emit8(0xc3); /* ret */ }

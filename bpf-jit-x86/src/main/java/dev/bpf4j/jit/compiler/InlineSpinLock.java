@@ -1,0 +1,126 @@
+package dev.bpf4j.jit.compiler;
+
+import dev.bpf4j.jit.HelperBinding;
+import dev.bpf4j.jit.x86.AluOp;
+import dev.bpf4j.jit.x86.Cond;
+import dev.bpf4j.jit.x86.Mem;
+import dev.bpf4j.jit.x86.X86Encoder;
+import dev.bpf4j.jit.x86.X86Reg;
+import dev.bpf4j.runtime.HelperIds;
+import dev.bpf4j.runtime.LookupInlining;
+
+import java.util.List;
+
+/**
+ * {@code bpf_spin_lock} and {@code bpf_spin_unlock} as native code at the call site, on the protocol of
+ * the Java {@code SpinLock} (a 4-byte word, 0 free, 1 held; taken with {@code lock cmpxchg 0 -> 1},
+ * released with {@code xchg} of 0), so the Java helper, {@code BPF_F_LOCK} updates and lookups from
+ * Java, and this code exclude each other on one lock.
+ *
+ * <p>The helper accepts only the lock word of a value of an open map programs may write (and checks
+ * alignment first); the code does the same test against the maps the load had when it was compiled
+ * ({@link LookupInlining#lockValues}) and calls the helper for every other address, which refuses it
+ * (or accepts a map added later). It spins at most {@link #SPINS} rounds with {@code pause} (about a
+ * millisecond), then calls the helper too, which waits in Java up to {@code SpinLock.TIMEOUT_NANOS}
+ * and then ends the run with HELPER_FAILED naming program, pc and lock: a lock a program leaked never
+ * hangs a run.
+ *
+ * <pre>
+ *   test dil, 3; jnz .call
+ *   for each lock array: cmp qword [open], 0; je .next; rax = rdi - base; jb .next; cmp rax, size; jae .next
+ *                        rdx = rax mod stride; cmp rdx, lock_off; jne .call; jmp .ok
+ *   jmp .call
+ * .ok (lock): mov r11d, SPINS
+ *   .retry: xor eax, eax; mov edx, 1; lock cmpxchg [rdi], edx; je .taken
+ *   .wait: pause; sub r11d, 1; je .call; cmp dword [rdi], 0; jne .wait; jmp .retry
+ * .ok (unlock): xor eax, eax; xchg [rdi], eax
+ * .taken: xor eax, eax; jmp .done
+ * .call: the helper call
+ * .done:
+ * </pre>
+ * Registers: r1 (rdi) stays for the helper; rax, rdx, r10, r11 are free at a call, r9 (budget) is kept.
+ */
+final class InlineSpinLock {
+    private InlineSpinLock() {}
+
+    /** Rounds of {@code pause} before the helper takes over the wait. */
+    static final int SPINS = 1 << 15;
+
+    /** More lock arrays than this: the helper (keeps call sites small). */
+    static final int MAX_ARRAYS = 8;
+
+    /** {@code -Dbpf4j.jit.nativeHelpers=false} calls the Java helpers (read at each compile, for A/B timing and tests). */
+    static boolean enabled() { return Switches.on("bpf4j.jit.nativeHelpers"); }
+
+    /** Emits the native lock or unlock and returns true, or emits nothing and returns false (then the caller calls). */
+    static boolean emit(JitContext c, int pc, HelperBinding b) {
+        if (b.lookupInlining() == null || !enabled()) return false;
+        List<LookupInlining.LockValues> arrays = b.lookupInlining().lockValues();
+        if (arrays.isEmpty() || arrays.size() > MAX_ARRAYS) return false;
+        X86Encoder e = c.e;
+        X86Reg lock = RegMap.x86(1);
+        int[] toCall = new int[2 + 2 * arrays.size()];
+        int n = 0;
+        e.testRI(false, lock, 3);                                              /* test edi, 3 */
+        toCall[n++] = e.jccForward32(Cond.NE);                                 /* jnz .call (misaligned: the helper refuses) */
+        int[] ok = new int[arrays.size()];
+        for (int i = 0; i < arrays.size(); i++) {
+            LookupInlining.LockValues v = arrays.get(i);
+            int[] next = new int[3];
+            e.movabs(RegMap.AUX, v.openWord());                                /* movabs r10, open word */
+            e.aluMI(AluOp.CMP, true, Mem.of(RegMap.AUX, 0), 0);                /* cmp qword [r10], 0 */
+            next[0] = e.jccForward32(Cond.E);                                  /* je .next (closed) */
+            e.movRR(true, X86Reg.RAX, lock);                                   /* mov rax, rdi */
+            e.movabs(RegMap.AUX, v.base());                                    /* movabs r10, base */
+            e.aluRR(AluOp.SUB, true, X86Reg.RAX, RegMap.AUX);                  /* sub rax, r10 */
+            next[1] = e.jccForward32(Cond.B);                                  /* jb .next (below the values) */
+            e.movabs(RegMap.AUX, v.size());                                    /* movabs r10, size */
+            e.aluRR(AluOp.CMP, true, X86Reg.RAX, RegMap.AUX);                  /* cmp rax, r10 */
+            next[2] = e.jccForward32(Cond.AE);                                 /* jae .next (past them) */
+            offsetInValue(e, v.stride());                                      /* rdx = rax mod stride */
+            e.aluRI(AluOp.CMP, true, X86Reg.RDX, v.lockOffset());              /* cmp rdx, lock_off */
+            toCall[n++] = e.jccForward32(Cond.NE);                             /* jne .call (inside a value, not its lock) */
+            ok[i] = e.jmpForward32();                                          /* jmp .ok */
+            for (int j : next) e.bind32(j);                                    /* .next: */
+        }
+        toCall[n++] = e.jmpForward32();                                        /* jmp .call (no known lock array) */
+        for (int j : ok) e.bind32(j);                                          /* .ok: */
+        int done;
+        if (b.id() == HelperIds.SPIN_LOCK) {
+            X86Reg spins = RegMap.AUX2;
+            e.movImm32(spins, SPINS);                                          /* mov r11d, SPINS */
+            int retry = e.position();                                          /* .retry: */
+            e.aluRR(AluOp.XOR, false, X86Reg.RAX, X86Reg.RAX);                 /* xor eax, eax */
+            e.movImm32(X86Reg.RDX, 1);                                         /* mov edx, 1 */
+            e.lockCmpxchg(false, Mem.of(lock, 0), X86Reg.RDX);                 /* lock cmpxchg [rdi], edx */
+            int taken = e.jccForward32(Cond.E);                                /* je .taken */
+            int wait = e.position();                                           /* .wait: */
+            e.pause();                                                         /* pause */
+            e.aluRI(AluOp.SUB, false, spins, 1);                               /* sub r11d, 1 */
+            toCall[n++] = e.jccForward32(Cond.E);                              /* je .call (held too long: the helper waits, then fails) */
+            e.aluMI(AluOp.CMP, false, Mem.of(lock, 0), 0);                     /* cmp dword [rdi], 0 */
+            e.jccRel32(Cond.NE, wait);                                         /* jne .wait */
+            e.jmpTo(retry);                                                    /* jmp .retry */
+            e.bind32(taken);                                                   /* .taken: */
+        } else {
+            e.aluRR(AluOp.XOR, false, X86Reg.RAX, X86Reg.RAX);                 /* xor eax, eax */
+            e.xchg(false, Mem.of(lock, 0), X86Reg.RAX);                        /* xchg [rdi], eax (as SpinLock.unlock's getAndSet) */
+        }
+        e.aluRR(AluOp.XOR, false, X86Reg.RAX, X86Reg.RAX);                     /* xor eax, eax (r0 = 0) */
+        done = e.jmpForward32();                                               /* jmp .done */
+        InlineLookup.callAndJoin(c, pc, b, java.util.Arrays.copyOf(toCall, n), done);
+        return true;
+    }
+
+    /** rdx = rax mod stride (rax an offset below 2^63). Clobbers rax and r10 for a stride that is not a power of two. */
+    private static void offsetInValue(X86Encoder e, int stride) {
+        if (Integer.bitCount(stride) == 1) {
+            e.movRR(true, X86Reg.RDX, X86Reg.RAX);                             /* mov rdx, rax */
+            e.aluRI(AluOp.AND, true, X86Reg.RDX, stride - 1);                  /* and rdx, stride - 1 */
+            return;
+        }
+        e.aluRR(AluOp.XOR, false, X86Reg.RDX, X86Reg.RDX);                     /* xor edx, edx */
+        e.movImm32(RegMap.AUX, stride);                                        /* mov r10d, stride */
+        e.div(true, false, RegMap.AUX);                                        /* div r10 (rdx = remainder) */
+    }
+}
