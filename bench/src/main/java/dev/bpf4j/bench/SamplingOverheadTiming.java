@@ -86,14 +86,9 @@ public final class SamplingOverheadTiming {
                         PerfRecordControl q = perfs[i];
                         long p0 = q == null ? 0 : q.cpuNanos();
                         if (q != null) q.setSampling(true);
-                        long cpu0 = os.getProcessCpuTime(), mine0 = threads.getCurrentThreadCpuTime(), w0 = System.nanoTime();
-                        long acc = 0;
-                        for (long r = 0; r < runs; r++) acc += exe.run(ctx);
-                        long wall = System.nanoTime() - w0, mine = threads.getCurrentThreadCpuTime() - mine0;
+                        Chunk c = Chunk.run(exe, ctx, runs, threads, os);
                         if (q != null) q.setSampling(false);
-                        long others = os.getProcessCpuTime() - cpu0 - mine;
-                        if (acc == 42) System.out.println();
-                        results.get(i).add(new double[] {wall, others, 0, 0, mine, q == null ? 0 : q.cpuNanos() - p0, 0});
+                        results.get(i).add(new double[] {c.wall(), c.others(os), 0, 0, c.mine(), q == null ? 0 : q.cpuNanos() - p0, 0});
                         continue;
                     }
                     if (steady) {
@@ -101,28 +96,18 @@ public final class SamplingOverheadTiming {
                         long[] c0 = p == null ? new long[2] : cpuOf(threads, p.threads());
                         long s0 = p == null ? 0 : p.samplesSoFar(), l0 = p == null ? 0 : p.lostSoFar();
                         if (p != null) p.setSampling(true);
-                        long cpu0 = os.getProcessCpuTime(), mine0 = threads.getCurrentThreadCpuTime(), w0 = System.nanoTime();
-                        long acc = 0;
-                        for (long r = 0; r < runs; r++) acc += exe.run(ctx);
-                        long wall = System.nanoTime() - w0, mine = threads.getCurrentThreadCpuTime() - mine0;
+                        Chunk c = Chunk.run(exe, ctx, runs, threads, os);
                         if (p != null) p.setSampling(false);
                         long[] t1 = p == null ? new long[2] : cpuOf(threads, p.threads());
-                        long others = os.getProcessCpuTime() - cpu0 - mine;
-                        if (acc == 42) System.out.println();
-                        results.get(i).add(new double[] {wall, others, p == null ? 0 : p.samplesSoFar() - s0, p == null ? 0 : p.lostSoFar() - l0,
-                                mine, t1[0] - c0[0], t1[1] - c0[1]});
+                        results.get(i).add(new double[] {c.wall(), c.others(os), p == null ? 0 : p.samplesSoFar() - s0, p == null ? 0 : p.lostSoFar() - l0,
+                                c.mine(), t1[0] - c0[0], t1[1] - c0[1]});
                         continue;
                     }
                     Profiler p = hz == 0 ? null : Profiler.ofProcess(SamplerOptions.atFrequency(hz)).start();
-                    long cpu0 = os.getProcessCpuTime(), mine0 = threads.getCurrentThreadCpuTime(), w0 = System.nanoTime();
-                    long acc = 0;
-                    for (long r = 0; r < runs; r++) acc += exe.run(ctx);
-                    long wall = System.nanoTime() - w0, mine = threads.getCurrentThreadCpuTime() - mine0;
+                    Chunk c = Chunk.run(exe, ctx, runs, threads, os);
                     long[] split = {cpuOf(threads, "bpf4j-sampler"), cpuOf(threads, "bpf4j-unwinder")};
                     SamplerStats s = p == null ? null : p.stop();
-                    long others = os.getProcessCpuTime() - cpu0 - mine;
-                    if (acc == 42) System.out.println();
-                    results.get(i).add(new double[] {wall, others, s == null ? 0 : s.samples(), s == null ? 0 : s.lost(), mine, split[0], split[1]});
+                    results.get(i).add(new double[] {c.wall(), c.others(os), s == null ? 0 : s.samples(), s == null ? 0 : s.lost(), c.mine(), split[0], split[1]});
                 }
             }
             // Paired by round: chunks of one round ran within seconds of each other, under the same load from other processes.
@@ -153,6 +138,21 @@ public final class SamplingOverheadTiming {
                         + Arrays.toString(results.get(i).stream().mapToLong(r -> Math.round(r[4] / 1e6)).toArray()));
             }
         }
+    }
+
+    /** One chunk of the workload: its wall time, this thread's CPU time, and the process's CPU time when it began. */
+    private record Chunk(long wall, long mine, long processCpuAtStart) {
+        static Chunk run(Executable exe, RunContext ctx, long runs, ThreadMXBean threads, com.sun.management.OperatingSystemMXBean os) {
+            long cpu0 = os.getProcessCpuTime(), mine0 = threads.getCurrentThreadCpuTime(), w0 = System.nanoTime();
+            long acc = 0;
+            for (long r = 0; r < runs; r++) acc += exe.run(ctx);
+            long wall = System.nanoTime() - w0, mine = threads.getCurrentThreadCpuTime() - mine0;
+            if (acc == 42) System.out.println();   // keeps the runs' results alive
+            return new Chunk(wall, mine, cpu0);
+        }
+
+        /** CPU the rest of the process used since the chunk began (the sampler's threads, GC, compilers). */
+        long others(com.sun.management.OperatingSystemMXBean os) { return os.getProcessCpuTime() - processCpuAtStart - mine; }
     }
 
     /** "median (middle half) | mean +- sd" of per-round shares, in percent. */
