@@ -135,5 +135,6 @@ public final class NativeMemory {
     /** A store no earlier store passes: how a writer publishes to native readers that take no lock. */
     public static void putIntRelease(long a, int v) { INT.setRelease(ALL, a, v); }
     public static int getIntVolatile(long a) { return (int) INT.getVolatile(ALL, a); }
+    public static void putIntVolatile(long a, int v) { INT.setVolatile(ALL, a, v); }
     public static long getLongVolatile(long a) { return (long) LONG.getVolatile(ALL, a); }
 }
