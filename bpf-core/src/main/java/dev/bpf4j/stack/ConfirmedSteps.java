@@ -2,6 +2,9 @@ package dev.bpf4j.stack;
 
 import dev.bpf4j.runtime.NativeMemory;
 import dev.bpf4j.unwind.PlainStep;
+import dev.bpf4j.unwind.CodeMap;
+import dev.bpf4j.unwind.CodeMapListener;
+import dev.bpf4j.unwind.CodeRegion;
 import dev.bpf4j.unwind.Unwinder;
 
 /**
@@ -22,6 +25,8 @@ import dev.bpf4j.unwind.Unwinder;
 public final class ConfirmedSteps {
     public static final int SLOT = 32, KEY = 0, KIND = 8, CFA_FROM_RBP = 9, BP_RULE = 10, CFA_OFFSET = 12, RA_OFFSET = 16, BP_OFFSET = 20;
     public static final int KIND_FRAME_POINTER = 1, KIND_CFI = 2, KIND_OUTERMOST = 3;
+    /** The key of a forgotten step: no lookup address is 1. */
+    public static final long GONE = 1;
     /** Marks the key of a trace's first ip (looked up at the ip itself, not at ip - 1). */
     public static final long FIRST = 1L << 63;
     public static final int LOG2_SLOTS = 16;
@@ -40,6 +45,31 @@ public final class ConfirmedSteps {
     }
 
     public static ConfirmedSteps global() { return GLOBAL; }
+
+    static {
+        // JIT programs, trampolines and generated helpers come and go at reused addresses: a step
+        // confirmed in a region is forgotten when the region goes, and when another takes its place.
+        CodeMap.global().addListener(new CodeMapListener() {
+            @Override public void registered(CodeRegion region) { GLOBAL.forget(region.start(), region.end()); }
+
+            @Override public void unregistered(CodeRegion region) { GLOBAL.forget(region.start(), region.end()); }
+        });
+    }
+
+    /**
+     * Forgets the steps looked up in {@code [start, end)}. Their keys become {@link #GONE}, which no
+     * lookup matches and which keeps the probe chains through them, so native walks running meanwhile
+     * stay safe (one that already found such a step uses it, as a walk racing the unmapping would).
+     */
+    public synchronized void forget(long start, long end) {
+        if (used == 0) return;
+        for (long s = table, last = table + ((long) SLOT << LOG2_SLOTS); s < last; s += SLOT) {
+            long k = NativeMemory.getLongVolatile(s + KEY);
+            if (k == 0 || k == GONE) continue;
+            long at = (k & FIRST) != 0 ? k & ~FIRST : k;
+            if (Long.compareUnsigned(at, start) >= 0 && Long.compareUnsigned(at, end) < 0) NativeMemory.casLong(s + KEY, k, GONE);
+        }
+    }
 
     /** The table's address, for the life of the process. */
     public long address() { return table; }
