@@ -77,6 +77,13 @@ class KernelCorpusTest {
         }
     }
 
+    /**
+     * -EBUSY as a little-endian u64 in ctx_out: Linux's bpf_find_vma answers it when it cannot take the
+     * mm's lock at once ({@code mmap_read_trylock}), as when another thread of this JVM maps memory
+     * just then; bpf4j has no such lock. A kernel outcome with it that differs is run again.
+     */
+    private static final String EBUSY = "f0ffffffffffffff";
+
     @ParameterizedTest(name = "{0}")
     @MethodSource("cases")
     void kernelAgrees(CorpusCase c) {
@@ -85,6 +92,9 @@ class KernelCorpusTest {
         assumeTrue(refused == null, () -> "bpf() is not permitted here: " + refused);
         Outcome reference = CorpusDifferentialTest.outcome(c, Engines.byName("interp"));
         Outcome kernel = KernelSide.outcome(c);
+        for (int again = 0; again < 5 && !kernel.runs().equals(reference.runs()) && kernel.runs().stream().anyMatch(r -> r.contains(EBUSY)); again++) {
+            kernel = KernelSide.outcome(c);   // bpf_find_vma's mmap_read_trylock lost to another thread of this JVM
+        }
         assertThat(kernel.runs()).as("%s runs: kernel vs interp", c).isEqualTo(reference.runs());
         assertThat(kernel.maps()).as("%s maps: kernel vs interp", c).isEqualTo(reference.maps());
     }
