@@ -15,7 +15,7 @@ import java.util.List;
 /**
  * The probe on one function: its patch site and the programs attached to it. Every attach and
  * detach generates a new trampoline that calls the current programs in attach order, then
- * retargets the site's {@code call} (or puts the original bytes back when none is left) with the
+ * retargets the site's {@code call} or {@code jmp} (or puts the original bytes back when none is left) with the
  * breakpoint-first protocol of {@link TextPoke}: safe while other threads run the function (see
  * there for the one window it leaves at sites of several displaced instructions).
  *
@@ -87,7 +87,7 @@ final class NativeProbe {
     private void rebuild() {
         byte[] now = site.current();
         boolean patched = trampoline != null;
-        byte[] expected = patched ? site.callTo(trampoline.address()) : site.original();
+        byte[] expected = patched ? site.patchTo(trampoline.address()) : site.original();
         if (!Arrays.equals(now, expected)) {
             throw new IllegalStateException(String.format("patch site of '%s' at 0x%x holds %s, expected %s: changed behind bpf4j's back",
                     site.name(), site.site(), HexFormat.ofDelimiter(" ").formatHex(now), HexFormat.ofDelimiter(" ").formatHex(expected)));
@@ -127,7 +127,8 @@ final class NativeProbe {
         if (!patched) CodeMap.global().register(siteRegion);
         long[][] moves = patched ? new long[2][0] : innerBoundaries(code.address() + probe.copy());
         try {
-            TextPoke.poke(site.site(), site.callTo(code.address()), code.address(), true, moves[0], moves[1]);
+            // a thread meeting the int3 is moved on as the new instruction moves it: called, or sent to the trampoline's start
+            TextPoke.poke(site.site(), site.patchTo(code.address()), code.address(), !site.jumps(), moves[0], moves[1]);
         } catch (RuntimeException | Error e) {
             CodeMap.global().unregister(region);
             if (!patched) CodeMap.global().unregister(siteRegion);

@@ -16,9 +16,11 @@ import java.util.List;
 
 /**
  * The fentry trampoline of one patched function, entered by the {@code call} at its patch site
- * with {@code [rsp]} = site + 5 and {@code [rsp + 8]} = the parent's return address (S = rsp at entry):
+ * with {@code [rsp]} = site + 5 and {@code [rsp + 8]} = the parent's return address (S = rsp at entry),
+ * or by its {@code jmp} ({@link PatchSite#jumps()}), after which it pushes site + 5 itself:
  *
  * <pre>
+ *  [push qword [rip + .slot]]      jmp entry only: the same stack as after the call, no call to match
  *  push rbp; mov rbp, rsp          A = S - 8: a standard frame, [A] = parent rbp, [A + 8] = site + 5
  *  pushfq; and rsp, -16; sub rsp, FRAME; mov [rsp + SAVED_A], rbp
  *                                  flags (for pt_regs), then the frame, 16-aligned whatever S is:
@@ -36,6 +38,8 @@ import java.util.List;
  *  per attached program: JIT: env stored on the stack as constants, call entry(&pt_regs, env),
  *                        count failures; other engines: call the upcall closure (&pt_regs, link id)
  *  restore xmm0-7 and registers; mov rbp, [rbp + SAVED_A] (A); leave; ret   back to site + 5
+ *                                  (displaced instructions: lea rsp, [rsp + 8]; their copy, which
+ *                                  jumps back after them)
  * </pre>
  *
  * F2's return address is site + 6, not site + 5: the patch site is registered in the code map with
@@ -104,6 +108,10 @@ final class TrampolineEmitter {
         int frame = xmm + 16 * xmmSaved;                    // a multiple of 16: F2 stays 16-byte aligned
         CodeBuffer b = new CodeBuffer();
         X86Encoder e = new X86Encoder(b);
+        int returnSlot = -1;
+        if (site.jumps()) {                                  // entered by jmp: make the frame a call would have made
+            b.emit8(0xff); b.emit8(0x35); returnSlot = b.size(); b.emit32(0); /* push qword [rip + slot] (site + 5) */
+        }
         e.push(X86Reg.RBP);                                     /* push rbp */
         int afterPush = e.position();
         e.movRR(true, X86Reg.RBP, X86Reg.RSP);                     /* mov rbp, rsp (A) */
@@ -167,6 +175,8 @@ final class TrampolineEmitter {
         e.load(true, X86Reg.RBP, Mem.of(X86Reg.RBP, savedA));      /* mov rbp, [rbp + saved_a] (A) */
         int leave = e.position();
         e.leave();                                           /* leave */
+        // Before the push of site + 5 (jmp entry) [rsp] is the parent's return address: the walk
+        // from there skips the traced function, which has no frame yet either way.
         List<UnwindRow> rows = new ArrayList<>(List.of(
                 new UnwindRow(0, afterPush, CfaRule.RETURN_AT_SP),
                 new UnwindRow(afterPush, fp, CfaRule.RETURN_AT_SP_PLUS_8),
@@ -186,6 +196,11 @@ final class TrampolineEmitter {
         int tailsAt = e.position();
         int tailsEnd = PerCpuHits.finish(e, b, base, tails);  // run with rbp = A, as the counting they belong to
         if (tailsEnd > tailsAt) rows.add(new UnwindRow(tailsAt, tailsEnd, CfaRule.FRAME_POINTER));
+        if (returnSlot >= 0) {
+            while (b.size() % 8 != 0) b.emit8(0xcc);        /* int3 padding */
+            b.patch32(returnSlot, b.size() - (returnSlot + 4));
+            b.emit64(site.site() + PatchSite.LENGTH);        /* .slot: site + 5, data (no row: never run) */
+        }
         return new Code(b.toByteArray(), rows, copy);
     }
 

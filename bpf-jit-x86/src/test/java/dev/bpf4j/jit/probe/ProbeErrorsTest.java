@@ -29,7 +29,7 @@ class ProbeErrorsTest {
             byte[] before = ProcessText.read(address, 8);
             try (Executable x = Engines.JIT_DIRECT.load(ok(), LoadOptions.defaults());
                  ProbeLink link = NativeProbes.attach(address, fn, ProbeProgram.of(x, List.of()))) {
-                assertThat(ProcessText.read(address, 1)[0]).isEqualTo((byte) 0xe8);
+                assertThat(ProcessText.read(address, 1)[0]).as("jmp rel32 to the trampoline").isEqualTo((byte) 0xe9);
                 assertThat(TestLib.call1(address, 40)).isEqualTo(fn.equals("plain") ? 41 : 42);
                 assertThat(link.hits()).isEqualTo(1);
             }

@@ -46,6 +46,11 @@ class ProbeUnwindTest {
 
     /** Attaches a capturing JIT program to leaf, calls top(3) and returns the capture (probe still attached while {@code inside} runs). */
     static Hit captureInLeaf(java.util.function.BiConsumer<Hit, StackCapture> inside) {
+        return captureIn(TestLib.address("leaf"), "leaf", () -> assertThat(TestLib.call1(TestLib.address("top"), 3)).isEqualTo(17 + 20), inside);
+    }
+
+    /** The same on any function: attaches the capturing program to {@code function}, runs {@code call}, which must hit it. */
+    static Hit captureIn(long function, String name, Runnable call, java.util.function.BiConsumer<Hit, StackCapture> inside) {
         long out = NativeMemory.allocate(OUT);
         long top = ThreadStack.current().high();
         try (StackCapture capture = new StackCapture()) {
@@ -56,9 +61,9 @@ class ProbeUnwindTest {
                         lddw(3, out + OUT - 8), stx(DW, 3, 6, 0), mov64(0, 0), exit());
                 List<MemoryRegion> regions = List.of(new MemoryRegion("out", out, OUT, true));
                 try (Executable x = engine.load(p, LoadOptions.defaults()); // the native helper is not in the validator's registry
-                     ProbeLink link = NativeProbes.attach(TestLib.address("leaf"), "leaf", ProbeProgram.of(x, regions))) {
+                     ProbeLink link = NativeProbes.attach(function, name, ProbeProgram.of(x, regions))) {
                     assertThat(link.program().direct()).isTrue();
-                    assertThat(TestLib.call1(TestLib.address("top"), 3)).isEqualTo(17 + 20);
+                    call.run();
                     assertThat(link.errors()).isZero();
                     long rbp = NativeMemory.getLong(out), rsp = NativeMemory.getLong(out + 8);
                     long copied = top - rsp;
