@@ -46,6 +46,9 @@ public final class Unwinder {
     /** Over this process: the JIT's regions, the modules' CFI, return addresses checked against the executable mappings. */
     public Unwinder(ProcessCode code) { this(code.jit(), code::isCode, code::cfiRow); }
 
+    /** This unwinder with its code and CFI lookups answered through {@code memo} (the code map is shared). */
+    public Unwinder remembering(RememberedLookups memo) { return new Unwinder(regions, memo.isCode(isCode), memo.cfi(cfi)); }
+
     /** Over {@link ProcessCode#global()}. */
     public static Unwinder global() { return GLOBAL; }
 

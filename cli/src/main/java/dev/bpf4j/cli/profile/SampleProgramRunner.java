@@ -8,6 +8,7 @@ import dev.bpf4j.api.PerfEventProgram;
 import dev.bpf4j.api.PerfEventSample;
 import dev.bpf4j.maps.BpfMap;
 import dev.bpf4j.engine.Engine;
+import dev.bpf4j.unwind.RememberedLookups;
 import dev.bpf4j.unwind.Unwinder;
 
 import java.util.ArrayList;
@@ -34,9 +35,12 @@ public final class SampleProgramRunner implements AutoCloseable {
     }
 
     private final List<EngineCopy> copies = new ArrayList<>();
+    /** One sample's code lookups, shared by its replays: the engines unwind it over the same code. */
+    private final RememberedLookups lookups = new RememberedLookups();
 
     /** @param unwinder the sampled process's unwinder (null: this process) */
     public SampleProgramRunner(OpenObject open, String program, List<Engine> engines, Unwinder unwinder) {
+        unwinder = (unwinder == null ? Unwinder.global() : unwinder).remembering(lookups);
         try {
             for (Engine e : engines) {
                 BpfObject obj = open.load(ObjectLoadOptions.engine(e));
@@ -55,6 +59,7 @@ public final class SampleProgramRunner implements AutoCloseable {
 
     /** Runs the sample on every engine. */
     public void accept(PerfEventSample sample) {
+        lookups.forget();
         for (EngineCopy c : copies) c.program().run(sample);
     }
 
