@@ -22,7 +22,7 @@ final class LowMemory {
     private LowMemory() {}
 
     private static final int PROT_READ = 1, PROT_WRITE = 2;
-    private static final int MAP_PRIVATE = 0x02, MAP_ANONYMOUS = 0x20, MAP_32BIT = 0x40;
+    private static final int MAP_PRIVATE = 0x02, MAP_ANONYMOUS = 0x20, MAP_32BIT = 0x40, MAP_FIXED_NOREPLACE = 0x100000;
     private static final long PAGE = 4096;
 
     private static final Invoker INVOKER;
@@ -55,20 +55,39 @@ final class LowMemory {
         UNAVAILABLE = why;
     }
 
-    /** A zeroed mapping of at least {@code bytes} whose every address fits in 32 bits; free with {@link #free}. */
+    /**
+     * A zeroed mapping of at least {@code bytes} whose every address fits in 32 bits; free with {@link #free}.
+     * MAP_32BIT draws from one window, [1 GiB, 2 GiB) on x86-64, which a JDK 25's class space
+     * shares (it is reserved at 0x66000000 here): when the window is full, a free range anywhere
+     * below 4 GiB is asked for by address ({@link LowGaps}).
+     */
     static long allocate(long bytes) {
         if (UNAVAILABLE != null) throw new BpfException("cannot allocate packet memory below 4 GiB: " + UNAVAILABLE);
         long len = roundUp(bytes);
-        long a = INVOKER.invokeN6(CTX6, MMAP, 0, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
-        if (a == -1 || a == 0) {
-            throw new BpfException("mmap(MAP_32BIT) of " + len + " bytes failed (errno " + com.kenai.jffi.LastError.getInstance().get()
-                    + "): the low 2 GiB that MAP_32BIT draws from is exhausted");
+        long a = mmap(0, len, MAP_32BIT);
+        if (a != -1 && a != 0 && (a + len) >>> 32 == 0) return a;
+        if (a != -1 && a != 0) free(a, len);
+        a = inGap(len);
+        if (a != 0) return a;
+        throw new BpfException("cannot map " + len + " bytes below 4 GiB: the MAP_32BIT window and every gap below 4 GiB are full (errno "
+                + com.kenai.jffi.LastError.getInstance().get() + ")");
+    }
+
+    /** A zeroed mapping of {@code len} (page multiple) bytes in a free range below 4 GiB, asked for by address; 0 when none is free. */
+    static long inGap(long len) {
+        long a;
+        for (int attempt = 0; attempt < 3; attempt++) {     // another thread may map the gap first
+            long hint = LowGaps.find(len);
+            if (hint == 0) break;
+            a = mmap(hint, len, MAP_FIXED_NOREPLACE);
+            if (a == hint) return a;
+            if (a != -1 && a != 0) free(a, len);            // a kernel before 4.17 took the flag for a hint and went elsewhere
         }
-        if ((a + len) >>> 32 != 0) {
-            free(a, len);
-            throw new BpfException("mmap(MAP_32BIT) returned 0x" + Long.toHexString(a) + ", above 4 GiB");
-        }
-        return a;
+        return 0;
+    }
+
+    private static long mmap(long at, long len, int flag) {
+        return INVOKER.invokeN6(CTX6, MMAP, at, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | flag, -1, 0);
     }
 
     static void free(long address, long bytes) {
