@@ -75,6 +75,8 @@ public final class EnvLayout {
 
     public static final long STATUS_NATIVE_ERROR = 1, STATUS_HELPER_ERROR = 2, STATUS_EXIT = 3,
             STATUS_TAIL_CALL = 4;
+    /** A Java helper was called on a thread that may not run Java ({@link JavaThreadGate}): the run ends, the hit counts as missed. */
+    public static final long STATUS_NO_JAVA = 5;
 
     /** Error kinds the native code records (ErrorKind ordinals are not used: keep this stable). */
     public static final long KIND_OUT_OF_BOUNDS = 1, KIND_BUDGET = 2, KIND_CALL_DEPTH = 3,

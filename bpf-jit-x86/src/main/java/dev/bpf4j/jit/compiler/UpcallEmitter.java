@@ -17,12 +17,16 @@ import dev.bpf4j.jit.x86.X86Encoder;
  * 2026-12-03). The method reads argument {@code i} at {@code block + ARGS + 8i} and sets the done
  * word at {@code block + DONE} as it returns; a word left 0 means an exception escaped it, and the
  * function clears it and answers 0, as the closure does. On a thread the JVM does not know (GetEnv
- * fails: a probe hit on a native thread) it calls the jffi closure, which attaches the thread.
+ * fails: a probe hit on a native thread) it calls the jffi closure, which attaches the thread —
+ * unless a {@link JavaThreadGate} is given, which refuses such threads and HotSpot's own.
  */
 public final class UpcallEmitter {
     private UpcallEmitter() {}
 
     private static final X86Reg[] SYSV_ARGS = {X86Reg.RDI, X86Reg.RSI, X86Reg.RDX, X86Reg.RCX, X86Reg.R8, X86Reg.R9};
+
+    /** {@code jboolean ExceptionCheck(JNIEnv *)}'s index in JNI's function table. */
+    private static final int EXCEPTION_CHECK = 228;
 
     /** The upcall block: the done word, then the arguments (8 bytes each, in order). */
     public static final int DONE = 0, ARGS = 8;
@@ -36,14 +40,24 @@ public final class UpcallEmitter {
      * of going on with r0 = 0.
      */
     public static NativeFormEmitter.Function code(JniRoute jni, long closure, int args, int envArg) {
+        return code(jni, closure, args, envArg, -1, null);
+    }
+
+    /**
+     * The same, entering Java only where {@code gate} allows ({@link JavaThreadGate}; null: on every
+     * thread). A refused call answers 0 without entering Java: it stores {@code STATUS_NO_JAVA} in the
+     * env block of argument {@code envArg} (the run ends) and adds 1 to the counter argument
+     * {@code missedArg} points at, where those are not -1.
+     */
+    public static NativeFormEmitter.Function code(JniRoute jni, long closure, int args, int envArg, int missedArg, JavaThreadGate gate) {
         if (args < 1 || args > SYSV_ARGS.length) throw new IllegalArgumentException("arguments: " + args);
-        if (envArg >= args) throw new IllegalArgumentException("env block argument " + envArg + " of " + args);
-        return NativeFormEmitter.Function.withFrame(e -> body(e, jni, closure, args, envArg));
+        if (envArg >= args || missedArg >= args) throw new IllegalArgumentException("env block or counter argument out of " + args);
+        return NativeFormEmitter.Function.withFrame(e -> body(e, jni, closure, args, envArg, missedArg, gate));
     }
 
     private static int arg(int i) { return ARGS + 8 * i; }
 
-    private static void body(X86Encoder e, JniRoute jni, long closure, int args, int envArg) {
+    private static void body(X86Encoder e, JniRoute jni, long closure, int args, int envArg, int missedArg, JavaThreadGate gate) {
         final int jniEnv = arg(args), jvalue = jniEnv + 8, frame = (jvalue + 8 + 15) & ~15;
         e.aluRI(AluOp.SUB, true, X86Reg.RSP, frame);                              /* sub rsp, frame */
         for (int i = 0; i < args; i++) {
@@ -51,6 +65,60 @@ public final class UpcallEmitter {
         }
         e.storeImm(8, Mem.of(X86Reg.RSP, DONE), 0);                               /* mov qword [rsp + DONE], 0 */
         e.store(8, Mem.of(X86Reg.RSP, jvalue), X86Reg.RSP);                          /* mov [rsp + jvalue], rsp (the block) */
+        if (gate != null) {
+            // Not again while this thread is between here and Java: GetEnv's first use on a thread
+            // allocates libjvm's TLS (malloc), attaching allocates the JavaThread (malloc), and a
+            // probe on malloc would come back here for ever.
+            guard(e, gate, -1);                                                /* rax = this thread's guard word */
+            e.testRR(true, X86Reg.RAX, X86Reg.RAX);                                  /* test rax, rax */
+            int free = e.jccForward32(Cond.E);                                 /* je .enter */
+            e.aluRR(AluOp.XOR, false, X86Reg.RAX, X86Reg.RAX);                       /* xor eax, eax */
+            refusal(e, envArg, missedArg);
+            int nested = e.jmpForward32();                                     /* jmp .out (the guard stays the outer call's) */
+            e.bind32(free);                                                    /* .enter: */
+            guard(e, gate, 1);                                                 /* guard word = 1 */
+            emitEntry(e, jni, closure, args, envArg, missedArg, gate, jniEnv, jvalue);
+            e.store(8, Mem.of(X86Reg.RSP, DONE), X86Reg.RAX);                        /* mov [rsp + DONE], rax (the answer, kept over the call) */
+            guard(e, gate, 0);                                                 /* guard word = 0 */
+            e.load(true, X86Reg.RAX, Mem.of(X86Reg.RSP, DONE));                      /* mov rax, [rsp + DONE] */
+            e.bind32(nested);                                                  /* .out: */
+            return;
+        }
+        emitEntry(e, jni, closure, args, envArg, missedArg, null, jniEnv, jvalue);
+    }
+
+    /** {@code pthread_getspecific(guard)} into rax ({@code value} -1), or {@code pthread_setspecific(guard, value)}. */
+    private static void guard(X86Encoder e, JavaThreadGate gate, int value) {
+        e.movImm32(X86Reg.RDI, gate.guardKey());                                  /* mov edi, guard key */
+        if (value >= 0) {
+            e.movImm32(X86Reg.RSI, value);                                        /* mov esi, value */
+            e.movabs(X86Reg.RAX, gate.setspecific());                             /* movabs rax, pthread_setspecific */
+        } else {
+            e.movabs(X86Reg.RAX, gate.getspecific());                             /* movabs rax, pthread_getspecific */
+        }
+        e.callR(X86Reg.RAX);                                                      /* call rax */
+    }
+
+    /** A refused call: the run ends (env block), the hit counts as missed (counter), rax = 0. */
+    private static void refusal(X86Encoder e, int envArg, int missedArg) {
+        if (envArg >= 0) {
+            e.load(true, X86Reg.RAX, Mem.of(X86Reg.RSP, arg(envArg)));               /* mov rax, [rsp + ARGS + 8 * envArg] (the env block) */
+            e.storeImm(8, Mem.of(X86Reg.RAX, EnvLayout.STATUS), (int) EnvLayout.STATUS_NO_JAVA); /* mov qword [rax + STATUS], NO_JAVA */
+        }
+        if (missedArg >= 0) {
+            e.load(true, X86Reg.RAX, Mem.of(X86Reg.RSP, arg(missedArg)));            /* mov rax, [rsp + ARGS + 8 * missedArg] (the counter) */
+            e.movImm32(X86Reg.RDX, 1);                                            /* mov edx, 1 */
+            e.aluMR(AluOp.ADD, true, Mem.of(X86Reg.RAX, 0), X86Reg.RDX, true);      /* lock add [rax], rdx */
+        }
+        e.aluRR(AluOp.XOR, false, X86Reg.RAX, X86Reg.RAX);                           /* xor eax, eax */
+    }
+
+    /**
+     * GetEnv; on a thread the JVM knows, the gate's checks and the JNI call; on another, HotSpot's
+     * key and the closure. Every path ends at its end with rax = the answer.
+     */
+    private static void emitEntry(X86Encoder e, JniRoute jni, long closure, int args, int envArg, int missedArg, JavaThreadGate gate,
+                                 int jniEnv, int jvalue) {
         e.movabs(X86Reg.RDI, jni.vm());                                           /* movabs rdi, vm */
         e.lea(X86Reg.RSI, Mem.of(X86Reg.RSP, jniEnv));                               /* lea rsi, [rsp + jniEnv] */
         e.movImm32(X86Reg.RDX, jni.version());                                    /* mov edx, version */
@@ -58,6 +126,25 @@ public final class UpcallEmitter {
         e.callR(X86Reg.RAX);                                                      /* call rax */
         e.testRR(false, X86Reg.RAX, X86Reg.RAX);                                     /* test eax, eax */
         int unknownThread = e.jccForward32(Cond.NE);                           /* jne .closure */
+        int[] refused = new int[5];
+        if (gate != null) {
+            e.load(true, X86Reg.RAX, Mem.of(X86Reg.RSP, jniEnv));                    /* mov rax, [rsp + jniEnv] */
+            e.lea(X86Reg.RAX, Mem.of(X86Reg.RAX, (int) -gate.envOffset()));         /* lea rax, [rax - env offset] (the JavaThread) */
+            e.movabs(X86Reg.R10, gate.vtable());                                  /* movabs r10, plain JavaThread vtable */
+            e.aluRM(AluOp.CMP, true, X86Reg.R10, Mem.of(X86Reg.RAX, 0));             /* cmp r10, [rax] */
+            refused[0] = e.jccForward32(Cond.NE);                              /* jne .refuse (a VM-internal JavaThread) */
+            e.aluMI(AluOp.CMP, false, Mem.of(X86Reg.RAX, gate.stateOffset()), JavaThreadGate.THREAD_IN_NATIVE); /* cmp dword [rax + _thread_state], 4 */
+            refused[1] = e.jccForward32(Cond.NE);                              /* jne .refuse (inside the VM) */
+            e.aluMI(AluOp.CMP, false, Mem.of(X86Reg.RAX, gate.criticalOffset()), 0); /* cmp dword [rax + _jni_active_critical], 0 */
+            refused[4] = e.jccForward32(Cond.NE);                              /* jne .refuse (a JNI critical region: the GC waits for it) */
+            e.load(true, X86Reg.RDI, Mem.of(X86Reg.RSP, jniEnv));                    /* mov rdi, [rsp + jniEnv] */
+            e.load(true, X86Reg.RAX, Mem.of(X86Reg.RDI, 0));                         /* mov rax, [rdi] (the function table) */
+            e.load(true, X86Reg.RAX, Mem.of(X86Reg.RAX, 8 * EXCEPTION_CHECK));       /* mov rax, [rax + ExceptionCheck] */
+            e.callR(X86Reg.RAX);                                                  /* call rax */
+            e.aluRI(AluOp.AND, false, X86Reg.RAX, 0xff);                          /* and eax, 0xff (a jboolean: al only) */
+            refused[3] = e.jccForward32(Cond.NE);                              /* jne .refuse (the thread's native code has an exception pending: leave it) */
+            guard(e, gate, 0);                                                 /* guard word = 0: Java may call in again (callbacks) */
+        }
         e.load(true, X86Reg.RDI, Mem.of(X86Reg.RSP, jniEnv));                        /* mov rdi, [rsp + jniEnv] */
         e.movabs(X86Reg.RSI, jni.owner());                                        /* movabs rsi, the class (global ref) */
         e.movabs(X86Reg.RDX, jni.upcall());                                       /* movabs rdx, upcall (method id) */
@@ -76,13 +163,26 @@ public final class UpcallEmitter {
         e.aluRR(AluOp.XOR, false, X86Reg.RAX, X86Reg.RAX);                           /* xor eax, eax */
         int cleared = e.jmpForward32();                                        /* jmp .done */
         e.bind32(unknownThread);                                               /* .closure: */
+        if (gate != null) {
+            // A thread the JVM does not know is not attached: a HotSpot thread still starting (no
+            // JavaThread yet) looks the same, and attaching it inside pthread_getattr_np's malloc
+            // deadlocks on that thread's own lock (seen with a probe on malloc).
+            refused[2] = e.jmpForward32();                                     /* jmp .refuse */
+        }
         for (int i = 0; i < args; i++) {
             e.load(true, SYSV_ARGS[i], Mem.of(X86Reg.RSP, arg(i)));               /* mov argument i, [rsp + ARGS + 8i] */
         }
         e.movabs(X86Reg.R11, closure);                                            /* movabs r11, jffi closure */
         e.callR(X86Reg.R11);                                                      /* call r11 */
+        int called = -1;
+        if (gate != null) {
+            called = e.jmpForward32();                                         /* jmp .done */
+            for (int r : refused) e.bind32(r);                                 /* .refuse: */
+            refusal(e, envArg, missedArg);
+        }
         e.bind32(returned);                                                    /* .done: */
         e.bind32(cleared);
+        if (called >= 0) e.bind32(called);
     }
 
     /**

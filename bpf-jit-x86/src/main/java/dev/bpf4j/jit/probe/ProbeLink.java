@@ -109,7 +109,7 @@ public final class ProbeLink implements AutoCloseable {
             return new TrampolineEmitter.JitCall(x.entryAddress(), words, ProbeEnvWords.stored(x.program(), x.compiled().proofs(), words.length),
                     stats.address(), !x.helperBindings().isEmpty());
         }
-        return new TrampolineEmitter.UpcallCall(Upcall.address(), upcallId);
+        return new TrampolineEmitter.UpcallCall(Upcall.address(), upcallId, stats.address() + ProbeStats.MISSED);
     }
 
     /** After detach: the program may be closed; the native blocks stay for trampolines that may still run. */

@@ -64,8 +64,12 @@ final class TrampolineEmitter {
         int envBytes() { return envWords.length * 8; }
     }
 
-    /** A call of the upcall closure {@code void upcall(long pt_regs, long link)}. */
-    record UpcallCall(long closure, long link) implements Call {}
+    /**
+     * A call of the upcall closure {@code void upcall(long pt_regs, long link, long *missed)}: the
+     * counter is what the JNI upcall function adds to when the thread may not run Java
+     * ({@code JavaThreadGate}; the closure itself takes two arguments).
+     */
+    record UpcallCall(long closure, long link, long missed) implements Call {}
 
     /** @param copy where the relocated displaced instructions start in the code, or -1 (a 5-byte nop site) */
     record Code(byte[] bytes, List<UnwindRow> rows, int copy) {}
@@ -312,13 +316,19 @@ final class TrampolineEmitter {
         e.load(true, X86Reg.RAX, env(envAt, EnvLayout.STATUS)); /* mov rax, [env.status] */
         e.aluRI(AluOp.SUB, true, X86Reg.RAX, 1);                /* sub rax, 1 */
         e.aluRI(AluOp.CMP, true, X86Reg.RAX, 1);                /* cmp rax, 1 (native or helper error) */
-        int ok = e.jccForward8(Cond.A);                      /* ja .ok */
+        int error = e.jccForward8(Cond.BE);                  /* jbe .error */
+        e.aluRI(AluOp.CMP, true, X86Reg.RAX, (int) EnvLayout.STATUS_NO_JAVA - 1); /* cmp rax, NO_JAVA - 1 */
+        int ok = e.jccForward8(Cond.NE);                     /* jne .ok */
+        e.aluMR(AluOp.ADD, true, Mem.of(X86Reg.RCX, ProbeStats.MISSED), X86Reg.RDX, true); /* lock add [rcx + missed], rdx (a thread that may not run Java) */
+        int missed = e.jmpForward8();                        /* jmp .ok */
+        e.bind(error);                                       /* .error: */
         e.aluMR(AluOp.ADD, true, Mem.of(X86Reg.RCX, ProbeStats.ERRORS), X86Reg.RDX, true); /* lock add [rcx + errors], rdx */
         copy(e, envAt, EnvLayout.STATUS, ProbeStats.LAST_STATUS);
         copy(e, envAt, EnvLayout.ERR_KIND, ProbeStats.LAST_KIND);
         copy(e, envAt, EnvLayout.ERR_DESC, ProbeStats.LAST_DESC);
         copy(e, envAt, EnvLayout.ERR_ADDR, ProbeStats.LAST_ADDR);
         e.bind(ok);                                          /* .ok: */
+        e.bind(missed);
     }
 
     private static void copy(X86Encoder e, int envAt, int envField, int statsField) {
@@ -342,6 +352,7 @@ final class TrampolineEmitter {
         if (ptRegs == null) e.lea(X86Reg.RDI, Mem.of(X86Reg.RBP, PT)); /* lea rdi, [rbp + pt_regs] */
         else e.movRR(true, X86Reg.RDI, ptRegs);                 /* mov rdi, pt_regs */
         e.movabs(X86Reg.RSI, c.link());                         /* movabs rsi, link id */
+        e.movabs(X86Reg.RDX, c.missed());                       /* movabs rdx, &missed */
         e.movabs(X86Reg.RAX, c.closure());                      /* movabs rax, upcall */
         e.callR(X86Reg.RAX);                                    /* call rax (rsp is 16-aligned); Java counts the hit if it runs */
     }

@@ -57,7 +57,7 @@ final class Upcall implements Closure {
 
     private static final class Generated {
         /** The upcall through JNI from generated code (as Java helpers' bridge); null where JNI cannot be reached. */
-        static final ExecutableMemory CODE = GeneratedFunctions.jniUpcall(JniUpcall.route(Upcall.class, NONCE), closure(), 2, -1, SYMBOL);
+        static final ExecutableMemory CODE = GeneratedFunctions.jniUpcall(JniUpcall.route(Upcall.class, NONCE), closure(), 3, -1, 2, SYMBOL);
     }
 
     /** What trampolines call: the JNI upcall function, or the jffi closure where it is not available or turned off. */

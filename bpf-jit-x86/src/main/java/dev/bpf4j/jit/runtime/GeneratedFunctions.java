@@ -33,8 +33,8 @@ public final class GeneratedFunctions {
      * The JNI upcall function of {@code route} ({@link UpcallEmitter#code}),
      * mapped and registered as {@code symbol}; null when there is no route (the caller keeps {@code closure}).
      */
-    public static ExecutableMemory jniUpcall(JniRoute route, long closure, int args, int envArg, String symbol) {
-        return route == null ? null : map(UpcallEmitter.code(route, closure, args, envArg), symbol);
+    public static ExecutableMemory jniUpcall(JniRoute route, long closure, int args, int envArg, int missedArg, String symbol) {
+        return route == null ? null : map(UpcallEmitter.code(route, closure, args, envArg, missedArg, HotSpotThreads.gate()), symbol);
     }
 
     /** {@code -Dbpf4j.jit.jniUpcall=false} keeps the jffi closures (read at each use, for A/B timing). */

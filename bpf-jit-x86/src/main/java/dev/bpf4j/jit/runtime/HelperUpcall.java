@@ -16,7 +16,7 @@ final class HelperUpcall {
 
     private static final class Generated {
         /** Mapped once for the life of the JVM; null where JNI cannot be reached. Argument 5 is the env block. */
-        static final ExecutableMemory CODE = GeneratedFunctions.jniUpcall(JniUpcall.find(), HelperBridge.address(), 6, 5, SYMBOL);
+        static final ExecutableMemory CODE = GeneratedFunctions.jniUpcall(JniUpcall.find(), HelperBridge.address(), 6, 5, -1, SYMBOL);
     }
 
     /** Where JIT code calls a Java helper ({@code long bridge(r1, r2, r3, r4, r5, env)}). */
