@@ -16,6 +16,7 @@ import dev.bpf4j.runtime.HelperRegistry;
 import dev.bpf4j.runtime.HelperSpec;
 import dev.bpf4j.runtime.LoadOptions;
 import dev.bpf4j.runtime.MemoryRegion;
+import dev.bpf4j.runtime.NativeMemory;
 import dev.bpf4j.runtime.RunContext;
 import org.junit.jupiter.api.Test;
 
@@ -36,8 +37,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code bpf_ringbuf_reserve}, {@code _submit}, {@code _discard} and {@code _query} on the interpreter, on the
  * JIT with their native forms ({@code RingBufReserveEmitter}, {@code RingBufCommitEmitter}, {@code
  * RingBufQueryEmitter}) and on the JIT with the Java bodies ({@code -Dbpf4j.jit.nativeHelpers=false}): the same
- * r0 (or error kind and pc) run after run, the same records as the Java consumer reads them and the same
- * positions, over sizes around the ring's end, a full ring (reserve answers NULL), bad reserve flags, any commit
+ * r0 (or error kind and pc) run after run, the same records as the Java consumer reads them, the same
+ * positions and the same bytes in the ring (headers included), over sizes around the ring's end, a full ring (reserve answers NULL), bad reserve flags, any commit
  * flags, every query flag, pointers that are no pending sample (the body's error), a header the program
  * overwrote, and a closed ring. The native way must call no body where it applies.
  */
@@ -142,13 +143,25 @@ class RingBufRecordDifferentialTest {
                     }
                     List<byte[]> got = drain(reader, drainUpTo < 0 ? Integer.MAX_VALUE : drainUpTo);
                     for (byte[] rec : got) s.append("\n rec ").append(HexFormat.of().formatHex(rec));
-                    s.append("\n cons=").append(rb.consumerPos()).append(" prod=").append(rb.producerPos()).append('\n');
+                    s.append("\n cons=").append(rb.consumerPos()).append(" prod=").append(rb.producerPos())
+                            .append(" ring=").append(digest(rb)).append('\n');
                 }
             } finally {
                 System.clearProperty("bpf4j.jit.nativeHelpers");
             }
         }
         return s + "javaCalls=" + calls.get();
+    }
+
+    /** The ring's data area and copy-area, headers ({@code len}, {@code pg_off}) included: what every engine must leave alike. */
+    static String digest(RingBufMap rb) {
+        byte[] bytes = new byte[(int) (2 * rb.capacity())];
+        NativeMemory.read(rb.dataAddress(), bytes, 0, bytes.length);
+        try {
+            return HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(bytes), 0, 8);
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new AssertionError(e);
+        }
     }
 
     /** Thrown by the handler to stop a consume after the records it wants: the reader publishes each record's position after its handler returns. */
