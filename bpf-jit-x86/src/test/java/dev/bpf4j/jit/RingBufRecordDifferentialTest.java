@@ -153,9 +153,12 @@ class RingBufRecordDifferentialTest {
         return s + "javaCalls=" + calls.get();
     }
 
-    /** The ring's data area and copy-area, headers ({@code len}, {@code pg_off}) included: what every engine must leave alike. */
+    /**
+     * The ring's data area and copy-area, headers ({@code len}, {@code pg_off}) included, and the reservation
+     * table after them ({@code max_entries / 2} bytes): what every engine must leave alike.
+     */
     static String digest(RingBufMap rb) {
-        byte[] bytes = new byte[(int) (2 * rb.capacity())];
+        byte[] bytes = new byte[(int) (2 * rb.capacity() + rb.capacity() / 2)];
         NativeMemory.read(rb.dataAddress(), bytes, 0, bytes.length);
         try {
             return HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(bytes), 0, 8);

@@ -43,6 +43,7 @@ final class RingBufOutputEmitter {
         e.testRI(true, flags, (int) ~(MapFlags.BPF_RB_NO_WAKEUP | MapFlags.BPF_RB_FORCE_WAKEUP)); /* test rcx, ~3 */
         int badFlags = e.jccForward32(Cond.NE);                                   /* jne .einval */
         int[] noRoom = RingBufReserveEmitter.reserve(e);                          /* (reserve: r11 header, r10 offset, r8 len, r9 mask) */
+        e.storeImm(4, Mem.of(X86Reg.RAX, RingBufOutput.DATA), 0);                 /* mov dword [rax + DATA], 0 (no pending entry: committed below) */
 
         e.movRR(true, X86Reg.RAX, ring);                                          /* mov rax, rdi (the ring, kept) */
         e.lea(X86Reg.RDI, Mem.of(hdr, 8));                                        /* lea rdi, [r11 + 8] (sample) */

@@ -36,11 +36,6 @@ final class RingBufReserveEmitter {
         int badFlags = e.jccForward32(Cond.NE);                                   /* jne .null */
         e.movRR(true, X86Reg.RDX, X86Reg.RSI);                                    /* mov rdx, rsi (size) */
         int[] noRoom = reserve(e);
-        e.lea(X86Reg.RAX, Mem.of(X86Reg.R9, 1));                                  /* lea rax, [r9 + 1] (capacity) */
-        e.aluRR(AluOp.ADD, true, X86Reg.RAX, X86Reg.RAX);                         /* add rax, rax (data + copy-area) */
-        e.aluRR(AluOp.ADD, true, X86Reg.RAX, X86Reg.RDI);                         /* add rax, rdi */
-        e.shiftImm(Shift.SHR, true, X86Reg.R10, 1);                               /* shr r10, 1 (u32 per 8 bytes) */
-        e.aluRR(AluOp.ADD, true, X86Reg.RAX, X86Reg.R10);                         /* add rax, r10 (entry - DATA) */
         e.movRR(false, X86Reg.RCX, X86Reg.RDX);                                   /* mov ecx, edx */
         e.aluRI(AluOp.OR, false, X86Reg.RCX, BUSY_BIT);                           /* or ecx, BPF_RINGBUF_BUSY_BIT */
         e.store(4, Mem.of(X86Reg.RAX, RingBufOutput.DATA), X86Reg.RCX);           /* mov [rax + DATA], ecx (reservation table) */
@@ -54,7 +49,9 @@ final class RingBufReserveEmitter {
 
     /**
      * Reserves a record for rdx bytes in the ring at rdi (both kept): falls through with r11 = its header,
-     * r10 = its offset in the data area, r8 = its length (header included, 8-aligned), r9 = the mask; or
+     * r10 = its offset in the data area, r8 = its length (header included, 8-aligned), r9 = the mask and
+     * rax + DATA = its reservation table entry (for the caller to set: reserve marks it, output clears it,
+     * as Java's reserve then commit leave it); or
      * jumps to each of the returned forward jumps when it does not fit (the lock released). Clobbers rax, rcx.
      */
     static int[] reserve(X86Encoder e) {
@@ -100,6 +97,12 @@ final class RingBufReserveEmitter {
         e.aluRR(AluOp.ADD, true, X86Reg.RAX, len);                                /* add rax, r8 (new prod) */
         e.store(8, Mem.of(ring, RingBufOutput.PRODUCER_POS), X86Reg.RAX);         /* mov [rdi + PRODUCER_POS], rax (smp_store_release: x86 stores are ordered) */
         e.storeImm(4, Mem.of(ring, RingBufOutput.PRODUCER_LOCK), 0);              /* mov dword [rdi + LOCK], 0 (unlock) */
+        e.lea(X86Reg.RAX, Mem.of(mask, 1));                                       /* lea rax, [r9 + 1] (capacity) */
+        e.aluRR(AluOp.ADD, true, X86Reg.RAX, X86Reg.RAX);                         /* add rax, rax (data + copy-area) */
+        e.aluRR(AluOp.ADD, true, X86Reg.RAX, ring);                               /* add rax, rdi */
+        e.movRR(true, scratch, recOff);                                           /* mov rcx, r10 */
+        e.shiftImm(Shift.SHR, true, scratch, 1);                                  /* shr rcx, 1 (u32 per 8 bytes) */
+        e.aluRR(AluOp.ADD, true, X86Reg.RAX, scratch);                            /* add rax, rcx (entry - DATA) */
         int reserved = e.jmpForward8();                                           /* jmp .reserved */
         e.bind32(full);                                                           /* .full: */
         e.storeImm(4, Mem.of(ring, RingBufOutput.PRODUCER_LOCK), 0);              /* mov dword [rdi + LOCK], 0 (unlock) */
