@@ -43,6 +43,8 @@ import static dev.bpf4j.isa.Reg.*;
  *   <li>{@code ringbuf_output}: 32 bytes from the frame into a 64 KiB ring ({@code BPF_RB_NO_WAKEUP}); when the
  *       ring is full the benchmark drops every record (consumer position := producer position), as a consumer
  *       that skips them, so the run times the producer alone;</li>
+ *   <li>{@code ringbuf_reserve}: {@code bpf_ringbuf_reserve} of 32 bytes, four stores into the sample and
+ *       {@code bpf_ringbuf_submit} ({@code BPF_RB_NO_WAKEUP}), the ring dropped when full as above (r0 1);</li>
  *   <li>{@code probe_read_other}: {@code bpf_probe_read_user} of 64 bytes of native memory outside the run's
  *       regions (what a probe reads of its process: {@code process_vm_readv} on every path);</li>
  *   <li>{@code probe_read_region}: the same from a region of the run (the Java body copies it directly; the
@@ -56,7 +58,7 @@ import static dev.bpf4j.isa.Reg.*;
 @Measurement(iterations = 5, time = 1)
 @Fork(1)
 public class NativeHelperBenchmark {
-    @Param({"ringbuf_output", "probe_read_other", "probe_read_region"})
+    @Param({"ringbuf_output", "ringbuf_reserve", "probe_read_other", "probe_read_region"})
     public String helper;
 
     @Param({"interp", "jit-native", "jit-java"})
@@ -77,6 +79,20 @@ public class NativeHelperBenchmark {
                 .build("ringbuf_output");
     }
 
+    static Program ringbufReserve(long handle) {
+        return new ProgramBuilder()
+                .lddw(R1, handle).mov64(R2, 32).mov64(R3, 0)
+                .call(HelperIds.RINGBUF_RESERVE)
+                .jmp(Opcodes.JNE, R0, 0, "reserved")
+                .mov64(R0, 1).exit()
+                .label("reserved")
+                .st(Opcodes.DW, R0, 0, 1).st(Opcodes.DW, R0, 8, 2).st(Opcodes.DW, R0, 16, 3).st(Opcodes.DW, R0, 24, 4)
+                .mov64(R1, R0).mov64(R2, (int) MapFlags.BPF_RB_NO_WAKEUP)
+                .call(HelperIds.RINGBUF_SUBMIT)
+                .mov64(R0, 0).exit()
+                .build("ringbuf_reserve");
+    }
+
     static Program probeRead(long src) {
         return new ProgramBuilder()
                 .mov64(R1, R10).add64(R1, -64).mov64(R2, 64).lddw(R3, src)
@@ -92,8 +108,10 @@ public class NativeHelperBenchmark {
         ring = (RingBufMap) maps.maps().get(0);
         source = NativeMemory.allocate(64);
         for (int i = 0; i < 64; i++) NativeMemory.putByte(source + i, (byte) i);
-        Program p = helper.equals("ringbuf_output") ? ringbufOutput(maps.handle(0)) : probeRead(source);
+        Program p = helper.equals("ringbuf_output") ? ringbufOutput(maps.handle(0))
+                : helper.equals("ringbuf_reserve") ? ringbufReserve(maps.handle(0)) : probeRead(source);
         RunContext.Builder b = RunContext.builder();
+        if (helper.equals("ringbuf_reserve")) maps.regions().forEach(b::region);
         if (helper.equals("probe_read_region")) b.region(new MemoryRegion("source", source, 64, false));
         context = b.build();
         LoadOptions o = LoadOptions.defaults().withHelpers(BpfHelpers.registry(maps));
@@ -104,14 +122,14 @@ public class NativeHelperBenchmark {
             System.clearProperty("bpf4j.jit.nativeHelpers");
         }
         long got = run();
-        long want = helper.equals("ringbuf_output") ? 0 : 0x3f3e3d3c3b3a3938L;
+        long want = helper.startsWith("ringbuf_") ? 0 : 0x3f3e3d3c3b3a3938L;
         if (got != want) throw new IllegalStateException(helper + " on " + way + " returned " + got + ", expected " + want);
     }
 
     @Benchmark
     public long run() {
         long r0 = exe.run(context);
-        if (r0 == -Errno.EAGAIN) NativeMemory.getAndSetLong(ring.consumerPosAddress(), ring.producerPos()); // full: drop the records
+        if (r0 == -Errno.EAGAIN || r0 == 1) NativeMemory.getAndSetLong(ring.consumerPosAddress(), ring.producerPos()); // full: drop the records
         return r0;
     }
 

@@ -23,20 +23,30 @@ final class RingBufHelpers {
             call.checkArgument(2, "bpf_ringbuf_output data (r2)", r2, r3, false);
             return rb.output(r2, r3, r4);
         }, new NativeForm.RingBufOutput(handle -> block(maps, handle)));
-        b.add(HelperIds.RINGBUF_RESERVE, "bpf_ringbuf_reserve", (call, r1, r2, r3, r4, r5) -> {
+        b.addNative(HelperIds.RINGBUF_RESERVE, "bpf_ringbuf_reserve", (call, r1, r2, r3, r4, r5) -> {
             RingBufMap rb = ring(call, maps, "bpf_ringbuf_reserve", r1);
             return r3 != 0 ? 0 : rb.reserve(r2); // unknown flags: NULL
-        });
-        b.add(HelperIds.RINGBUF_SUBMIT, "bpf_ringbuf_submit", (call, r1, r2, r3, r4, r5) -> commit(call, maps, "bpf_ringbuf_submit", r1, r2, false));
-        b.add(HelperIds.RINGBUF_DISCARD, "bpf_ringbuf_discard", (call, r1, r2, r3, r4, r5) -> commit(call, maps, "bpf_ringbuf_discard", r1, r2, true));
-        b.add(HelperIds.RINGBUF_QUERY, "bpf_ringbuf_query", (call, r1, r2, r3, r4, r5) -> ring(call, maps, "bpf_ringbuf_query", r1).query(r2));
+        }, new NativeForm.RingBufReserve(handle -> block(maps, handle)));
+        b.addNative(HelperIds.RINGBUF_SUBMIT, "bpf_ringbuf_submit", (call, r1, r2, r3, r4, r5) -> commit(call, maps, "bpf_ringbuf_submit", r1, r2, false),
+                new NativeForm.RingBufCommit(false, () -> blocks(maps)));
+        b.addNative(HelperIds.RINGBUF_DISCARD, "bpf_ringbuf_discard", (call, r1, r2, r3, r4, r5) -> commit(call, maps, "bpf_ringbuf_discard", r1, r2, true),
+                new NativeForm.RingBufCommit(true, () -> blocks(maps)));
+        b.addNative(HelperIds.RINGBUF_QUERY, "bpf_ringbuf_query", (call, r1, r2, r3, r4, r5) -> ring(call, maps, "bpf_ringbuf_query", r1).query(r2),
+                new NativeForm.RingBufQuery(handle -> block(maps, handle)));
     }
 
-    /** The block of the open ring buffer behind {@code handle}, for a JIT's native {@code bpf_ringbuf_output}; null for anything else. */
+    /** The block of the open ring buffer behind {@code handle}, for a JIT's native ring buffer helpers; null for anything else. */
     private static NativeForm.RingBufOutput.RingBlock block(MapTable maps, long handle) {
-        return maps.find(handle).filter(m -> m instanceof RingBufMap && m.isOpen())
-                .map(m -> new NativeForm.RingBufOutput.RingBlock(((RingBufMap) m).baseAddress(), ((RingBufMap) m).openWord()))
-                .orElse(null);
+        return maps.find(handle).filter(m -> m instanceof RingBufMap && m.isOpen()).map(m -> block((RingBufMap) m)).orElse(null);
+    }
+
+    /** The blocks of the table's open ring buffers, in table order (the order {@link #commit} tries them). */
+    private static java.util.List<NativeForm.RingBufOutput.RingBlock> blocks(MapTable maps) {
+        return maps.maps().stream().filter(m -> m instanceof RingBufMap && m.isOpen()).map(m -> block((RingBufMap) m)).toList();
+    }
+
+    private static NativeForm.RingBufOutput.RingBlock block(RingBufMap rb) {
+        return new NativeForm.RingBufOutput.RingBlock(rb.baseAddress(), rb.openWord(), rb.capacity());
     }
 
     private static RingBufMap ring(HelperCall call, MapTable maps, String helper, long handle) {

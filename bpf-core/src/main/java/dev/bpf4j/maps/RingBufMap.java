@@ -5,7 +5,6 @@ import dev.bpf4j.runtime.NativeForm;
 import dev.bpf4j.runtime.NativeMemory;
 
 import java.util.List;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * {@code BPF_MAP_TYPE_RINGBUF} with the kernel's memory layout ({@code kernel/bpf/ringbuf.c}): a
@@ -19,7 +18,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>The kernel maps the data pages twice so that a record crossing the end is contiguous. Here the data
  * area is followed by a second copy-area of the same size: a sample crossing the end is written there by
  * the program and its tail copied to the start of the data area on commit, before BUSY is cleared — the
- * consumer therefore sees the same bytes as through the kernel's double mapping.
+ * consumer therefore sees the same bytes as through the kernel's double mapping. After the copy-area comes
+ * the reservation table ({@code reservations}), which commit believes instead of the header.
  */
 public final class RingBufMap extends BpfMap {
     public static final int BUSY_BIT = 1 << 31;
@@ -36,14 +36,14 @@ public final class RingBufMap extends BpfMap {
     private final RingBufProducerLock producerLock;
     private final OpenWord openWord = new OpenWord();
     final Object signal = new Object();
-    /** Samples reserved and not yet submitted or discarded, by sample address. */
-    private final ConcurrentHashMap<Long, Reservation> pending = new ConcurrentHashMap<>();
-
     /**
-     * What commit needs, kept outside the ring: the program may write anywhere in the data area,
-     * headers included, so commit never trusts the header it reads back.
+     * The reservation table: a u32 per 8-byte slot of the data area, {@code size | BUSY} while the record
+     * starting there is reserved and not committed, else 0. The kernel's commit trusts the header before the
+     * sample; here a program may write that header (its region is the whole data area, and loads may skip the
+     * verifier), so the truth is kept after the copy-area, in no program's region, where native code
+     * ({@code RingBufCommitEmitter}) and Java read and claim it alike. Costs {@code max_entries / 2} bytes.
      */
-    private record Reservation(long pos, int size) {}
+    private final long reservations;
 
     public RingBufMap(MapDefinition def) {
         super(def);
@@ -54,10 +54,12 @@ public final class RingBufMap extends BpfMap {
                 && n % PAGE == 0, "ring buffers need key_size 0, value_size 0 and a page-aligned power-of-two max_entries");
         if (n > 1L << 30) throw CreateChecks.fail(def, Errno.E2BIG, "ring buffer larger than 1 GiB");
         this.mask = n - 1;
-        this.raw = NativeMemory.allocate(PAGE + 2L * PAGE + 2 * n);
+        this.raw = NativeMemory.allocate(PAGE + 2L * PAGE + 2 * n + n / 2);
         this.base = (raw + PAGE - 1) & -PAGE;
         this.data = base + NativeForm.RingBufOutput.DATA;
+        this.reservations = data + 2 * n;
         NativeMemory.setMemory(base, 2L * PAGE, (byte) 0);
+        NativeMemory.setMemory(reservations, n / 2, (byte) 0);
         NativeMemory.putLong(base + NativeForm.RingBufOutput.MASK, mask);
         this.producerLock = new RingBufProducerLock(base + NativeForm.RingBufOutput.PRODUCER_LOCK);
     }
@@ -105,29 +107,34 @@ public final class RingBufMap extends BpfMap {
             long hdr = data + (prod & mask);
             NativeMemory.putInt(hdr, (int) size | BUSY_BIT);
             NativeMemory.putInt(hdr + 4, (int) ((hdr - base) / PAGE));
+            NativeMemory.putInt(reservations + (prod & mask) / 2, (int) size | BUSY_BIT); // before the release below
             sample = hdr + HDR_SZ;
             NativeMemory.getAndSetLong(producerPosAddress(), newProd); // release, pairs with the consumer's acquire
         } finally {
             producerLock.unlock();
         }
-        pending.put(sample, new Reservation(prod, (int) size)); // outside the lock: no other producer can hand out this sample
         return sample;
     }
 
     /**
      * {@code bpf_ringbuf_commit}: submits or discards a reserved sample. False when {@code sample} is not a
      * pending reservation of this ring buffer (the kernel verifier guarantees it is; here the helper reports it).
+     * The reservation's entry is claimed first (compare-and-swap to 0: of two commits of one sample, one wins),
+     * then the header is written again from it, whatever the program wrote there, and BUSY cleared last.
      */
     public boolean commit(long sample, long flags, boolean discard) {
         checkOpen();
-        Reservation r = pending.remove(sample);
-        if (r == null) return false;
         long hdr = sample - HDR_SZ;
-        long recOff = r.pos() & mask;
-        long end = recOff + roundUp8(r.size() + (long) HDR_SZ);
+        long recOff = hdr - data;
+        if (Long.compareUnsigned(recOff, mask) > 0 || (recOff & 7) != 0) return false;
+        long entry = reservations + recOff / 2;
+        int len = NativeMemory.getIntVolatile(entry);
+        if ((len & BUSY_BIT) == 0 || !NativeMemory.casInt(entry, len, 0)) return false;
+        int size = len & ~BUSY_BIT;
+        long end = recOff + roundUp8(size + (long) HDR_SZ);
         if (end > capacity()) NativeMemory.copy(data + capacity(), data, end - capacity()); // wrapped tail
         NativeMemory.putInt(hdr + 4, (int) ((hdr - base) / PAGE));
-        NativeMemory.getAndSetInt(hdr, discard ? r.size() | DISCARD_BIT : r.size()); // clears BUSY: release to the consumer
+        NativeMemory.getAndSetInt(hdr, discard ? size | DISCARD_BIT : size); // clears BUSY: release to the consumer
         long consOff = consumerPos() & mask;
         if ((flags & MapFlags.BPF_RB_FORCE_WAKEUP) != 0
                 || (consOff == recOff && (flags & MapFlags.BPF_RB_NO_WAKEUP) == 0)) {
@@ -137,7 +144,11 @@ public final class RingBufMap extends BpfMap {
     }
 
     /** True when {@code sample} is reserved and not yet committed. */
-    public boolean isPending(long sample) { return pending.containsKey(sample); }
+    public boolean isPending(long sample) {
+        long recOff = sample - HDR_SZ - data;
+        return isOpen() && Long.compareUnsigned(recOff, mask) <= 0 && (recOff & 7) == 0
+                && (NativeMemory.getIntVolatile(reservations + recOff / 2) & BUSY_BIT) != 0;
+    }
 
     /** {@code bpf_ringbuf_output} from native memory: 0, {@code -EINVAL} for bad flags, {@code -EAGAIN} when full. */
     public int output(long src, long size, long flags) {

@@ -88,7 +88,8 @@ public sealed interface NativeForm {
      * position at {@link #CONSUMER_POS}, producer position at {@link #PRODUCER_POS}, the producers' spin
      * lock (a u32, 0 free, 1 taken: Java producers take the same word) at {@link #PRODUCER_LOCK}, the data
      * mask ({@code max_entries - 1}) at {@link #MASK}, data from {@link #DATA}, followed by a copy-area of
-     * the same size for records that cross the end. The native code does what the body does:
+     * the same size for records that cross the end, then the reservation table (a u32 per 8 data bytes,
+     * {@code size | BUSY} while the record starting there is reserved: what commit believes, not the header). The native code does what the body does:
      * {@code -EINVAL} for unknown flags, {@code -EAGAIN} when the record does not fit, else reserve under
      * the lock (header {@code size | BPF_RINGBUF_BUSY_BIT}, {@code pg_off}), copy, commit by clearing BUSY
      * with an exchange, and 0. It wakes no Java consumer: a consumer waiting in {@code poll} looks again
@@ -101,15 +102,68 @@ public sealed interface NativeForm {
             java.util.Objects.requireNonNull(rings);
         }
 
-        /** The block of a ring buffer at {@code base}; usable while the word at {@code openWord} is non-zero. */
-        public record RingBlock(long base, long openWord) {
+        /** The block of a ring buffer at {@code base} with {@code capacity} data bytes; usable while the word at {@code openWord} is non-zero. */
+        public record RingBlock(long base, long openWord, long capacity) {
             public RingBlock {
-                if (base == 0 || openWord == 0) throw new IllegalArgumentException("ring block at " + base + ", open word " + openWord);
+                if (base == 0 || openWord == 0 || capacity <= 0) {
+                    throw new IllegalArgumentException("ring block at " + base + ", open word " + openWord + ", capacity " + capacity);
+                }
             }
+
+            /** Where the data area starts. */
+            public long data() { return base + DATA; }
         }
 
         /** One function serves every ring (it takes the block in r1): equal for code caching whatever {@code rings}. */
         @Override public boolean equals(Object o) { return o instanceof RingBufOutput; }
         @Override public int hashCode() { return RingBufOutput.class.hashCode(); }
+    }
+
+    /**
+     * {@code bpf_ringbuf_reserve} as native code, for the call sites where r1 is a constant handle that
+     * {@code rings} resolves to an open ring's block ({@link RingBufOutput} has the layout): r1 replaced by
+     * the block, {@code void *f(void *ring, u64 size, u64 flags)} answers what the body answers, NULL for
+     * flags other than 0, a size over {@code RINGBUF_MAX_RECORD_SZ} or no room, else the sample after a
+     * header {@code size | BPF_RINGBUF_BUSY_BIT, pg_off} written under the producers' lock.
+     */
+    record RingBufReserve(java.util.function.LongFunction<RingBufOutput.RingBlock> rings) implements NativeForm {
+        public RingBufReserve {
+            java.util.Objects.requireNonNull(rings);
+        }
+
+        @Override public boolean equals(Object o) { return o instanceof RingBufReserve; }
+        @Override public int hashCode() { return RingBufReserve.class.hashCode(); }
+    }
+
+    /**
+     * {@code bpf_ringbuf_submit} ({@code discard} false) or {@code _discard} as native code: {@code u64 f(void
+     * *sample, u64 flags, void *ring)}, the call site putting in r3 the block of the ring among {@code rings}
+     * (the load's open rings) whose data area holds the sample's header. It commits and answers 0 when the
+     * reservation table says the sample is pending (claiming its entry, then writing the header from it, as
+     * {@code RingBufMap.commit}: the header is the program's to scribble on); otherwise it answers 1 with r1
+     * and r2 untouched and the call site calls the body, which refuses the pointer. Flags are not checked
+     * (the kernel's are not); no Java consumer is woken (it looks again every millisecond).
+     */
+    record RingBufCommit(boolean discard, java.util.function.Supplier<java.util.List<RingBufOutput.RingBlock>> rings) implements NativeForm {
+        public RingBufCommit {
+            java.util.Objects.requireNonNull(rings);
+        }
+
+        @Override public boolean equals(Object o) { return o instanceof RingBufCommit c && c.discard == discard; }
+        @Override public int hashCode() { return Boolean.hashCode(discard) + 31 * RingBufCommit.class.hashCode(); }
+    }
+
+    /**
+     * {@code bpf_ringbuf_query} as native code where r1 is a constant open ring (replaced by its block):
+     * {@code u64 f(void *ring, u64 flags)}, the body's loads ({@code BPF_RB_AVAIL_DATA} = producer minus
+     * consumer position, {@code _RING_SIZE}, {@code _CONS_POS}, {@code _PROD_POS}, 0 for other flags).
+     */
+    record RingBufQuery(java.util.function.LongFunction<RingBufOutput.RingBlock> rings) implements NativeForm {
+        public RingBufQuery {
+            java.util.Objects.requireNonNull(rings);
+        }
+
+        @Override public boolean equals(Object o) { return o instanceof RingBufQuery; }
+        @Override public int hashCode() { return RingBufQuery.class.hashCode(); }
     }
 }

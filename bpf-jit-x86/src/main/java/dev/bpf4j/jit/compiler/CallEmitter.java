@@ -32,7 +32,7 @@ final class CallEmitter {
     private static void helper(JitContext c, int pc, int id) {
         HelperBinding b = c.helpers.get(id);
         if (b == null) throw c.error(pc, "unknown helper id " + id);
-        if (b.fastPath() != null && (InlineProbeRead.emit(c, pc, b) || InlineRingBufOutput.emit(c, pc, b))) return;
+        if (b.fastPath() != null && (InlineProbeRead.emit(c, pc, b) || InlineRingBuf.emit(c, pc, b))) return;
         // the inline forms read the key (and an update's value) from the current frame: only stack pointers may be read there
         boolean stackArgs = c.aux == null || (c.aux.argTouchesFrames(pc, 2) && (id != HelperIds.MAP_UPDATE_ELEM || c.aux.argTouchesFrames(pc, 3)));
         Optional<LookupInlining.Target> target = b.lookupInlining() != null && c.callR1.knows(pc) && stackArgs

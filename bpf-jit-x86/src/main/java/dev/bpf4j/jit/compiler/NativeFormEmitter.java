@@ -66,6 +66,12 @@ public final class NativeFormEmitter {
             ProbeReadEmitter.body(e, read);
         } else if (form instanceof NativeForm.RingBufOutput) {
             RingBufOutputEmitter.body(e);
+        } else if (form instanceof NativeForm.RingBufReserve) {
+            RingBufReserveEmitter.body(e);
+        } else if (form instanceof NativeForm.RingBufCommit commit) {
+            RingBufCommitEmitter.body(e, commit.discard());
+        } else if (form instanceof NativeForm.RingBufQuery) {
+            RingBufQueryEmitter.body(e);
         } else {
             throw new IllegalArgumentException("unknown native form " + form);
         }

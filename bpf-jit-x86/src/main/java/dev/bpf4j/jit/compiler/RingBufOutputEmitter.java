@@ -31,60 +31,19 @@ import dev.bpf4j.runtime.NativeForm.RingBufOutput;
  *   hdr-&gt;pg_off again; xchg hdr-&gt;len, size   (clears BUSY: commit)
  *   0
  * </pre>
+ * The reservation is {@link RingBufReserveEmitter#reserve}, shared with native {@code bpf_ringbuf_reserve}.
  * It notifies no Java monitor (the consumer's poll looks again every millisecond).
  */
 final class RingBufOutputEmitter {
     private RingBufOutputEmitter() {}
-
-    /** {@code RINGBUF_MAX_RECORD_SZ} ({@code UINT_MAX / 4}). */
-    static final int MAX_RECORD = 0x3fffffff;
-    static final int BUSY_BIT = 1 << 31;
 
     static void body(X86Encoder e) {
         X86Reg ring = X86Reg.RDI, src = X86Reg.RSI, size = X86Reg.RDX, flags = X86Reg.RCX;
         X86Reg len = X86Reg.R8, mask = X86Reg.R9, recOff = X86Reg.R10, hdr = X86Reg.R11;
         e.testRI(true, flags, (int) ~(MapFlags.BPF_RB_NO_WAKEUP | MapFlags.BPF_RB_FORCE_WAKEUP)); /* test rcx, ~3 */
         int badFlags = e.jccForward32(Cond.NE);                                   /* jne .einval */
-        e.aluRI(AluOp.CMP, true, size, MAX_RECORD);                               /* cmp rdx, RINGBUF_MAX_RECORD_SZ */
-        int tooLarge = e.jccForward32(Cond.A);                                    /* ja .eagain */
-        e.lea(len, Mem.of(size, 8 + 7));                                          /* lea r8, [rdx + 15] */
-        e.aluRI(AluOp.AND, true, len, -8);                                        /* and r8, -8 (len, header included) */
-        e.load(true, mask, Mem.of(ring, RingBufOutput.MASK));                     /* mov r9, [rdi + MASK] */
-        e.lea(X86Reg.RAX, Mem.of(mask, 1));                                       /* lea rax, [r9 + 1] (capacity) */
-        e.aluRR(AluOp.CMP, true, len, X86Reg.RAX);                                /* cmp r8, rax */
-        int neverFits = e.jccForward32(Cond.A);                                   /* ja .eagain */
-        e.load(true, hdr, Mem.of(ring, RingBufOutput.CONSUMER_POS));              /* mov r11, [rdi] (cons) */
-
-        int retry = e.position();                                                 /* .lock: */
-        e.aluRR(AluOp.XOR, false, X86Reg.RAX, X86Reg.RAX);                        /* xor eax, eax */
-        e.movImm32(recOff, 1);                                                    /* mov r10d, 1 */
-        e.lockCmpxchg(false, Mem.of(ring, RingBufOutput.PRODUCER_LOCK), recOff);  /* lock cmpxchg [rdi + LOCK], r10d */
-        int locked = e.jccForward8(Cond.E);                                       /* je .locked */
-        int spin = e.position();                                                  /* .spin: */
-        e.buffer().emit8(0xf3); e.buffer().emit8(0x90);                           /* pause */
-        e.aluMI(AluOp.CMP, false, Mem.of(ring, RingBufOutput.PRODUCER_LOCK), 0);  /* cmp dword [rdi + LOCK], 0 */
-        e.jccRel8(Cond.NE, spin);                                                 /* jne .spin */
-        e.jmpRel8(retry);                                                         /* jmp .lock */
-        e.bind(locked);                                                           /* .locked: */
-
-        e.load(true, X86Reg.RAX, Mem.of(ring, RingBufOutput.PRODUCER_POS));       /* mov rax, [rdi + PRODUCER_POS] (prod) */
-        e.lea(recOff, Mem.of(X86Reg.RAX, 0));                                     /* lea r10, [rax] */
-        e.aluRR(AluOp.ADD, true, recOff, len);                                    /* add r10, r8 (new prod) */
-        e.aluRR(AluOp.SUB, true, recOff, hdr);                                    /* sub r10, r11 (- cons) */
-        e.aluRR(AluOp.CMP, true, recOff, mask);                                   /* cmp r10, r9 */
-        int full = e.jccForward32(Cond.A);                                        /* ja .full */
-        e.movRR(true, recOff, X86Reg.RAX);                                        /* mov r10, rax */
-        e.aluRR(AluOp.AND, true, recOff, mask);                                   /* and r10, r9 (record offset) */
-        e.movRR(true, hdr, ring);                                                 /* mov r11, rdi */
-        e.aluRR(AluOp.ADD, true, hdr, recOff);                                    /* add r11, r10 */
-        e.aluRI(AluOp.ADD, true, hdr, RingBufOutput.DATA);                        /* add r11, DATA (the header) */
-        e.movRR(false, flags, size);                                              /* mov ecx, edx */
-        e.aluRI(AluOp.OR, false, flags, BUSY_BIT);                                /* or ecx, BPF_RINGBUF_BUSY_BIT */
-        e.store(4, Mem.of(hdr, 0), flags);                                        /* mov [r11], ecx (len | BUSY) */
-        pageOffset(e, hdr, ring);
-        e.aluRR(AluOp.ADD, true, X86Reg.RAX, len);                                /* add rax, r8 (new prod) */
-        e.store(8, Mem.of(ring, RingBufOutput.PRODUCER_POS), X86Reg.RAX);         /* mov [rdi + PRODUCER_POS], rax (smp_store_release: x86 stores are ordered) */
-        e.storeImm(4, Mem.of(ring, RingBufOutput.PRODUCER_LOCK), 0);              /* mov dword [rdi + LOCK], 0 (unlock) */
+        int[] noRoom = RingBufReserveEmitter.reserve(e);                          /* (reserve: r11 header, r10 offset, r8 len, r9 mask) */
+        e.storeImm(4, Mem.of(X86Reg.RAX, RingBufOutput.DATA), 0);                 /* mov dword [rax + DATA], 0 (no pending entry: committed below) */
 
         e.movRR(true, X86Reg.RAX, ring);                                          /* mov rax, rdi (the ring, kept) */
         e.lea(X86Reg.RDI, Mem.of(hdr, 8));                                        /* lea rdi, [r11 + 8] (sample) */
@@ -106,10 +65,7 @@ final class RingBufOutputEmitter {
         e.aluRR(AluOp.XOR, false, X86Reg.RAX, X86Reg.RAX);                        /* xor eax, eax */
         int done = e.jmpForward32();                                              /* jmp .done */
 
-        e.bind32(full);                                                           /* .full: */
-        e.storeImm(4, Mem.of(ring, RingBufOutput.PRODUCER_LOCK), 0);              /* mov dword [rdi + LOCK], 0 (unlock) */
-        e.bind32(tooLarge);                                                       /* .eagain: */
-        e.bind32(neverFits);
+        for (int j : noRoom) e.bind32(j);                                         /* .eagain: */
         e.movImmSx(X86Reg.RAX, -Errno.EAGAIN);                                    /* mov rax, -EAGAIN */
         int again = e.jmpForward32();                                             /* jmp .done */
         e.bind32(badFlags);                                                       /* .einval: */
@@ -119,14 +75,14 @@ final class RingBufOutputEmitter {
     }
 
     /** hdr->pg_off = (hdr - ring) >> 12 (pages from the block's start, as {@code bpf_ringbuf_rec_pg_off}). Clobbers rcx. */
-    private static void pageOffset(X86Encoder e, X86Reg hdr, X86Reg ring) {
+    static void pageOffset(X86Encoder e, X86Reg hdr, X86Reg ring) {
         e.movRR(true, X86Reg.RCX, hdr);                                           /* mov rcx, r11 */
         e.aluRR(AluOp.SUB, true, X86Reg.RCX, ring);                               /* sub rcx, ring */
         e.shiftImm(Shift.SHR, true, X86Reg.RCX, 12);                              /* shr rcx, 12 */
         e.store(4, Mem.of(hdr, 4), X86Reg.RCX);                                   /* mov [r11 + 4], ecx */
     }
 
-    private static void repMovsb(X86Encoder e) {
+    static void repMovsb(X86Encoder e) {
         e.buffer().emit8(0xf3); e.buffer().emit8(0xa4);                           /* rep movsb (DF clear at a call, SysV) */
     }
 }
