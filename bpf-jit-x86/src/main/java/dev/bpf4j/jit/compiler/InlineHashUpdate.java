@@ -22,10 +22,11 @@ import dev.bpf4j.runtime.LookupInlining;
  *     {@code bpf_spin_lock} word left alone) and, in an LRU map, its reference byte set;
  * <li>key absent: {@code -ENOENT} for {@code BPF_EXIST}, else a slot popped from the free list, its
  *     value and key written and the slot linked at the head of the bucket; an empty free list is
- *     {@code -E2BIG} in a plain hash.
+ *     {@code -E2BIG} in a plain hash, and in an LRU map an eviction ({@link LruEvictCode}, the Java
+ *     helper's CLOCK sweep on the same off-heap clock) followed by the insert into the evicted slot.
  * </ul>
  * The helper is called for the rest, as before: {@code BPF_F_LOCK} on a value with a lock (the copy is
- * made under the value's lock), a full LRU map (eviction), a lock still busy after
+ * made under the value's lock), a lock still busy after
  * {@link HashWriteCode#SPINS} rounds, key or value outside the current frame, a closed map, per-CPU
  * maps, keys the inline compare does not handle, values past {@link #MAX_VALUE_SIZE} bytes.
  */
@@ -81,13 +82,55 @@ final class InlineHashUpdate {
         e.bind32(empty);                                                       /* .full: */
         code.unlockPool();
         code.unlockBucket();
-        if (lru) code.toCall.add(e.jmpForward32());                            /* jmp .call (the helper evicts) */
+        if (lru) insertEvicting(code, key, value, flags);
         else code.answer(-Errno.E2BIG);                                        /* every preallocated element in use */
         e.bind32(missing);                                                     /* .enoent: */
         code.unlockBucket();
         code.answer(-Errno.ENOENT);
         code.callAndJoin(c, pc, b, r1);
         return true;
+    }
+
+    /** Where the slot taken for an insert into a full LRU map waits while the bucket is locked again (a per-run word). */
+    private static final Mem FRESH = JitContext.env(EnvLayout.SCRATCH);
+
+    /**
+     * A full LRU map, nothing held: {@code LruClock.acquire} ({@link LruEvictCode}) takes a slot by
+     * evicting, then the insert runs again under the bucket lock as {@code HashTabMap.insertLru} does
+     * (the key may have turned up meanwhile: then the slot goes back to the free list).
+     */
+    private static void insertEvicting(HashWriteCode code, X86Reg key, X86Reg value, X86Reg flags) {
+        X86Encoder e = code.e;
+        LruEvictCode.acquire(code);
+        e.store(8, FRESH, HashWriteCode.SLOT);                                 /* mov [r12 + SCRATCH], rax (the fresh slot) */
+        code.bucketHead(HashWriteCode.T);
+        code.lock(code.w.locksOffset(), () -> LruEvictCode.release(code, FRESH));
+        code.bucketHead(HashWriteCode.T);
+        int absent = code.walk(key, null);
+        // present meanwhile (eax = slot)
+        e.aluRI(AluOp.CMP, false, flags, (int) MapFlags.BPF_NOEXIST);          /* cmp ecx, BPF_NOEXIST */
+        int exists = e.jccForward32(Cond.E);                                   /* je .eexist */
+        code.valueAddress();
+        copyValue(e, value, code.w);
+        setRef(e, code.h, 1);                                                  /* bpf_lru_node_set_ref */
+        LruEvictCode.release(code, FRESH);
+        code.unlockBucket();
+        code.answer(0);
+        e.bind32(exists);                                                      /* .eexist: */
+        LruEvictCode.release(code, FRESH);
+        code.unlockBucket();
+        code.answer(-Errno.EEXIST);
+        e.bind32(absent);                                                      /* .absent: */
+        e.aluRI(AluOp.CMP, false, flags, (int) MapFlags.BPF_EXIST);            /* cmp ecx, BPF_EXIST */
+        int missing = e.jccForward32(Cond.E);                                  /* je .enoent */
+        e.load(false, HashWriteCode.SLOT, FRESH);                              /* mov eax, [r12 + SCRATCH] */
+        link(code, key, value, true);                                          /* (unlocks the bucket) */
+        LruEvictCode.inFlight(e, code.w, -1);                                  /* linked: no longer in flight */
+        code.answer(0);
+        e.bind32(missing);                                                     /* .enoent: */
+        LruEvictCode.release(code, FRESH);
+        code.unlockBucket();
+        code.answer(-Errno.ENOENT);
     }
 
     /**
