@@ -50,7 +50,7 @@ final class HashWriteCode {
      */
     static boolean fits(LookupInlining.HashBuckets h, int maxValueSize) {
         return h.writes() != null && InlineHashLookup.fits(h) && h.writes().valueSize() <= maxValueSize
-                && h.cpus() == 1;
+                && (h.cpus() == 1 || (h.writes().spinLockOffset() < 0 && (long) h.cpus() * h.stride() <= Integer.MAX_VALUE));
     }
 
     /** r11d = the hash of the key at {@code key}; r10 = the index base. Clobbers eax and {@code scratch}. */

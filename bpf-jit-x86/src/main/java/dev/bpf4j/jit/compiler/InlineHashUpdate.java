@@ -11,24 +11,25 @@ import dev.bpf4j.maps.MapFlags;
 import dev.bpf4j.runtime.LookupInlining;
 
 /**
- * {@code bpf_map_update_elem} on a HASH or LRU_HASH map whose handle is a constant at the call site, run
+ * {@code bpf_map_update_elem} on a HASH, LRU_HASH, PERCPU_HASH or LRU_PERCPU_HASH map whose handle is a constant at the call site, run
  * as native code ({@code htab_map_update_elem}, {@code htab_lru_map_update_elem}) under the bucket
  * lock Java takes too ({@link HashWriteCode}), with no call into Java (≈70 ns through JNI):
  * <ul>
  * <li>flags: unknown ones answer {@code -EINVAL} (a plain hash allows {@code BPF_F_LOCK} besides
  *     {@code BPF_ANY}/{@code BPF_NOEXIST}/{@code BPF_EXIST}, and answers {@code -EINVAL} for it when the
- *     value has no lock; an LRU map none);
+ *     value has no lock; LRU and per-CPU maps none);
  * <li>key present: {@code -EEXIST} for {@code BPF_NOEXIST}, else the value copied in place (its
- *     {@code bpf_spin_lock} word left alone) and, in an LRU map, its reference byte set;
+ *     {@code bpf_spin_lock} word left alone; in a per-CPU map the current CPU's value, the CPU a
+ *     per-CPU lookup uses) and, in an LRU map, its reference byte set;
  * <li>key absent: {@code -ENOENT} for {@code BPF_EXIST}, else a slot popped from the free list, its
- *     value and key written and the slot linked at the head of the bucket; an empty free list is
+ *     value (per-CPU: every CPU's zeroed, then the current CPU's written) and key written and the
+ *     slot linked at the head of the bucket; an empty free list is
  *     {@code -E2BIG} in a plain hash, and in an LRU map an eviction ({@link LruEvictCode}, the Java
  *     helper's CLOCK sweep on the same off-heap clock) followed by the insert into the evicted slot.
  * </ul>
  * The helper is called for the rest, as before: {@code BPF_F_LOCK} on a value with a lock (the copy is
  * made under the value's lock), a lock still busy after
- * {@link HashWriteCode#SPINS} rounds, key or value outside the current frame, a closed map, per-CPU
- * maps, keys the inline compare does not handle, values past {@link #MAX_VALUE_SIZE} bytes.
+ * {@link HashWriteCode#SPINS} rounds, key or value outside the current frame, a closed map, keys the inline compare does not handle, values past {@link #MAX_VALUE_SIZE} bytes.
  */
 final class InlineHashUpdate {
     private InlineHashUpdate() {}
@@ -43,11 +44,11 @@ final class InlineHashUpdate {
         X86Encoder e = c.e;
         HashWriteCode code = new HashWriteCode(e, h);
         LookupInlining.HashWrites w = h.writes();
-        boolean lru = h.refBits() != 0;
+        boolean lru = h.refBits() != 0, plain = !lru && h.cpus() == 1;
         X86Reg key = RegMap.x86(2), value = RegMap.x86(3), flags = RegMap.x86(4);
         for (int j : InlineLookup.guards(e, h)) code.toCall.add(j);
         for (int j : InlineLookup.inFrame(e, value, w.valueSize())) code.toCall.add(j);
-        checkFlags(code, flags, lru, w.spinLockOffset() >= 0);
+        checkFlags(code, flags, plain, w.spinLockOffset() >= 0);
         code.hash(key, X86Reg.R8);
         code.lockBucket();
         code.bucketHead(HashWriteCode.T);
@@ -55,7 +56,7 @@ final class InlineHashUpdate {
         // present (eax = slot)
         e.aluRI(AluOp.CMP, false, flags, (int) MapFlags.BPF_NOEXIST);          /* cmp ecx, BPF_NOEXIST */
         int exists = e.jccForward32(Cond.E);                                   /* je .eexist */
-        code.valueAddress();
+        code.updatedValueAddress();                                            /* rdi = the value (this CPU's, per-CPU) */
         copyValue(e, value, w);
         if (lru) setRef(e, h, 1);                                              /* bpf_lru_node_set_ref */
         code.unlockBucket();
@@ -110,7 +111,7 @@ final class InlineHashUpdate {
         // present meanwhile (eax = slot)
         e.aluRI(AluOp.CMP, false, flags, (int) MapFlags.BPF_NOEXIST);          /* cmp ecx, BPF_NOEXIST */
         int exists = e.jccForward32(Cond.E);                                   /* je .eexist */
-        code.valueAddress();
+        code.updatedValueAddress();                                            /* rdi = the value (this CPU's, per-CPU) */
         copyValue(e, value, code.w);
         setRef(e, code.h, 1);                                                  /* bpf_lru_node_set_ref */
         LruEvictCode.release(code, FRESH);
@@ -135,17 +136,18 @@ final class InlineHashUpdate {
 
     /**
      * htab_map_update_elem's flag checks, before any lock: leaves ecx 0, 1 or 2 (BPF_ANY, BPF_NOEXIST,
-     * BPF_EXIST) or answers -EINVAL or goes to the helper (BPF_F_LOCK on a value with a lock). Clobbers r8.
+     * BPF_EXIST) or answers -EINVAL or goes to the helper (BPF_F_LOCK on a value with a lock). Only a
+     * {@code plain} hash (not LRU, not per-CPU) knows BPF_F_LOCK. Clobbers r8.
      */
-    private static void checkFlags(HashWriteCode code, X86Reg flags, boolean lru, boolean valueLock) {
+    private static void checkFlags(HashWriteCode code, X86Reg flags, boolean plain, boolean valueLock) {
         X86Encoder e = code.e;
         X86Reg t = HashWriteCode.T2;
         e.movRR(true, t, flags);                                               /* mov r8, rcx */
-        if (!lru) e.aluRI(AluOp.AND, true, t, (int) ~MapFlags.BPF_F_LOCK);     /* and r8, ~BPF_F_LOCK */
+        if (plain) e.aluRI(AluOp.AND, true, t, (int) ~MapFlags.BPF_F_LOCK);     /* and r8, ~BPF_F_LOCK */
         e.aluRI(AluOp.CMP, true, t, (int) MapFlags.BPF_EXIST);                 /* cmp r8, BPF_EXIST */
         int unknown = e.jccForward32(Cond.A);                                  /* ja .einval */
         int lockFlag = -1;
-        if (!lru) {
+        if (plain) {
             e.testRI(false, flags, (int) MapFlags.BPF_F_LOCK);                 /* test ecx, BPF_F_LOCK */
             lockFlag = e.jccForward32(Cond.NE);                                /* jnz .lockflag */
         }
@@ -167,7 +169,8 @@ final class InlineHashUpdate {
         LookupInlining.HashWrites w = code.w;
         X86Reg t = HashWriteCode.T, t2 = HashWriteCode.T2;
         if (lru) setRef(e, h, 0);
-        code.valueAddress();
+        if (h.cpus() > 1) code.zeroAllCpus();                                  /* pcpu_init_value: the other CPUs' values are zeroes */
+        code.updatedValueAddress();
         if (w.spinLockOffset() >= 0) e.storeImm(4, Mem.of(t, w.spinLockOffset()), 0); /* mov dword [rdi + lock], 0 (a new element's lock is free) */
         copyValue(e, value, w);
         code.keyAddress(t);
