@@ -27,8 +27,9 @@ import dev.bpf4j.runtime.LookupInlining;
  *     {@code -E2BIG} in a plain hash, and in an LRU map an eviction ({@link LruEvictCode}, the Java
  *     helper's CLOCK sweep on the same off-heap clock) followed by the insert into the evicted slot.
  * </ul>
- * The helper is called for the rest, as before: {@code BPF_F_LOCK} on a value with a lock (the copy is
- * made under the value's lock), a lock still busy after
+ * {@code BPF_F_LOCK} on a present element's value with a lock copies it under that lock; an absent one
+ * is inserted as without the flag (htab_map_update_elem).
+ * The helper is called for the rest, as before: a lock still busy after
  * {@link HashWriteCode#SPINS} rounds, key or value outside the current frame, a closed map, keys the inline compare does not handle, values past {@link #MAX_VALUE_SIZE} bytes.
  */
 final class InlineHashUpdate {
@@ -53,21 +54,21 @@ final class InlineHashUpdate {
         code.lockBucket();
         code.bucketHead(HashWriteCode.T);
         int absent = code.walk(key, null);
+        boolean lockFlag = plain && w.spinLockOffset() >= 0;                   // flags may carry BPF_F_LOCK here
         // present (eax = slot)
-        e.aluRI(AluOp.CMP, false, flags, (int) MapFlags.BPF_NOEXIST);          /* cmp ecx, BPF_NOEXIST */
-        int exists = e.jccForward32(Cond.E);                                   /* je .eexist */
+        int[] exists = ifFlags(e, flags, MapFlags.BPF_NOEXIST, lockFlag);      /* .eexist */
         code.updatedValueAddress();                                            /* rdi = the value (this CPU's, per-CPU) */
+        if (lockFlag) copyLocked(code, flags, value);
         copyValue(e, value, w);
         if (lru) setRef(e, h, 1);                                              /* bpf_lru_node_set_ref */
         code.unlockBucket();
         code.answer(0);
-        e.bind32(exists);                                                      /* .eexist: */
+        for (int j : exists) e.bind32(j);                                      /* .eexist: */
         code.unlockBucket();
         code.answer(-Errno.EEXIST);
-        // absent
+        // absent (BPF_F_LOCK or not: a new element's lock word is 0, nobody can hold it)
         e.bind32(absent);                                                      /* .absent: */
-        e.aluRI(AluOp.CMP, false, flags, (int) MapFlags.BPF_EXIST);            /* cmp ecx, BPF_EXIST */
-        int missing = e.jccForward32(Cond.E);                                  /* je .enoent */
+        int[] missing = ifFlags(e, flags, MapFlags.BPF_EXIST, lockFlag);       /* .enoent */
         code.lockPool();                                                       /* rdi = pool */
         e.load(false, HashWriteCode.T2, Mem.of(HashWriteCode.T, 4));           /* mov r8d, [rdi + 4] (free slots) */
         e.testRR(false, HashWriteCode.T2, HashWriteCode.T2);                   /* test r8d, r8d */
@@ -85,11 +86,39 @@ final class InlineHashUpdate {
         code.unlockBucket();
         if (lru) insertEvicting(code, key, value, flags);
         else code.answer(-Errno.E2BIG);                                        /* every preallocated element in use */
-        e.bind32(missing);                                                     /* .enoent: */
+        for (int j : missing) e.bind32(j);                                     /* .enoent: */
         code.unlockBucket();
         code.answer(-Errno.ENOENT);
         code.callAndJoin(c, pc, b, r1);
         return true;
+    }
+
+    /** Jumps (returned) taken when the flags are {@code f}, or {@code f | BPF_F_LOCK} when {@code lockFlag}. */
+    private static int[] ifFlags(X86Encoder e, X86Reg flags, long f, boolean lockFlag) {
+        e.aluRI(AluOp.CMP, false, flags, (int) f);                             /* cmp ecx, f */
+        int plainJump = e.jccForward32(Cond.E);                                /* je */
+        if (!lockFlag) return new int[] {plainJump};
+        e.aluRI(AluOp.CMP, false, flags, (int) (f | MapFlags.BPF_F_LOCK));     /* cmp ecx, f | BPF_F_LOCK */
+        return new int[] {plainJump, e.jccForward32(Cond.E)};                  /* je */
+    }
+
+    /**
+     * {@code BPF_F_LOCK} on a present element (value at rdi, bucket held): copy_map_value_locked, the copy
+     * made under the value's {@code bpf_spin_lock} (0 free, 1 held: the protocol of the Java {@code
+     * SpinLock} and of programs' bpf_spin_lock), taken with {@code xchg} and a bounded spin (busy: the
+     * bucket released, to the helper, which waits in Java); answers 0. Without the flag, falls through.
+     */
+    private static void copyLocked(HashWriteCode code, X86Reg flags, X86Reg value) {
+        X86Encoder e = code.e;
+        LookupInlining.HashWrites w = code.w;
+        e.testRI(false, flags, (int) MapFlags.BPF_F_LOCK);                     /* test ecx, BPF_F_LOCK */
+        int unlocked = e.jccForward32(Cond.E);                                 /* je .copy (no flag) */
+        code.lock(HashWriteCode.T, w.spinLockOffset(), HashWriteCode.SLOT, code::unlockBucket); /* the value's lock (eax counts) */
+        copyValue(e, value, w);
+        e.storeImm(4, Mem.of(HashWriteCode.T, w.spinLockOffset()), 0);        /* mov dword [rdi + lock], 0 (bpf_spin_unlock) */
+        code.unlockBucket();
+        code.answer(0);
+        e.bind32(unlocked);                                                    /* .copy: */
     }
 
     /** Where the slot taken for an insert into a full LRU map waits while the bucket is locked again (a per-run word). */
@@ -136,8 +165,8 @@ final class InlineHashUpdate {
 
     /**
      * htab_map_update_elem's flag checks, before any lock: leaves ecx 0, 1 or 2 (BPF_ANY, BPF_NOEXIST,
-     * BPF_EXIST) or answers -EINVAL or goes to the helper (BPF_F_LOCK on a value with a lock). Only a
-     * {@code plain} hash (not LRU, not per-CPU) knows BPF_F_LOCK. Clobbers r8.
+     * BPF_EXIST), or in a plain hash (not LRU, not per-CPU) whose value has a lock one of those with
+     * BPF_F_LOCK, or answers -EINVAL (unknown flags; BPF_F_LOCK elsewhere). Clobbers r8.
      */
     private static void checkFlags(HashWriteCode code, X86Reg flags, boolean plain, boolean valueLock) {
         X86Encoder e = code.e;
@@ -147,17 +176,13 @@ final class InlineHashUpdate {
         e.aluRI(AluOp.CMP, true, t, (int) MapFlags.BPF_EXIST);                 /* cmp r8, BPF_EXIST */
         int unknown = e.jccForward32(Cond.A);                                  /* ja .einval */
         int lockFlag = -1;
-        if (plain) {
+        if (plain && !valueLock) {
             e.testRI(false, flags, (int) MapFlags.BPF_F_LOCK);                 /* test ecx, BPF_F_LOCK */
-            lockFlag = e.jccForward32(Cond.NE);                                /* jnz .lockflag */
+            lockFlag = e.jccForward32(Cond.NE);                                /* jnz .einval (BPF_F_LOCK without a bpf_spin_lock) */
         }
         int ok = e.jmpForward32();                                             /* jmp .ok */
-        if (lockFlag >= 0) {
-            e.bind32(lockFlag);                                                /* .lockflag: */
-            if (valueLock) code.toCall.add(e.jmpForward32());                  /* jmp .call (copy under the value's lock) */
-            else code.answer(-Errno.EINVAL);                                   /* BPF_F_LOCK without a bpf_spin_lock */
-        }
         e.bind32(unknown);                                                     /* .einval: */
+        if (lockFlag >= 0) e.bind32(lockFlag);
         code.answer(-Errno.EINVAL);
         e.bind32(ok);                                                          /* .ok: */
     }
