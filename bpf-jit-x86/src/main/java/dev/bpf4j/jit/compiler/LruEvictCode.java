@@ -150,7 +150,7 @@ final class LruEvictCode {
         restore.run();
     }
 
-    /** Ends an insert that did not link its slot (the key turned up, or a lock stayed busy): the slot at [r12 + SCRATCH] back on the free list. Clobbers eax, rdi, r8. */
+    /** Ends an insert that did not link its slot (the key turned up, or a lock stayed busy): the slot at {@code fresh} back on the free list, no longer in flight. Clobbers eax, rdi, r8. */
     static void release(HashWriteCode code, Mem fresh) {
         X86Encoder e = code.e;
         X86Reg t = HashWriteCode.T, t2 = HashWriteCode.T2;
