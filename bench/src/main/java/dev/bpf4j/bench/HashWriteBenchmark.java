@@ -35,7 +35,8 @@ import static dev.bpf4j.isa.Reg.*;
  * writes and spin locks ({@code jit}), and the JIT with the Java helpers forced ({@code jit-java}:
  * {@code -Dbpf4j.jit.nativeHelpers=false} while loading): {@code update} overwrites one of 8 keys of a
  * HASH map, {@code update_delete} inserts a key and deletes it again (free list and chain each round),
- * {@code spin_lock} increments an ARRAY value under its {@code bpf_spin_lock}. Each run returns the sum
+ * {@code spin_lock} increments an ARRAY value under its {@code bpf_spin_lock}, {@code lru_evict} inserts
+ * 64 keys into an 8-element LRU_HASH map (every insert evicts). Each run returns the sum
  * of the update and delete results, 0 (checked at setup; bpf_spin_lock returns nothing).
  */
 @State(Scope.Thread)
@@ -50,7 +51,7 @@ public class HashWriteBenchmark {
     @Param({"interp", "jit", "jit-java"})
     public String path;
 
-    @Param({"update", "update_delete", "spin_lock"})
+    @Param({"update", "update_delete", "spin_lock", "lru_evict"})
     public String op;
 
     private MapTable maps;
@@ -61,6 +62,11 @@ public class HashWriteBenchmark {
         ProgramBuilder b = new ProgramBuilder().mov64(R6, 0).mov64(R7, 0).label("loop");
         long h = maps.handle(0);
         switch (op) {
+            case "lru_evict": // key = the round: the map holds the last 8 of 64, so each key is absent again
+                b.stxdw(R10, -16, R6).stxw(R10, -4, R6)
+                        .lddw(R1, h).mov64(R2, R10).add64(R2, -4).mov64(R3, R10).add64(R3, -16).mov64(R4, 0)
+                        .call(HelperIds.MAP_UPDATE_ELEM).add64(R7, R0);
+                break;
             case "update":
                 b.stxdw(R10, -16, R6).mov64(R1, R6).and64(R1, 7).stxw(R10, -4, R1)
                         .lddw(R1, h).mov64(R2, R10).add64(R2, -4).mov64(R3, R10).add64(R3, -16).mov64(R4, 0)
@@ -86,6 +92,7 @@ public class HashWriteBenchmark {
     @Setup(Level.Trial)
     public void setUp() {
         MapDefinition def = op.equals("spin_lock") ? new MapDefinition("values", MapType.ARRAY, 4, 16, 1, 0).withSpinLock(0)
+                : op.equals("lru_evict") ? new MapDefinition("values", MapType.LRU_HASH, 4, 8, 8, 0)
                 : new MapDefinition("values", MapType.HASH, 4, 8, 8, 0);
         maps = MapTable.create(List.of(def));
         boolean javaHelpers = path.equals("jit-java");

@@ -84,7 +84,8 @@ public final class HashTabMap extends BpfMap {
      */
     public LookupInlining.HashBuckets inlineLayout() {
         LookupInlining.HashWrites writes = def.readOnlyForPrograms() ? null
-                : new LookupInlining.HashWrites(index.locksOffset(), index.linkedOffset(), pool.address(), def.valueSize(), def.spinLockOffset());
+                : new LookupInlining.HashWrites(index.locksOffset(), index.linkedOffset(), pool.address(), def.valueSize(), def.spinLockOffset(),
+                        lru == null ? 0 : lru.address());
         return index.layout(arena.base(), stride, openWord.address(), cpus, cpus == 1 ? 0 : Cpus.currentFunction(),
                 lru == null ? 0 : lru.refBits(), this::programLookup, writes);
     }

@@ -129,12 +129,25 @@ public interface LookupInlining {
      *     bucket lock or none, never the other way round;
      * <li>a linked slot's {@code valueSize} bytes hold its value; {@code spinLockOffset} ({@code -1}: none)
      *     is the value's {@code bpf_spin_lock}, which copies leave alone and a new element gets as 0.
+     *     In a per-CPU map ({@link HashBuckets#cpus} above 1) slot {@code s} has one value per possible
+     *     CPU, CPU {@code c}'s at {@code valuesBase + (s * cpus + c) * stride}: an update of an existing
+     *     element writes the current CPU's ({@link HashBuckets#currentCpu}), a new element gets zeroes
+     *     in all {@code cpus * stride} bytes and then the current CPU's value;
+     * <li>{@code lruClock} (0 in a map that does not evict): an LRU map's clock, a lock word at 0 (taken
+     *     before any bucket lock, never while holding one), the hand (u32 slot) at 4, the count of
+     *     slots taken for an insert and not yet linked or given back at 8 (changed with atomic adds),
+     *     and from 16 the reference bytes ({@link HashBuckets#refBits}).
      * </ul>
      * A new element is linked as the lookup's readers expect: key, hash and next link written first,
      * then the bucket head with a release store. An LRU map's reference byte is set on an update of an
-     * existing element and cleared on a new one; a full LRU map evicts (the helper's job).
+     * existing element and cleared on a new one. A full LRU map evicts as {@code dev.bpf4j.maps.LruClock}
+     * does: with no bucket lock held, under the clock lock, advance the hand over at most {@code 2 *
+     * maxEntries + 1} slots, skipping unlinked ones and clearing set reference bytes, and unlink the
+     * first linked slot whose byte was clear (re-checked under its bucket's lock); when the sweep ends
+     * without one, pop the free list; then insert into that slot as a fresh one (giving it back to the
+     * free list when the key turned up meanwhile).
      */
-    record HashWrites(int locksOffset, int linkedOffset, long pool, int valueSize, int spinLockOffset) {
+    record HashWrites(int locksOffset, int linkedOffset, long pool, int valueSize, int spinLockOffset, long lruClock) {
         public HashWrites {
             if (locksOffset < 0 || linkedOffset < 0 || pool == 0 || valueSize <= 0 || spinLockOffset < -1) {
                 throw new IllegalArgumentException("not a hash map's writer layout: " + locksOffset + ", " + linkedOffset + ", " + pool);

@@ -43,9 +43,14 @@ final class HashWriteCode {
         this.w = h.writes();
     }
 
-    /** Maps whose writes the JIT runs natively: not per-CPU, keys the inline compare handles, values it copies. */
+    /**
+     * Maps whose writes the JIT runs natively: keys the inline compare handles, values it copies (a
+     * per-CPU map's values hold no {@code bpf_spin_lock}, and its zeroing loop needs {@code cpus * stride}
+     * to fit an imm32).
+     */
     static boolean fits(LookupInlining.HashBuckets h, int maxValueSize) {
-        return h.writes() != null && h.cpus() == 1 && InlineHashLookup.fits(h) && h.writes().valueSize() <= maxValueSize;
+        return h.writes() != null && InlineHashLookup.fits(h) && h.writes().valueSize() <= maxValueSize
+                && (h.cpus() == 1 || (h.writes().spinLockOffset() < 0 && (long) h.cpus() * h.stride() <= Integer.MAX_VALUE));
     }
 
     /** r11d = the hash of the key at {@code key}; r10 = the index base. Clobbers eax and {@code scratch}. */
@@ -74,9 +79,12 @@ final class HashWriteCode {
      * Takes the lock word at [base + disp] (base is rdi) spinning at most {@link #SPINS} rounds; when it
      * stays busy, runs {@code release} (locks already held) and jumps to the helper. Clobbers eax, r8.
      */
-    void lock(int disp, Runnable release) {
-        Mem word = Mem.of(T, disp);
-        e.movImm32(X86Reg.RAX, SPINS);                                         /* mov eax, SPINS */
+    void lock(int disp, Runnable release) { lock(T, disp, X86Reg.RAX, release); }
+
+    /** {@link #lock(int, Runnable)} on the word at [base + disp], counting the spins in {@code counter}. Clobbers counter, r8. */
+    void lock(X86Reg base, int disp, X86Reg counter, Runnable release) {
+        Mem word = Mem.of(base, disp);
+        e.movImm32(counter, SPINS);                                            /* mov counter, SPINS */
         int retry = e.position();                                              /* .retry: */
         e.movImm32(T2, 1);                                                     /* mov r8d, 1 */
         e.xchg(false, word, T2);                                               /* xchg [word], r8d */
@@ -84,7 +92,7 @@ final class HashWriteCode {
         int taken = e.jccForward32(Cond.E);                                    /* je .taken (it was free) */
         int wait = e.position();                                               /* .wait: */
         e.pause();                                                             /* pause */
-        e.aluRI(AluOp.SUB, false, X86Reg.RAX, 1);                              /* sub eax, 1 */
+        e.aluRI(AluOp.SUB, false, counter, 1);                                 /* sub counter, 1 */
         int busy = e.jccForward32(Cond.E);                                     /* je .busy */
         e.aluMI(AluOp.CMP, false, word, 0);                                    /* cmp dword [word], 0 */
         e.jccRel32(Cond.NE, wait);                                             /* jne .wait */
@@ -92,6 +100,25 @@ final class HashWriteCode {
         e.bind32(busy);                                                        /* .busy: */
         release.run();
         toCall.add(e.jmpForward32());                                          /* jmp .call */
+        e.bind32(taken);                                                       /* .taken: */
+    }
+
+    /**
+     * Takes the word at [base + disp] however long it stays busy: only for the free list's lock, a leaf
+     * that no holder keeps across a wait, where giving up would leak a slot taken for an insert. Clobbers r8.
+     */
+    void lockLeaf(X86Reg base, int disp) {
+        Mem word = Mem.of(base, disp);
+        int retry = e.position();                                              /* .retry: */
+        e.movImm32(T2, 1);                                                     /* mov r8d, 1 */
+        e.xchg(false, word, T2);                                               /* xchg [word], r8d */
+        e.testRR(false, T2, T2);                                               /* test r8d, r8d */
+        int taken = e.jccForward32(Cond.E);                                    /* je .taken */
+        int wait = e.position();                                               /* .wait: */
+        e.pause();                                                             /* pause */
+        e.aluMI(AluOp.CMP, false, word, 0);                                    /* cmp dword [word], 0 */
+        e.jccRel32(Cond.NE, wait);                                             /* jne .wait */
+        e.jmpTo(retry);                                                        /* jmp .retry */
         e.bind32(taken);                                                       /* .taken: */
     }
 
@@ -168,6 +195,48 @@ final class HashWriteCode {
         e.imulRRI(true, T, T, h.stride());                                     /* imul rdi, rdi, stride */
         e.movabs(T2, h.valuesBase());                                          /* movabs r8, values */
         e.aluRR(AluOp.ADD, true, T, T2);                                       /* add rdi, r8 */
+    }
+
+    /**
+     * rdi = the value of slot eax that a program's update writes: the slot's own, or in a per-CPU map
+     * the current CPU's ({@code sched_getcpu} as {@code Cpus.current}, the CPU a per-CPU lookup uses:
+     * a libc call, so the live registers are saved around it, eight pushes keeping rsp 16-byte aligned).
+     * Clobbers r8.
+     */
+    void updatedValueAddress() {
+        if (h.cpus() == 1) {
+            valueAddress();
+            return;
+        }
+        if (h.currentCpu() == 0) {
+            e.aluRR(AluOp.XOR, false, T2, T2);                                 /* xor r8d, r8d (cpu 0) */
+        } else {
+            X86Reg[] live = {RegMap.BUDGET, SLOT, X86Reg.RSI, X86Reg.RDX, X86Reg.RCX, INDEX, HASH, HASH};
+            for (X86Reg r : live) e.push(r);                                   /* push r9, rax, rsi, rdx, rcx, r10, r11, r11 */
+            NativeFormEmitter.currentCpu(e, h.currentCpu(), h.cpus());         /* eax = the cpu */
+            e.movRR(false, T2, X86Reg.RAX);                                    /* mov r8d, eax */
+            for (int i = live.length - 1; i >= 0; i--) e.pop(live[i]);         /* pop r11, r11, r10, rcx, rdx, rsi, rax, r9 */
+        }
+        e.movRR(false, T, SLOT);                                               /* mov edi, eax */
+        e.imulRRI(true, T, T, h.cpus());                                       /* imul rdi, rdi, cpus */
+        e.aluRR(AluOp.ADD, true, T, T2);                                       /* add rdi, r8 */
+        e.imulRRI(true, T, T, h.stride());                                     /* imul rdi, rdi, stride */
+        e.movabs(T2, h.valuesBase());                                          /* movabs r8, values */
+        e.aluRR(AluOp.ADD, true, T, T2);                                       /* add rdi, r8 */
+    }
+
+    /** A new per-CPU element's values: all {@code cpus * stride} bytes of slot eax zeroed (pcpu_init_value). Clobbers rdi, r8. */
+    void zeroAllCpus() {
+        e.movRR(false, T, SLOT);                                               /* mov edi, eax */
+        e.imulRRI(true, T, T, h.cpus() * h.stride());                          /* imul rdi, rdi, cpus * stride */
+        e.movabs(T2, h.valuesBase());                                          /* movabs r8, values */
+        e.aluRR(AluOp.ADD, true, T, T2);                                       /* add rdi, r8 */
+        e.movImm32(T2, h.cpus() * h.stride() / 8);                             /* mov r8d, qwords (stride is a multiple of 8) */
+        int loop = e.position();                                               /* .zero: */
+        e.storeImm(8, Mem.of(T, 0), 0);                                        /* mov qword [rdi], 0 */
+        e.aluRI(AluOp.ADD, true, T, 8);                                        /* add rdi, 8 */
+        e.aluRI(AluOp.SUB, false, T2, 1);                                      /* sub r8d, 1 */
+        e.jccRel32(Cond.NE, loop);                                             /* jne .zero */
     }
 
     /** r0 = value; jmp .done. */

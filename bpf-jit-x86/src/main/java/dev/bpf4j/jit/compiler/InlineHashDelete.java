@@ -10,13 +10,13 @@ import dev.bpf4j.maps.Errno;
 import dev.bpf4j.runtime.LookupInlining;
 
 /**
- * {@code bpf_map_delete_elem} on a HASH or LRU_HASH map whose handle is a constant at the call site, run
+ * {@code bpf_map_delete_elem} on a hash map (HASH, LRU_HASH and their per-CPU kinds, whose values a delete leaves alone) whose handle is a constant at the call site, run
  * as native code ({@code htab_map_delete_elem}, {@code htab_lru_map_delete_elem}): under the bucket
  * lock ({@link HashWriteCode}) the key's slot is unlinked (the link into it replaced by its next link
  * with a release store; the slot keeps its own next link for a lock-free reader standing on it) and
  * pushed on the free list, whose lock is taken before the walk; an absent key is {@code -ENOENT}.
  * The helper is called where {@link InlineHashUpdate} calls it (key outside the frame, a closed map,
- * a lock still busy, per-CPU maps, keys the compare does not handle).
+ * a lock still busy, keys the compare does not handle).
  *
  * <p>Registers: rcx holds the address of the link to the current slot; rdx is scratch (r3-r5 are
  * not arguments of the delete).

@@ -11,23 +11,26 @@ import dev.bpf4j.maps.MapFlags;
 import dev.bpf4j.runtime.LookupInlining;
 
 /**
- * {@code bpf_map_update_elem} on a HASH or LRU_HASH map whose handle is a constant at the call site, run
+ * {@code bpf_map_update_elem} on a HASH, LRU_HASH, PERCPU_HASH or LRU_PERCPU_HASH map whose handle is a constant at the call site, run
  * as native code ({@code htab_map_update_elem}, {@code htab_lru_map_update_elem}) under the bucket
  * lock Java takes too ({@link HashWriteCode}), with no call into Java (≈70 ns through JNI):
  * <ul>
  * <li>flags: unknown ones answer {@code -EINVAL} (a plain hash allows {@code BPF_F_LOCK} besides
  *     {@code BPF_ANY}/{@code BPF_NOEXIST}/{@code BPF_EXIST}, and answers {@code -EINVAL} for it when the
- *     value has no lock; an LRU map none);
+ *     value has no lock; LRU and per-CPU maps none);
  * <li>key present: {@code -EEXIST} for {@code BPF_NOEXIST}, else the value copied in place (its
- *     {@code bpf_spin_lock} word left alone) and, in an LRU map, its reference byte set;
+ *     {@code bpf_spin_lock} word left alone; in a per-CPU map the current CPU's value, the CPU a
+ *     per-CPU lookup uses) and, in an LRU map, its reference byte set;
  * <li>key absent: {@code -ENOENT} for {@code BPF_EXIST}, else a slot popped from the free list, its
- *     value and key written and the slot linked at the head of the bucket; an empty free list is
- *     {@code -E2BIG} in a plain hash.
+ *     value (per-CPU: every CPU's zeroed, then the current CPU's written) and key written and the
+ *     slot linked at the head of the bucket; an empty free list is
+ *     {@code -E2BIG} in a plain hash, and in an LRU map an eviction ({@link LruEvictCode}, the Java
+ *     helper's CLOCK sweep on the same off-heap clock) followed by the insert into the evicted slot.
  * </ul>
- * The helper is called for the rest, as before: {@code BPF_F_LOCK} on a value with a lock (the copy is
- * made under the value's lock), a full LRU map (eviction), a lock still busy after
- * {@link HashWriteCode#SPINS} rounds, key or value outside the current frame, a closed map, per-CPU
- * maps, keys the inline compare does not handle, values past {@link #MAX_VALUE_SIZE} bytes.
+ * {@code BPF_F_LOCK} on a present element's value with a lock copies it under that lock; an absent one
+ * is inserted as without the flag (htab_map_update_elem).
+ * The helper is called for the rest, as before: a lock still busy after
+ * {@link HashWriteCode#SPINS} rounds, key or value outside the current frame, a closed map, keys the inline compare does not handle, values past {@link #MAX_VALUE_SIZE} bytes.
  */
 final class InlineHashUpdate {
     private InlineHashUpdate() {}
@@ -42,30 +45,30 @@ final class InlineHashUpdate {
         X86Encoder e = c.e;
         HashWriteCode code = new HashWriteCode(e, h);
         LookupInlining.HashWrites w = h.writes();
-        boolean lru = h.refBits() != 0;
+        boolean lru = h.refBits() != 0, plain = !lru && h.cpus() == 1;
         X86Reg key = RegMap.x86(2), value = RegMap.x86(3), flags = RegMap.x86(4);
         for (int j : InlineLookup.guards(e, h)) code.toCall.add(j);
         for (int j : InlineLookup.inFrame(e, value, w.valueSize())) code.toCall.add(j);
-        checkFlags(code, flags, lru, w.spinLockOffset() >= 0);
+        checkFlags(code, flags, plain, w.spinLockOffset() >= 0);
         code.hash(key, X86Reg.R8);
         code.lockBucket();
         code.bucketHead(HashWriteCode.T);
         int absent = code.walk(key, null);
+        boolean lockFlag = plain && w.spinLockOffset() >= 0;                   // flags may carry BPF_F_LOCK here
         // present (eax = slot)
-        e.aluRI(AluOp.CMP, false, flags, (int) MapFlags.BPF_NOEXIST);          /* cmp ecx, BPF_NOEXIST */
-        int exists = e.jccForward32(Cond.E);                                   /* je .eexist */
-        code.valueAddress();
+        int[] exists = ifFlags(e, flags, MapFlags.BPF_NOEXIST, lockFlag);      /* .eexist */
+        code.updatedValueAddress();                                            /* rdi = the value (this CPU's, per-CPU) */
+        if (lockFlag) copyLocked(code, flags, value);
         copyValue(e, value, w);
         if (lru) setRef(e, h, 1);                                              /* bpf_lru_node_set_ref */
         code.unlockBucket();
         code.answer(0);
-        e.bind32(exists);                                                      /* .eexist: */
+        for (int j : exists) e.bind32(j);                                      /* .eexist: */
         code.unlockBucket();
         code.answer(-Errno.EEXIST);
-        // absent
+        // absent (BPF_F_LOCK or not: a new element's lock word is 0, nobody can hold it)
         e.bind32(absent);                                                      /* .absent: */
-        e.aluRI(AluOp.CMP, false, flags, (int) MapFlags.BPF_EXIST);            /* cmp ecx, BPF_EXIST */
-        int missing = e.jccForward32(Cond.E);                                  /* je .enoent */
+        int[] missing = ifFlags(e, flags, MapFlags.BPF_EXIST, lockFlag);       /* .enoent */
         code.lockPool();                                                       /* rdi = pool */
         e.load(false, HashWriteCode.T2, Mem.of(HashWriteCode.T, 4));           /* mov r8d, [rdi + 4] (free slots) */
         e.testRR(false, HashWriteCode.T2, HashWriteCode.T2);                   /* test r8d, r8d */
@@ -81,38 +84,105 @@ final class InlineHashUpdate {
         e.bind32(empty);                                                       /* .full: */
         code.unlockPool();
         code.unlockBucket();
-        if (lru) code.toCall.add(e.jmpForward32());                            /* jmp .call (the helper evicts) */
+        if (lru) insertEvicting(code, key, value, flags);
         else code.answer(-Errno.E2BIG);                                        /* every preallocated element in use */
-        e.bind32(missing);                                                     /* .enoent: */
+        for (int j : missing) e.bind32(j);                                     /* .enoent: */
         code.unlockBucket();
         code.answer(-Errno.ENOENT);
         code.callAndJoin(c, pc, b, r1);
         return true;
     }
 
+    /** Jumps (returned) taken when the flags are {@code f}, or {@code f | BPF_F_LOCK} when {@code lockFlag}. */
+    private static int[] ifFlags(X86Encoder e, X86Reg flags, long f, boolean lockFlag) {
+        e.aluRI(AluOp.CMP, false, flags, (int) f);                             /* cmp ecx, f */
+        int plainJump = e.jccForward32(Cond.E);                                /* je */
+        if (!lockFlag) return new int[] {plainJump};
+        e.aluRI(AluOp.CMP, false, flags, (int) (f | MapFlags.BPF_F_LOCK));     /* cmp ecx, f | BPF_F_LOCK */
+        return new int[] {plainJump, e.jccForward32(Cond.E)};                  /* je */
+    }
+
+    /**
+     * {@code BPF_F_LOCK} on a present element (value at rdi, bucket held): copy_map_value_locked, the copy
+     * made under the value's {@code bpf_spin_lock} (0 free, 1 held: the protocol of the Java {@code
+     * SpinLock} and of programs' bpf_spin_lock), taken with {@code xchg} and a bounded spin (busy: the
+     * bucket released, to the helper, which waits in Java); answers 0. Without the flag, falls through.
+     */
+    private static void copyLocked(HashWriteCode code, X86Reg flags, X86Reg value) {
+        X86Encoder e = code.e;
+        LookupInlining.HashWrites w = code.w;
+        e.testRI(false, flags, (int) MapFlags.BPF_F_LOCK);                     /* test ecx, BPF_F_LOCK */
+        int unlocked = e.jccForward32(Cond.E);                                 /* je .copy (no flag) */
+        code.lock(HashWriteCode.T, w.spinLockOffset(), HashWriteCode.SLOT, code::unlockBucket); /* the value's lock (eax counts) */
+        copyValue(e, value, w);
+        e.storeImm(4, Mem.of(HashWriteCode.T, w.spinLockOffset()), 0);        /* mov dword [rdi + lock], 0 (bpf_spin_unlock) */
+        code.unlockBucket();
+        code.answer(0);
+        e.bind32(unlocked);                                                    /* .copy: */
+    }
+
+    /** Where the slot taken for an insert into a full LRU map waits while the bucket is locked again (a per-run word). */
+    private static final Mem FRESH = JitContext.env(EnvLayout.SCRATCH);
+
+    /**
+     * A full LRU map, nothing held: {@code LruClock.acquire} ({@link LruEvictCode}) takes a slot by
+     * evicting, then the insert runs again under the bucket lock as {@code HashTabMap.insertLru} does
+     * (the key may have turned up meanwhile: then the slot goes back to the free list).
+     */
+    private static void insertEvicting(HashWriteCode code, X86Reg key, X86Reg value, X86Reg flags) {
+        X86Encoder e = code.e;
+        LruEvictCode.acquire(code);
+        e.store(8, FRESH, HashWriteCode.SLOT);                                 /* mov [r12 + SCRATCH], rax (the fresh slot) */
+        code.bucketHead(HashWriteCode.T);
+        code.lock(code.w.locksOffset(), () -> LruEvictCode.release(code, FRESH));
+        code.bucketHead(HashWriteCode.T);
+        int absent = code.walk(key, null);
+        // present meanwhile (eax = slot)
+        e.aluRI(AluOp.CMP, false, flags, (int) MapFlags.BPF_NOEXIST);          /* cmp ecx, BPF_NOEXIST */
+        int exists = e.jccForward32(Cond.E);                                   /* je .eexist */
+        code.updatedValueAddress();                                            /* rdi = the value (this CPU's, per-CPU) */
+        copyValue(e, value, code.w);
+        setRef(e, code.h, 1);                                                  /* bpf_lru_node_set_ref */
+        LruEvictCode.release(code, FRESH);
+        code.unlockBucket();
+        code.answer(0);
+        e.bind32(exists);                                                      /* .eexist: */
+        LruEvictCode.release(code, FRESH);
+        code.unlockBucket();
+        code.answer(-Errno.EEXIST);
+        e.bind32(absent);                                                      /* .absent: */
+        e.aluRI(AluOp.CMP, false, flags, (int) MapFlags.BPF_EXIST);            /* cmp ecx, BPF_EXIST */
+        int missing = e.jccForward32(Cond.E);                                  /* je .enoent */
+        e.load(false, HashWriteCode.SLOT, FRESH);                              /* mov eax, [r12 + SCRATCH] */
+        link(code, key, value, true);                                          /* (unlocks the bucket) */
+        LruEvictCode.inFlight(e, code.w, -1);                                  /* linked: no longer in flight */
+        code.answer(0);
+        e.bind32(missing);                                                     /* .enoent: */
+        LruEvictCode.release(code, FRESH);
+        code.unlockBucket();
+        code.answer(-Errno.ENOENT);
+    }
+
     /**
      * htab_map_update_elem's flag checks, before any lock: leaves ecx 0, 1 or 2 (BPF_ANY, BPF_NOEXIST,
-     * BPF_EXIST) or answers -EINVAL or goes to the helper (BPF_F_LOCK on a value with a lock). Clobbers r8.
+     * BPF_EXIST), or in a plain hash (not LRU, not per-CPU) whose value has a lock one of those with
+     * BPF_F_LOCK, or answers -EINVAL (unknown flags; BPF_F_LOCK elsewhere). Clobbers r8.
      */
-    private static void checkFlags(HashWriteCode code, X86Reg flags, boolean lru, boolean valueLock) {
+    private static void checkFlags(HashWriteCode code, X86Reg flags, boolean plain, boolean valueLock) {
         X86Encoder e = code.e;
         X86Reg t = HashWriteCode.T2;
         e.movRR(true, t, flags);                                               /* mov r8, rcx */
-        if (!lru) e.aluRI(AluOp.AND, true, t, (int) ~MapFlags.BPF_F_LOCK);     /* and r8, ~BPF_F_LOCK */
+        if (plain) e.aluRI(AluOp.AND, true, t, (int) ~MapFlags.BPF_F_LOCK);     /* and r8, ~BPF_F_LOCK */
         e.aluRI(AluOp.CMP, true, t, (int) MapFlags.BPF_EXIST);                 /* cmp r8, BPF_EXIST */
         int unknown = e.jccForward32(Cond.A);                                  /* ja .einval */
         int lockFlag = -1;
-        if (!lru) {
+        if (plain && !valueLock) {
             e.testRI(false, flags, (int) MapFlags.BPF_F_LOCK);                 /* test ecx, BPF_F_LOCK */
-            lockFlag = e.jccForward32(Cond.NE);                                /* jnz .lockflag */
+            lockFlag = e.jccForward32(Cond.NE);                                /* jnz .einval (BPF_F_LOCK without a bpf_spin_lock) */
         }
         int ok = e.jmpForward32();                                             /* jmp .ok */
-        if (lockFlag >= 0) {
-            e.bind32(lockFlag);                                                /* .lockflag: */
-            if (valueLock) code.toCall.add(e.jmpForward32());                  /* jmp .call (copy under the value's lock) */
-            else code.answer(-Errno.EINVAL);                                   /* BPF_F_LOCK without a bpf_spin_lock */
-        }
         e.bind32(unknown);                                                     /* .einval: */
+        if (lockFlag >= 0) e.bind32(lockFlag);
         code.answer(-Errno.EINVAL);
         e.bind32(ok);                                                          /* .ok: */
     }
@@ -124,7 +194,8 @@ final class InlineHashUpdate {
         LookupInlining.HashWrites w = code.w;
         X86Reg t = HashWriteCode.T, t2 = HashWriteCode.T2;
         if (lru) setRef(e, h, 0);
-        code.valueAddress();
+        if (h.cpus() > 1) code.zeroAllCpus();                                  /* pcpu_init_value: the other CPUs' values are zeroes */
+        code.updatedValueAddress();
         if (w.spinLockOffset() >= 0) e.storeImm(4, Mem.of(t, w.spinLockOffset()), 0); /* mov dword [rdi + lock], 0 (a new element's lock is free) */
         copyValue(e, value, w);
         code.keyAddress(t);
