@@ -26,7 +26,7 @@ import static org.assertj.core.api.Assumptions.assumeThat;
  * native form ({@code ProbeReadStrEmitter}, where dst lies in the frame) and on the JIT with the Java bodies
  * forced, over {@link ProbeReadDifferentialTest}'s harness: the same r0, the same 512 frame bytes (the 0x5a
  * filler shows what dst keeps after the NUL) and the same errors (kind and pc). Strings of length 0, 1,
- * size - 2, size - 1, size and longer, and with no NUL before an unreadable page; sources in a region (all
+ * around 8 and 16 (the native copy's words), size - 9 to size and longer, and with no NUL before an unreadable page; sources in a region (all
  * size bytes: copied directly; running past its end into PROT_NONE: page by page), outside every region
  * (process_vm_readv, one page or across two), in the frame, and the bad addresses of the plain reads. The
  * JIT with native forms must not call the Java body where dst is in the frame.
@@ -69,7 +69,9 @@ class ProbeReadStrDifferentialTest {
     }
 
     static int[] lengths(int size) {
-        return new int[] {0, 1, size - 2, size - 1, size, size + 5};
+        // around the native copy's 8-byte words too
+        return java.util.stream.IntStream.of(0, 1, 7, 8, 9, 16, 17, size - 9, size - 8, size - 2, size - 1, size, size + 5)
+                .filter(n -> n >= 0 && n <= size + 5).distinct().toArray();
     }
 
     @Test void stringsInARegionAreCopiedDirectly() {
@@ -77,9 +79,22 @@ class ProbeReadStrDifferentialTest {
         for (int id : IDS) {
             for (int size : SIZES) {
                 for (int length : lengths(size)) {
-                    if (length < 0) continue;
                     string(readable + 100, length, readable + PAGE);
                     nativeAgrees(id, size, readable + 100, "in the region, length " + length);
+                }
+            }
+        }
+    }
+
+    @Test void stringsEndingAtTheRegionsEndBeforeAnUnreadablePage() {
+        // all size bytes in the region, the last one just before PROT_NONE: copied directly, and a word read
+        // one byte too far would fault (the JVM would die)
+        long end = pages.readable + PAGE;
+        for (int id : IDS) {
+            for (int size = 1; size <= 513; size += size < 24 ? 1 : 61) {
+                for (int length : new int[] {size - 1, size, size / 2}) {
+                    string(end - size, length, end);
+                    nativeAgrees(id, size, end - size, "ending at the region's end, length " + length);
                 }
             }
         }
@@ -105,7 +120,6 @@ class ProbeReadStrDifferentialTest {
         for (int id : IDS) {
             for (int size : SIZES) {
                 for (int length : lengths(size)) {
-                    if (length < 0) continue;
                     string(outside + 8, length, outside + 4L * PAGE);
                     nativeAgrees(id, size, outside + 8, "one page, length " + length);
                     for (int before : new int[] {1, 7, 100}) {

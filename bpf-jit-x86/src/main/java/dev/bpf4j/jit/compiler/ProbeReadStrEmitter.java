@@ -14,7 +14,7 @@ import dev.bpf4j.runtime.NativeForm;
  * dst lies in the caller's frame and does not overlap the source's {@code size} bytes ({@link InlineProbeRead}).
  * It reads as {@code ProbeMemory.readStr} does in PROCESS mode, with the same r0 and the same dst bytes:
  * a source whose {@code size} bytes the run may access ({@link ProbeReadEmitter#sourceAccessible}) is copied
- * directly, byte by byte up to the NUL; any other page by page through {@code process_vm_readv} into a
+ * directly up to the NUL (8 bytes at a time while none of them is 0, never past its size bytes); any other page by page through {@code process_vm_readv} into a
  * scratch buffer on this function's stack, from which only the bytes up to the NUL reach dst (the body's
  * scratch page: what follows the NUL in the source's page never shows). An unreadable page before the NUL
  * is {@code -EFAULT}, dst zero-filled.
@@ -139,21 +139,49 @@ final class ProbeReadStrEmitter {
         e.bind32(faulted);
     }
 
+    /** Every byte 0x01, every byte 0x80: {@code (x - ONES) & ~x & HIGHS} is non-zero when a byte of x is 0. */
+    static final long ONES = 0x0101010101010101L, HIGHS = 0x8080808080808080L;
+
     /**
-     * Copies bytes from rdx to rdi, rcx of them (at least 1), each written before the next is read, up to
-     * and including a NUL: returns the jump taken after the NUL is written (rdi just past it); falls through
-     * when rcx bytes had none. Clobbers rax.
+     * Copies bytes from rdx to rdi, rcx of them (at least 1), up to and including a NUL: returns the jump
+     * taken after the NUL is written (rdi just past it); falls through when rcx bytes had none. Eight bytes
+     * at a time while 8 are left and none of them is 0 (each word read before it is written; src never
+     * overlaps dst here, and no byte past the rcx is read), then byte by byte. Clobbers rax, r9-r11.
      */
     private static int copyUntilNul(X86Encoder e) {
+        X86Reg from = X86Reg.RDX, to = X86Reg.RDI, left = X86Reg.RCX, ones = X86Reg.R9, highs = X86Reg.R10, t = X86Reg.R11;
+        e.movabs(ones, ONES);                                                     /* movabs r9, 0x0101010101010101 */
+        e.movabs(highs, HIGHS);                                                   /* movabs r10, 0x8080808080808080 */
+        int words = e.position();                                                 /* .w8: */
+        e.aluRI(AluOp.CMP, true, left, 8);                                        /* cmp rcx, 8 */
+        int few = e.jccForward8(Cond.B);                                          /* jb .bytes */
+        e.load(true, X86Reg.RAX, Mem.of(from, 0));                                /* mov rax, [rdx] */
+        e.movRR(true, t, X86Reg.RAX);                                             /* mov r11, rax */
+        e.aluRI(AluOp.XOR, true, t, -1);                                          /* xor r11, -1 (~x) */
+        e.aluRR(AluOp.SUB, true, X86Reg.RAX, ones);                               /* sub rax, r9 (x - ONES) */
+        e.aluRR(AluOp.AND, true, X86Reg.RAX, t);                                  /* and rax, r11 */
+        e.testRR(true, X86Reg.RAX, highs);                                        /* test rax, r10 */
+        int hasNul = e.jccForward8(Cond.NE);                                      /* jne .bytes (a NUL in these 8) */
+        e.load(true, X86Reg.RAX, Mem.of(from, 0));                                /* mov rax, [rdx] */
+        e.store(8, Mem.of(to, 0), X86Reg.RAX);                                    /* mov [rdi], rax */
+        e.aluRI(AluOp.ADD, true, from, 8);                                        /* add rdx, 8 */
+        e.aluRI(AluOp.ADD, true, to, 8);                                          /* add rdi, 8 */
+        e.aluRI(AluOp.SUB, true, left, 8);                                        /* sub rcx, 8 */
+        e.jmpTo(words);                                                           /* jmp .w8 */
+        e.bind(few);                                                              /* .bytes: */
+        e.bind(hasNul);
+        e.testRR(true, left, left);                                               /* test rcx, rcx */
+        int exhausted = e.jccForward8(Cond.E);                                    /* je .none (all copied in words) */
         int loop = e.position();                                                  /* .byte: */
-        e.loadZx8(X86Reg.RAX, Mem.of(X86Reg.RDX, 0));                             /* movzx eax, byte [rdx] */
-        e.store(1, Mem.of(X86Reg.RDI, 0), X86Reg.RAX);                            /* mov [rdi], al */
-        e.aluRI(AluOp.ADD, true, X86Reg.RDX, 1);                                  /* add rdx, 1 */
-        e.aluRI(AluOp.ADD, true, X86Reg.RDI, 1);                                  /* add rdi, 1 */
+        e.loadZx8(X86Reg.RAX, Mem.of(from, 0));                                   /* movzx eax, byte [rdx] */
+        e.store(1, Mem.of(to, 0), X86Reg.RAX);                                    /* mov [rdi], al */
+        e.aluRI(AluOp.ADD, true, from, 1);                                        /* add rdx, 1 */
+        e.aluRI(AluOp.ADD, true, to, 1);                                          /* add rdi, 1 */
         e.testRR(false, X86Reg.RAX, X86Reg.RAX);                                  /* test eax, eax */
         int nul = e.jccForward32(Cond.E);                                         /* je .found */
-        e.aluRI(AluOp.SUB, true, X86Reg.RCX, 1);                                  /* sub rcx, 1 */
+        e.aluRI(AluOp.SUB, true, left, 1);                                        /* sub rcx, 1 */
         e.jccRel32(Cond.NE, loop);                                                /* jne .byte */
+        e.bind(exhausted);                                                        /* .none: */
         return nul;
     }
 }
