@@ -49,6 +49,8 @@ import static dev.bpf4j.isa.Reg.*;
  *       regions (what a probe reads of its process: {@code process_vm_readv} on every path);</li>
  *   <li>{@code probe_read_region}: the same from a region of the run (the Java body copies it directly; the
  *       native code still asks the kernel).</li>
+ *   <li>{@code probe_read_str}: {@code bpf_probe_read_str} of a 40-byte string (41 with its NUL, size 64) from a
+ *       region of the run (the native code copies it byte by byte up to the NUL, as the Java body does).</li>
  * </ul>
  */
 @State(Scope.Thread)
@@ -58,7 +60,7 @@ import static dev.bpf4j.isa.Reg.*;
 @Measurement(iterations = 5, time = 1)
 @Fork(1)
 public class NativeHelperBenchmark {
-    @Param({"ringbuf_output", "ringbuf_reserve", "probe_read_other", "probe_read_region"})
+    @Param({"ringbuf_output", "ringbuf_reserve", "probe_read_other", "probe_read_region", "probe_read_str"})
     public String helper;
 
     @Param({"interp", "jit-native", "jit-java"})
@@ -102,17 +104,29 @@ public class NativeHelperBenchmark {
                 .build("probe_read");
     }
 
+    /** The string's length, NUL not included. */
+    static final int STRING = 40;
+
+    static Program probeReadStr(long src) {
+        return new ProgramBuilder()
+                .mov64(R1, R10).add64(R1, -64).mov64(R2, 64).lddw(R3, src)
+                .call(HelperIds.PROBE_READ_STR)
+                .exit()
+                .build("probe_read_str");
+    }
+
     @Setup(Level.Trial)
     public void setUp() {
         maps = MapTable.create(List.of(new MapDefinition("events", MapType.RINGBUF, 0, 0, 64 * 1024, 0)));
         ring = (RingBufMap) maps.maps().get(0);
         source = NativeMemory.allocate(64);
-        for (int i = 0; i < 64; i++) NativeMemory.putByte(source + i, (byte) i);
+        boolean str = helper.equals("probe_read_str");
+        for (int i = 0; i < 64; i++) NativeMemory.putByte(source + i, (byte) (!str ? i : i < STRING ? 'a' + i % 26 : 0));
         Program p = helper.equals("ringbuf_output") ? ringbufOutput(maps.handle(0))
-                : helper.equals("ringbuf_reserve") ? ringbufReserve(maps.handle(0)) : probeRead(source);
+                : helper.equals("ringbuf_reserve") ? ringbufReserve(maps.handle(0)) : str ? probeReadStr(source) : probeRead(source);
         RunContext.Builder b = RunContext.builder();
         if (helper.equals("ringbuf_reserve")) maps.regions().forEach(b::region);
-        if (helper.equals("probe_read_region")) b.region(new MemoryRegion("source", source, 64, false));
+        if (helper.equals("probe_read_region") || str) b.region(new MemoryRegion("source", source, 64, false));
         context = b.build();
         LoadOptions o = LoadOptions.defaults().withHelpers(BpfHelpers.registry(maps));
         if (way.equals("jit-java")) System.setProperty("bpf4j.jit.nativeHelpers", "false");
@@ -122,7 +136,7 @@ public class NativeHelperBenchmark {
             System.clearProperty("bpf4j.jit.nativeHelpers");
         }
         long got = run();
-        long want = helper.startsWith("ringbuf_") ? 0 : 0x3f3e3d3c3b3a3938L;
+        long want = helper.startsWith("ringbuf_") ? 0 : str ? STRING + 1 : 0x3f3e3d3c3b3a3938L;
         if (got != want) throw new IllegalStateException(helper + " on " + way + " returned " + got + ", expected " + want);
     }
 

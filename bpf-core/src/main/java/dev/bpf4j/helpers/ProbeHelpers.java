@@ -27,11 +27,12 @@ final class ProbeHelpers {
         add(b, HelperIds.PROBE_READ_KERNEL, "bpf_probe_read_kernel", kernel, nativeForm(mem, true));
         str(b, HelperIds.PROBE_READ_STR, "bpf_probe_read_str", mem);
         str(b, HelperIds.PROBE_READ_USER_STR, "bpf_probe_read_user_str", mem);
-        b.add(HelperIds.PROBE_READ_KERNEL_STR, "bpf_probe_read_kernel_str", (call, r1, r2, r3, r4, r5) -> {
+        Helper kernelStr = (call, r1, r2, r3, r4, r5) -> {
             long size = r2 & 0xffffffffL;
             call.checkArgument(1, "bpf_probe_read_kernel_str dst (r1)", r1, size, true);
             return mem.readKernelStr(call, 3, r1, size, r3);
-        });
+        };
+        add(b, HelperIds.PROBE_READ_KERNEL_STR, "bpf_probe_read_kernel_str", kernelStr, strForm(mem, true));
     }
 
     private static void plain(HelperRegistry.Builder b, int id, String name, ProbeMemory mem) {
@@ -57,11 +58,18 @@ final class ProbeHelpers {
         return new NativeForm.ProbeRead(kernel, (int) Libc.getpid());
     }
 
+    /** The native form of the {@code _str} reads: where the plain reads have one ({@link #nativeForm}). */
+    private static NativeForm.ProbeReadStr strForm(ProbeMemory mem, boolean kernel) {
+        NativeForm.ProbeRead plain = nativeForm(mem, kernel);
+        return plain == null ? null : new NativeForm.ProbeReadStr(kernel, plain.pid());
+    }
+
     private static void str(HelperRegistry.Builder b, int id, String name, ProbeMemory mem) {
-        b.add(id, name, (call, r1, r2, r3, r4, r5) -> {
+        Helper body = (call, r1, r2, r3, r4, r5) -> {
             long size = r2 & 0xffffffffL;
             call.checkArgument(1, name + " dst (r1)", r1, size, true);
             return mem.readStr(call, 3, r1, size, r3);
-        });
+        };
+        add(b, id, name, body, strForm(mem, false));
     }
 }

@@ -82,6 +82,24 @@ public sealed interface NativeForm {
     }
 
     /**
+     * {@code bpf_probe_read_str}, {@code _user_str} ({@code kernel} false) or {@code _kernel_str} as native code,
+     * for the same call sites as {@link ProbeRead} (dst in the calling function's frame, not overlapping
+     * {@code size} bytes of the source). There the body ({@code ProbeMemory.readStr} in {@code PROCESS} mode)
+     * copies bytes up to and including the first NUL, at most {@code size}: a source whose {@code size} bytes
+     * the run may access directly, any other page by page through {@code process_vm_readv(pid, ...)} (so a
+     * string that ends before an unreadable page is read); it answers the length with the NUL, or {@code size}
+     * with dst's last byte made NUL when none came, 0 for size 0 (dst untouched), or {@code -EFAULT} with dst
+     * zero-filled when a page before the NUL is unreadable. Bytes of dst after the NUL keep their values. A
+     * {@code _kernel_str} read of size above 0 from a source below {@link ProbeRead#MMAP_MIN_ADDR} or at a
+     * non-canonical address is {@code -ERANGE}, dst zero-filled.
+     */
+    record ProbeReadStr(boolean kernel, int pid) implements NativeForm {
+        public ProbeReadStr {
+            if (pid <= 0) throw new IllegalArgumentException("pid " + pid);
+        }
+    }
+
+    /**
      * {@code bpf_ringbuf_output} as native code, for the call sites where r1 is a constant handle that
      * {@code rings} resolves to a ring buffer's block and the data lies in the caller's frame (every other
      * call site calls the body). The block is {@code RingBufMap}'s, in the kernel's layout: consumer

@@ -16,6 +16,7 @@ import dev.bpf4j.runtime.HelperIds;
 import dev.bpf4j.runtime.HelperRegistry;
 import dev.bpf4j.runtime.HelperSpec;
 import dev.bpf4j.runtime.LoadOptions;
+import dev.bpf4j.runtime.MemoryRegion;
 import dev.bpf4j.runtime.NativeMemory;
 import dev.bpf4j.runtime.RunContext;
 import dev.bpf4j.engine.Engine;
@@ -190,6 +191,77 @@ class NativeSpinLockTest {
             }
             byte[] v = maps.map(0).lookup(new byte[4]).orElseThrow();
             assertThat(word(v, 8)).isEqualTo(1);
+        }
+    }
+
+    /** v = lookup(map, &0); if (!v) return 1; unlock(v); return 0. The unlock call is at pc 9. */
+    static Program unlockOnly(MapTable maps) {
+        long h = maps.handle(0);
+        return new Program("unlock", List.of(
+                stw(10, -4, 0), movr(2, 10), addi(2, -4),
+                new Insn(LDDW, 1, PSEUDO_IMM64, 0, (int) h), new Insn(0, 0, 0, 0, (int) (h >>> 32)),
+                call(HelperIds.MAP_LOOKUP_ELEM), jeqi(0, 0, 3), movr(6, 0),
+                movr(1, 6), call(HelperIds.SPIN_UNLOCK) /* pc 9 */,
+                mov(0, 0), exit(), mov(0, 1), exit()));
+    }
+
+    /** A run's table as a hand-built RunContext may have it, for the maps of a load. */
+    enum Table {
+        NONE { List<MemoryRegion> regions(MapTable m, long other) { return List.of(); } },
+        READ_ONLY { List<MemoryRegion> regions(MapTable m, long other) {
+            return m.regions().stream().map(r -> new MemoryRegion(r.name(), r.start(), r.length(), false)).toList(); } },
+        OTHER_ONLY { List<MemoryRegion> regions(MapTable m, long other) { return List.of(new MemoryRegion("other", other, 64, true)); } },
+        /** The maps' regions after another writable one, which the inline stores' cache holds: the lock is found by the scan. */
+        OTHER_FIRST { List<MemoryRegion> regions(MapTable m, long other) {
+            List<MemoryRegion> all = new ArrayList<>(OTHER_ONLY.regions(m, other));
+            all.addAll(m.regions());
+            return all; } };
+        abstract List<MemoryRegion> regions(MapTable m, long other);
+    }
+
+    /** r0 or kind@pc of one run, the lock word after it, and the lock/unlock helper calls. */
+    static String run(Engine engine, boolean unlock, Table table, long other) {
+        try (MapTable maps = MapTable.create(defs())) {
+            AtomicInteger calls = new AtomicInteger();
+            LoadOptions o = LoadOptions.defaults().withHelpers(counting(maps, calls));
+            RunContext.Builder c = RunContext.builder();
+            table.regions(maps, other).forEach(c::region);
+            long key = NativeMemory.allocate(4);
+            NativeMemory.putInt(key, 0);
+            long lock = maps.map(0).programLookup(key);
+            NativeMemory.free(key);
+            if (unlock) assertThat(SpinLock.tryLock(lock)).isTrue();
+            String out;
+            try (Executable x = engine.load(unlock ? unlockOnly(maps) : counter(maps, 0, 0), o)) {
+                out = "r0=" + x.run(c.build());
+            } catch (BpfRuntimeException e) {
+                out = e.kind() + "@" + e.pc();
+            }
+            return out + " lock=" + NativeMemory.getInt(lock) + " calls=" + calls.get();
+        }
+    }
+
+    @Test
+    void theRunsRegionsDecideAsInTheHelper() {
+        long other = NativeMemory.allocate(64);
+        try {
+            for (boolean unlock : new boolean[] {false, true}) {
+                for (Table t : Table.values()) {
+                    String interp = run(Both.INTERP, unlock, t, other), jit = run(Jit.ENGINE, unlock, t, other);
+                    String what = (unlock ? "unlock" : "lock") + ", table " + t;
+                    if (t == Table.OTHER_FIRST) {
+                        assertThat(interp).as(what).startsWith("r0=0 lock=0");
+                        assertThat(jit).as("JIT takes the lock natively: %s", what).isEqualTo(interp.replaceAll("calls=\\d+$", "calls=0"));
+                    } else {
+                        // the helper refuses a lock word outside the run's writable regions; the JIT calls it and so refuses too
+                        assertThat(interp).as(what).isEqualTo(ErrorKind.BAD_HELPER_ARGUMENT + "@" + (unlock ? 9 : LOCK_PC)
+                                + " lock=" + (unlock ? 1 : 0) + " calls=1");
+                        assertThat(jit).as("JIT vs interpreter: %s", what).isEqualTo(interp);
+                    }
+                }
+            }
+        } finally {
+            NativeMemory.free(other);
         }
     }
 }

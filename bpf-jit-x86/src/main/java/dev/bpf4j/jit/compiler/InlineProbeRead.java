@@ -9,15 +9,15 @@ import dev.bpf4j.runtime.Limits;
 import dev.bpf4j.runtime.NativeForm;
 
 /**
- * A {@code bpf_probe_read}/{@code _user}/{@code _kernel} call site that calls the helper's native code
- * ({@link ProbeReadEmitter}) instead of the Java body (≈70 ns of JNI upcall) when the body's checks are
+ * A {@code bpf_probe_read}/{@code _user}/{@code _kernel} (or {@code _str}) call site that calls the helper's native code
+ * ({@link ProbeReadEmitter}, {@link ProbeReadStrEmitter}) instead of the Java body (≈70 ns of JNI upcall) when the body's checks are
  * known to pass and its copy would give the same bytes:
  * <ul>
  *   <li>dst (r1) with its {@code size} (u32 r2) bytes inside the current frame, {@code [r10 - 512, r10]}, which
  *       the body's writable check accepts (only where the verifier says r1 may point into a frame: else the
  *       body refuses a frame pointer);</li>
- *   <li>dst and src not overlapping: the body copies an accessible source word by word in place, where
- *       {@code process_vm_readv} would give other bytes.</li>
+ *   <li>dst and src not overlapping: the body copies an accessible source word by word (a string byte by byte) in
+ *       place, where {@code process_vm_readv} would give other bytes.</li>
  * </ul>
  * Anything else calls the Java body, which checks, refuses or reads, so r0, errors and memory stay the
  * body's (the interpreter always calls it).
@@ -38,7 +38,7 @@ final class InlineProbeRead {
     /** Emits the guarded native call and the body's call and returns true, or emits nothing and returns false. */
     static boolean emit(JitContext c, int pc, HelperBinding b) {
         HelperBinding.FastPath fast = b.fastPath();
-        if (fast == null || !(fast.form() instanceof NativeForm.ProbeRead)) return false;
+        if (fast == null || !(fast.form() instanceof NativeForm.ProbeRead || fast.form() instanceof NativeForm.ProbeReadStr)) return false;
         if (c.aux != null && !c.aux.argTouchesFrames(pc, 1)) return false; // the body would refuse a frame dst: keep its error
         X86Encoder e = c.e;
         X86Reg dst = RegMap.x86(1), size = X86Reg.RAX, src = RegMap.x86(3), t = RegMap.AUX, end = RegMap.AUX2;

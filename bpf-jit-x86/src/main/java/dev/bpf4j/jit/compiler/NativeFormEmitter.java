@@ -64,6 +64,8 @@ public final class NativeFormEmitter {
             prandomU32(e, rnd);
         } else if (form instanceof NativeForm.ProbeRead read) {
             ProbeReadEmitter.body(e, read);
+        } else if (form instanceof NativeForm.ProbeReadStr read) {
+            ProbeReadStrEmitter.body(e, read);
         } else if (form instanceof NativeForm.RingBufOutput) {
             RingBufOutputEmitter.body(e);
         } else if (form instanceof NativeForm.RingBufReserve) {

@@ -42,14 +42,9 @@ final class ProbeReadEmitter {
         e.movRR(false, size, size);                                               /* mov esi, esi (the u32 size) */
         int erange1 = -1, erange2 = -1;
         if (f.kernel()) {
-            // copy_from_kernel_nofault_allowed: never below mmap_min_addr, never a non-canonical address
-            e.aluRI(AluOp.CMP, true, src, (int) NativeForm.ProbeRead.MMAP_MIN_ADDR); /* cmp rdx, mmap_min_addr */
-            erange1 = e.jccForward32(Cond.B);                                     /* jb .erange */
-            e.movRR(true, X86Reg.RAX, src);                                       /* mov rax, rdx */
-            e.shiftImm(Shift.SAR, true, X86Reg.RAX, 47);                          /* sar rax, 47 (0 or -1 when canonical) */
-            e.aluRI(AluOp.ADD, true, X86Reg.RAX, 1);                              /* add rax, 1 (1 or 0) */
-            e.aluRI(AluOp.CMP, true, X86Reg.RAX, 1);                              /* cmp rax, 1 */
-            erange2 = e.jccForward32(Cond.A);                                     /* ja .erange */
+            int[] refused = kernelRefuses(e);
+            erange1 = refused[0];
+            erange2 = refused[1];
         }
         e.testRR(true, size, size);                                               /* test rsi, rsi */
         int empty = e.jccForward32(Cond.E);                                       /* je .ok (size 0) */
@@ -90,41 +85,16 @@ final class ProbeReadEmitter {
     }
 
     /**
-     * A source inside the calling BPF function's frame ({@code [r10 - 512, r10]}, r10 being the rbp this
-     * function's prologue saved) or inside a region of the run's table (the env block, r12: the JIT keeps it
-     * there across calls) is copied directly, in {@code ProbeMemory.copyForward}'s order (8-byte words, then
-     * 4, 2, 1, each read before it is written): what the body does for a source it may access, without
-     * the system call (≈4 µs on the loaded test VMs, against ≈0.1 µs for the copy). Any other source
-     * falls through to process_vm_readv. Returns the jump to {@code .ok}. Clobbers rax, rcx, r8-r10.
+     * A source the run may access is copied directly, in {@code ProbeMemory.copyForward}'s order (8-byte
+     * words, then 4, 2, 1, each read before it is written): what the body does for it, without the system
+     * call (≈4 µs on the loaded test VMs, against ≈0.1 µs for the copy). Any other source falls through to
+     * process_vm_readv. Returns the jump to {@code .ok}. Clobbers rax, rcx, r8-r10.
      */
     private static int directCopy(X86Encoder e) {
-        X86Reg dst = X86Reg.RDI, size = X86Reg.RSI, src = X86Reg.RDX, end = X86Reg.RAX;
-        e.movRR(true, end, src);                                                  /* mov rax, rdx */
-        e.aluRR(AluOp.ADD, true, end, size);                                      /* add rax, rsi (end of src) */
-        int wraps = e.jccForward32(Cond.B);                                       /* jc .syscall */
-        e.load(true, X86Reg.RCX, Mem.of(X86Reg.RBP, 0));                          /* mov rcx, [rbp] (the BPF function's r10) */
-        e.aluRR(AluOp.CMP, true, end, X86Reg.RCX);                                /* cmp rax, rcx */
-        int notFrame1 = e.jccForward8(Cond.A);                                    /* ja .regions */
-        e.lea(X86Reg.R8, Mem.of(X86Reg.RCX, -Limits.STACK_SIZE));                 /* lea r8, [rcx - 512] */
-        e.aluRR(AluOp.CMP, true, src, X86Reg.R8);                                 /* cmp rdx, r8 */
-        int inFrame = e.jccForward32(Cond.AE);                                    /* jae .direct */
-        e.bind(notFrame1);                                                        /* .regions: */
-        e.load(true, X86Reg.RCX, JitContext.env(EnvLayout.REGION_COUNT));         /* mov rcx, [r12 + REGION_COUNT] */
-        e.lea(X86Reg.R8, JitContext.env(EnvLayout.REGIONS));                      /* lea r8, [r12 + REGIONS] */
-        int loop = e.position();                                                  /* .region: */
-        e.testRR(true, X86Reg.RCX, X86Reg.RCX);                                   /* test rcx, rcx */
-        int noRegion = e.jccForward32(Cond.E);                                    /* je .syscall */
-        e.aluRM(AluOp.CMP, true, src, Mem.of(X86Reg.R8, 0));                      /* cmp rdx, [r8] (start) */
-        int next1 = e.jccForward8(Cond.B);                                        /* jb .next */
-        e.aluRM(AluOp.CMP, true, end, Mem.of(X86Reg.R8, EnvLayout.REGION_END));   /* cmp rax, [r8 + 8] (end) */
-        int inRegion = e.jccForward32(Cond.BE);                                   /* jbe .direct */
-        e.bind(next1);                                                            /* .next: */
-        e.aluRI(AluOp.ADD, true, X86Reg.R8, EnvLayout.REGION_SIZE);               /* add r8, 24 */
-        e.aluRI(AluOp.SUB, true, X86Reg.RCX, 1);                                  /* sub rcx, 1 */
-        e.jmpTo(loop);                                                            /* jmp .region */
-
-        e.bind32(inFrame);                                                        /* .direct: */
-        e.bind32(inRegion);
+        X86Reg dst = X86Reg.RDI, size = X86Reg.RSI, src = X86Reg.RDX;
+        int[] direct = sourceAccessible(e);
+        int syscall = e.jmpForward32();                                           /* jmp .syscall */
+        for (int j : direct) e.bind32(j);                                         /* .direct: */
         X86Reg from = X86Reg.R8, to = X86Reg.R9, left = X86Reg.R10;
         e.movRR(true, from, src);                                                 /* mov r8, rdx */
         e.movRR(true, to, dst);                                                   /* mov r9, rdi */
@@ -148,9 +118,62 @@ final class ProbeReadEmitter {
             e.bind(skip);                                                         /* .narrower: */
         }
         int done = e.jmpForward32();                                              /* jmp .ok */
-        e.bind32(wraps);                                                          /* .syscall: */
-        e.bind32(noRegion);
+        e.bind32(syscall);                                                        /* .syscall: */
         return done;
+    }
+
+    /**
+     * Whether the rsi bytes at rdx lie inside the calling BPF function's frame ({@code [r10 - 512, r10]}, r10
+     * being the rbp this function's prologue saved) or inside a region of the run's table (the env block,
+     * r12: the JIT keeps it there across calls): returns the jumps taken when they do, falls through when
+     * they do not. Such a source the body may read directly; for any other it asks the kernel, which reads
+     * the same bytes of a readable page (the native forms are called only where dst does not overlap it).
+     * Clobbers rax (the source's end), rcx and r8.
+     */
+    static int[] sourceAccessible(X86Encoder e) {
+        X86Reg size = X86Reg.RSI, src = X86Reg.RDX, end = X86Reg.RAX;
+        e.movRR(true, end, src);                                                  /* mov rax, rdx */
+        e.aluRR(AluOp.ADD, true, end, size);                                      /* add rax, rsi (end of src) */
+        int wraps = e.jccForward32(Cond.B);                                       /* jc .no */
+        e.load(true, X86Reg.RCX, Mem.of(X86Reg.RBP, 0));                          /* mov rcx, [rbp] (the BPF function's r10) */
+        e.aluRR(AluOp.CMP, true, end, X86Reg.RCX);                                /* cmp rax, rcx */
+        int notFrame1 = e.jccForward8(Cond.A);                                    /* ja .regions */
+        e.lea(X86Reg.R8, Mem.of(X86Reg.RCX, -Limits.STACK_SIZE));                 /* lea r8, [rcx - 512] */
+        e.aluRR(AluOp.CMP, true, src, X86Reg.R8);                                 /* cmp rdx, r8 */
+        int inFrame = e.jccForward32(Cond.AE);                                    /* jae .yes */
+        e.bind(notFrame1);                                                        /* .regions: */
+        e.load(true, X86Reg.RCX, JitContext.env(EnvLayout.REGION_COUNT));         /* mov rcx, [r12 + REGION_COUNT] */
+        e.lea(X86Reg.R8, JitContext.env(EnvLayout.REGIONS));                      /* lea r8, [r12 + REGIONS] */
+        int loop = e.position();                                                  /* .region: */
+        e.testRR(true, X86Reg.RCX, X86Reg.RCX);                                   /* test rcx, rcx */
+        int noRegion = e.jccForward32(Cond.E);                                    /* je .no */
+        e.aluRM(AluOp.CMP, true, src, Mem.of(X86Reg.R8, 0));                      /* cmp rdx, [r8] (start) */
+        int next1 = e.jccForward8(Cond.B);                                        /* jb .next */
+        e.aluRM(AluOp.CMP, true, end, Mem.of(X86Reg.R8, EnvLayout.REGION_END));   /* cmp rax, [r8 + 8] (end) */
+        int inRegion = e.jccForward32(Cond.BE);                                   /* jbe .yes */
+        e.bind(next1);                                                            /* .next: */
+        e.aluRI(AluOp.ADD, true, X86Reg.R8, EnvLayout.REGION_SIZE);               /* add r8, 24 */
+        e.aluRI(AluOp.SUB, true, X86Reg.RCX, 1);                                  /* sub rcx, 1 */
+        e.jmpTo(loop);                                                            /* jmp .region */
+        e.bind32(wraps);                                                          /* .no: */
+        e.bind32(noRegion);
+        return new int[] {inFrame, inRegion};
+    }
+
+    /**
+     * copy_from_kernel_nofault_allowed for the source in rdx: never below mmap_min_addr, never a
+     * non-canonical address. Returns the two jumps taken when it refuses. Clobbers rax.
+     */
+    static int[] kernelRefuses(X86Encoder e) {
+        X86Reg src = X86Reg.RDX;
+        e.aluRI(AluOp.CMP, true, src, (int) NativeForm.ProbeRead.MMAP_MIN_ADDR);  /* cmp rdx, mmap_min_addr */
+        int low = e.jccForward32(Cond.B);                                         /* jb .erange */
+        e.movRR(true, X86Reg.RAX, src);                                           /* mov rax, rdx */
+        e.shiftImm(Shift.SAR, true, X86Reg.RAX, 47);                              /* sar rax, 47 (0 or -1 when canonical) */
+        e.aluRI(AluOp.ADD, true, X86Reg.RAX, 1);                                  /* add rax, 1 (1 or 0) */
+        e.aluRI(AluOp.CMP, true, X86Reg.RAX, 1);                                  /* cmp rax, 1 */
+        int wild = e.jccForward32(Cond.A);                                        /* ja .erange */
+        return new int[] {low, wild};
     }
 
     /** Moves the copy on by {@code width} bytes. */
@@ -161,13 +184,13 @@ final class ProbeReadEmitter {
     }
 
     /** rsi bytes at rdi set to 0 (DF is clear at a call, SysV). Clobbers rax, rcx, rdi. */
-    private static void zeroFill(X86Encoder e) {
+    static void zeroFill(X86Encoder e) {
         e.movRR(true, X86Reg.RCX, X86Reg.RSI);                                    /* mov rcx, rsi */
         e.aluRR(AluOp.XOR, false, X86Reg.RAX, X86Reg.RAX);                        /* xor eax, eax */
         e.buffer().emit8(0xf3); e.buffer().emit8(0xaa);                           /* rep stosb */
     }
 
-    private static void syscall(X86Encoder e) {
+    static void syscall(X86Encoder e) {
         e.buffer().emit8(0x0f); e.buffer().emit8(0x05);                           /* syscall */
     }
 }

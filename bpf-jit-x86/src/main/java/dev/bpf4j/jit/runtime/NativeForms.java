@@ -11,7 +11,7 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * Helpers bound to the native code of their {@link NativeForm} (bpf_ktime_get_ns,
  * bpf_ktime_get_boot_ns, bpf_get_smp_processor_id, bpf_get_current_pid_tgid,
- * bpf_get_prandom_u32; bpf_probe_read, _user, _kernel and bpf_ringbuf_output, _reserve, _submit, _discard, _query as a fast path of some call sites): one function per form, generated on first use and kept for the life of
+ * bpf_get_prandom_u32; bpf_probe_read, _user, _kernel, their _str forms and bpf_ringbuf_output, _reserve, _submit, _discard, _query as a fast path of some call sites): one function per form, generated on first use and kept for the life of
  * the JVM (under 200 bytes each, shared by every program).
  */
 final class NativeForms {
@@ -27,7 +27,7 @@ final class NativeForms {
 
     /**
      * The Java body's binding with the form's native code as a fast path for the call sites the form
-     * allows ({@link NativeForm.ProbeRead}: the JIT calls the body everywhere else).
+     * allows ({@link NativeForm.ProbeRead}, {@link NativeForm.ProbeReadStr}: the JIT calls the body everywhere else).
      */
     static HelperBinding bindWithFastPath(HelperSpec spec) {
         ExecutableMemory code = CODE.computeIfAbsent(spec.nativeForm(), f -> map(f, spec.name()));
@@ -37,8 +37,8 @@ final class NativeForms {
 
     /** Whether {@code form} serves some call sites only (the body stays bound): {@link #bindWithFastPath}. */
     static boolean isFastPath(NativeForm form) {
-        return form instanceof NativeForm.ProbeRead || form instanceof NativeForm.RingBufOutput || form instanceof NativeForm.RingBufReserve
-                || form instanceof NativeForm.RingBufCommit || form instanceof NativeForm.RingBufQuery;
+        return form instanceof NativeForm.ProbeRead || form instanceof NativeForm.ProbeReadStr || form instanceof NativeForm.RingBufOutput
+                || form instanceof NativeForm.RingBufReserve || form instanceof NativeForm.RingBufCommit || form instanceof NativeForm.RingBufQuery;
     }
 
     static HelperBinding bind(HelperSpec spec) {
