@@ -117,4 +117,16 @@ final class HashOps implements AutoCloseable {
         x.close();
         maps.close();
     }
+
+    /**
+     * Every answer a random sequence of updates (op 0) and deletes (op 1) must have drawn from the
+     * helpers ("op:r0" keys), -E2BIG too where the map is not an LRU one.
+     */
+    static void assertEveryAnswerSeen(java.util.Map<String, Integer> answers, String what, boolean e2big) {
+        for (String a : new String[]{"0:0", "0:" + -dev.bpf4j.maps.Errno.EEXIST, "0:" + -dev.bpf4j.maps.Errno.ENOENT,
+                "0:" + -dev.bpf4j.maps.Errno.EINVAL, "1:0", "1:" + -dev.bpf4j.maps.Errno.ENOENT}) {
+            org.assertj.core.api.Assertions.assertThat(answers).as(what + " answered " + a).containsKey(a);
+        }
+        if (e2big) org.assertj.core.api.Assertions.assertThat(answers).as(what).containsKey("0:" + -dev.bpf4j.maps.Errno.E2BIG);
+    }
 }

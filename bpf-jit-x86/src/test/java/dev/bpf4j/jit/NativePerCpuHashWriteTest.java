@@ -77,10 +77,7 @@ class NativePerCpuHashWriteTest {
                 assertThat(java.dump()).as("java helpers, after " + what).isEqualTo(interp.dump());
             }
             for (int c = 0; c < cpus; c++) assertThat(stepsOn[c]).as("steps on cpu %d", c).isGreaterThan(200);
-            for (String a : new String[]{"0:0", "0:" + -Errno.EEXIST, "0:" + -Errno.ENOENT, "0:" + -Errno.EINVAL, "1:0", "1:" + -Errno.ENOENT}) {
-                assertThat(answers).as(s.what() + " answered " + a).containsKey(a);
-            }
-            if (s.def().type() == MapType.PERCPU_HASH) assertThat(answers).as(s.what()).containsKey("0:" + -Errno.E2BIG);
+            HashOps.assertEveryAnswerSeen(answers, s.what(), s.def().type() == MapType.PERCPU_HASH);
             assertThat(java.helperCalls.get()).as("the forced Java path calls every time").isEqualTo(writes);
             assertThat(nat.helperCalls.get()).as(s.what() + ": no helper call").isZero();
         }
