@@ -204,6 +204,11 @@ final class JitRun implements RunScopedHelperCall.Run {
         env.resetAfterRun();
         if (status == EnvLayout.STATUS_EXIT) return env.get(EnvLayout.EXIT_R0);
         if (status == EnvLayout.STATUS_HELPER_ERROR) throw helperFailure();
+        if (status == EnvLayout.STATUS_NO_JAVA) {
+            throw new IllegalStateException("JIT run of '" + programName() + "' pc " + env.get(EnvLayout.CUR_PC)
+                    + ": a Java helper was called on a thread that may not run Java (inside the VM, in a JNI critical region,"
+                    + " or with an exception pending; docs/native-probes.md)");
+        }
         throw nativeError(status);
     }
 
