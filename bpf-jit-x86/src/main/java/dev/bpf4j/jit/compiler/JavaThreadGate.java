@@ -34,9 +34,18 @@ package dev.bpf4j.jit.compiler;
  * @param criticalOffset the JavaThread's count of JNI critical regions: inside one (jffi passes pinned
  *                    arrays so) Java must not run — an allocation would wait for the GC this very
  *                    region holds off (seen: a probe on malloc hung {@code GCLocker::stall_until_clear})
+ * @param pendingOffset {@code ThreadShadow::_pending_exception}: with one pending, the native code's
+ *                    exception would be lost to the upcall's own handling
+ * @param stackBaseOffset {@code JavaThread::_stack_base} (the top), with {@code stackSizeOffset}: a thread
+ *                    with less than {@link #STACK_NEEDED} left is refused
  */
 public record JavaThreadGate(long getspecific, long setspecific, int guardKey, int key, long envOffset, long vtable, int stateOffset,
-                             int criticalOffset) {
+                             int criticalOffset, int pendingOffset, int stackBaseOffset, int stackSizeOffset) {
+    /**
+     * Stack a Java call needs below rsp: HotSpot's shadow zone (20 pages by default) and its guard
+     * zones (4); with less, the JNI call throws StackOverflowError before the method runs.
+     */
+    public static final int STACK_NEEDED = 128 * 1024;
     /** {@code _thread_in_native} in HotSpot's {@code JavaThreadState}. */
     public static final int THREAD_IN_NATIVE = 4;
 }

@@ -25,9 +25,6 @@ public final class UpcallEmitter {
 
     private static final X86Reg[] SYSV_ARGS = {X86Reg.RDI, X86Reg.RSI, X86Reg.RDX, X86Reg.RCX, X86Reg.R8, X86Reg.R9};
 
-    /** {@code jboolean ExceptionCheck(JNIEnv *)}'s index in JNI's function table. */
-    private static final int EXCEPTION_CHECK = 228;
-
     /** The upcall block: the done word, then the arguments (8 bytes each, in order). */
     public static final int DONE = 0, ARGS = 8;
 
@@ -66,25 +63,10 @@ public final class UpcallEmitter {
         e.storeImm(8, Mem.of(X86Reg.RSP, DONE), 0);                               /* mov qword [rsp + DONE], 0 */
         e.store(8, Mem.of(X86Reg.RSP, jvalue), X86Reg.RSP);                          /* mov [rsp + jvalue], rsp (the block) */
         if (gate != null) {
-            // Not again while this thread is between here and Java: GetEnv's first use on a thread
-            // allocates libjvm's TLS (malloc), attaching allocates the JavaThread (malloc), and a
-            // probe on malloc would come back here for ever.
-            guard(e, gate, -1);                                                /* rax = this thread's guard word */
-            e.testRR(true, X86Reg.RAX, X86Reg.RAX);                                  /* test rax, rax */
-            int free = e.jccForward32(Cond.E);                                 /* je .enter */
-            e.aluRR(AluOp.XOR, false, X86Reg.RAX, X86Reg.RAX);                       /* xor eax, eax */
-            refusal(e, envArg, missedArg);
-            int nested = e.jmpForward32();                                     /* jmp .out (the guard stays the outer call's) */
-            e.bind32(free);                                                    /* .enter: */
-            guard(e, gate, 1);                                                 /* guard word = 1 */
-            emitEntry(e, jni, closure, args, envArg, missedArg, gate, jniEnv, jvalue);
-            e.store(8, Mem.of(X86Reg.RSP, DONE), X86Reg.RAX);                        /* mov [rsp + DONE], rax (the answer, kept over the call) */
-            guard(e, gate, 0);                                                 /* guard word = 0 */
-            e.load(true, X86Reg.RAX, Mem.of(X86Reg.RSP, DONE));                      /* mov rax, [rsp + DONE] */
-            e.bind32(nested);                                                  /* .out: */
+            gated(e, jni, envArg, missedArg, gate, jniEnv, jvalue);
             return;
         }
-        emitEntry(e, jni, closure, args, envArg, missedArg, null, jniEnv, jvalue);
+        emitEntry(e, jni, closure, args, envArg, jniEnv, jvalue);
     }
 
     /** {@code pthread_getspecific(guard)} into rax ({@code value} -1), or {@code pthread_setspecific(guard, value)}. */
@@ -114,37 +96,75 @@ public final class UpcallEmitter {
     }
 
     /**
-     * GetEnv; on a thread the JVM knows, the gate's checks and the JNI call; on another, HotSpot's
-     * key and the closure. Every path ends at its end with rax = the answer.
+     * GetEnv, then on a thread the JVM knows the JNI call, on another the closure (which attaches
+     * it). Every path ends at its end with rax = the answer.
      */
-    private static void emitEntry(X86Encoder e, JniRoute jni, long closure, int args, int envArg, int missedArg, JavaThreadGate gate,
-                                 int jniEnv, int jvalue) {
+    private static void emitEntry(X86Encoder e, JniRoute jni, long closure, int args, int envArg, int jniEnv, int jvalue) {
+        getEnv(e, jni, jniEnv);
+        e.testRR(false, X86Reg.RAX, X86Reg.RAX);                                     /* test eax, eax */
+        int unknownThread = e.jccForward32(Cond.NE);                           /* jne .closure */
+        int done = jniCall(e, jni, envArg, jniEnv, jvalue);
+        e.bind32(unknownThread);                                               /* .closure: */
+        for (int i = 0; i < args; i++) {
+            e.load(true, SYSV_ARGS[i], Mem.of(X86Reg.RSP, arg(i)));               /* mov argument i, [rsp + ARGS + 8i] */
+        }
+        e.movabs(X86Reg.R11, closure);                                            /* movabs r11, jffi closure */
+        e.callR(X86Reg.R11);                                                      /* call r11 */
+        e.bind32(done);                                                        /* .done: */
+    }
+
+    /**
+     * The gated entry ({@link JavaThreadGate}): the guard word around GetEnv (its first call on a
+     * thread allocates libjvm's TLS, and a probe on malloc would come back here for ever), then the
+     * thread's class, state, critical-region count and pending exception read from the JavaThread;
+     * any refusal, and a thread the JVM does not know, answers 0 without entering Java.
+     */
+    private static void gated(X86Encoder e, JniRoute jni, int envArg, int missedArg, JavaThreadGate gate, int jniEnv, int jvalue) {
+        guard(e, gate, -1);                                                    /* rax = this thread's guard word */
+        e.testRR(true, X86Reg.RAX, X86Reg.RAX);                                      /* test rax, rax */
+        int nested = e.jccForward32(Cond.NE);                                  /* jne .refuse (back here from inside GetEnv) */
+        guard(e, gate, 1);                                                     /* guard word = 1 */
+        getEnv(e, jni, jniEnv);
+        e.store(8, Mem.of(X86Reg.RSP, DONE), X86Reg.RAX);                            /* mov [rsp + DONE], rax (GetEnv's answer, over the next call) */
+        guard(e, gate, 0);                                                     /* guard word = 0 */
+        e.aluMI(AluOp.CMP, false, Mem.of(X86Reg.RSP, DONE), 0);                   /* cmp dword [rsp + DONE], 0 (JNI_OK) */
+        e.storeImm(8, Mem.of(X86Reg.RSP, DONE), 0);                               /* mov qword [rsp + DONE], 0 (flags kept) */
+        int unknownThread = e.jccForward32(Cond.NE);                           /* jne .refuse (not attached: HotSpot's own, or starting, or foreign) */
+        e.load(true, X86Reg.RAX, Mem.of(X86Reg.RSP, jniEnv));                        /* mov rax, [rsp + jniEnv] */
+        e.lea(X86Reg.RAX, Mem.of(X86Reg.RAX, (int) -gate.envOffset()));             /* lea rax, [rax - env offset] (the JavaThread) */
+        e.movabs(X86Reg.R10, gate.vtable());                                      /* movabs r10, plain JavaThread vtable */
+        e.aluRM(AluOp.CMP, true, X86Reg.R10, Mem.of(X86Reg.RAX, 0));                 /* cmp r10, [rax] */
+        int internal = e.jccForward32(Cond.NE);                                /* jne .refuse (a VM-internal JavaThread) */
+        e.aluMI(AluOp.CMP, false, Mem.of(X86Reg.RAX, gate.stateOffset()), JavaThreadGate.THREAD_IN_NATIVE); /* cmp dword [rax + _thread_state], 4 */
+        int inVm = e.jccForward32(Cond.NE);                                    /* jne .refuse (inside the VM) */
+        e.aluMI(AluOp.CMP, false, Mem.of(X86Reg.RAX, gate.criticalOffset()), 0);   /* cmp dword [rax + _jni_active_critical], 0 */
+        int critical = e.jccForward32(Cond.NE);                                /* jne .refuse (a JNI critical region: the GC waits for it) */
+        e.aluMI(AluOp.CMP, true, Mem.of(X86Reg.RAX, gate.pendingOffset()), 0);     /* cmp qword [rax + _pending_exception], 0 */
+        int pending = e.jccForward32(Cond.NE);                                 /* jne .refuse (the native code's exception stays its own) */
+        e.load(true, X86Reg.R10, Mem.of(X86Reg.RAX, gate.stackBaseOffset()));      /* mov r10, [rax + _stack_base] (the top) */
+        e.aluRM(AluOp.SUB, true, X86Reg.R10, Mem.of(X86Reg.RAX, gate.stackSizeOffset())); /* sub r10, [rax + _stack_size] (the end) */
+        e.aluRI(AluOp.ADD, true, X86Reg.R10, JavaThreadGate.STACK_NEEDED);        /* add r10, STACK_NEEDED */
+        e.aluRR(AluOp.CMP, true, X86Reg.RSP, X86Reg.R10);                            /* cmp rsp, r10 */
+        int shallow = e.jccForward32(Cond.B);                                  /* jb .refuse (too little stack left for a Java call) */
+        int done = jniCall(e, jni, envArg, jniEnv, jvalue);
+        for (int r : new int[] {nested, unknownThread, internal, inVm, critical, pending, shallow}) e.bind32(r); /* .refuse: */
+        refusal(e, envArg, missedArg);
+        e.bind32(done);                                                        /* .done: */
+    }
+
+    private static void getEnv(X86Encoder e, JniRoute jni, int jniEnv) {
         e.movabs(X86Reg.RDI, jni.vm());                                           /* movabs rdi, vm */
         e.lea(X86Reg.RSI, Mem.of(X86Reg.RSP, jniEnv));                               /* lea rsi, [rsp + jniEnv] */
         e.movImm32(X86Reg.RDX, jni.version());                                    /* mov edx, version */
         e.movabs(X86Reg.RAX, jni.getEnv());                                       /* movabs rax, GetEnv */
         e.callR(X86Reg.RAX);                                                      /* call rax */
-        e.testRR(false, X86Reg.RAX, X86Reg.RAX);                                     /* test eax, eax */
-        int unknownThread = e.jccForward32(Cond.NE);                           /* jne .closure */
-        int[] refused = new int[5];
-        if (gate != null) {
-            e.load(true, X86Reg.RAX, Mem.of(X86Reg.RSP, jniEnv));                    /* mov rax, [rsp + jniEnv] */
-            e.lea(X86Reg.RAX, Mem.of(X86Reg.RAX, (int) -gate.envOffset()));         /* lea rax, [rax - env offset] (the JavaThread) */
-            e.movabs(X86Reg.R10, gate.vtable());                                  /* movabs r10, plain JavaThread vtable */
-            e.aluRM(AluOp.CMP, true, X86Reg.R10, Mem.of(X86Reg.RAX, 0));             /* cmp r10, [rax] */
-            refused[0] = e.jccForward32(Cond.NE);                              /* jne .refuse (a VM-internal JavaThread) */
-            e.aluMI(AluOp.CMP, false, Mem.of(X86Reg.RAX, gate.stateOffset()), JavaThreadGate.THREAD_IN_NATIVE); /* cmp dword [rax + _thread_state], 4 */
-            refused[1] = e.jccForward32(Cond.NE);                              /* jne .refuse (inside the VM) */
-            e.aluMI(AluOp.CMP, false, Mem.of(X86Reg.RAX, gate.criticalOffset()), 0); /* cmp dword [rax + _jni_active_critical], 0 */
-            refused[4] = e.jccForward32(Cond.NE);                              /* jne .refuse (a JNI critical region: the GC waits for it) */
-            e.load(true, X86Reg.RDI, Mem.of(X86Reg.RSP, jniEnv));                    /* mov rdi, [rsp + jniEnv] */
-            e.load(true, X86Reg.RAX, Mem.of(X86Reg.RDI, 0));                         /* mov rax, [rdi] (the function table) */
-            e.load(true, X86Reg.RAX, Mem.of(X86Reg.RAX, 8 * EXCEPTION_CHECK));       /* mov rax, [rax + ExceptionCheck] */
-            e.callR(X86Reg.RAX);                                                  /* call rax */
-            e.aluRI(AluOp.AND, false, X86Reg.RAX, 0xff);                          /* and eax, 0xff (a jboolean: al only) */
-            refused[3] = e.jccForward32(Cond.NE);                              /* jne .refuse (the thread's native code has an exception pending: leave it) */
-            guard(e, gate, 0);                                                 /* guard word = 0: Java may call in again (callbacks) */
-        }
+    }
+
+    /**
+     * CallStaticLongMethodA with the block; an exception that escaped the method is cleared and,
+     * with an env block, ends the run with a helper error. Returns the jump to {@code .done} to bind.
+     */
+    private static int jniCall(X86Encoder e, JniRoute jni, int envArg, int jniEnv, int jvalue) {
         e.load(true, X86Reg.RDI, Mem.of(X86Reg.RSP, jniEnv));                        /* mov rdi, [rsp + jniEnv] */
         e.movabs(X86Reg.RSI, jni.owner());                                        /* movabs rsi, the class (global ref) */
         e.movabs(X86Reg.RDX, jni.upcall());                                       /* movabs rdx, upcall (method id) */
@@ -152,7 +172,7 @@ public final class UpcallEmitter {
         e.movabs(X86Reg.RAX, jni.callStatic());                                   /* movabs rax, CallStaticLongMethodA */
         e.callR(X86Reg.RAX);                                                      /* call rax */
         e.aluMI(AluOp.CMP, true, Mem.of(X86Reg.RSP, DONE), 0);                    /* cmp qword [rsp + DONE], 0 */
-        int returned = e.jccForward32(Cond.NE);                                /* jne .done (rax = r0) */
+        int returned = e.jccForward32(Cond.NE);                                /* jne .returned (rax = r0) */
         e.load(true, X86Reg.RDI, Mem.of(X86Reg.RSP, jniEnv));                        /* mov rdi, [rsp + jniEnv] */
         e.movabs(X86Reg.RAX, jni.clear());                                        /* movabs rax, ExceptionClear */
         e.callR(X86Reg.RAX);                                                      /* call rax */
@@ -161,28 +181,8 @@ public final class UpcallEmitter {
             e.storeImm(8, Mem.of(X86Reg.RAX, EnvLayout.STATUS), (int) EnvLayout.STATUS_HELPER_ERROR); /* mov qword [rax + STATUS], HELPER_ERROR */
         }
         e.aluRR(AluOp.XOR, false, X86Reg.RAX, X86Reg.RAX);                           /* xor eax, eax */
-        int cleared = e.jmpForward32();                                        /* jmp .done */
-        e.bind32(unknownThread);                                               /* .closure: */
-        if (gate != null) {
-            // A thread the JVM does not know is not attached: a HotSpot thread still starting (no
-            // JavaThread yet) looks the same, and attaching it inside pthread_getattr_np's malloc
-            // deadlocks on that thread's own lock (seen with a probe on malloc).
-            refused[2] = e.jmpForward32();                                     /* jmp .refuse */
-        }
-        for (int i = 0; i < args; i++) {
-            e.load(true, SYSV_ARGS[i], Mem.of(X86Reg.RSP, arg(i)));               /* mov argument i, [rsp + ARGS + 8i] */
-        }
-        e.movabs(X86Reg.R11, closure);                                            /* movabs r11, jffi closure */
-        e.callR(X86Reg.R11);                                                      /* call r11 */
-        int called = -1;
-        if (gate != null) {
-            called = e.jmpForward32();                                         /* jmp .done */
-            for (int r : refused) e.bind32(r);                                 /* .refuse: */
-            refusal(e, envArg, missedArg);
-        }
-        e.bind32(returned);                                                    /* .done: */
-        e.bind32(cleared);
-        if (called >= 0) e.bind32(called);
+        e.bind32(returned);                                                    /* .returned: */
+        return e.jmpForward32();                                               /* jmp .done */
     }
 
     /**

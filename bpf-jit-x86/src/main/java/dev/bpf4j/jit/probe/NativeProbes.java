@@ -37,6 +37,9 @@ public final class NativeProbes {
     }
 
     private static synchronized ProbeLink attach(long function, String name, ProbeProgram program, boolean atReturn) {
+        // Classes a hit's helpers use are made ready here, not inside a hit: a class whose first use
+        // is inside a probe on malloc may fail to initialise there, and then stays unusable for the JVM.
+        dev.bpf4j.unwind.ThreadStack.current();
         NativeProbe probe = BY_FUNCTION.get(function);
         if (probe == null) probe = new NativeProbe(PatchSite.inspect(name, function));
         ProbeLink link = probe.attach(program, atReturn);

@@ -20,8 +20,11 @@ import java.util.concurrent.atomic.AtomicReference;
  *   <li>The key: among the pthread keys, the one whose value on this thread lies just below this
  *       thread's JNIEnv (the JNIEnv is a field of the JavaThread), at the same distance on a second
  *       thread. That distance is the JNIEnv's offset.</li>
- *   <li>{@code JavaThread::_thread_state}: from the structure table HotSpot exports for its
- *       serviceability agent ({@code gHotSpotVMStructs}), checked against this thread's state.</li>
+ *   <li>{@code JavaThread::_thread_state} and {@code ThreadShadow::_pending_exception}: from the
+ *       structure table HotSpot exports for its serviceability agent ({@code gHotSpotVMStructs}),
+ *       the state checked inside a native call.</li>
+ *   <li>The count of JNI critical regions: the one word that reads 1 inside a pinned jffi call.</li>
+ *   <li>{@code JavaThread::_stack_base} and {@code _stack_size}, checked against this thread's stack.</li>
  * </ul>
  * Where any step fails (another JVM, another layout) there is no gate: {@link #reason()} says why,
  * and upcalls behave as before, entering Java on every thread. {@code -Dbpf4j.jit.javaThreadGate=false}
@@ -71,8 +74,20 @@ public final class HotSpotThreads {
             if (key < 0) return fail("no pthread key holds the JavaThread");
             long envOffset = here[key];
             long thread = pthreadGetspecific(getspecific, key);
-            int stateOffset = stateOffset();
+            int stateOffset = fieldOffset("JavaThread", "_thread_state"), pendingOffset = fieldOffset("ThreadShadow", "_pending_exception");
             if (stateOffset <= 0 || stateOffset >= MAX_ENV_OFFSET) return fail("JavaThread::_thread_state not in gHotSpotVMStructs");
+            int baseOffset = fieldOffset("JavaThread", "_stack_base"), sizeOffset = fieldOffset("JavaThread", "_stack_size");
+            if (baseOffset <= 0 || sizeOffset <= 0 || baseOffset >= MAX_ENV_OFFSET || sizeOffset >= MAX_ENV_OFFSET) {
+                return fail("JavaThread::_stack_base/_stack_size not in gHotSpotVMStructs");
+            }
+            long top = NativeMemory.getLong(thread + baseOffset), size = NativeMemory.getLong(thread + sizeOffset);
+            long sp = stackPointer();
+            if (!(Long.compareUnsigned(sp, top) < 0 && Long.compareUnsigned(sp, top - size) > 0)) {
+                return fail("JavaThread::_stack_base/_stack_size do not hold this thread's stack");
+            }
+            if (pendingOffset <= 0 || pendingOffset >= MAX_ENV_OFFSET || NativeMemory.getLong(thread + pendingOffset) != 0) {
+                return fail("ThreadShadow::_pending_exception not in gHotSpotVMStructs, or not 0 on a running thread");
+            }
             int state = stateInNativeCall(thread + stateOffset);
             if (state != JavaThreadGate.THREAD_IN_NATIVE) return fail("JavaThread::_thread_state reads " + state + " inside a native call");
             int criticalOffset = criticalOffset(thread);
@@ -80,9 +95,18 @@ public final class HotSpotThreads {
             long setspecific = Library.getDefault().getSymbolAddress("pthread_setspecific");
             int guardKey = createKey();
             if (setspecific == 0 || guardKey < 0 || guardKey >= GUARD_KEYS) return fail("no pthread key under " + GUARD_KEYS + " for the guard word (got " + guardKey + ")");
-            return new JavaThreadGate(getspecific, setspecific, guardKey, key, envOffset, NativeMemory.getLong(thread), stateOffset, criticalOffset);
+            return new JavaThreadGate(getspecific, setspecific, guardKey, key, envOffset, NativeMemory.getLong(thread), stateOffset, criticalOffset,
+                    pendingOffset, baseOffset, sizeOffset);
         } catch (Throwable e) {
             return fail(e.toString());
+        }
+    }
+
+    /** rsp inside a native call of this thread. */
+    private static long stackPointer() {
+        try (ExecutableMemory read = ExecutableMemory.of(new byte[] {0x48, (byte) 0x89, (byte) 0xe0, (byte) 0xc3})) { /* mov rax, rsp; ret */
+            CallContext cc = CallContext.getCallContext(Type.SINT64, new Type[0], CallingConvention.DEFAULT, false);
+            return Invoker.getInstance().invokeN0(cc, read.address());
         }
     }
 
@@ -175,8 +199,8 @@ public final class HotSpotThreads {
         return Invoker.getInstance().invokeN1(cc, fn, key);
     }
 
-    /** {@code JavaThread::_thread_state} from {@code gHotSpotVMStructs}, or -1. */
-    static int stateOffset() {
+    /** The offset of non-static field {@code type::field} from {@code gHotSpotVMStructs}, or -1. */
+    static int fieldOffset(String type, String field) {
         Library lib = Library.getDefault();
         long table = lib.getSymbolAddress("gHotSpotVMStructs");
         long[] at = new long[5];
@@ -189,11 +213,11 @@ public final class HotSpotThreads {
         }
         long entry = NativeMemory.getLong(table);
         for (int n = 0; entry != 0 && n < 100_000; n++, entry += at[4]) {
-            long type = NativeMemory.getLong(entry + at[0]);
-            if (type == 0) break;
-            long field = NativeMemory.getLong(entry + at[1]);
-            if (field == 0 || NativeMemory.getInt(entry + at[2]) != 0) continue;
-            if ("JavaThread".equals(cString(type)) && "_thread_state".equals(cString(field))) return (int) NativeMemory.getLong(entry + at[3]);
+            long typeName = NativeMemory.getLong(entry + at[0]);
+            if (typeName == 0) break;
+            long name = NativeMemory.getLong(entry + at[1]);
+            if (name == 0 || NativeMemory.getInt(entry + at[2]) != 0) continue;
+            if (type.equals(cString(typeName)) && field.equals(cString(name))) return (int) NativeMemory.getLong(entry + at[3]);
         }
         return -1;
     }
