@@ -36,10 +36,7 @@ final class LowGaps {
             if (dash < 0 || space < dash) continue;
             long start = Long.parseUnsignedLong(line.substring(0, dash), 16);
             long end = Long.parseUnsignedLong(line.substring(dash + 1, space), 16);
-            if (Long.compareUnsigned(start, CEILING) >= 0) {
-                best = fit(prevEnd, CEILING, len, best);
-                return best;
-            }
+            if (Long.compareUnsigned(start, CEILING) >= 0) return fit(prevEnd, CEILING, len, best);
             best = fit(prevEnd, start, len, best);
             prevEnd = Math.max(prevEnd, end);
         }

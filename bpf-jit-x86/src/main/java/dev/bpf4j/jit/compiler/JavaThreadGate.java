@@ -27,7 +27,6 @@ package dev.bpf4j.jit.compiler;
  * @param getspecific {@code void *pthread_getspecific(pthread_key_t)}
  * @param setspecific {@code int pthread_setspecific(pthread_key_t, const void *)}
  * @param guardKey    bpf4j's own key for the guard word
- * @param key         HotSpot's thread-local key ({@code ThreadLocalStorage}), through which the layout was found
  * @param envOffset   a JavaThread's JNIEnv minus its address
  * @param vtable      the first word of a plain JavaThread
  * @param stateOffset {@code JavaThread::_thread_state} (the VM's own structure table, {@code gHotSpotVMStructs})
@@ -39,7 +38,7 @@ package dev.bpf4j.jit.compiler;
  * @param stackBaseOffset {@code JavaThread::_stack_base} (the top), with {@code stackSizeOffset}: a thread
  *                    with less than {@link #STACK_NEEDED} left is refused
  */
-public record JavaThreadGate(long getspecific, long setspecific, int guardKey, int key, long envOffset, long vtable, int stateOffset,
+public record JavaThreadGate(long getspecific, long setspecific, int guardKey, long envOffset, long vtable, int stateOffset,
                              int criticalOffset, int pendingOffset, int stackBaseOffset, int stackSizeOffset) {
     /**
      * Stack a Java call needs below rsp: HotSpot's shadow zone (20 pages by default) and its guard

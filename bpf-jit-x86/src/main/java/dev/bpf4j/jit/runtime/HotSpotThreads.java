@@ -75,9 +75,9 @@ public final class HotSpotThreads {
             long envOffset = here[key];
             long thread = pthreadGetspecific(getspecific, key);
             int stateOffset = fieldOffset("JavaThread", "_thread_state"), pendingOffset = fieldOffset("ThreadShadow", "_pending_exception");
-            if (stateOffset <= 0 || stateOffset >= MAX_ENV_OFFSET) return fail("JavaThread::_thread_state not in gHotSpotVMStructs");
+            if (!inThread(stateOffset)) return fail("JavaThread::_thread_state not in gHotSpotVMStructs");
             int baseOffset = fieldOffset("JavaThread", "_stack_base"), sizeOffset = fieldOffset("JavaThread", "_stack_size");
-            if (baseOffset <= 0 || sizeOffset <= 0 || baseOffset >= MAX_ENV_OFFSET || sizeOffset >= MAX_ENV_OFFSET) {
+            if (!inThread(baseOffset) || !inThread(sizeOffset)) {
                 return fail("JavaThread::_stack_base/_stack_size not in gHotSpotVMStructs");
             }
             long top = NativeMemory.getLong(thread + baseOffset), size = NativeMemory.getLong(thread + sizeOffset);
@@ -85,7 +85,7 @@ public final class HotSpotThreads {
             if (!(Long.compareUnsigned(sp, top) < 0 && Long.compareUnsigned(sp, top - size) > 0)) {
                 return fail("JavaThread::_stack_base/_stack_size do not hold this thread's stack");
             }
-            if (pendingOffset <= 0 || pendingOffset >= MAX_ENV_OFFSET || NativeMemory.getLong(thread + pendingOffset) != 0) {
+            if (!inThread(pendingOffset) || NativeMemory.getLong(thread + pendingOffset) != 0) {
                 return fail("ThreadShadow::_pending_exception not in gHotSpotVMStructs, or not 0 on a running thread");
             }
             int state = stateInNativeCall(thread + stateOffset);
@@ -95,12 +95,15 @@ public final class HotSpotThreads {
             long setspecific = Library.getDefault().getSymbolAddress("pthread_setspecific");
             int guardKey = createKey();
             if (setspecific == 0 || guardKey < 0 || guardKey >= GUARD_KEYS) return fail("no pthread key under " + GUARD_KEYS + " for the guard word (got " + guardKey + ")");
-            return new JavaThreadGate(getspecific, setspecific, guardKey, key, envOffset, NativeMemory.getLong(thread), stateOffset, criticalOffset,
+            return new JavaThreadGate(getspecific, setspecific, guardKey, envOffset, NativeMemory.getLong(thread), stateOffset, criticalOffset,
                     pendingOffset, baseOffset, sizeOffset);
         } catch (Throwable e) {
             return fail(e.toString());
         }
     }
+
+    /** Whether a field offset from the structure table lies within a JavaThread's first 64 KiB (-1: not found). */
+    private static boolean inThread(int offset) { return offset > 0 && offset < MAX_ENV_OFFSET; }
 
     /** rsp inside a native call of this thread. */
     private static long stackPointer() {
